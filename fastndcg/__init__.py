@@ -1,0 +1,29 @@
+"""fastndcg: compiled, exact NDCG and LambdaMART gradients under every convention.
+
+Inputs are CSR: ``scores`` and ``labels`` of shape (n_docs,), and ``offsets``
+of shape (n_queries + 1,) where query q owns rows ``offsets[q]:offsets[q+1]``.
+"""
+from fastndcg._api import NDCGScorer, dcg, ideal_dcg, mean_ndcg, ndcg
+from fastndcg._convention import Convention
+from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
+from fastndcg._openmp import openmp_enabled
+from fastndcg._threads import effective_n_threads
+from fastndcg.presets import PRESETS, get_preset, list_presets
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Convention",
+    "NDCGScorer",
+    "PRESETS",
+    "dcg",
+    "effective_n_threads",
+    "get_preset",
+    "ideal_dcg",
+    "list_presets",
+    "mean_ndcg",
+    "ndcg",
+    "offsets_from_group_sizes",
+    "offsets_from_qid",
+    "openmp_enabled",
+]

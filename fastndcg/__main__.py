@@ -1,0 +1,3 @@
+from fastndcg._cli import main
+
+raise SystemExit(main())

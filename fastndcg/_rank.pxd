@@ -1,0 +1,191 @@
+# Ranking primitives shared by every kernel.
+#
+# One comparator, a strict total order: score descending, then tie key
+# ascending, then position in the query ascending. Because no two documents
+# compare equal, every correct sort or selection yields the same ranking, so
+# "stable" is a property of the comparator, not of the algorithm.
+#
+# Everything here is `noexcept nogil` and trusts its inputs (validated in Python).
+from cython cimport floating
+from libc.stdint cimport int32_t, int64_t
+
+ctypedef fused label_t:
+    int32_t
+    int64_t
+    float
+    double
+
+ctypedef struct RankedDoc:
+    double score     # the score as ranked (float32 inputs convert exactly)
+    int64_t key      # tie key: the position itself for input-order ties
+    int64_t idx      # position within the query
+
+
+cdef inline bint ranks_before(const RankedDoc* a, const RankedDoc* b) noexcept nogil:
+    if a.score != b.score:
+        return a.score > b.score
+    if a.key != b.key:
+        return a.key < b.key
+    return a.idx < b.idx
+
+
+cdef inline double gain_of(label_t label, const double* table, bint linear) noexcept nogil:
+    # Linear gain is the label itself; otherwise labels are validated integers
+    # that index the gain table.
+    if linear:
+        return <double>label
+    return table[<Py_ssize_t>label]
+
+
+cdef inline double ranked_score(floating s, bint round_f32) noexcept nogil:
+    if round_f32:
+        return <double>(<float>s)
+    return <double>s
+
+
+cdef inline void make_doc(RankedDoc* d, double score, const int64_t* keys, bint key_desc,
+                          Py_ssize_t i) noexcept nogil:
+    d.score = score
+    d.idx = i
+    if keys == NULL:
+        d.key = i
+    elif key_desc:
+        d.key = ~keys[i]   # ~x = -x-1: order-reversing without overflow
+    else:
+        d.key = keys[i]
+
+
+cdef inline void insertion_sort(RankedDoc* a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef RankedDoc x
+    for i in range(1, n):
+        x = a[i]
+        j = i
+        while j > 0 and ranks_before(&x, &a[j - 1]):
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = x
+
+
+# A "worst-heap" keeps the document that ranks last at its root, so that the
+# root is the one to evict when a better document shows up.
+cdef inline void sift_down_worst(RankedDoc* h, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    cdef RankedDoc x = h[i]
+    cdef Py_ssize_t c
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and ranks_before(&h[c], &h[c + 1]):
+            c += 1
+        if ranks_before(&x, &h[c]):
+            h[i] = h[c]
+            i = c
+        else:
+            break
+    h[i] = x
+
+
+cdef inline void heapify_worst(RankedDoc* h, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n // 2 - 1, -1, -1):
+        sift_down_worst(h, i, n)
+
+
+cdef inline void heap_sort_worst(RankedDoc* h, Py_ssize_t n) noexcept nogil:
+    # h is a worst-heap; afterwards it is sorted best first.
+    cdef Py_ssize_t end
+    cdef RankedDoc t
+    for end in range(n - 1, 0, -1):
+        t = h[0]
+        h[0] = h[end]
+        h[end] = t
+        sift_down_worst(h, 0, end)
+
+
+cdef inline void sort_docs(RankedDoc* a, Py_ssize_t n) noexcept nogil:
+    """Introsort, best first: quicksort (median of three, Hoare partition),
+    heap sort past a depth limit, insertion sort for short runs."""
+    cdef int depth = 0
+    cdef Py_ssize_t m = n
+    while m > 1:
+        depth += 2
+        m >>= 1
+    _introsort(a, n, depth)
+
+
+cdef inline void _swap(RankedDoc* a, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef RankedDoc t = a[i]
+    a[i] = a[j]
+    a[j] = t
+
+
+cdef inline void _introsort(RankedDoc* a, Py_ssize_t n, int depth) noexcept nogil:
+    cdef Py_ssize_t i, j, mid
+    cdef RankedDoc pivot
+    while n > 16:
+        if depth == 0:
+            heapify_worst(a, n)
+            heap_sort_worst(a, n)
+            return
+        depth -= 1
+        mid = n // 2
+        if ranks_before(&a[mid], &a[0]):
+            _swap(a, 0, mid)
+        if ranks_before(&a[n - 1], &a[mid]):
+            _swap(a, mid, n - 1)
+            if ranks_before(&a[mid], &a[0]):
+                _swap(a, 0, mid)
+        pivot = a[mid]
+        i = -1
+        j = n
+        while True:
+            i += 1
+            while ranks_before(&a[i], &pivot):
+                i += 1
+            j -= 1
+            while ranks_before(&pivot, &a[j]):
+                j -= 1
+            if i >= j:
+                break
+            _swap(a, i, j)
+        # [0, j] and [j+1, n): recurse into the smaller, loop on the larger.
+        if j + 1 < n - j - 1:
+            _introsort(a, j + 1, depth)
+            a = a + j + 1
+            n = n - j - 1
+        else:
+            _introsort(a + j + 1, n - j - 1, depth)
+            n = j + 1
+    insertion_sort(a, n)
+
+
+cdef inline void select_top(const floating* scores, const int64_t* keys, bint key_desc,
+                            bint round_f32, Py_ssize_t n, Py_ssize_t m,
+                            RankedDoc* out) noexcept nogil:
+    """Put the m best of n documents, best first, into out[0..m).
+
+    Requires 1 <= m <= n; ``out`` must have room for n entries. Small m
+    relative to n uses a bounded worst-heap (one comparison per document in
+    the common case); otherwise the whole query is sorted.
+    """
+    cdef Py_ssize_t i
+    cdef double s
+    cdef RankedDoc x
+    if m * 8 >= n or n <= 32:
+        for i in range(n):
+            make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
+        sort_docs(out, n)
+        return
+    for i in range(m):
+        make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
+    heapify_worst(out, m)
+    for i in range(m, n):
+        s = ranked_score(scores[i], round_f32)
+        if s < out[0].score:
+            continue
+        make_doc(&x, s, keys, key_desc, i)
+        if ranks_before(&x, &out[0]):
+            out[0] = x
+            sift_down_worst(out, 0, m)
+    heap_sort_worst(out, m)

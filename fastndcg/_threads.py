@@ -1,0 +1,38 @@
+"""Thread count resolution (scikit-learn semantics, no joblib)."""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from fastndcg._openmp import omp_max_threads, openmp_enabled
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def effective_n_threads(n_threads: Optional[int] = None) -> int:
+    """Number of OpenMP threads a kernel call will use.
+
+    ``None``: ``min(omp_get_max_threads(), usable CPUs)`` (so OMP_NUM_THREADS
+    and threadpoolctl limits are honoured); a positive int: that many; a
+    negative int: counts back from the CPU count (-1 = all, -2 = all but one).
+    0 is an error. Always 1 in a build without OpenMP.
+    """
+    if n_threads is not None and (isinstance(n_threads, bool) or not isinstance(n_threads, int) and not hasattr(n_threads, "__index__")):
+        raise TypeError(f"n_threads must be an int or None; got {type(n_threads).__name__}")
+    if n_threads is not None:
+        n_threads = int(n_threads)
+        if n_threads == 0:
+            raise ValueError("n_threads must not be 0; use None for the default, a positive count, or -1 for all CPUs")
+    if not openmp_enabled():
+        return 1
+    cpus = _cpu_count()
+    if n_threads is None:
+        return max(1, min(omp_max_threads(), cpus))
+    if n_threads < 0:
+        return max(1, cpus + 1 + n_threads)
+    return n_threads

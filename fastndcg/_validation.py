@@ -1,0 +1,222 @@
+"""Input validation: every check runs once, in Python, before any kernel.
+
+Each function returns arrays ready for the kernels (C-contiguous, kernel
+dtypes) without copying inputs that already are, and raises ValueError or
+TypeError naming the argument, the position and the offending value.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from fastndcg._check import first_nonfinite, scan_labels
+from fastndcg._convention import MAX_EXPONENTIAL_LABEL, Convention
+
+SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
+OFFSET_DTYPE = np.dtype(np.int64)
+# A cutoff larger than any query: "the whole list".
+FULL_LIST = 1 << 62
+
+
+def _where(i: int, offsets: Optional[np.ndarray]) -> str:
+    if offsets is None or len(offsets) < 2:
+        return ""
+    q = int(np.searchsorted(offsets, i, side="right")) - 1
+    return f" (query {q}, row {i - int(offsets[q])} of rows {int(offsets[q])}:{int(offsets[q + 1])})"
+
+
+def _one_d(x: Any, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}")
+    return arr
+
+
+def check_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> np.ndarray:
+    """int64 offsets: 1-D, starts at 0, non-decreasing, ends at n_docs."""
+    arr = _one_d(offsets, name)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array; got dtype {arr.dtype}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must have at least one entry (0 for no queries); got an empty array")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} has values beyond int64")
+    arr = np.ascontiguousarray(arr, dtype=OFFSET_DTYPE)
+    if arr[0] != 0:
+        raise ValueError(f"{name} must start at 0; got {name}[0]={int(arr[0])}")
+    steps = np.diff(arr)
+    bad = np.flatnonzero(steps < 0)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{name} must be non-decreasing; got {name}[{i}]={int(arr[i])} > {name}[{i + 1}]={int(arr[i + 1])}")
+    if arr[-1] != n_docs:
+        raise ValueError(f"{name} must end at the number of documents ({n_docs}); got {name}[-1]={int(arr[-1])}")
+    return arr
+
+
+def max_query_size(offsets: np.ndarray) -> int:
+    return int(np.diff(offsets).max(initial=0))
+
+
+def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores") -> np.ndarray:
+    """float32/float64 kept as given (others become float64); all finite."""
+    arr = _one_d(scores, name)
+    if arr.dtype not in SCORE_DTYPES:
+        arr = arr.astype(np.float64)
+    arr = np.ascontiguousarray(arr)
+    bad = first_nonfinite(arr)
+    if bad >= 0:
+        raise ValueError(f"{name} must be finite; got {name}[{bad}]={arr[bad]!r}{_where(bad, offsets)}")
+    return arr
+
+
+def check_same_length(arr: np.ndarray, n: int, name: str, other: str = "scores") -> None:
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} must have the same length as {other} ({n}); got length {arr.shape[0]}")
+
+
+def check_labels(labels: Any, n_docs: int, convention: Convention,
+                 offsets: Optional[np.ndarray] = None, name: str = "labels",
+                 other: str = "scores") -> Tuple[np.ndarray, float]:
+    """Labels in a kernel dtype, with their maximum. Non-negative and finite;
+    integers when the gain is exponential or a table."""
+    arr = _one_d(labels, name)
+    check_same_length(arr, n_docs, name, other)
+    if arr.dtype not in LABEL_DTYPES:
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} has values beyond int64")
+        arr = arr.astype(np.int64 if arr.dtype.kind in "biu" else np.float64)
+    arr = np.ascontiguousarray(arr)
+    need_integer = convention.needs_integer_labels
+    bad, top = scan_labels(arr, need_integer)
+    if bad >= 0:
+        v = arr[bad]
+        what = "non-negative integers (the gain is exponential or a table)" if need_integer else "finite and >= 0"
+        raise ValueError(f"{name} must be {what}; got {name}[{bad}]={v!r}{_where(bad, offsets)}")
+    if convention.gain == "exponential" and top > MAX_EXPONENTIAL_LABEL:
+        i = int(np.argmax(arr))
+        raise ValueError(
+            f"{name} must be <= {MAX_EXPONENTIAL_LABEL} with exponential gain (2**label overflows); "
+            f"got {name}[{i}]={arr[i]!r}{_where(i, offsets)}")
+    return arr, float(top)
+
+
+def gain_tables(convention: Convention, labels: np.ndarray, max_label: float,
+                offsets: Optional[np.ndarray] = None, name: str = "labels",
+                counting_limit: int = 64) -> Tuple[np.ndarray, bool, np.ndarray]:
+    """Resolve the gain into (table, linear, levels_desc) for the kernels.
+
+    ``levels_desc`` lists table levels by gain descending (stable) when the
+    table is small enough for the counting ideal; otherwise it is empty.
+    """
+    empty_i64 = np.empty(0, dtype=np.int64)
+    if convention.gain == "linear":
+        return np.empty(0, dtype=np.float64), True, empty_i64
+    size = int(max_label) + 1
+    if convention.gain == "exponential":
+        table = np.exp2(np.arange(size, dtype=np.float64)) - 1.0
+    else:
+        given = np.asarray(convention.gain, dtype=np.float64)
+        table = np.full(max(size, given.size), np.nan)
+        table[: given.size] = given
+        holes = np.isnan(table[:size])
+        if holes.any():
+            if convention.unknown_label == "error":
+                bad_levels = np.flatnonzero(holes)
+                level_of = labels.astype(np.int64, copy=False)
+                hit = np.flatnonzero(np.isin(level_of, bad_levels))
+                i = int(hit[0])
+                known = [lv for lv, g in enumerate(convention.gain) if g == g]
+                raise ValueError(
+                    f"{name}[{i}]={labels[i]!r} is outside the gain table (labels {known}; "
+                    f"use unknown_label='zero' to give such labels gain 0){_where(i, offsets)}")
+        table = np.where(np.isnan(table), 0.0, table)
+    levels = np.argsort(-table, kind="stable").astype(np.int64) if table.size <= counting_limit else empty_i64
+    return np.ascontiguousarray(table), False, levels
+
+
+def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
+    """Return (sorted unique cutoffs, column of each requested cutoff, single).
+
+    ``k`` is None (whole list), an int >= 1, or a non-empty sequence of them
+    (None in a sequence also means the whole list).
+    """
+    single = k is None or isinstance(k, (numbers.Integral, np.integer))
+    items: List[Any] = [k] if single else list(k) if _is_sequence(k) else None  # type: ignore[assignment]
+    if items is None:
+        raise TypeError(f"k must be None, an int or a sequence of ints; got {type(k).__name__}")
+    if not items:
+        raise ValueError("k must not be an empty list of cutoffs")
+    values = []
+    for pos, item in enumerate(items):
+        where = "k" if single else f"k[{pos}]"
+        if item is None:
+            values.append(FULL_LIST)
+            continue
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)):
+            raise TypeError(f"{where} must be an int >= 1 or None; got {item!r}")
+        if item < 1:
+            raise ValueError(f"{where} must be >= 1; got {item!r}")
+        values.append(min(int(item), FULL_LIST))
+    requested = np.asarray(values, dtype=np.int64)
+    unique, column = np.unique(requested, return_inverse=True)
+    return np.ascontiguousarray(unique), column.astype(np.intp), single
+
+
+def _is_sequence(x: Any) -> bool:
+    if isinstance(x, (str, bytes)):
+        return False
+    try:
+        iter(x)
+    except TypeError:
+        return False
+    return True
+
+
+def check_tie_key(tie_key: Any, n_docs: int, name: str = "tie_key") -> np.ndarray:
+    arr = _one_d(tie_key, name)
+    check_same_length(arr, n_docs, name)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array (e.g. a doc-id rank); got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} has values beyond int64")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def check_query_weights(weights: Any, n_queries: int, name: str = "weights") -> np.ndarray:
+    arr = _one_d(weights, name)
+    if arr.shape[0] != n_queries:
+        raise ValueError(f"{name} must have one entry per query ({n_queries}); got length {arr.shape[0]}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={arr[i]!r}")
+    return arr
+
+
+def check_ideal_dcg(values: Any, n_queries: int, n_requested: int, name: str = "ideal_dcg") -> np.ndarray:
+    """External ideal DCG: (n_queries,) for every cutoff, or (n_queries, n_cutoffs)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if arr.ndim == 1:
+        if arr.shape[0] != n_queries:
+            raise ValueError(f"{name} must have one entry per query ({n_queries}); got length {arr.shape[0]}")
+        arr = np.repeat(arr[:, None], n_requested, axis=1)
+    elif arr.ndim == 2:
+        if arr.shape != (n_queries, n_requested):
+            raise ValueError(f"{name} must have shape ({n_queries},) or ({n_queries}, {n_requested}); got {arr.shape}")
+    else:
+        raise ValueError(f"{name} must be 1-D or 2-D; got shape {arr.shape}")
+    bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
+    if bad.size:
+        q, j = (int(v) for v in bad[0])
+        raise ValueError(f"{name} must be finite and >= 0; got {arr[q, j]!r} for query {q}")
+    return np.ascontiguousarray(arr)
