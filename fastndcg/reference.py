@@ -272,3 +272,9 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
     if k is None or isinstance(k, (int, np.integer)):
         return out[0]
     return np.array(out)
+
+
+# ----------------------------------------------------------------------------- other specs
+# LambdaMART gradients, SoftNDCG and RankDCG are specified in their own
+# pure-Python modules and re-exported here, so that this module stays the one
+# place to read the spec from.
