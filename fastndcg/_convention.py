@@ -66,7 +66,7 @@ def _as_discount_array(discount: Any) -> Tuple[float, ...]:
     bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"discount: entries must be finite and >= 0; got discount[{i}]={values[i]!r}")
+        raise ValueError(f"discount: entries must be finite and >= 0; got discount[{i}]={float(values[i])!r}")
     return tuple(float(v) for v in values)
 
 

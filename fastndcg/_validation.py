@@ -21,6 +21,11 @@ OFFSET_DTYPE = np.dtype(np.int64)
 FULL_LIST = 1 << 62
 
 
+def _show(value: Any) -> str:
+    """A value for an error message: plain Python repr, not numpy's np.float64(...)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _where(i: int, offsets: Optional[np.ndarray]) -> str:
     if offsets is None or len(offsets) < 2:
         return ""
@@ -71,7 +76,7 @@ def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = 
     arr = np.ascontiguousarray(arr)
     bad = first_nonfinite(arr)
     if bad >= 0:
-        raise ValueError(f"{name} must be finite; got {name}[{bad}]={arr[bad]!r}{_where(bad, offsets)}")
+        raise ValueError(f"{name} must be finite; got {name}[{bad}]={_show(arr[bad])}{_where(bad, offsets)}")
     return arr
 
 
@@ -97,12 +102,12 @@ def check_labels(labels: Any, n_docs: int, convention: Convention,
     if bad >= 0:
         v = arr[bad]
         what = "non-negative integers (the gain is exponential or a table)" if need_integer else "finite and >= 0"
-        raise ValueError(f"{name} must be {what}; got {name}[{bad}]={v!r}{_where(bad, offsets)}")
+        raise ValueError(f"{name} must be {what}; got {name}[{bad}]={_show(v)}{_where(bad, offsets)}")
     if convention.gain == "exponential" and top > MAX_EXPONENTIAL_LABEL:
         i = int(np.argmax(arr))
         raise ValueError(
             f"{name} must be <= {MAX_EXPONENTIAL_LABEL} with exponential gain (2**label overflows); "
-            f"got {name}[{i}]={arr[i]!r}{_where(i, offsets)}")
+            f"got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
     return arr, float(top)
 
 
@@ -133,7 +138,7 @@ def gain_tables(convention: Convention, labels: np.ndarray, max_label: float,
                 i = int(hit[0])
                 known = [lv for lv, g in enumerate(convention.gain) if g == g]
                 raise ValueError(
-                    f"{name}[{i}]={labels[i]!r} is outside the gain table (labels {known}; "
+                    f"{name}[{i}]={_show(labels[i])} is outside the gain table (labels {known}; "
                     f"use unknown_label='zero' to give such labels gain 0){_where(i, offsets)}")
         table = np.where(np.isnan(table), 0.0, table)
     levels = np.argsort(-table, kind="stable").astype(np.int64) if table.size <= counting_limit else empty_i64
@@ -181,7 +186,7 @@ def _is_sequence(x: Any) -> bool:
 def check_tie_key(tie_key: Any, n_docs: int, name: str = "tie_key") -> np.ndarray:
     arr = _one_d(tie_key, name)
     check_same_length(arr, n_docs, name)
-    if arr.dtype.kind not in "iu":
+    if arr.dtype.kind not in "iu" and arr.size:
         raise TypeError(f"{name} must be an integer array (e.g. a doc-id rank); got dtype {arr.dtype}")
     if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} has values beyond int64")
@@ -196,7 +201,7 @@ def check_query_weights(weights: Any, n_queries: int, name: str = "weights") -> 
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={arr[i]!r}")
+        raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={_show(arr[i])}")
     return arr
 
 
@@ -218,5 +223,5 @@ def check_ideal_dcg(values: Any, n_queries: int, n_requested: int, name: str = "
     bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         q, j = (int(v) for v in bad[0])
-        raise ValueError(f"{name} must be finite and >= 0; got {arr[q, j]!r} for query {q}")
+        raise ValueError(f"{name} must be finite and >= 0; got {_show(arr[q, j])} for query {q}")
     return np.ascontiguousarray(arr)

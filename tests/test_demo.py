@@ -1,0 +1,17 @@
+import subprocess
+import sys
+
+from fastndcg._cli import main
+
+
+def test_demo_runs_and_prints_conventions(capsys):
+    assert main(["demo", "--queries", "300", "-k", "1,5"]) == 0
+    out = capsys.readouterr().out
+    for name in ("standard", "linear-avg", "letor4", "NDCG@1", "NDCG@5", "M docs/s"):
+        assert name in out
+
+
+def test_demo_rejects_bad_cutoffs():
+    proc = subprocess.run([sys.executable, "-m", "fastndcg", "demo", "-k", "0,3"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "cutoffs must be integers >= 1" in proc.stderr

@@ -1,0 +1,169 @@
+"""Bad input gets a clear error naming the argument, the position and the value."""
+import numpy as np
+import pytest
+
+import fastndcg
+from fastndcg import Convention, NDCGScorer, reference
+
+S = np.array([0.5, 0.2, 0.9, 0.1])
+Y = np.array([1, 0, 2, 0])
+OFF = np.array([0, 2, 4])
+
+
+@pytest.mark.parametrize("scores, match", [
+    ([0.5, np.nan, 0.9, 0.1], r"scores must be finite; got scores\[1\]=.*nan.*\(query 0, row 1"),
+    ([0.5, 0.2, 0.9, np.inf], r"scores must be finite; got scores\[3\]=.*inf.*\(query 1, row 1"),
+    ([0.5, 0.2, -np.inf, 0.1], r"scores\[2\]"),
+])
+def test_nonfinite_scores(scores, match):
+    with pytest.raises(ValueError, match=match):
+        fastndcg.ndcg(np.array(scores), Y, OFF)
+    with pytest.raises(ValueError, match=match):
+        NDCGScorer(Y, OFF).ndcg(np.array(scores))
+
+
+@pytest.mark.parametrize("labels, conv, match", [
+    ([1, -1, 2, 0], None, r"labels must be non-negative integers .*labels\[1\]=.*-1.*query 0"),
+    ([1, 0, 2.5, 0], None, r"labels\[2\]=.*2\.5.*query 1"),
+    ([1, 0, np.nan, 0], Convention(gain="linear"), r"labels must be finite and >= 0; got labels\[2\]=.*nan"),
+    ([1, 0, -0.5, 0], Convention(gain="linear"), r"labels\[2\]=.*-0\.5"),
+    ([1, 0, 2000, 0], None, r"labels must be <= 1023 .*labels\[2\]=.*2000"),
+    ([1, 0, 3, 0], Convention(gain=(0, 1, 3)), r"labels\[2\]=.*3.* is outside the gain table.*query 1"),
+    ([1, 0, 31, 0], "lightgbm", r"labels\[2\]=.*31.* outside the gain table"),
+])
+def test_bad_labels(labels, conv, match):
+    with pytest.raises(ValueError, match=match):
+        fastndcg.ndcg(S, np.array(labels), OFF, convention=conv)
+
+
+def test_linear_gain_accepts_real_labels():
+    fastndcg.ndcg(S, [0.5, 0.0, 2.25, 1e-9], OFF, convention=Convention(gain="linear"))
+
+
+@pytest.mark.parametrize("offsets, exc, match", [
+    ([1, 2, 4], ValueError, r"offsets must start at 0; got offsets\[0\]=1"),
+    ([0, 3, 2, 4], ValueError, r"offsets must be non-decreasing; got offsets\[1\]=3 > offsets\[2\]=2"),
+    ([0, 2, 5], ValueError, r"offsets must end at the number of documents \(4\); got offsets\[-1\]=5"),
+    ([0, 2, 3], ValueError, r"offsets\[-1\]=3"),
+    ([], ValueError, r"offsets must have at least one entry"),
+    ([0.0, 2.0, 4.0], TypeError, r"offsets must be an integer array; got dtype float64"),
+    ([[0, 2, 4]], ValueError, r"offsets must be 1-D; got an array of shape \(1, 3\)"),
+    (["0", "2", "4"], TypeError, r"offsets must be numeric"),
+])
+def test_bad_offsets(offsets, exc, match):
+    with pytest.raises(exc, match=match):
+        fastndcg.ndcg(S, Y, np.array(offsets) if offsets else np.array([], dtype=np.int64))
+
+
+def test_length_mismatch():
+    with pytest.raises(ValueError, match=r"labels must have the same length as scores \(4\); got length 3"):
+        fastndcg.ndcg(S, Y[:3], [0, 2, 4])
+    with pytest.raises(ValueError, match=r"scores must have the same length as labels \(4\); got length 3"):
+        NDCGScorer(Y, OFF).ndcg(S[:3])
+    with pytest.raises(ValueError, match=r"tie_key must have the same length"):
+        fastndcg.ndcg(S, Y, OFF, convention=Convention(ties="key"), tie_key=[1, 2])
+
+
+@pytest.mark.parametrize("k, exc, match", [
+    (0, ValueError, r"k must be >= 1; got 0"),
+    (-3, ValueError, r"k must be >= 1; got -3"),
+    ([1, 0], ValueError, r"k\[1\] must be >= 1; got 0"),
+    ([], ValueError, r"k must not be an empty list"),
+    (2.5, TypeError, r"k must be None, an int or a sequence"),
+    ([1, 2.0], TypeError, r"k\[1\] must be an int >= 1 or None; got 2.0"),
+    (True, TypeError, r"k must be an int >= 1 or None; got True"),
+    ("5", TypeError, r"k must be None, an int or a sequence"),
+])
+def test_bad_cutoffs(k, exc, match):
+    with pytest.raises(exc, match=match):
+        fastndcg.ndcg(S, Y, OFF, k)
+
+
+def test_two_dimensional_inputs():
+    with pytest.raises(ValueError, match=r"scores must be 1-D; got an array of shape \(2, 2\)"):
+        fastndcg.ndcg(S.reshape(2, 2), Y, OFF)
+    with pytest.raises(ValueError, match=r"labels must be 1-D; got an array of shape \(2, 2\)"):
+        fastndcg.ndcg(S, Y.reshape(2, 2), OFF)
+    with pytest.raises(ValueError, match=r"labels must be 1-D"):
+        NDCGScorer(Y.reshape(2, 2), OFF)
+
+
+def test_non_numeric_inputs():
+    with pytest.raises(TypeError, match=r"scores must be numeric; got dtype <U"):
+        fastndcg.ndcg(np.array(["a", "b", "c", "d"]), Y, OFF)
+    with pytest.raises(TypeError, match=r"labels must be numeric"):
+        fastndcg.ndcg(S, np.array(["a", "b", "c", "d"]), OFF)
+
+
+def test_tie_key_rules():
+    with pytest.raises(ValueError, match=r"ties='key' needs a tie_key array"):
+        fastndcg.ndcg(S, Y, OFF, convention=Convention(ties="key"))
+    with pytest.raises(ValueError, match=r"tie_key was given but the convention breaks ties by 'stable'"):
+        fastndcg.ndcg(S, Y, OFF, tie_key=[0, 1, 2, 3])
+    with pytest.raises(TypeError, match=r"tie_key must be an integer array"):
+        fastndcg.ndcg(S, Y, OFF, convention=Convention(ties="key"), tie_key=[0.5, 1, 2, 3])
+
+
+def test_weights_and_external_ideal():
+    with pytest.raises(ValueError, match=r"weights must have one entry per query \(2\); got length 3"):
+        fastndcg.mean_ndcg(S, Y, OFF, weights=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"weights must be finite and >= 0; got weights\[1\]=-1.0"):
+        fastndcg.mean_ndcg(S, Y, OFF, weights=[1, -1])
+    with pytest.raises(ValueError, match=r"ideal_dcg must have one entry per query"):
+        fastndcg.ndcg(S, Y, OFF, ideal_dcg=[1.0])
+    with pytest.raises(ValueError, match=r"ideal_dcg must be finite and >= 0; got -1.0 for query 1"):
+        fastndcg.ndcg(S, Y, OFF, ideal_dcg=[1.0, -1.0])
+    with pytest.raises(ValueError, match=r"ideal_labels and ideal_offsets go together"):
+        fastndcg.ndcg(S, Y, OFF, ideal_labels=[1, 2])
+    with pytest.raises(ValueError, match=r"ideal_offsets must describe 2 queries; got 1"):
+        fastndcg.ndcg(S, Y, OFF, ideal_labels=[1, 2], ideal_offsets=[0, 2])
+    with pytest.raises(ValueError, match=r"ideal_labels must be non-negative integers .*ideal_labels\[1\]"):
+        fastndcg.ndcg(S, Y, OFF, ideal_labels=[1, -2], ideal_offsets=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"either ideal_dcg or ideal_labels"):
+        fastndcg.ndcg(S, Y, OFF, ideal_dcg=[1, 1], ideal_labels=[1, 2], ideal_offsets=[0, 1, 2])
+
+
+def test_user_discount_too_short():
+    with pytest.raises(ValueError, match=r"discount: the array has 1 entries but ranks up to 2 are summed"):
+        fastndcg.ndcg(S, Y, OFF, convention=Convention(discount=[1.0]))
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("gain", "exp", r"gain must be one of"),
+    ("gain", [], r"gain: an empty sequence"),
+    ("gain", [0, -1], r"gain: table entries must be finite and >= 0; got gain\[1\]=-1.0"),
+    ("gain", {-1: 2.0}, r"gain: table labels must be non-negative integers; got label -1"),
+    ("discount", "ln", r"discount must be one of"),
+    ("discount", [1.0, np.nan], r"discount: entries must be finite and >= 0; got discount\[1\]=nan"),
+    ("ties", "random", r"ties must be one of"),
+    ("empty", "nan", r"empty must be one of"),
+    ("short", "drop", r"short must be one of"),
+    ("ideal", "qrels", r"ideal must be one of"),
+    ("aggregation", "median", r"aggregation must be one of"),
+])
+def test_bad_convention(field, value, match):
+    with pytest.raises(ValueError, match=match):
+        Convention(**{field: value})
+
+
+def test_unknown_preset_and_bad_convention_type():
+    with pytest.raises(ValueError, match=r"unknown preset 'nope'; known presets: .*standard"):
+        fastndcg.ndcg(S, Y, OFF, convention="nope")
+    with pytest.raises(TypeError, match=r"convention must be a Convention, a preset name or None"):
+        fastndcg.ndcg(S, Y, OFF, convention=3)
+
+
+def test_n_threads_validation():
+    with pytest.raises(ValueError, match=r"n_threads must not be 0"):
+        fastndcg.ndcg(S, Y, OFF, n_threads=0)
+    with pytest.raises(TypeError, match=r"n_threads must be an int or None"):
+        fastndcg.ndcg(S, Y, OFF, n_threads=1.5)
+
+
+def test_reference_raises_the_same_exception_types():
+    for call in (lambda f: f([1.0, 0.0], [3, 1], [0, 2], None, Convention(gain=(0, 1))),
+                 lambda f: f([1.0, 0.0], [-1, 1], [0, 2], None, None)):
+        with pytest.raises(ValueError):
+            call(reference.ndcg)
+        with pytest.raises(ValueError):
+            call(lambda *a: fastndcg.ndcg(*a[:4], convention=a[4]))
