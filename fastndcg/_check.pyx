@@ -2,7 +2,7 @@
 # position so that Python can name it in the error message.
 from cython cimport floating
 from libc.math cimport isfinite, floor
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 
 from fastndcg._rank cimport label_t
 
@@ -24,6 +24,17 @@ def scan_labels(const label_t[::1] y, bint need_integer):
     max_label is 0 for an empty array."""
     cdef Py_ssize_t i, n = y.shape[0], bad = -1
     cdef double v, top = 0.0
+    cdef label_t itop = 0
+    if label_t is int32_t or label_t is int64_t:
+        # Integers: only the sign can be wrong.
+        with nogil:
+            for i in range(n):
+                if y[i] < 0:
+                    bad = i
+                    break
+                if y[i] > itop:
+                    itop = y[i]
+        return bad, <double>itop
     with nogil:
         for i in range(n):
             v = <double>y[i]

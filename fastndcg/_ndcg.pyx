@@ -81,14 +81,21 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n,
     depth = n if whole or cutoffs[n_cut - 1] > n else cutoffs[n_cut - 1]
     if counts != NULL:
         # Integer labels with a small gain table: count per level, then emit
-        # levels in gain-descending order (no sort).
-        for i in range(n):
+        # levels in gain-descending order (no sort). Two interleaved counter
+        # banks avoid a store-to-load stall on runs of equal labels.
+        i = 0
+        while i + 1 < n:
+            counts[<Py_ssize_t>labels[i]] += 1
+            counts[n_levels + <Py_ssize_t>labels[i + 1]] += 1
+            i += 2
+        if i < n:
             counts[<Py_ssize_t>labels[i]] += 1
         p = 0
         for li in range(n_levels):
             lv = levels_desc[li]
-            c = counts[lv]
+            c = counts[lv] + counts[n_levels + lv]
             counts[lv] = 0
+            counts[n_levels + lv] = 0
             g = table[lv]
             while c > 0 and p < depth:
                 gbuf[p] = g
@@ -201,9 +208,9 @@ def ideal_dcg_batch(const label_t[::1] labels,              # IN
         docs = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
         counts = NULL
         if n_levels > 0:
-            counts = <int64_t*>malloc(n_levels * sizeof(int64_t))
+            counts = <int64_t*>malloc(2 * n_levels * sizeof(int64_t))
             if counts != NULL:
-                for i in range(n_levels):
+                for i in range(2 * n_levels):
                     counts[i] = 0
         if gbuf == NULL or docs == NULL or (n_levels > 0 and counts == NULL):
             failed_flag[0] = 1

@@ -165,20 +165,39 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
                             RankedDoc* out) noexcept nogil:
     """Put the m best of n documents, best first, into out[0..m).
 
-    Requires 1 <= m <= n; ``out`` must have room for n entries. Small m
-    relative to n uses a bounded worst-heap (one comparison per document in
-    the common case); otherwise the whole query is sorted.
+    Requires 1 <= m <= n; ``out`` must have room for n entries. Strategy by
+    size (all give the same result, the comparator being a total order):
+    m close to n: sort the whole query; small m: keep a sorted run of m and
+    insert (one comparison rejects most documents, no final sort); larger m:
+    a bounded worst-heap.
     """
-    cdef Py_ssize_t i
-    cdef double s
+    cdef Py_ssize_t i, j
+    cdef double s, last
     cdef RankedDoc x
-    if m * 8 >= n or n <= 32:
+    if n <= 2 * m or n <= 16:
         for i in range(n):
             make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
         sort_docs(out, n)
         return
     for i in range(m):
         make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
+    if m <= 32:
+        insertion_sort(out, m)
+        last = out[m - 1].score
+        for i in range(m, n):
+            s = ranked_score(scores[i], round_f32)
+            if s < last:
+                continue
+            make_doc(&x, s, keys, key_desc, i)
+            if not ranks_before(&x, &out[m - 1]):
+                continue
+            j = m - 1
+            while j > 0 and ranks_before(&x, &out[j - 1]):
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = x
+            last = out[m - 1].score
+        return
     heapify_worst(out, m)
     for i in range(m, n):
         s = ranked_score(scores[i], round_f32)

@@ -1,0 +1,34 @@
+"""Print Mdocs/s and speed ratios from a pytest-benchmark JSON file.
+
+    python bench/summarize.py bench.json
+"""
+import json
+import sys
+from collections import defaultdict
+
+
+def main(path):
+    with open(path) as f:
+        data = json.load(f)
+    groups = defaultdict(list)
+    for b in data["benchmarks"]:
+        groups[b["group"]].append(b)
+    for group, rows in groups.items():
+        print(f"== {group}")
+        base = next((r for r in rows if r["extra_info"].get("impl") == "numpy"), None)
+        one_thread = {r["extra_info"].get("impl"): r["stats"]["min"] for r in rows if r["extra_info"].get("n_threads") == 1}
+        for r in rows:
+            info, t = r["extra_info"], r["stats"]["min"]
+            line = f"  {r['name']:<45} min {t * 1e3:9.2f} ms"
+            if "n_docs" in info:
+                line += f"  {info['n_docs'] / t / 1e6:8.1f} Mdocs/s"
+            if base is not None and r is not base:
+                line += f"  {base['stats']['min'] / t:7.1f}x numpy"
+            t1 = one_thread.get(info.get("impl"))
+            if info.get("n_threads", 1) > 1 and t1:
+                line += f"  {t1 / t:5.2f}x 1 thread"
+            print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench.json")
