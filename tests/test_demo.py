@@ -11,7 +11,9 @@ def test_demo_runs_and_prints_conventions(capsys):
         assert name in out
 
 
-def test_demo_rejects_bad_cutoffs():
-    proc = subprocess.run([sys.executable, "-m", "fastndcg", "demo", "-k", "0,3"], capture_output=True, text=True)
+def test_demo_rejects_bad_cutoffs(tmp_path):
+    # Run outside the checkout so that the installed (compiled) package is imported.
+    proc = subprocess.run([sys.executable, "-m", "fastndcg", "demo", "-k", "0,3"], capture_output=True, text=True,
+                          cwd=tmp_path)
     assert proc.returncode == 2
     assert "cutoffs must be integers >= 1" in proc.stderr
