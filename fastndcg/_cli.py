@@ -35,7 +35,7 @@ def demo_conventions():
     return [
         ("standard", "2^l-1, 1/log2(r+1), stable ties", Convention(name="standard")),
         ("linear-avg", "l, tie-averaged (sklearn)", Convention(gain="linear", ties="average", name="linear-avg")),
-        ("empty=1", "2^l-1, empty queries 1 (LightGBM)", Convention(empty="one", name="empty=1")),
+        ("1/r", "2^l-1, discount 1/r (CatBoost Position)", Convention(discount="reciprocal", name="1/r")),
         ("worst-ties", "2^l-1, worst case inside ties", Convention(ties="worst", name="worst-ties")),
         ("letor4", "{0,1,3}, LETOR discount, short=0", Convention(gain=(0.0, 1.0, 3.0), unknown_label="zero",
                                                                  discount="letor", short="zero", name="letor4")),

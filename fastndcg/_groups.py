@@ -66,8 +66,7 @@ def offsets_from_qid(qid: Any) -> QueryGroups:
         return QueryGroups(np.zeros(1, dtype=np.int64), None, q[:0])
     starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
     run_ids = q[starts]
-    uniq, first, inverse = np.unique(run_ids, return_index=True, return_inverse=True)
-    if uniq.size == run_ids.size:
+    if np.unique(run_ids).size == run_ids.size:
         offsets = np.append(starts, n).astype(np.int64)
         return QueryGroups(offsets, None, run_ids)
     # Not contiguous: group by first appearance, stably.
