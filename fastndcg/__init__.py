@@ -9,11 +9,16 @@ from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg._openmp import openmp_enabled
 from fastndcg._threads import effective_n_threads
 from fastndcg.presets import PRESETS, get_preset, list_presets
+from fastndcg.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
+                               soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Convention",
+    "LightGBMSoftNDCGObjective",
+    "SoftNDCGObjective",
+    "XGBoostSoftNDCGObjective",
     "NDCGScorer",
     "PRESETS",
     "dcg",
@@ -26,4 +31,7 @@ __all__ = [
     "offsets_from_group_sizes",
     "offsets_from_qid",
     "openmp_enabled",
+    "soft_ndcg",
+    "soft_ndcg_grad",
+    "soft_rank_distributions",
 ]

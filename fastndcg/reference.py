@@ -278,3 +278,6 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
 # LambdaMART gradients, SoftNDCG and RankDCG are specified in their own
 # pure-Python modules and re-exported here, so that this module stays the one
 # place to read the spec from.
+from fastndcg._ref_softrank import (query_soft_dcg, rank_distribution, soft_ndcg,  # noqa: E402,F401
+                                    soft_ndcg_grad, soft_ndcg_grad_hess, soft_rank_distributions)
+from fastndcg._ref_rankdcg import query_rankdcg, rankdcg  # noqa: E402,F401

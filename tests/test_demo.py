@@ -1,5 +1,9 @@
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import fastndcg
 
 from fastndcg._cli import main
 
@@ -12,8 +16,9 @@ def test_demo_runs_and_prints_conventions(capsys):
 
 
 def test_demo_rejects_bad_cutoffs(tmp_path):
-    # Run outside the checkout so that the installed (compiled) package is imported.
+    # Run outside the checkout, importing the same (compiled) package as the tests.
+    env = dict(os.environ, PYTHONPATH=str(Path(fastndcg.__file__).resolve().parents[1]))
     proc = subprocess.run([sys.executable, "-m", "fastndcg", "demo", "-k", "0,3"], capture_output=True, text=True,
-                          cwd=tmp_path)
+                          cwd=tmp_path, env=env)
     assert proc.returncode == 2
     assert "cutoffs must be integers >= 1" in proc.stderr
