@@ -220,16 +220,23 @@ class NDCGScorer:
         counted = ~np.isnan(ndcg_u)
         wc = np.where(counted, w[:, None], 0.0)
         if self.convention.aggregation == "mean":
-            num = np.sum(wc * np.where(counted, ndcg_u, 0.0), axis=0)
+            num = _column_sums(wc * np.where(counted, ndcg_u, 0.0))
+            den = _column_sums(wc)
         else:
             sizes = np.diff(self.offsets)[:, None]
             short = sizes < self._short_limit[None, :]
-            num = np.sum(wc * np.where(short, 0.0, dcg_u), axis=0)
-        den = np.sum(wc * (self._idcg if self.convention.aggregation == "ratio" else 1.0), axis=0)
+            num = _column_sums(wc * np.where(short, 0.0, dcg_u))
+            den = _column_sums(wc * self._idcg)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
         values = values[self._column]
         return float(values[0]) if self._single else values
+
+
+def _column_sums(x: np.ndarray) -> np.ndarray:
+    """Per-column sums in the same (pairwise) order as a 1-D ``np.sum`` of that
+    column, so a cutoff's mean does not depend on which other cutoffs were asked."""
+    return np.sum(np.ascontiguousarray(x.T), axis=1)
 
 
 # ---------------------------------------------------------------------------- one-shot functions

@@ -267,3 +267,17 @@ def test_sklearn_ndcg_score(rng, k):
     w = rng.random(n_q)
     assert fastndcg.mean_ndcg(s, y, off, k, convention=conv, weights=w) == pytest.approx(
         ndcg_score(Y, S, k=k, sample_weight=w), abs=1e-12)
+
+
+def test_mean_does_not_depend_on_other_cutoffs():
+    # Regression: summing a 2-D array down axis 0 differs in the last bit from
+    # the 1-D sum of a column (it did on most of these small batches).
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        n_queries = int(rng.integers(9, 60))
+        offsets = np.concatenate([[0], np.cumsum(rng.integers(1, 30, n_queries))])
+        s, y = rng.random(offsets[-1]), rng.integers(0, 5, offsets[-1])
+        for conv in (Convention(), Convention(aggregation="ratio")):
+            together = fastndcg.mean_ndcg(s, y, offsets, [10, None, 1], convention=conv)
+            assert together[1] == fastndcg.mean_ndcg(s, y, offsets, None, convention=conv)
+            assert together[0] == fastndcg.mean_ndcg(s, y, offsets, 10, convention=conv)
