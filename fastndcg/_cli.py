@@ -1,12 +1,44 @@
-"""Command line: ``fastndcg demo`` (more subcommands come with the file readers)."""
+"""Command line: ``fastndcg demo``, ``fastndcg eval`` and ``fastndcg test``.
+
+Each subcommand is a pair of functions, ``add_<name>_parser(subparsers)`` and
+``cmd_<name>(args) -> exit code``, listed in :data:`SUBCOMMANDS`. Subcommands
+that read files share :func:`add_input_arguments` / :func:`load_systems`
+(qrels + runs, or data + prediction files, evaluated under one convention)
+and :func:`write_output` (atomic, nothing written on error).
+
+Exit codes (documented in docs/files-and-cli.md):
+
+* 0 - success;
+* 1 - unexpected internal error (a bug: the traceback is printed);
+* 2 - usage error (unknown option, bad option value, unknown preset);
+* 3 - a file cannot be read or the output cannot be written (missing file,
+  permission);
+* 4 - invalid input data (malformed line, prediction file of the wrong length,
+  a judged topic missing from a run without ``-c``, labels the preset cannot
+  use), with ``file:line:`` in the message where there is a line;
+* 130 - interrupted (Ctrl-C).
+"""
 from __future__ import annotations
 
 import argparse
+import io
+import json
+import math
+import os
 import sys
+import tempfile
 import time
-from typing import List, Optional
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_IO = 3
+EXIT_DATA = 4
+EXIT_INTERRUPTED = 130
 
 
 def _cutoffs(text: str) -> List[int]:
@@ -73,15 +105,699 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fastndcg", description="Exact NDCG under every convention.")
-    sub = parser.add_subparsers(dest="command", required=True)
+# ============================================================================ shared helpers
+
+
+def _cutoff_list(text: str) -> List[Optional[int]]:
+    """``1,3,5,10``; ``all`` (or ``full``) is the whole list."""
+    out: List[Optional[int]] = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        if not part:
+            continue
+        if part in ("all", "full"):
+            out.append(None)
+            continue
+        try:
+            v = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"cutoffs must be comma-separated integers >= 1 or 'all'; got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"cutoffs must be integers >= 1 or 'all'; got {text!r}")
+        out.append(v)
+    if not out:
+        raise argparse.ArgumentTypeError(f"no cutoffs in {text!r}")
+    return out
+
+
+def _preset_name(text: str) -> str:
+    from fastndcg import list_presets
+
+    if text not in list_presets():
+        raise argparse.ArgumentTypeError(f"unknown preset {text!r}; known presets: {', '.join(list_presets())}")
+    return text
+
+
+def _gain_spec(text: str) -> Dict[int, float]:
+    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5``."""
+    out: Dict[int, float] = {}
+    for part in text.split(","):
+        level, sep, gain = part.partition("=")
+        try:
+            lv, g = int(level), float(gain)
+        except ValueError:
+            lv, g = -1, math.nan
+        if not sep or lv < 0 or not math.isfinite(g) or g < 0:
+            raise argparse.ArgumentTypeError(
+                f"--gain takes LEVEL=GAIN pairs with LEVEL an integer >= 0 and GAIN >= 0, e.g. 1=3,2=9; got {text!r}")
+        out[lv] = g
+    return out
+
+
+def _probability(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1; got {text!r}")
+    return v
+
+
+#: Default cutoffs when -k is not given: each tool's own default measure.
+DEFAULT_CUTOFFS = {
+    "trec_eval": [None],                                        # trec_eval's ``ndcg``
+    "pytrec_eval": [None],
+    "trec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],  # trec_eval's ndcg_cut defaults
+    "pytrec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
+}
+FALLBACK_CUTOFFS = [1, 3, 5, 10]
+TREC_MEASURE_PRESETS = ("trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut")
+
+
+class Progress:
+    """A one-line progress bar on stderr for long work.
+
+    Drawn only when enabled, and only once the work has lasted ``delay``
+    seconds; redrawn at most 10 times a second; erased when done.
+    """
+
+    def __init__(self, enabled: bool, delay: float = 0.5, stream=None):
+        self.enabled = enabled
+        self.delay = delay
+        self.stream = stream if stream is not None else sys.stderr
+        self.label = ""
+        self.t0 = time.monotonic()
+        self.last = 0.0
+        self.drawn = False
+
+    def start(self, label: str) -> "Progress":
+        self.label = label
+        self.t0 = time.monotonic()
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.t0 < self.delay or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        frac = done / total if total else 1.0
+        width = 30
+        bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
+        self.stream.write(f"\r{self.label[-40:]:<40} [{bar}] {100 * frac:5.1f}% "
+                          f"{done / 1e6:8.1f}/{total / 1e6:.1f} MB")
+        self.stream.flush()
+        self.drawn = True
+
+    def done(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+            self.drawn = False
+
+
+def _progress_for(args) -> Progress:
+    setting = getattr(args, "progress", None)
+    if setting is None:
+        enabled = sys.stderr.isatty() and sys.stdout.isatty()
+        return Progress(enabled)
+    return Progress(bool(setting), delay=0.0)
+
+
+def _note(msg: str) -> None:
+    print(f"fastndcg: note: {msg}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------- systems
+
+
+@dataclass
+class System:
+    """One system (a run or a prediction file) ready for the kernels.
+
+    ``arrays`` holds the keyword arguments of :func:`fastndcg.ndcg` other
+    than ``k`` (scores, labels, offsets, and where the convention needs them
+    tie_key / ideal_labels / ideal_offsets). ``qids`` names the queries.
+    """
+
+    name: str
+    path: str
+    qids: np.ndarray
+    arrays: Dict[str, Any]
+    notes: List[str] = field(default_factory=list)
+    chunks: Optional[Callable[[], Any]] = None   # streaming: yields arrays dicts
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.qids.shape[0])
+
+
+@dataclass
+class InputSet:
+    """What :func:`load_systems` returns: systems, convention, cutoffs."""
+
+    mode: str                 # "trec" or "data"
+    systems: List[System]
+    convention: Any
+    cutoffs: List[Optional[int]]
+    preset: str
+    truth_path: str
+    gain_spec: Optional[str] = None
+
+
+def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True) -> None:
+    """Options shared by the subcommands that read qrels/runs or data/predictions."""
+    p.add_argument("inputs", nargs="+", metavar="FILE",
+                   help="QRELS RUN [RUN ...] (TREC files), or with --data: PRED [PRED ...]")
+    p.add_argument("--data", metavar="DATA",
+                   help="SVMlight/LETOR data file (label qid:Q ...); the FILEs are prediction files, one score per line")
+    p.add_argument("--preset", type=_preset_name, default=None,
+                   help="convention preset (default: trec_eval for TREC files, standard for --data)")
+    p.add_argument("-k", type=_cutoff_list, default=None, metavar="LIST",
+                   help="cutoffs, e.g. 1,3,5,10 or all (default: the preset's tool's default: "
+                        "all for trec_eval, 5,10,...,1000 for trec_eval_cut, else 1,3,5,10)")
+    trec = p.add_argument_group("TREC files")
+    miss = trec.add_mutually_exclusive_group()
+    miss.add_argument("-c", "--complete", action="store_true",
+                      help="judged topics missing from a run count as 0 (trec_eval -c)")
+    miss.add_argument("--skip-missing", action="store_true",
+                      help="leave judged topics missing from a run out (trec_eval 9.x); "
+                           "by default they are an error (trec_eval 10)")
+    trec.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
+                      help="evaluate only the top N results of each topic (trec_eval -M)")
+    trec.add_argument("--ideal", choices=("auto", "qrels", "run"), default="auto",
+                      help="ideal list from every judged document (qrels) or from the retrieved ones "
+                           "(run); auto: as the preset's tool does")
+    trec.add_argument("--gain", type=_gain_spec, default=None, metavar="L=G,...",
+                      help="custom gain per relevance level, as trec_eval -m ndcg.L=G,... (other levels: gain = level)")
+    data = p.add_argument_group("data + predictions")
+    data.add_argument("--group", metavar="FILE",
+                      help="query sizes (.query/.group) for data without qid: (default: DATA.query or DATA.group if present)")
+    data.add_argument("--qid-order", choices=("contiguous", "sorted", "any"), default="contiguous",
+                      help="contiguous (default): a qid block that reappears is an error; any: regroup")
+    data.add_argument("--pred-column", type=int, default=None, metavar="N",
+                      help="take field N (0-based) of each prediction line (default: one value per line)")
+    data.add_argument("--stream", action="store_true",
+                      help="evaluate in query-complete chunks (bounded memory, for files larger than memory)")
+    p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    prog = p.add_mutually_exclusive_group()
+    prog.add_argument("--progress", dest="progress", action="store_true", default=None,
+                      help="always show a progress bar on stderr")
+    prog.add_argument("--no-progress", dest="progress", action="store_false",
+                      help="never show one (default: only when stdout and stderr are terminals)")
+
+
+def add_output_arguments(p: argparse.ArgumentParser, formats=("table", "json", "csv")) -> None:
+    p.add_argument("--format", choices=formats, default="table", help="output format (default: table)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (atomically: no file is left on error) instead of stdout")
+    p.add_argument("--digits", type=int, default=4, help="decimals in the table format (default 4)")
+
+
+def _unique_names(names: List[str], paths: List[str]) -> List[str]:
+    if len(set(names)) == len(names) and all(names):
+        return names
+    base = [os.path.basename(p) for p in paths]
+    return base if len(set(base)) == len(base) else list(paths)
+
+
+def _convention_for(args, max_label: Optional[float]):
+    from fastndcg import get_preset
+
+    conv = get_preset(args.preset)
+    spec = None
+    if args.gain is not None:
+        top = int(max(max_label or 0, max(args.gain)))
+        table = [float(level) for level in range(top + 1)]
+        for level, g in args.gain.items():
+            table[level] = g
+        conv = conv.replace(gain=tuple(table), unknown_label="zero", name=conv.name)
+        spec = ",".join(f"{lv}={_fmt_num(g)}" for lv, g in args.gain.items())
+    return conv, spec
+
+
+def _fmt_num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(v)
+
+
+def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
+    """Read the inputs named on the command line into :class:`System` objects."""
+    from fastndcg import readers
+
+    progress = progress or Progress(False)
+    threads = args.threads
+    if args.data is None:
+        if len(args.inputs) < 2:
+            raise _Usage("TREC mode needs QRELS and at least one RUN (or use --data DATA PRED ...)")
+        for opt in ("group", "pred_column"):
+            if getattr(args, opt) is not None:
+                raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
+        if args.stream:
+            raise _Usage("--stream applies to --data inputs; TREC runs are read in memory "
+                         "(see fastndcg.readers.iter_run for larger runs)")
+        args.preset = args.preset or "trec_eval"
+        qrels_path, run_paths = args.inputs[0], args.inputs[1:]
+        qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=threads)
+        progress.done()
+        conv, spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
+        missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+        aligned = []
+        for path in run_paths:
+            run = readers.read_run(path, progress=progress.start(path), n_threads=threads)
+            progress.done()
+            aligned.append(readers.align_run(run, qrels, missing=missing, max_docs=args.max_docs,
+                                             float32_scores=conv.score_precision == "float32",
+                                             n_threads=threads))
+        names = _unique_names([a.run_name for a in aligned], run_paths)
+        systems = []
+        for name, path, a in zip(names, run_paths, aligned):
+            kw = a._kwargs(conv, args.ideal)
+            kw.pop("convention")
+            arrays = dict(scores=a.scores, labels=a.labels, offsets=a.offsets, **kw)
+            notes = []
+            if a.ignored_qids:
+                notes.append(f"{path}: {len(a.ignored_qids)} topic(s) without judgments ignored (as trec_eval)")
+            if a.missing_qids:
+                how = "counted as 0" if missing == "zero" else "left out"
+                notes.append(f"{path}: {len(a.missing_qids)} judged topic(s) without results {how}")
+            systems.append(System(name, path, a.qids, arrays, notes))
+        ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+        return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec)
+
+    # data + predictions
+    for opt, flag in (("complete", "-c"), ("skip_missing", "--skip-missing"), ("max_docs", "-M")):
+        if getattr(args, opt):
+            raise _Usage(f"{flag} only applies to TREC qrels + runs")
+    if args.gain is not None:
+        raise _Usage("--gain only applies to TREC qrels + runs (use a preset or a Convention)")
+    args.preset = args.preset or "standard"
+    data_path, pred_paths = args.data, args.inputs
+    group = args.group            # explicit: always used (and checked against qids if any)
+    if group is None and _has_no_qid(data_path):
+        for ext in (".query", ".group"):
+            if os.path.exists(data_path + ext):
+                group = data_path + ext
+                break
+    names = _unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
+    ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+    if args.stream:
+        from fastndcg import get_preset
+
+        if args.qid_order != "contiguous":
+            raise _Usage("--stream needs each query's rows to be contiguous; --qid-order does not apply")
+
+        conv = get_preset(args.preset)
+        if conv.uses_tie_key:
+            raise _Usage(f"preset {args.preset!r} breaks ties by doc id; SVMlight data has none to use")
+        if conv.aggregation != "mean":
+            raise _Usage("--stream supports conventions with aggregation='mean'")
+        systems = []
+        for name, path in zip(names, pred_paths):
+            def chunks(path=path):
+                return readers.iter_svmlight(data_path, path, group=group,
+                                             prediction_column=args.pred_column,
+                                             progress=progress.start(path))
+            systems.append(System(name, path, np.empty(0), {}, [], chunks))
+        return InputSet("data", systems, conv, ks, args.preset, data_path)
+    data = readers.read_svmlight(data_path, group=group,
+                                 qid_order=args.qid_order, progress=progress.start(data_path))
+    progress.done()
+    if data.offsets is None:
+        raise ValueError(f"{data_path}: the file has no qid: fields and no group file was found "
+                         f"({data_path}.query / {data_path}.group); give one with --group")
+    conv, _ = _convention_for(args, None)
+    if conv.uses_tie_key:
+        raise _Usage(f"preset {args.preset!r} breaks ties by doc id, which SVMlight data does not give")
+    labels = data.grouped(data.labels)
+    if np.all(labels == np.floor(labels)):
+        labels = labels.astype(np.int64)
+    systems = []
+    for name, path in zip(names, pred_paths):
+        scores = readers.read_predictions(path, n=data.n_rows, column=args.pred_column, data_path=data_path,
+                                          progress=progress.start(path))
+        progress.done()
+        arrays = dict(scores=data.grouped(scores), labels=labels, offsets=data.offsets)
+        systems.append(System(name, path, data.query_ids, arrays))
+    return InputSet("data", systems, conv, ks, args.preset, data_path)
+
+
+def _has_no_qid(path: str) -> bool:
+    """Whether the first data line has no qid: (group files are for such data)."""
+    from fastndcg.readers import iter_line_blocks
+
+    for block in iter_line_blocks(path, 1 << 16):
+        for line in bytes(block).splitlines():
+            s = line.strip()
+            if s and not s.startswith(b"#"):
+                parts = s.split(None, 2)
+                return len(parts) < 2 or not parts[1].startswith(b"qid:")
+        break
+    return True
+
+
+class _Usage(Exception):
+    """A usage error found after parsing (exit code 2)."""
+
+
+def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
+             progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
+    """Per-query NDCG and means of every system: list of dicts with keys
+    name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
+    from fastndcg import mean_ndcg, ndcg
+
+    ks = inputs.cutoffs
+    out = []
+    for sys_ in inputs.systems:
+        if sys_.chunks is not None:
+            qids, values = [], []
+            for ch in sys_.chunks():
+                values.append(np.asarray(ndcg(ch.scores, _int_labels(ch.labels), ch.offsets, ks,
+                                              convention=inputs.convention, n_threads=n_threads)))
+                qids.append(ch.query_ids)
+            if progress is not None:
+                progress.done()
+            vals = np.concatenate(values) if values else np.empty((0, len(ks)))
+            qid_arr = np.concatenate(qids) if qids else np.empty(0, dtype=np.int64)
+            counted = ~np.isnan(vals)
+            with np.errstate(invalid="ignore"):
+                mean = np.where(counted.any(axis=0),
+                                np.where(counted, vals, 0.0).sum(axis=0) / np.maximum(counted.sum(axis=0), 1),
+                                np.nan)
+            out.append(dict(name=sys_.name, path=sys_.path, qids=qid_arr, values=vals, mean=mean,
+                            notes=sys_.notes))
+            continue
+        vals = np.asarray(ndcg(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays))
+        mean = np.atleast_1d(mean_ndcg(k=ks, convention=inputs.convention, n_threads=n_threads,
+                                       **sys_.arrays))
+        out.append(dict(name=sys_.name, path=sys_.path, qids=sys_.qids, values=vals, mean=mean,
+                        notes=sys_.notes))
+    return out
+
+
+def _int_labels(labels: np.ndarray) -> np.ndarray:
+    return labels.astype(np.int64) if np.all(labels == np.floor(labels)) else labels
+
+
+def measure_names(inputs: InputSet, fmt: str) -> List[str]:
+    """Column names: ``ndcg@k`` / ``ndcg``; trec_eval's names in the trec format."""
+    names = []
+    trec = fmt == "trec" and inputs.preset in TREC_MEASURE_PRESETS
+    for k in inputs.cutoffs:
+        if trec and inputs.gain_spec is None:
+            if inputs.preset.endswith("_cut"):
+                names.append("ndcg" if k is None else f"ndcg_cut_{k}")
+            else:
+                names.append("ndcg" if k is None else f"ndcg@{k}")
+        elif inputs.gain_spec is not None:
+            base = f"ndcg_{inputs.gain_spec}"
+            names.append(base if k is None else f"{base}@{k}")
+        else:
+            names.append("ndcg" if k is None else f"ndcg@{k}")
+    return names
+
+
+def write_output(text: str, path: Optional[str]) -> None:
+    """Write everything at once: to stdout, or atomically to ``path`` (a
+    temporary file in the same folder, then renamed), so that a failure
+    never leaves a partial output file."""
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".fastndcg-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _qid_text(q: Any) -> str:
+    return str(q.item() if isinstance(q, np.generic) else q)
+
+
+def _num(v: float, digits: Optional[int] = None) -> Any:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    return round(float(v), digits) if digits is not None else float(v)
+
+
+def _table(header: List[str], rows: List[List[str]], right_from: int = 1) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if i < right_from else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows]) + "\n"
+
+
+def _fmt_value(v: float, digits: int) -> str:
+    return "nan" if math.isnan(v) else f"{v:.{digits}f}"
+
+
+# ============================================================================ eval
+
+
+def add_eval_parser(sub) -> None:
+    p = sub.add_parser("eval", help="NDCG of TREC runs against qrels, or of prediction files against LETOR/SVMlight data",
+                       description="Evaluate TREC runs against qrels (fastndcg eval QRELS RUN ...) or prediction "
+                                   "files against SVMlight/LETOR data (fastndcg eval --data DATA PRED ...).")
+    add_input_arguments(p)
+    add_output_arguments(p, formats=("table", "json", "csv", "trec"))
+    p.add_argument("--per-query", action="store_true", help="also print every query's values")
+    p.set_defaults(func=cmd_eval)
+
+
+def cmd_eval(args) -> int:
+    progress = _progress_for(args)
+    inputs = load_systems(args, progress)
+    results = evaluate(inputs, args.threads, progress)
+    for r in results:
+        for n in r["notes"]:
+            _note(n)
+    names = measure_names(inputs, args.format)
+    text = render_eval(inputs, results, names, args.format, args.per_query, args.digits)
+    write_output(text, args.output)
+    return EXIT_OK
+
+
+def render_eval(inputs: InputSet, results, names: List[str], fmt: str, per_query: bool, digits: int) -> str:
+    if fmt == "json":
+        doc = {"preset": inputs.preset, "convention": inputs.convention.describe(),
+               "cutoffs": inputs.cutoffs, "measures": names, "truth": inputs.truth_path, "runs": []}
+        for r in results:
+            run = {"name": r["name"], "path": r["path"], "n_queries": int(r["values"].shape[0]),
+                   "mean": {m: _num(v) for m, v in zip(names, r["mean"].tolist())}}
+            if per_query:
+                run["per_query"] = [dict(query=_qid_json(q), **{m: _num(v) for m, v in zip(names, row)})
+                                    for q, row in zip(r["qids"].tolist(), r["values"].tolist())]
+            doc["runs"].append(run)
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        buf.write(",".join(["run", "query"] + names) + "\n")
+        for r in results:
+            if per_query:
+                for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
+                    buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q))] + [_csv_num(v) for v in row]) + "\n")
+            buf.write(",".join([_csv(r["name"]), "all"] + [_csv_num(v) for v in r["mean"].tolist()]) + "\n")
+        return buf.getvalue()
+    if fmt == "trec":
+        lines = []
+        for r in results:
+            if per_query:
+                for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
+                    for m, v in zip(names, row):
+                        lines.append(f"{m:<22}\t{_qid_text(q)}\t{_fmt_value(v, digits)}")
+            lines.append(f"{'runid':<22}\tall\t{r['name']}")
+            lines.append(f"{'num_q':<22}\tall\t{r['values'].shape[0]}")
+            for m, v in zip(names, r["mean"].tolist()):
+                lines.append(f"{m:<22}\tall\t{_fmt_value(v, digits)}")
+        return "\n".join(lines) + "\n"
+    header = ["run", "query"] + names
+    rows = []
+    for r in results:
+        if per_query:
+            for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
+                rows.append([r["name"], _qid_text(q)] + [_fmt_value(v, digits) for v in row])
+        rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [_fmt_value(v, digits) for v in r["mean"].tolist()])
+    head = f"preset {inputs.preset}: {inputs.convention.describe()}\n"
+    return head + _table(header, rows, right_from=2)
+
+
+def _qid_json(q: Any) -> Any:
+    q = q.item() if isinstance(q, np.generic) else q
+    return q if isinstance(q, (int, str)) else str(q)
+
+
+def _csv(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
+
+
+def _csv_num(v: float) -> str:
+    return "" if math.isnan(v) else repr(float(v))
+
+
+# ============================================================================ test
+
+
+def add_test_parser(sub) -> None:
+    p = sub.add_parser("test", help="significance tests between runs (paired t, Wilcoxon, randomization)",
+                       description="Compare two or more systems on the same queries: mean NDCG@k with a "
+                                   "bootstrap confidence interval, and per pair the paired t-test, Wilcoxon "
+                                   "signed-rank and randomization p-values, the Holm-adjusted p-value, the "
+                                   "effect size and the winner at --alpha.")
+    add_input_arguments(p)
+    add_output_arguments(p)
+    p.add_argument("--alpha", type=_probability, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--test", choices=("t", "wilcoxon", "randomization"), default="t",
+                   help="the test that decides the winner (default: t); all three are reported")
+    p.add_argument("--correction", choices=("holm", "none"), default="holm",
+                   help="multiple-comparison adjustment over the pairs (default: holm)")
+    p.add_argument("--baseline", default=None, metavar="NAME",
+                   help="compare every system with this one only (default: all pairs)")
+    p.add_argument("--resamples", type=int, default=10000,
+                   help="bootstrap and randomization resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    p.add_argument("--confidence", type=_probability, default=0.95,
+                   help="confidence of the bootstrap intervals (default 0.95)")
+    p.set_defaults(func=cmd_test)
+
+
+def cmd_test(args) -> int:
+    from fastndcg import stats
+
+    if args.resamples < 1:
+        raise _Usage(f"--resamples must be >= 1; got {args.resamples}")
+    progress = _progress_for(args)
+    inputs = load_systems(args, progress)
+    if len(inputs.systems) < 2:
+        raise _Usage("fastndcg test needs at least two runs / prediction files")
+    results = evaluate(inputs, args.threads, progress)
+    for r in results:
+        for n in r["notes"]:
+            _note(n)
+    # the same queries, in the same order, for every system
+    common = None
+    for r in results:
+        keys = [_qid_text(q) for q in r["qids"].tolist()]
+        common = keys if common is None else [q for q in common if q in set(keys)]
+    blocks = []
+    for r in results:
+        keys = [_qid_text(q) for q in r["qids"].tolist()]
+        pos = {q: i for i, q in enumerate(keys)}
+        if len(keys) != len(common):
+            _note(f"{r['path']}: {len(keys) - len(common)} query(ies) not evaluated for every system were dropped")
+        blocks.append(r["values"][[pos[q] for q in common]])
+    names = measure_names(inputs, "table")
+    sys_names = [r["name"] for r in results]
+    if args.baseline is not None and args.baseline not in sys_names:
+        raise _Usage(f"--baseline {args.baseline!r} is not one of the systems: {', '.join(sys_names)}")
+    report = {"preset": inputs.preset, "alpha": args.alpha, "test": args.test, "correction": args.correction,
+              "n_queries": len(common), "measures": []}
+    for j, m in enumerate(names):
+        per = {n: b[:, j] for n, b in zip(sys_names, blocks)}
+        nan_rows = np.zeros(len(common), dtype=bool)
+        for v in per.values():
+            nan_rows |= np.isnan(v)
+        if nan_rows.any():
+            _note(f"{m}: {int(nan_rows.sum())} query(ies) with undefined NDCG left out of the tests")
+            per = {n: v[~nan_rows] for n, v in per.items()}
+        systems = []
+        for n, v in per.items():
+            ci = stats.bootstrap_ci(v, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
+            systems.append({"name": n, "mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high})
+        pairs = stats.compare_systems(per, alpha=args.alpha, test=args.test, correction=args.correction,
+                                      baseline=args.baseline, n_resamples=args.resamples, seed=args.seed)
+        report["measures"].append({"measure": m, "systems": systems,
+                                   "pairs": [p._asdict() for p in pairs]})
+    write_output(render_test(report, args.format, args.digits, args.confidence), args.output)
+    return EXIT_OK
+
+
+def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float) -> str:
+    if fmt == "json":
+        def clean(o):
+            if isinstance(o, float):
+                return None if math.isnan(o) else (str(o) if math.isinf(o) else o)
+            if isinstance(o, dict):
+                return {k: clean(v) for k, v in o.items()}
+            if isinstance(o, list):
+                return [clean(v) for v in o]
+            return o
+        return json.dumps(clean(report), indent=2, allow_nan=False) + "\n"
+    pair_cols = ["a", "b", "mean_a", "mean_b", "diff", "effect_size", "p_t", "p_wilcoxon",
+                 "p_randomization", "p_adjusted", "winner"]
+    if fmt == "csv":
+        buf = io.StringIO()
+        buf.write(",".join(["measure"] + pair_cols) + "\n")
+        for m in report["measures"]:
+            for p in m["pairs"]:
+                cells = [m["measure"]] + [_csv(str(p[c])) if isinstance(p[c], str) else _csv_num(p[c])
+                                          for c in pair_cols]
+                buf.write(",".join(cells) + "\n")
+        return buf.getvalue()
+    out = [f"preset {report['preset']}; {report['n_queries']} queries; winner by the {report['test']} test "
+           f"at alpha {report['alpha']} ({report['correction']} correction)\n"]
+    for m in report["measures"]:
+        out.append(f"\n{m['measure']}\n")
+        pct = f"{100 * confidence:g}% CI"
+        rows = [[s["name"], _fmt_value(s["mean"], digits),
+                 f"[{_fmt_value(s['ci_low'], digits)}, {_fmt_value(s['ci_high'], digits)}]"] for s in m["systems"]]
+        out.append(_table(["system", "mean", pct], rows))
+        out.append("\n")
+        rows = []
+        for p in m["pairs"]:
+            rows.append([p["a"], p["b"], _fmt_value(p["diff"], digits), _fmt_value(p["effect_size"], 3),
+                         _fmt_p(p["p_t"]), _fmt_p(p["p_wilcoxon"]), _fmt_p(p["p_randomization"]),
+                         _fmt_p(p["p_adjusted"]), p["winner"] or "-"])
+        out.append(_table(["A", "B", "A-B", "d_z", "p(t)", "p(wilcoxon)", "p(rand)", "p(adj)", "winner"],
+                          rows, right_from=2))
+    return "".join(out)
+
+
+def _fmt_p(p: float) -> str:
+    if math.isnan(p):
+        return "nan"
+    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+
+
+# ============================================================================ main
+
+#: (name, function adding the subparser). A new subcommand (e.g. ``compare``)
+#: adds its own ``add_<name>_parser`` here.
+SUBCOMMANDS: List[Tuple[str, Callable]] = [
+    ("demo", lambda sub: _add_demo_parser(sub)),
+    ("eval", add_eval_parser),
+    ("test", add_test_parser),
+]
+
+
+def _add_demo_parser(sub) -> None:
     demo = sub.add_parser("demo", help="NDCG of the embedded synthetic data under contrasting conventions")
     demo.add_argument("--queries", type=_positive, default=10_000, help="number of queries (default 10000)")
     demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     demo.add_argument("-k", type=_cutoffs, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
     demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
-    demo.set_defaults(func=cmd_demo)
+    demo.set_defaults(func=cmd_demo, value_error_code=EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fastndcg", description="Exact NDCG under every convention.",
+        epilog="exit codes: 0 ok, 1 internal error, 2 usage, 3 file cannot be read/written, "
+               "4 invalid input data, 130 interrupted")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for _name, add in SUBCOMMANDS:
+        add(sub)
     return parser
 
 
@@ -90,9 +806,26 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except _Usage as exc:
+        print(f"fastndcg {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fastndcg: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # e.g. `fastndcg eval ... | head`: the reader went away; not an error.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_OK
+    except OSError as exc:
+        where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
+        print(f"fastndcg: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_IO
     except (ValueError, TypeError) as exc:
         print(f"fastndcg: error: {exc}", file=sys.stderr)
-        return 2
+        return getattr(args, "value_error_code", EXIT_DATA)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,1157 @@
+"""Readers for the files rankers and IR evaluations use.
+
+* SVMlight / LETOR data (``label qid:Q f:v ... # docid = X``) and one-score-
+  per-line prediction files: :func:`read_svmlight`, :func:`read_predictions`,
+  :func:`iter_svmlight` (query-complete chunks for files larger than memory).
+* LightGBM ``.query`` / XGBoost ``.group`` files: :func:`read_group_file`.
+* TREC qrels (``topic iter docno rel``) and runs (``topic Q0 docno rank score
+  tag``): :func:`read_qrels`, :func:`read_run`, :func:`iter_run`, and
+  :func:`align_run`, which turns a run and qrels into the CSR arrays of
+  :func:`fastndcg.ndcg` the way trec_eval ranks and judges.
+
+Every reader parses with compiled code (:mod:`fastndcg._parse`) one block of
+whole lines at a time, so memory is the output arrays plus one block
+(``block_size``, 16 MiB by default), whatever the file size. gzip, bz2 and xz
+files are recognised by their first bytes and decompressed on the fly.
+Malformed input raises :class:`ValueError` with ``path:line:`` in front of the
+message; nothing is skipped or re-aligned silently.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+
+from fastndcg import _parse
+from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
+from fastndcg._threads import effective_n_threads
+
+PathLike = Union[str, "os.PathLike[str]"]
+Progress = Optional[Callable[[int, int], None]]
+
+#: Bytes read per block. Memory beyond the output arrays is a few blocks.
+DEFAULT_BLOCK_SIZE = 16 << 20
+
+S = _parse.STATUS
+_MESSAGES = {
+    S["BAD_LABEL"]: "the label (first field) is not a finite number",
+    S["BAD_QID"]: "bad qid: expected qid:<integer>",
+    S["QID_MIXED"]: "some lines have qid:<id> and others do not",
+    S["BAD_FEATURE"]: "bad feature: expected <index>:<value> with an integer index >= 0",
+    S["MISSING_DOCID"]: "no doc id: expected a comment such as '# docid = X'",
+    S["BAD_REL"]: "the relevance (4th field) is not an integer",
+    S["BAD_SCORE"]: "the score (5th field) is not a finite number",
+    S["BAD_NUMBER"]: "not a finite number",
+    S["EMPTY_LINE"]: "empty line (a missing value)",
+    S["BAD_INTEGER"]: "not an integer",
+}
+
+
+def _fail(path, line, message) -> ValueError:
+    return ValueError(f"{os.fspath(path)}:{line}: {message}")
+
+
+# ----------------------------------------------------------------------------- raw blocks
+
+
+def _open_binary(path: PathLike):
+    """Open for binary reading; gzip, bz2 and xz are detected by magic bytes.
+
+    Returns (stream, raw) where raw is the underlying file (for progress).
+    """
+    raw = open(path, "rb", buffering=0)
+    head = raw.read(6)
+    raw.seek(0)
+    if head[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=raw, mode="rb"), raw
+    if head[:3] == b"BZh":
+        return bz2.BZ2File(raw, mode="rb"), raw
+    if head[:6] == b"\xfd7zXZ\x00":
+        return lzma.LZMAFile(raw, mode="rb"), raw
+    return raw, raw
+
+
+def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
+                     progress: Progress = None) -> Iterator[memoryview]:
+    """Yield the file's content in blocks of whole lines, each ending in b"\\n".
+
+    Each block is a read-only view into a reused buffer, valid until the next
+    block is requested (copy it with ``bytes(block)`` to keep it). A missing
+    final newline is added. A line longer than ``block_size`` is kept whole
+    (the buffer grows to hold it). Memory: the buffer (about ``block_size``).
+    """
+    if block_size < 1:
+        raise ValueError(f"block_size must be >= 1; got {block_size}")
+    stream, raw = _open_binary(path)
+    total = os.fstat(raw.fileno()).st_size
+    try:
+        buf = bytearray(block_size)
+        filled = 0
+        while True:
+            if filled == len(buf):       # a line longer than the buffer: grow (a new buffer)
+                bigger = bytearray(2 * len(buf))
+                bigger[:filled] = buf[:filled]
+                buf = bigger
+            with memoryview(buf) as view:
+                got = stream.readinto(view[filled:])
+            if progress is not None:
+                progress(min(raw.tell(), total), total)
+            if not got:
+                break
+            start = filled
+            filled += got
+            cut = buf.rfind(b"\n", start, filled)
+            if cut < 0:
+                continue
+            block = memoryview(buf).toreadonly()[: cut + 1]
+            yield block
+            block.release()
+            rest = filled - cut - 1
+            if rest:
+                buf[:rest] = buf[cut + 1: filled]
+            filled = rest
+        if filled:
+            yield memoryview(bytes(buf[:filled]) + b"\n")
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise ValueError(f"{os.fspath(path)}: cannot decompress/read: {exc}") from exc
+    finally:
+        stream.close()
+        raw.close()
+
+
+class _Growable:
+    """A 1-D numpy array grown in place (realloc; large blocks are remapped,
+    not copied) and trimmed at the end."""
+
+    def __init__(self, dtype, capacity: int = 0):
+        self.a = np.empty(max(capacity, 16), dtype=dtype)
+        self.n = 0
+
+    def reserve(self, extra: int) -> None:
+        need = self.n + extra
+        if need > self.a.shape[0]:
+            self.a.resize(max(need, int(self.a.shape[0] * 1.5)), refcheck=False)
+
+    def tail(self) -> np.ndarray:
+        return self.a[self.n:]
+
+    def finish(self) -> np.ndarray:
+        self.a.resize(self.n, refcheck=False)
+        return self.a
+
+    def drop_front(self, k: int) -> None:
+        """Remove the first k entries (streaming)."""
+        rest = self.n - k
+        if rest > 0:
+            self.a[:rest] = self.a[k:self.n]
+        self.n = rest
+
+
+_EMPTY_F = np.empty(0, dtype=np.float64)
+_EMPTY_I = np.empty(0, dtype=np.int64)
+_EMPTY_U8 = np.empty(0, dtype=np.uint8)
+
+
+def _pool_strings(pool: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Decode pooled byte strings into a numpy array of str (vectorised)."""
+    n = start.shape[0]
+    width = int(length.max(initial=0))
+    if n == 0:
+        return np.empty(0, dtype="U1")
+    fixed = np.zeros((n, max(width, 1)), dtype=np.uint8)
+    _parse.to_fixed_width(pool, np.ascontiguousarray(start, dtype=np.int64),
+                          np.ascontiguousarray(length, dtype=np.int64), fixed)
+    as_bytes = fixed.view(f"S{max(width, 1)}").ravel()
+    return np.char.decode(as_bytes, "utf-8", "surrogateescape")
+
+
+# ----------------------------------------------------------------------------- SVMlight
+
+
+@dataclass
+class SvmlightData:
+    """An SVMlight / LETOR file, rows in file order.
+
+    Attributes
+    ----------
+    path : str
+    labels : float64 array (n_rows,)
+    qids : int64 array (n_rows,) or None
+        The ``qid:`` of each row; None when the file has no qids.
+    offsets : int64 array (n_queries + 1,) or None
+        Query q owns rows ``offsets[q]:offsets[q+1]`` *after* :meth:`grouped`.
+        None when the file has neither qids nor a group file.
+    order : int64 array (n_rows,) or None
+        None when each query's rows are contiguous in the file (the usual
+        case); otherwise the stable permutation that groups them
+        (``qid_order="any"``).
+    query_ids : int64 array (n_queries,) or None
+        The qid of each query (the group number when groups come from a
+        group file).
+    docids : array of str (n_rows,) or None
+        Doc ids from the comments (``docids=True``).
+    features : (data, indices, indptr, n_features) or None
+        The features in CSR form (``features=True``); column = the index
+        written in the file. :meth:`feature_matrix` builds a scipy matrix.
+    lines : int64 array (n_rows,)
+        The 1-based file line of each row (blank and comment lines are not rows).
+    """
+
+    path: str
+    labels: np.ndarray
+    qids: Optional[np.ndarray]
+    offsets: Optional[np.ndarray]
+    order: Optional[np.ndarray]
+    query_ids: Optional[np.ndarray]
+    docids: Optional[np.ndarray]
+    features: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray, int]]
+    lines: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def n_queries(self) -> int:
+        return 0 if self.offsets is None else int(self.offsets.shape[0] - 1)
+
+    def grouped(self, values: Any) -> np.ndarray:
+        """Per-row values (file order) in CSR order: ``values[order]``."""
+        arr = np.asarray(values)
+        if arr.shape[0] != self.n_rows:
+            raise ValueError(f"expected {self.n_rows} values (one per row of {self.path}); got {arr.shape[0]}")
+        return arr if self.order is None else arr[self.order]
+
+    def feature_matrix(self):
+        """The features as a ``scipy.sparse.csr_matrix`` (needs scipy)."""
+        if self.features is None:
+            raise ValueError("features were not read; call read_svmlight(..., features=True)")
+        from scipy.sparse import csr_matrix
+
+        data, indices, indptr, n_features = self.features
+        return csr_matrix((data, indices, indptr), shape=(self.n_rows, n_features))
+
+
+class _SvmParser:
+    """Block-by-block SVMlight parsing into growable arrays."""
+
+    def __init__(self, path, docids: bool, features: bool):
+        self.path = os.fspath(path)
+        self.docids = docids
+        self.features = features
+        self.labels = _Growable(np.float64)
+        self.qids = _Growable(np.int64)
+        self.lines = _Growable(np.int64)
+        self.pool = _Growable(np.uint8)
+        self.dstart = _Growable(np.int64)
+        self.fval = _Growable(np.float64)
+        self.fidx = _Growable(np.int64)
+        self.fptr = _Growable(np.int64)
+        self.fptr.a[0] = 0
+        self.line = 0
+        self.qid_mode = -1
+
+    def parse(self, block: bytes) -> int:
+        rows_max = _parse.count_byte(block, 10)
+        for g in (self.labels, self.qids, self.lines):
+            g.reserve(rows_max)
+        if self.docids:
+            self.dstart.reserve(rows_max + 1)
+            self.pool.reserve(block.nbytes)
+        if self.features:
+            pairs = _parse.count_byte(block, 58)
+            self.fval.reserve(pairs)
+            self.fidx.reserve(pairs)
+            self.fptr.reserve(rows_max + 2)
+            self.fptr.a[self.fptr.n] = self.fval.n
+        status, rows, line, qid_mode, pool_used, nnz, err_line = _parse.parse_svmlight(
+            block, self.line, self.qid_mode, self.docids, self.features,
+            self.labels.tail(), self.qids.tail(), self.lines.tail(),
+            self.pool.a if self.docids else _EMPTY_U8,
+            self.dstart.tail() if self.docids else _EMPTY_I,
+            self.fval.a if self.features else _EMPTY_F,
+            self.fidx.a if self.features else _EMPTY_I,
+            self.fptr.a[self.fptr.n:] if self.features else _EMPTY_I,
+            self.pool.n, self.fval.n)
+        if status != S["OK"]:
+            raise _fail(self.path, err_line, _MESSAGES[status])
+        for g in (self.labels, self.qids, self.lines):
+            g.n += rows
+        if self.docids:
+            self.dstart.n += rows
+            self.pool.n = pool_used
+        if self.features:
+            self.fptr.n += rows
+            self.fval.n = self.fidx.n = nnz
+        self.line = line
+        self.qid_mode = qid_mode
+        return rows
+
+    def docid_strings(self, start: int, stop: int) -> np.ndarray:
+        ds = self.dstart.a[start:stop]
+        ends = np.empty_like(ds)
+        ends[:-1] = ds[1:]
+        if stop - start:
+            ends[-1] = self.dstart.a[stop] if stop < self.dstart.n else self.pool.n
+        return _pool_strings(self.pool.a, ds, ends - ds)
+
+
+def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str):
+    """Offsets, order and per-query ids from per-row qids, enforcing qid_order."""
+    n = qids.shape[0]
+    if n == 0:
+        return np.zeros(1, dtype=np.int64), None, qids[:0]
+    starts = np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
+    block_ids = qids[starts]
+    if qid_order == "sorted":
+        bad = np.flatnonzero(block_ids[1:] < block_ids[:-1])
+        if bad.size:
+            b = int(bad[0]) + 1
+            raise _fail(path, int(lines[starts[b]]),
+                        f"qid {int(block_ids[b])} comes after qid {int(block_ids[b - 1])}; "
+                        "qids must be sorted (qid_order='sorted')")
+    if np.unique(block_ids).size != block_ids.size:
+        if qid_order == "any":
+            groups = offsets_from_qid(qids)
+            return groups.offsets, groups.order, groups.qids
+        srt = np.argsort(block_ids, kind="stable")
+        dup = srt[1:][block_ids[srt[1:]] == block_ids[srt[:-1]]]
+        b = int(dup.min())
+        first = int(np.flatnonzero(block_ids == block_ids[b])[0])
+        raise _fail(path, int(lines[starts[b]]),
+                    f"qid {int(block_ids[b])} appears again; its rows started at line "
+                    f"{int(lines[starts[first]])} and were interrupted by another qid. Rows of a "
+                    "query must be contiguous (pass qid_order='any' to group them)")
+    return np.append(starts, n).astype(np.int64), None, block_ids
+
+
+def _apply_group(path, group, n_rows, qid_offsets, lines):
+    """Offsets from a group file or sizes; checked against the qids if any."""
+    if isinstance(group, (str, os.PathLike)):
+        gpath = os.fspath(group)
+        sizes = read_group_file(gpath)
+    else:
+        gpath = "group"
+        sizes = np.asarray(group)
+    offsets = offsets_from_group_sizes(sizes)
+    if int(offsets[-1]) != n_rows:
+        raise ValueError(f"{gpath}: the group sizes sum to {int(offsets[-1])} rows but "
+                         f"{os.fspath(path)} has {n_rows} rows")
+    if qid_offsets is not None and not np.array_equal(qid_offsets, offsets):
+        row = int(np.setxor1d(qid_offsets, offsets).min())
+        by = "the qids" if np.isin(row, qid_offsets) else f"the group file {gpath}"
+        line = int(lines[row]) if row < lines.shape[0] else int(lines[-1])
+        raise _fail(path, line, f"the qids and the group file {gpath} disagree: only {by} start a new "
+                                "query at this line")
+    return offsets
+
+
+def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
+                  features: bool = False, qid_order: str = "contiguous",
+                  block_size: int = DEFAULT_BLOCK_SIZE, progress: Progress = None) -> SvmlightData:
+    """Read an SVMlight / LETOR / LibSVM ranking file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Lines ``label [qid:Q] [idx:value ...] [# comment]``; LF or CRLF;
+        plain, gzip, bz2 or xz. Blank lines and lines starting with ``#``
+        are skipped (line numbers in errors still count them).
+    group : path, array of int or None
+        Query sizes in file order (LightGBM ``.query`` / XGBoost ``.group``),
+        for files without ``qid:``. With qids too, both must agree.
+    docids : bool, default False
+        Read a doc id from each line's comment: the value after ``docid``
+        (``# docid = X``, ``#docid:X``), else the comment's first token.
+        A line without one is an error.
+    features : bool, default False
+        Parse the ``idx:value`` pairs (otherwise they are skipped unparsed).
+    qid_order : {"contiguous", "sorted", "any"}, default "contiguous"
+        "contiguous": each qid's rows must be consecutive (a qid that
+        reappears later is an error naming both lines). "sorted": also
+        ascending, as XGBoost requires. "any": rows are grouped stably by qid
+        and :attr:`SvmlightData.order` holds the permutation.
+    block_size : int
+        Bytes per read; memory beyond the arrays is a few blocks.
+    progress : callable(done_bytes, total_bytes), optional
+
+    Returns
+    -------
+    SvmlightData
+
+    Raises
+    ------
+    ValueError
+        ``path:line: message`` for a non-numeric label, a bad ``qid:``,
+        lines with and without qid, a bad feature, a missing doc id, a
+        repeated qid block, or group sizes that do not add up.
+    """
+    if qid_order not in ("contiguous", "sorted", "any"):
+        raise ValueError(f"qid_order must be 'contiguous', 'sorted' or 'any'; got {qid_order!r}")
+    p = _SvmParser(path, docids, features)
+    for block in iter_line_blocks(path, block_size, progress):
+        p.parse(block)
+    n = p.labels.n
+    lines = p.lines.finish()
+    labels = p.labels.finish()
+    doc = p.docid_strings(0, n) if docids else None
+    feats = None
+    if features:
+        p.fptr.n = n + 1
+        indptr = p.fptr.finish()
+        indices = p.fidx.finish()
+        n_features = int(indices.max(initial=-1)) + 1
+        feats = (p.fval.finish(), indices, indptr, n_features)
+    qids = p.qids.finish() if p.qid_mode == 1 else None
+    offsets = order = query_ids = None
+    if qids is not None:
+        offsets, order, query_ids = _check_qid_blocks(path, qids, lines, qid_order)
+    if group is not None:
+        if order is not None:
+            raise ValueError("a group file describes consecutive rows; it cannot be combined with "
+                             "qid_order='any' on a file whose qids are not contiguous")
+        offsets = _apply_group(path, group, n, offsets, lines)
+        if query_ids is None:
+            query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
+    return SvmlightData(os.fspath(path), labels, qids, offsets, order, query_ids, doc, feats, lines)
+
+
+# ----------------------------------------------------------------------------- numbers
+
+
+class _NumberStream:
+    """Numbers of a one-value-per-line file, handed out n at a time."""
+
+    def __init__(self, path, column: Optional[int], integer: bool, block_size: int,
+                 progress: Progress = None):
+        self.path = os.fspath(path)
+        self.column = -1 if column is None else int(column)
+        self.integer = integer
+        self.blocks = iter_line_blocks(path, block_size, progress)
+        self.buf = _Growable(np.int64 if integer else np.float64)
+        self.line = 0
+        self.eof = False
+
+    def _more(self) -> bool:
+        block = next(self.blocks, None)
+        if block is None:
+            self.eof = True
+            return False
+        n = _parse.count_byte(block, 10)
+        self.buf.reserve(n)
+        out = self.buf.tail()
+        status, count, line, err_line = _parse.parse_numbers(
+            block, self.line, self.column, self.integer,
+            _EMPTY_F if self.integer else out, out if self.integer else _EMPTY_I)
+        if status != S["OK"]:
+            what = _MESSAGES.get(status)
+            if status == S["MISSING_FIELDS"]:
+                what = f"the line has no field number {self.column} (0-based)"
+            elif status == S["TOO_MANY_FIELDS"]:
+                what = "expected one value per line; got several fields (pass column=...)"
+            raise _fail(self.path, err_line, what)
+        self.buf.n += count
+        self.line = line
+        return True
+
+    def take(self, n: int) -> np.ndarray:
+        while self.buf.n < n and not self.eof:
+            self._more()
+        k = min(n, self.buf.n)
+        out = self.buf.a[:k].copy()
+        self.buf.drop_front(k)
+        return out
+
+    def all(self) -> np.ndarray:
+        while self._more():
+            pass
+        return self.buf.finish()
+
+    def at_end(self) -> bool:
+        while self.buf.n == 0 and not self.eof:
+            self._more()
+        return self.buf.n == 0
+
+
+def read_predictions(path: PathLike, n: Optional[int] = None, *, column: Optional[int] = None,
+                     data_path: Optional[str] = None, block_size: int = DEFAULT_BLOCK_SIZE,
+                     progress: Progress = None) -> np.ndarray:
+    """Read a prediction file: one score per line, line i for data row i.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Plain or compressed text. Every line holds a finite number (a blank
+        line is a missing score, hence an error).
+    n : int, optional
+        The number of rows the scores belong to; any other count is an error
+        naming the line where the files stop matching.
+    column : int, optional
+        Take this whitespace-separated field (0-based) of each line, e.g. 2
+        for RankLib's ``qid  index  score`` score files. By default a line
+        must hold exactly one field.
+    data_path : str, optional
+        Named in the length-mismatch message.
+
+    Returns
+    -------
+    float64 array
+    """
+    scores = _NumberStream(path, column, False, block_size, progress).all()
+    if n is not None and scores.shape[0] != n:
+        what = f"the data file {data_path}" if data_path else "the data"
+        if scores.shape[0] < n:
+            raise _fail(path, scores.shape[0] + 1,
+                        f"the prediction file ends after {scores.shape[0]} scores but {what} has {n} rows")
+        raise _fail(path, n + 1, f"the prediction file has {scores.shape[0]} scores but {what} has "
+                                 f"only {n} rows (this line is score number {n + 1})")
+    return scores
+
+
+def read_group_file(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE) -> np.ndarray:
+    """Read a LightGBM ``.query`` / XGBoost ``.group`` file: one query size
+    (an integer >= 0) per line, in file order. Returns int64 sizes."""
+    sizes = _NumberStream(path, None, True, block_size).all()
+    bad = np.flatnonzero(sizes < 0)
+    if bad.size:
+        raise _fail(path, int(bad[0]) + 1, f"a query size must be >= 0; got {int(sizes[bad[0]])}")
+    return sizes
+
+
+@dataclass
+class SvmlightChunk:
+    """Whole queries from :func:`iter_svmlight`.
+
+    ``labels``/``scores`` are in CSR order with ``offsets``; ``query_ids``
+    has one entry per query; ``first_row`` is the data row (0-based) of the
+    chunk's first document; ``docids`` when asked for.
+    """
+
+    labels: np.ndarray
+    scores: Optional[np.ndarray]
+    offsets: np.ndarray
+    query_ids: np.ndarray
+    first_row: int
+    docids: Optional[np.ndarray] = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.labels.shape[0])
+
+
+def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, group: Any = None,
+                  docids: bool = False, prediction_column: Optional[int] = None,
+                  chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
+                  progress: Progress = None) -> Iterator[SvmlightChunk]:
+    """Stream an SVMlight file (and its prediction file) by whole queries.
+
+    Each chunk holds complete queries and about ``chunk_rows`` rows (more if a
+    single query is larger). Memory is a chunk plus a block, whatever the file
+    size. Each query's rows must be contiguous; a qid that reappears later is
+    an error naming the line (streaming cannot regroup). Without qids, query
+    sizes come from ``group`` (a ``.query``/``.group`` path or sizes).
+    The prediction file is checked to have exactly one score per row.
+    """
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    p = _SvmParser(path, docids, False)
+    preds = None if predictions is None else _NumberStream(predictions, prediction_column, False,
+                                                          block_size)
+    sizes = None
+    if group is not None:
+        sizes = read_group_file(group) if isinstance(group, (str, os.PathLike)) else np.asarray(group, dtype=np.int64)
+        group_ends = np.cumsum(sizes)
+        gpath = os.fspath(group) if isinstance(group, (str, os.PathLike)) else "group"
+    seen: set = set()
+    row0 = 0
+    q0 = 0
+    blocks = iter_line_blocks(path, block_size, progress)
+
+    def emit(n_rows: int, offsets: np.ndarray, query_ids: np.ndarray) -> SvmlightChunk:
+        nonlocal row0
+        labels = p.labels.a[:n_rows].copy()
+        scores = None
+        if preds is not None:
+            scores = preds.take(n_rows)
+            if scores.shape[0] < n_rows:
+                raise _fail(predictions, preds.line + 1,
+                            f"the prediction file ends after {row0 + scores.shape[0]} scores but "
+                            f"{os.fspath(path)} has more rows (its line {int(p.lines.a[scores.shape[0]])})")
+        doc = p.docid_strings(0, n_rows) if docids else None
+        if docids:
+            cut = int(p.dstart.a[n_rows]) if n_rows < p.dstart.n else p.pool.n
+            p.pool.drop_front(cut)
+            p.dstart.drop_front(n_rows)
+            p.dstart.a[:p.dstart.n] -= cut
+        for g in (p.labels, p.qids, p.lines):
+            g.drop_front(n_rows)
+        chunk = SvmlightChunk(labels, scores, offsets, query_ids, row0, doc)
+        row0 += n_rows
+        return chunk
+
+    def boundaries(n: int, done: bool):
+        """Row offsets (relative to the pending rows) where queries start,
+        the ids of the complete queries, and the first row of each."""
+        if p.qid_mode == 1 and sizes is None:
+            q = p.qids.a[:n]
+            starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+            ends = np.append(starts[1:], n) if done else starts[1:]
+            return ends, q[starts[: ends.size]], starts[: ends.size]
+        if sizes is None:
+            raise ValueError(f"{os.fspath(path)}: the file has no qid: fields; give the query "
+                             "sizes with group=<.query/.group file>")
+        if p.qid_mode == 1:
+            raise ValueError("iter_svmlight: give either qids in the file or a group file, not both")
+        q1 = int(np.searchsorted(group_ends, row0 + n, side="right"))
+        ends = (group_ends[q0:q1] - row0).astype(np.int64)
+        starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
+        return ends, np.arange(q0, q1, dtype=np.int64), starts
+
+    done = False
+    while not done:
+        block = next(blocks, None)
+        if block is None:
+            done = True
+        else:
+            p.parse(block)
+        while p.labels.n and (done or p.labels.n >= chunk_rows):
+            n = p.labels.n
+            ends, ids, starts = boundaries(n, done)
+            if ends.size == 0:
+                break
+            j = int(np.searchsorted(ends, chunk_rows, side="left"))
+            if j >= ends.size:
+                if not done:
+                    break
+                j = ends.size - 1
+            n_emit = int(ends[j])
+            ids = ids[: j + 1]
+            offs = np.append(starts[: j + 1], n_emit).astype(np.int64)
+            if p.qid_mode == 1 and sizes is None:
+                id_list = ids.tolist()
+                if len(set(id_list)) != len(id_list) or not seen.isdisjoint(id_list):
+                    lines = p.lines.a[:n]
+                    dup_pos = next(i for i, v in enumerate(id_list) if v in seen or v in id_list[:i])
+                    raise _fail(path, int(lines[starts[dup_pos]]),
+                                f"qid {id_list[dup_pos]} appears again after other qids; streaming "
+                                "needs each query's rows to be contiguous")
+                seen.update(id_list)
+            else:
+                q0 += ids.size
+            yield emit(n_emit, offs, ids)
+    if sizes is not None and q0 != sizes.size:
+        total = int(group_ends[-1]) if sizes.size else 0
+        raise ValueError(f"{gpath}: the group sizes sum to {total} rows but {os.fspath(path)} has {row0} rows")
+    if preds is not None and not preds.at_end():
+        raise _fail(predictions, row0 + 1, f"the prediction file has more scores than "
+                                           f"{os.fspath(path)} has rows ({row0})")
+
+
+# ----------------------------------------------------------------------------- TREC files
+
+
+@dataclass
+class _TrecTable:
+    """Shared layout of :class:`Qrels` and :class:`Run`: rows grouped by
+    topic (topics in bytewise order), and by docno (bytewise) within a topic."""
+
+    path: str
+    topics: np.ndarray          # object array of str, bytewise order
+    offsets: np.ndarray         # int64 (n_topics + 1,)
+    pool: np.ndarray = field(repr=False)          # uint8 docno bytes
+    doc_start: np.ndarray = field(repr=False)     # int64 (n,)
+    doc_len: np.ndarray = field(repr=False)       # int64 (n,)
+    lines: np.ndarray = field(repr=False)         # int64 (n,): file line of each row
+
+    @property
+    def n_topics(self) -> int:
+        return int(self.topics.shape[0])
+
+    def __len__(self) -> int:
+        return int(self.doc_start.shape[0])
+
+    def docnos(self) -> np.ndarray:
+        """Docnos as a numpy str array, in table order."""
+        return _pool_strings(self.pool, self.doc_start, self.doc_len)
+
+    def topic_of_rows(self) -> np.ndarray:
+        """Topic index of each row."""
+        return np.repeat(np.arange(self.n_topics, dtype=np.int64), np.diff(self.offsets))
+
+
+@dataclass
+class Qrels(_TrecTable):
+    """TREC judgments (see :func:`read_qrels`). ``relevance`` is int64 and
+    may be negative (trec_eval: judged "unjudged in pool", gain 0)."""
+
+    relevance: np.ndarray = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        """{topic: {docno: relevance}} (a Python loop: for small qrels)."""
+        docs = self.docnos().tolist()
+        rel = self.relevance.tolist()
+        return {t: dict(zip(docs[a:b], rel[a:b]))
+                for t, a, b in zip(self.topics.tolist(), self.offsets[:-1].tolist(), self.offsets[1:].tolist())}
+
+
+@dataclass
+class Run(_TrecTable):
+    """A TREC run (see :func:`read_run`). ``scores`` float64; ``file_row``
+    is each row's position among the file's result lines; ``name`` is the
+    run tag of the last line (as trec_eval's ``runid``)."""
+
+    scores: np.ndarray = field(default=None, repr=False)
+    file_row: np.ndarray = field(default=None, repr=False)
+    name: str = ""
+
+
+class _TrecParser:
+    """Block-by-block parsing of qrels or run lines into growable arrays."""
+
+    def __init__(self, path, is_run: bool):
+        self.path = os.fspath(path)
+        self.is_run = is_run
+        self.values = _Growable(np.float64 if is_run else np.int64)
+        self.lines = _Growable(np.int64)
+        self.pool = _Growable(np.uint8)
+        self.dstart = _Growable(np.int64)
+        self.seg_topics: List[np.ndarray] = []
+        self.seg_first: List[np.ndarray] = []
+        self.line = 0
+        self.tag = b""
+
+    def parse(self, block: bytes) -> None:
+        rows_max = _parse.count_byte(block, 10)
+        for g in (self.values, self.lines, self.dstart):
+            g.reserve(rows_max)
+        self.pool.reserve(block.nbytes)
+        seg_row = np.empty(rows_max, dtype=np.int64)
+        tpool = np.empty(block.nbytes, dtype=np.uint8)
+        tstart = np.empty(rows_max + 1, dtype=np.int64)
+        vals = self.values.tail()
+        status, rows, line, pool_used, segs, tpool_used, tag_start, tag_len, err_line = _parse.parse_trec(
+            block, self.line, self.is_run, vals if self.is_run else _EMPTY_F,
+            _EMPTY_I if self.is_run else vals, self.lines.tail(), self.pool.a, self.dstart.tail(),
+            seg_row, tpool, tstart, self.pool.n)
+        if status != S["OK"]:
+            msg = _MESSAGES.get(status)
+            if status == S["MISSING_FIELDS"]:
+                msg = ("expected 6 fields: topic Q0 docno rank score tag" if self.is_run
+                       else "expected 4 fields: topic iteration docno relevance")
+            elif status == S["TOO_MANY_FIELDS"]:
+                msg = "expected 4 fields (topic iteration docno relevance); got more"
+            raise _fail(self.path, err_line, msg)
+        if segs:
+            tstart[segs] = tpool_used
+            self.seg_topics.append(_fixed_bytes(tpool, tstart[:segs], np.diff(tstart[: segs + 1])))
+            self.seg_first.append(seg_row[:segs] + self.values.n)
+        if tag_start >= 0:
+            self.tag = bytes(block[tag_start: tag_start + tag_len])
+        for g in (self.values, self.lines, self.dstart):
+            g.n += rows
+        self.pool.n = pool_used
+        self.line = line
+
+    def segments(self) -> Tuple[np.ndarray, np.ndarray]:
+        if not self.seg_topics:
+            return np.empty(0, dtype="S1"), _EMPTY_I
+        if len(self.seg_topics) > 1:
+            self.seg_topics = [np.concatenate(self.seg_topics)]
+            self.seg_first = [np.concatenate(self.seg_first)]
+        return self.seg_topics[0], self.seg_first[0]
+
+    def last_topic_start(self) -> int:
+        """First row of the trailing run of rows that share the last topic."""
+        topics, first = self.segments()
+        i = topics.shape[0] - 1
+        while i > 0 and topics[i - 1] == topics[-1]:
+            i -= 1
+        return int(first[i]) if i >= 0 else 0
+
+    def table(self, n_rows: int, n_threads: Optional[int], copy: bool):
+        """Sorted table of the first n_rows rows. With ``copy=False`` (the
+        parser is done) the arrays are handed over, so that each unsorted
+        array is freed as soon as its sorted version exists."""
+        topics, first = self.segments()
+        nseg = int(np.searchsorted(first, n_rows, side="left"))
+        pool_end = int(self.dstart.a[n_rows]) if n_rows < self.dstart.n else self.pool.n
+        cols = {"vals": self.values.a[:n_rows], "lines": self.lines.a[:n_rows],
+                "dstart": self.dstart.a[:n_rows], "pool": self.pool.a[:pool_end]}
+        if copy:
+            cols = {k: v.copy() for k, v in cols.items()}
+        else:
+            self.values.a = self.lines.a = self.dstart.a = self.pool.a = None
+        return _sorted_table(self.path, self.is_run, cols, topics[:nseg], first[:nseg], n_threads,
+                             self.tag.decode("utf-8", "replace"))
+
+    def drop_front(self, n_rows: int) -> None:
+        pool_cut = int(self.dstart.a[n_rows]) if n_rows < self.dstart.n else self.pool.n
+        for g in (self.values, self.lines, self.dstart):
+            g.drop_front(n_rows)
+        self.pool.drop_front(pool_cut)
+        self.dstart.a[: self.dstart.n] -= pool_cut
+        topics, first = self.segments()
+        keep = first >= n_rows
+        self.seg_topics = [topics[keep]]
+        self.seg_first = [first[keep] - n_rows]
+
+
+def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag):
+    """Group rows by topic (bytewise) and sort docnos within topics.
+
+    ``cols`` (vals, lines, dstart, pool) is consumed: each unsorted array is
+    dropped once its sorted copy exists, so the peak is the arrays plus one.
+    """
+    pool_a = cols.pop("pool")
+    dstart_a = cols.pop("dstart")
+    n = dstart_a.shape[0]
+    if n == 0:
+        raise ValueError(f"{path_s}: no {'results' if is_run else 'judgments'} in the file")
+    dlen = np.empty_like(dstart_a)
+    dlen[:-1] = dstart_a[1:] - dstart_a[:-1]
+    dlen[-1] = pool_a.shape[0] - dstart_a[-1]
+    # topics: factorise the segments (bytewise order), then group rows
+    uniq, seg_code = np.unique(seg_topics, return_inverse=True)
+    row_code = np.repeat(seg_code.ravel().astype(np.int64), np.diff(np.append(seg_first, n)))
+    order = np.argsort(row_code, kind="stable").astype(np.int64, copy=False)
+    offsets = np.zeros(uniq.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_code, minlength=uniq.shape[0]), out=offsets[1:])
+    del row_code
+    _parse.sort_groups(pool_a, dstart_a, dlen, order, offsets, effective_n_threads(n_threads))
+    dstart_a = dstart_a[order]
+    dlen = dlen[order]
+    topics = np.array([t.decode("utf-8", "surrogateescape") for t in uniq.tolist()], dtype=object)
+    lines_a = cols.pop("lines")[order]
+    dup = _parse.first_duplicate(pool_a, dstart_a, dlen, offsets)
+    if dup >= 0:
+        la, lb = sorted((int(lines_a[dup - 1]), int(lines_a[dup])))
+        q = int(np.searchsorted(offsets, dup, side="right")) - 1
+        doc = bytes(pool_a[dstart_a[dup]: dstart_a[dup] + dlen[dup]]).decode("utf-8", "surrogateescape")
+        raise _fail(path_s, lb, f"duplicate docno {doc!r} for topic {topics[q]!r} (also on line {la})")
+    vals = cols.pop("vals")[order]
+    return (path_s, topics, offsets, pool_a, dstart_a, dlen, lines_a, vals, order, tag)
+
+
+def _read_trec(path: PathLike, is_run: bool, block_size: int, progress: Progress,
+               n_threads: Optional[int]):
+    p = _TrecParser(path, is_run)
+    for block in iter_line_blocks(path, block_size, progress):
+        p.parse(block)
+    n = p.values.n
+    for g in (p.values, p.lines, p.dstart, p.pool):
+        g.finish()
+    return p.table(n, n_threads, copy=False)
+
+
+def _fixed_bytes(tpool: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    width = max(int(length.max(initial=0)), 1)
+    fixed = np.zeros((start.shape[0], width), dtype=np.uint8)
+    _parse.to_fixed_width(tpool, start, length, fixed)
+    return fixed.view(f"S{width}").ravel()
+
+
+def read_qrels(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE, progress: Progress = None,
+               n_threads: Optional[int] = None) -> Qrels:
+    """Read TREC qrels: ``topic iteration docno relevance`` per line.
+
+    Fields are whitespace separated (a ``#`` inside a field is part of it);
+    lines whose first non-blank character is ``#`` and blank lines are
+    skipped; the relevance is an integer (negative values are kept: trec_eval
+    treats them as judged-but-unjudged, with gain 0). Exactly four fields.
+    A docno judged twice for one topic is an error (as in trec_eval).
+    Plain, gzip, bz2 or xz.
+
+    Returns
+    -------
+    Qrels
+        Topics in bytewise order; within a topic, docnos in bytewise order.
+    """
+    (p, topics, offsets, pool, s, ln, lines, rel, _order, _tag) = _read_trec(
+        path, False, block_size, progress, n_threads)
+    return Qrels(p, topics, offsets, pool, s, ln, lines, relevance=rel)
+
+
+def read_run(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE, progress: Progress = None,
+             n_threads: Optional[int] = None) -> Run:
+    """Read a TREC run: ``topic Q0 docno rank score tag`` per line.
+
+    As trec_eval: the rank column is ignored (ranking comes from the score,
+    see :func:`align_run`), fields after the tag are ignored, blank and ``#``
+    lines are skipped, lines may come in any topic order, and a docno
+    retrieved twice for one topic is an error. The score must be a finite
+    number (``nan`` would make trec_eval's order undefined).
+
+    Returns
+    -------
+    Run
+        Topics in bytewise order; within a topic, docnos in bytewise order
+        (``file_row`` keeps the file order).
+    """
+    (p, topics, offsets, pool, s, ln, lines, scores, order, tag) = _read_trec(
+        path, True, block_size, progress, n_threads)
+    return Run(p, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order, name=tag)
+
+
+# ----------------------------------------------------------------------------- alignment
+
+#: Presets whose tool takes the ideal ranking from the judgments (qrels),
+#: including judged documents the run did not retrieve.
+QRELS_IDEAL_PRESETS = frozenset({"trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut",
+                                 "ir_measures", "ranx", "ranx_burges", "gdeval", "standard"})
+
+
+def ideal_source(convention: Any) -> str:
+    """Where a convention's ideal list comes from for qrels + run input:
+    ``"qrels"`` (every judged document, retrieved or not, as trec_eval) or
+    ``"run"`` (the retrieved documents only, as learning-to-rank tools that
+    only see the list they are given). An ``ideal_source`` attribute on the
+    convention wins; otherwise presets in :data:`QRELS_IDEAL_PRESETS` and
+    custom conventions use the qrels."""
+    from fastndcg._convention import as_convention
+
+    conv = as_convention(convention)
+    explicit = getattr(conv, "ideal_source", None)
+    if explicit in ("qrels", "run"):
+        return explicit
+    if conv.name in QRELS_IDEAL_PRESETS or conv.name == "custom":
+        return "qrels"
+    return "run"
+
+
+@dataclass
+class AlignedRun:
+    """A run joined with qrels, as CSR arrays for :func:`fastndcg.ndcg`.
+
+    Attributes
+    ----------
+    scores : float64 (n_docs,)
+        Retrieved documents of the evaluated topics; within a topic in file order.
+    labels : int64 (n_docs,)
+        Judged relevance, with unjudged documents and negative judgments 0
+        (trec_eval's gain for them).
+    offsets : int64 (n_queries + 1,)
+    tie_key : int64 (n_docs,)
+        Each document's docno rank (bytewise ascending) within its topic;
+        ``ties="key_desc"`` then ranks tied scores by docno descending, as
+        trec_eval.
+    ideal_labels, ideal_offsets : int64
+        Every judged document of each evaluated topic, negatives as 0: the
+        ideal list of trec_eval (retrieved or not).
+    qids : object array of str (n_queries,)
+        Topic of each query, bytewise order (trec_eval's output order).
+    missing_qids : list of str
+        Qrels topics with no results in the run (evaluated as empty queries
+        with ``missing="zero"``, left out with ``"skip"``).
+    ignored_qids : list of str
+        Run topics without judgments (never evaluated, as trec_eval).
+    n_retrieved : int64 (n_queries,)
+        Results per query (after ``max_docs``).
+    """
+
+    scores: np.ndarray
+    labels: np.ndarray
+    offsets: np.ndarray
+    tie_key: np.ndarray
+    ideal_labels: np.ndarray
+    ideal_offsets: np.ndarray
+    qids: np.ndarray
+    missing_qids: List[str]
+    ignored_qids: List[str]
+    n_retrieved: np.ndarray
+    run_name: str = ""
+    run_path: str = ""
+    qrels_path: str = ""
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    def _kwargs(self, convention, ideal):
+        from fastndcg._convention import as_convention
+
+        conv = as_convention("trec_eval" if convention is None else convention)
+        src = ideal_source(conv) if ideal == "auto" else ideal
+        if src not in ("qrels", "run"):
+            raise ValueError(f"ideal must be 'auto', 'qrels' or 'run'; got {ideal!r}")
+        kw = dict(convention=conv)
+        if conv.uses_tie_key:
+            kw["tie_key"] = self.tie_key
+        if src == "qrels":
+            kw["ideal_labels"] = self.ideal_labels
+            kw["ideal_offsets"] = self.ideal_offsets
+        return kw
+
+    def ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
+             n_threads: Optional[int] = None) -> np.ndarray:
+        """Per-query NDCG (see :func:`fastndcg.ndcg`); the ideal list comes
+        from the qrels or the run as :func:`ideal_source` says, unless
+        ``ideal`` is "qrels" or "run"."""
+        from fastndcg import ndcg
+
+        return ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
+                    **self._kwargs(convention, ideal))
+
+    def mean_ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
+                  n_threads: Optional[int] = None):
+        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`)."""
+        from fastndcg import mean_ndcg
+
+        return mean_ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
+                         **self._kwargs(convention, ideal))
+
+
+MISSING = ("error", "zero", "skip")
+
+
+def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = "error",
+              max_docs: Optional[int] = None, float32_scores: bool = False,
+              n_threads: Optional[int] = None) -> AlignedRun:
+    """Join a run with qrels the way trec_eval does, into CSR arrays.
+
+    Parameters
+    ----------
+    run, qrels : Run / Qrels or paths
+    missing : {"error", "zero", "skip"}, default "error"
+        Qrels topics that have no results in the run. "error": a ValueError
+        listing them (trec_eval 10.0 exits with an error). "zero": evaluated
+        as empty rankings, NDCG 0, counted in the mean (trec_eval ``-c``).
+        "skip": left out (trec_eval 9.x without ``-c``, pytrec_eval).
+        Run topics without qrels are always ignored, as in trec_eval.
+    max_docs : int, optional
+        Keep only the top ``max_docs`` results of each topic, ranked as
+        trec_eval ranks (score descending, docno descending): trec_eval ``-M``.
+    float32_scores : bool
+        Rank in float32 for ``max_docs`` (trec_eval 9.x / pytrec_eval).
+
+    Returns
+    -------
+    AlignedRun
+    """
+    if missing not in MISSING:
+        raise ValueError(f"missing must be one of {MISSING}; got {missing!r}")
+    if max_docs is not None and (int(max_docs) != max_docs or max_docs < 1):
+        raise ValueError(f"max_docs must be an integer >= 1; got {max_docs!r}")
+    if not isinstance(run, Run):
+        run = read_run(run, n_threads=n_threads)
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels(qrels, n_threads=n_threads)
+    qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
+    run_topics = run.topics.tolist()
+    run_to_q = np.array([qindex.get(t, -1) for t in run_topics], dtype=np.int64)
+    in_run = np.zeros(qrels.n_topics, dtype=bool)
+    in_run[run_to_q[run_to_q >= 0]] = True
+    ignored = [t for t, q in zip(run_topics, run_to_q.tolist()) if q < 0]
+    missing_qids = [t for t, r in zip(qrels.topics.tolist(), in_run.tolist()) if not r]
+    if missing_qids and missing == "error":
+        shown = ", ".join(repr(t) for t in missing_qids[:5]) + (" ..." if len(missing_qids) > 5 else "")
+        raise ValueError(
+            f"{qrels.path}: {len(missing_qids)} judged topic(s) have no results in {run.path}: {shown}. "
+            "trec_eval 10 stops here too. Use missing='zero' (command line: -c, as trec_eval -c: they "
+            "count as 0) or missing='skip' (command line: --skip-missing; trec_eval 9.x: they are "
+            "left out of the mean)")
+    pair_run = np.flatnonzero(run_to_q >= 0).astype(np.int64)
+    pair_q = run_to_q[pair_run]
+    match = np.full(len(run), -1, dtype=np.int64)
+    _parse.join_sorted(run.pool, run.doc_start, run.doc_len, run.offsets,
+                       qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets,
+                       pair_run, pair_q, match, effective_n_threads(n_threads))
+    # CSR: topics in bytewise order, file order within a topic. Temporaries
+    # are freed as soon as possible (a run can hold tens of millions of rows).
+    row_topic = np.repeat(np.arange(run.n_topics, dtype=np.int32), np.diff(run.offsets))
+    if bool(np.all(run_to_q >= 0)):
+        rows = np.argsort(run.file_row, kind="stable")       # file order...
+        rt = row_topic[rows]
+        if rt.size and bool(np.any(rt[1:] < rt[:-1])):       # ...unless topics are not in bytewise order
+            rows = np.lexsort((run.file_row, row_topic))
+            rt = row_topic[rows]
+    else:
+        rows = np.flatnonzero(run_to_q[row_topic] >= 0)
+        rows = rows[np.lexsort((run.file_row[rows], row_topic[rows]))]
+        rt = row_topic[rows]
+    del row_topic
+    qtopic = run_to_q[rt]
+    del rt
+    match = match[rows]
+    labels = qrels.relevance[np.maximum(match, 0)]
+    labels[match < 0] = 0
+    del match
+    np.maximum(labels, 0, out=labels)
+    labels = labels.astype(np.int64, copy=False)
+    scores = run.scores[rows]
+    tie_key = rows   # table order = docno ascending within a topic
+    del rows
+    evaluated = in_run.copy() if missing == "skip" else np.ones(qrels.n_topics, dtype=bool)
+    if max_docs is not None:
+        ranked = scores.astype(np.float32) if float32_scores else scores
+        by_rank = np.lexsort((-tie_key, -ranked.astype(np.float64), qtopic))
+        counts_all = np.bincount(qtopic, minlength=qrels.n_topics)
+        first = np.zeros(qrels.n_topics + 1, dtype=np.int64)
+        np.cumsum(counts_all, out=first[1:])
+        pos = np.empty_like(by_rank)
+        pos[by_rank] = np.arange(by_rank.size)
+        rank = pos - first[qtopic]
+        kept = rank < max_docs
+        scores, labels, tie_key, qtopic = scores[kept], labels[kept], tie_key[kept], qtopic[kept]
+    counts = np.bincount(qtopic, minlength=qrels.n_topics)[evaluated]
+    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    jcounts = np.diff(qrels.offsets)
+    jsel = np.repeat(evaluated, jcounts)
+    ideal_labels = np.maximum(qrels.relevance[jsel], 0).astype(np.int64)
+    ideal_offsets = np.zeros(int(evaluated.sum()) + 1, dtype=np.int64)
+    np.cumsum(jcounts[evaluated], out=ideal_offsets[1:])
+    return AlignedRun(np.ascontiguousarray(scores), labels, offsets, np.ascontiguousarray(tie_key),
+                      ideal_labels, ideal_offsets, qrels.topics[evaluated],
+                      missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path)
+
+
+def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
+             n_threads: Optional[int] = None, progress: Progress = None) -> Iterator[Run]:
+    """Stream a TREC run as :class:`Run` pieces of whole topics.
+
+    For runs larger than memory: memory is a piece (about ``chunk_rows``
+    results, more if one topic is larger) plus a block. Each topic's lines
+    must be contiguous in the file (a topic that reappears after another is
+    an error naming the line). Within a piece topics are in bytewise order;
+    pieces come in file order. ``file_row`` counts from the file's first
+    result line.
+    """
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    p = _TrecParser(path, True)
+    seen: set = set()
+    row0 = 0
+
+    def piece(n_rows: int) -> Run:
+        nonlocal row0
+        (ps, topics, offsets, pool, s, ln, lines, scores, order, tag) = p.table(n_rows, n_threads, copy=True)
+        names = topics.tolist()
+        again = [i for i, t in enumerate(names) if t in seen]
+        if again:
+            i = again[0]
+            raise _fail(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
+                        f"topic {names[i]!r} appears again after other topics; streaming needs each "
+                        "topic's lines to be contiguous")
+        seen.update(names)
+        run = Run(ps, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order + row0, name=tag)
+        p.drop_front(n_rows)
+        row0 += n_rows
+        return run
+
+    for block in iter_line_blocks(path, block_size, progress):
+        p.parse(block)
+        if p.values.n >= chunk_rows:
+            cut = p.last_topic_start()
+            if cut > 0:
+                yield piece(cut)
+    if p.values.n:
+        yield piece(p.values.n)
+    elif row0 == 0:
+        raise ValueError(f"{os.fspath(path)}: no results in the file")
