@@ -8,6 +8,7 @@ from fastndcg._convention import Convention
 from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg._openmp import openmp_enabled
 from fastndcg._threads import effective_n_threads
+from fastndcg.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.presets import PRESETS, get_preset, list_presets
 from fastndcg.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
                                soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
@@ -16,15 +17,19 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Convention",
+    "LambdaMART",
     "LightGBMSoftNDCGObjective",
     "SoftNDCGObjective",
     "XGBoostSoftNDCGObjective",
     "NDCGScorer",
     "PRESETS",
     "dcg",
+    "delta_ndcg_matrix",
+    "delta_ndcg_pairs",
     "effective_n_threads",
     "get_preset",
     "ideal_dcg",
+    "lambda_gradients",
     "list_presets",
     "mean_ndcg",
     "ndcg",

@@ -281,3 +281,4 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
 from fastndcg._ref_softrank import (query_soft_dcg, rank_distribution, soft_ndcg,  # noqa: E402,F401
                                     soft_ndcg_grad, soft_ndcg_grad_hess, soft_rank_distributions)
 from fastndcg._ref_rankdcg import query_rankdcg, rankdcg  # noqa: E402,F401
+from fastndcg._ref_lambdamart import delta_ndcg_pairs, lambda_gradients  # noqa: E402,F401

@@ -1,0 +1,395 @@
+"""Pure-Python reference for LambdaMART gradients: the readable spec.
+
+Plain Python, one query and one pair at a time, written for clarity (numpy
+only for float32 scalars and array conversion; the C library only for
+``expf``, which Python lacks). No compiled fastndcg module is used. The
+compiled kernels of :mod:`fastndcg.lambdamart` are tested against it.
+
+For one query, documents are ranked by score, descending; equal scores keep
+their input order (or follow the convention's tie rule in default mode).
+r is the 0-based rank, G the gain, D(r) the discount at 0-based rank r
+(``1/log2(r+2)`` by default), T the truncation and IDCG@T the ideal DCG.
+Every pair (h, l) with a larger gain (label, in the exact modes) for h and
+min(r_h, r_l) < T contributes
+
+* |ΔNDCG_hl| = (G_h - G_l) · |D(r_h) - D(r_l)| / IDCG@T,
+  divided by (0.01 + |s_h - s_l|) with score normalisation (unless all of the
+  query's scores are equal);
+* ρ = 1 / (1 + exp(σ (s_h - s_l)));
+* λ_hl = -σ |ΔNDCG_hl| ρ: grad_h += λ_hl, grad_l -= λ_hl;
+* σ² |ΔNDCG_hl| ρ (1 - ρ) to both hessians (twice that in XGBoost);
+
+then, with list normalisation, every value is scaled by log2(1 + S) / S,
+S = Σ 2|λ_hl|; then weights apply. The three modes differ in arithmetic:
+
+* ``default``: double precision, exact logistic;
+* ``lightgbm``: LightGBM 4.x lambdarank — ρ from a 2**20-bin table,
+  float32 accumulation in pair-loop order, ``0.01f``, IDCG by label order;
+* ``xgboost``: XGBoost 3.x rank:ndcg topk — float32 scores, ``expf``,
+  hessian 2 ρ(1-ρ)|ΔNDCG|, float32 scaling, group weights × n/Σw.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from fastndcg._convention import Convention, as_convention
+
+MODES = ("default", "lightgbm", "xgboost")
+DEFAULT_TRUNCATION = {"default": 30, "lightgbm": 30, "xgboost": 32}
+SIGMOID_BINS = 1 << 20
+
+f32 = np.float32
+
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+_LIBM.expf.restype = ctypes.c_float
+_LIBM.expf.argtypes = [ctypes.c_float]
+
+
+def expf(x: np.float32) -> np.float32:
+    """The C library's single-precision exp (what XGBoost calls)."""
+    return f32(_LIBM.expf(float(x)))
+
+
+# ----------------------------------------------------------------------------- pieces
+
+
+def _spec():
+    # The NDCG spec (gain, discount, ideal); imported late because
+    # fastndcg.reference re-exports this module.
+    from fastndcg import reference
+    return reference
+
+
+def gain(label, convention: Convention) -> float:
+    return _spec().gain_of(float(label), convention)
+
+
+def discount(rank0: int, convention: Convention) -> float:
+    """D at 0-based rank."""
+    return _spec().discount_of(rank0 + 1, convention)
+
+
+def ranking(scores: Sequence[float], gains: Sequence[float], convention: Convention,
+            tie_key: Optional[Sequence[int]] = None, round_f32: bool = False) -> List[int]:
+    """Positions of the query's documents, best first (score descending; ties by the convention)."""
+    n = len(scores)
+    s = [float(f32(x)) if round_f32 else float(x) for x in scores]
+    ties = convention.ties
+    if ties == "stable":
+        return sorted(range(n), key=lambda i: (-s[i], i))
+    if ties == "key":
+        return sorted(range(n), key=lambda i: (-s[i], int(tie_key[i]), i))
+    if ties == "key_desc":
+        return sorted(range(n), key=lambda i: (-s[i], -int(tie_key[i]), i))
+    if ties == "worst":
+        return sorted(range(n), key=lambda i: (-s[i], gains[i], i))
+    if ties == "best":
+        return sorted(range(n), key=lambda i: (-s[i], -gains[i], i))
+    raise ValueError(f"LambdaMART needs a strict order; ties={ties!r} has none")
+
+
+def lightgbm_sigmoid(x: float, sigma: float) -> float:
+    """LightGBM GetSigmoid: 1/(1+exp(σ·t)) at the left edge t of x's bin, 2**20 bins on ±25/σ."""
+    lo = -50.0 / sigma / 2.0
+    hi = -lo
+    factor = SIGMOID_BINS / (hi - lo)
+    if x <= lo:
+        b = 0
+    elif x >= hi:
+        b = SIGMOID_BINS - 1
+    else:
+        b = min(int((x - lo) * factor), SIGMOID_BINS - 1)
+    t = b / factor + lo
+    return 1.0 / (1.0 + math.exp(t * sigma))
+
+
+def xgboost_sigmoid(x: np.float32) -> np.float32:
+    """XGBoost common::Sigmoid(float): 1 / (expf(min(-x, 88.7f)) + 1 + 1e-16f), in float."""
+    t = -x
+    if f32(88.7) < t:
+        t = f32(88.7)
+    denom = f32(f32(expf(t) + f32(1.0)) + f32(1e-16))
+    return f32(f32(1.0) / denom)
+
+
+def logistic(z: float) -> Tuple[float, float]:
+    """(1/(1+e^z), e^z/(1+e^z)) without overflow."""
+    if z > 0:
+        e = math.exp(-z)
+        return e / (1.0 + e), 1.0 / (1.0 + e)
+    e = math.exp(z)
+    return 1.0 / (1.0 + e), e / (1.0 + e)
+
+
+def ideal_dcg(labels: Sequence[float], k: Optional[int], convention: Convention, mode: str = "default") -> float:
+    """IDCG@k of one query (k None: the whole list)."""
+    if mode == "lightgbm":
+        # LightGBM CalMaxDCGAtK: labels by label descending, sum of D(j) * gain.
+        ordered = sorted((int(x) for x in labels), reverse=True)
+        depth = len(ordered) if k is None else min(k, len(ordered))
+        total = 0.0
+        for j in range(depth):
+            total += discount(j, convention) * gain(ordered[j], convention)
+        return total
+    conv = Convention(gain=convention.gain) if mode == "xgboost" else convention
+    return _spec().query_ideal_dcg(labels, [k], conv)[0]
+
+
+def _inverse(idcg: float) -> float:
+    return 1.0 / idcg if idcg > 0 else 0.0
+
+
+def _pair_rows(n: int, t: Optional[int]) -> int:
+    return max(0, n - 1 if t is None else min(n - 1, t))
+
+
+# ----------------------------------------------------------------------------- one query
+
+
+def query_lambdas_default(scores, labels, convention: Convention, truncation: Optional[int],
+                          sigma: float = 1.0, normalize: bool = True, score_normalization: bool = True,
+                          tie_key=None) -> Tuple[List[float], List[float]]:
+    """Default mode for one query: exact logistic, double precision."""
+    n = len(scores)
+    grad, hess = [0.0] * n, [0.0] * n
+    if n < 2:
+        return grad, hess
+    if convention.short == "zero" and truncation is not None and n < truncation:
+        return grad, hess
+    inv = _inverse(ideal_dcg(labels, truncation, convention))
+    if inv == 0.0:
+        return grad, hess
+    gains = [gain(x, convention) for x in labels]
+    round_f32 = convention.score_precision == "float32"
+    order = ranking(scores, gains, convention, tie_key, round_f32)
+    s = [float(f32(x)) if round_f32 else float(x) for x in scores]
+    all_equal = s[order[0]] == s[order[-1]]
+    total = 0.0
+    for i in range(_pair_rows(n, truncation)):
+        for j in range(i + 1, n):
+            a, b = order[i], order[j]
+            if gains[a] == gains[b]:
+                continue
+            (h, rh), (l, rl) = ((a, i), (b, j)) if gains[a] > gains[b] else ((b, j), (a, i))
+            ds = s[h] - s[l]
+            dz = (gains[h] - gains[l]) * abs(discount(rh, convention) - discount(rl, convention)) * inv
+            if score_normalization and not all_equal:
+                dz = dz / (0.01 + abs(ds))
+            rho, rho1m = logistic(sigma * ds)
+            lam = -sigma * dz * rho
+            w = sigma * sigma * dz * (rho * rho1m)
+            grad[h] += lam
+            grad[l] -= lam
+            hess[h] += w
+            hess[l] += w
+            total = total - 2.0 * lam
+    if normalize and total > 0:
+        nf = math.log2(1.0 + total) / total
+        grad = [x * nf for x in grad]
+        hess = [x * nf for x in hess]
+    return grad, hess
+
+
+def query_lambdas_lightgbm(scores, labels, convention: Convention, truncation: Optional[int],
+                           sigma: float = 1.0, normalize: bool = True,
+                           score_normalization: bool = True) -> Tuple[List[np.float32], List[np.float32]]:
+    """LightGBM 4.x LambdarankNDCG::GetGradientsForOneQuery for one query (float32 results)."""
+    n = len(scores)
+    lam = [f32(0.0)] * n
+    hes = [f32(0.0)] * n
+    if n < 2:
+        return lam, hes
+    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="lightgbm"))
+    s = [float(x) for x in scores]
+    y = [float(x) for x in labels]
+    order = sorted(range(n), key=lambda i: (-s[i], i))          # std::stable_sort, score desc
+    best, worst = s[order[0]], s[order[-1]]
+    total = 0.0
+    for i in range(_pair_rows(n, truncation)):
+        for j in range(i + 1, n):
+            if y[order[i]] == y[order[j]]:
+                continue
+            hr, lr = (i, j) if y[order[i]] > y[order[j]] else (j, i)
+            h, l = order[hr], order[lr]
+            ds = s[h] - s[l]
+            dz = (gain(y[h], convention) - gain(y[l], convention)) \
+                * abs(discount(hr, convention) - discount(lr, convention)) * inv
+            if score_normalization and best != worst:
+                dz = dz / (float(f32(0.01)) + abs(ds))
+            p = lightgbm_sigmoid(ds, sigma)
+            ph = p * (1.0 - p)
+            p = p * (-sigma * dz)
+            ph = ph * (sigma * sigma * dz)
+            lam[l] = f32(lam[l] - f32(p))
+            hes[l] = f32(hes[l] + f32(ph))
+            lam[h] = f32(lam[h] + f32(p))
+            hes[h] = f32(hes[h] + f32(ph))
+            total = total - 2.0 * p
+    if normalize and total > 0:
+        nf = math.log2(1.0 + total) / total
+        lam = [f32(float(x) * nf) for x in lam]
+        hes = [f32(float(x) * nf) for x in hes]
+    return lam, hes
+
+
+def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Optional[int],
+                          normalize: bool = True,
+                          score_normalization: bool = True) -> Tuple[List[np.float32], List[np.float32]]:
+    """XGBoost 3.x rank:ndcg (topk) for one query (float32 results, before group weights)."""
+    n = len(scores)
+    grad = [f32(0.0)] * n
+    hess = [f32(0.0)] * n
+    if n < 2:
+        return grad, hess
+    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="xgboost"))
+    s = [f32(x) for x in scores]
+    y = [float(f32(x)) for x in labels]
+    order = sorted(range(n), key=lambda i: (-float(s[i]), i))    # stable ArgSort, greater
+    best, worst = s[order[0]], s[order[-1]]
+    total = 0.0
+    top = n if truncation is None else min(n, truncation)
+    for i in range(top):
+        for j in range(i + 1, n):
+            if y[order[i]] == y[order[j]]:
+                continue
+            hr, lr = (j, i) if y[order[i]] < y[order[j]] else (i, j)
+            h, l = order[hr], order[lr]
+            d32 = f32(s[h] - s[l])
+            dsc = float(abs(d32))
+            rho = float(xgboost_sigmoid(d32))
+            gh, gl = gain(y[h], convention), gain(y[l], convention)
+            dh, dl = discount(hr, convention), discount(lr, convention)
+            dz = abs(((gh * dh + gl * dl) - (gl * dh + gh * dl)) * inv)
+            if score_normalization and best != worst:
+                dz = dz / (dsc + 0.01)
+            lam = (rho - 1.0) * dz
+            w = max(rho * (1.0 - rho), 1e-16) * dz * 2.0
+            lam32, w32 = f32(lam), f32(w)
+            grad[h] = f32(grad[h] + lam32)
+            hess[h] = f32(hess[h] + w32)
+            grad[l] = f32(grad[l] + (-lam32))
+            hess[l] = f32(hess[l] + w32)
+            total += -2.0 * float(lam32)
+    if normalize:
+        nf = math.log2(1.0 + total) / total if total > 0 else 1.0
+        if nf != 1.0:
+            grad = [f32(x * f32(nf)) for x in grad]
+            hess = [f32(x * f32(nf)) for x in hess]
+    return grad, hess
+
+
+# ----------------------------------------------------------------------------- batches
+
+
+def _resolve(mode, convention, truncation):
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+    if convention is None and mode == "lightgbm":
+        convention = "lightgbm"
+    conv = as_convention(convention)
+    t = DEFAULT_TRUNCATION[mode] if truncation == "auto" else truncation
+    return conv, t
+
+
+def lambda_gradients(scores, labels, offsets, *, mode: str = "default", convention=None,
+                     truncation="auto", sigma: float = 1.0, normalize: bool = True,
+                     score_normalization: bool = True, query_weights=None, sample_weights=None,
+                     tie_key=None) -> Tuple[np.ndarray, np.ndarray]:
+    """Gradient and hessian per document (see the module docstring).
+
+    Returns float64 arrays in default mode (computed in double) and float32
+    arrays in the exact modes.
+    """
+    conv, t = _resolve(mode, convention, truncation)
+    if not (sigma > 0 and math.isfinite(sigma)):
+        raise ValueError(f"sigma must be finite and > 0; got {sigma!r}")
+    scores = np.asarray(scores)
+    labels = np.asarray(labels)
+    offsets = [int(x) for x in offsets]
+    n_queries = len(offsets) - 1
+    exact = mode != "default"
+    grad = np.zeros(len(scores), dtype=np.float32 if exact else np.float64)
+    hess = np.zeros_like(grad)
+    w_norm = 1.0
+    if mode == "xgboost" and query_weights is not None:
+        total = 0.0
+        for w in query_weights:
+            total += float(f32(w))
+        w_norm = n_queries / total
+    for q in range(n_queries):
+        a, b = offsets[q], offsets[q + 1]
+        sq, yq = list(scores[a:b]), list(labels[a:b])
+        if mode == "default":
+            key = None if tie_key is None else list(np.asarray(tie_key)[a:b])
+            g, h = query_lambdas_default(sq, yq, conv, t, sigma, normalize, score_normalization, key)
+        elif mode == "lightgbm":
+            g, h = query_lambdas_lightgbm(sq, yq, conv, t, sigma, normalize, score_normalization)
+        else:
+            g, h = query_lambdas_xgboost(sq, yq, conv, t, normalize, score_normalization)
+        for i in range(b - a):
+            gi, hi = g[i], h[i]
+            if query_weights is not None:
+                wq = query_weights[q]
+                if exact:
+                    gi, hi = f32(gi * f32(wq)), f32(hi * f32(wq))
+                    if mode == "xgboost":
+                        gi, hi = f32(gi * f32(w_norm)), f32(hi * f32(w_norm))
+                else:
+                    gi, hi = gi * float(wq), hi * float(wq)
+            if sample_weights is not None:
+                wi = sample_weights[a + i]
+                if exact:
+                    gi, hi = f32(gi * f32(wi)), f32(hi * f32(wi))
+                else:
+                    gi, hi = gi * float(wi), hi * float(wi)
+            grad[a + i] = gi
+            hess[a + i] = hi
+    return grad, hess
+
+
+def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, truncation=None,
+                     cut_discount: bool = False, tie_key=None):
+    """(query, high, low, rank_high, rank_low, delta) arrays of the LambdaMART pairs.
+
+    high / low are rows of the batch; pairs are listed query by query in
+    pair-loop order. delta = (G_h - G_l) · |D(r_h) - D(r_l)| / IDCG@T, with
+    D(r) = 0 for r >= T when ``cut_discount``.
+    """
+    conv = as_convention(convention)
+    scores, labels = np.asarray(scores), np.asarray(labels)
+    offsets = [int(x) for x in offsets]
+    selected = range(len(offsets) - 1) if queries is None else [int(q) for q in queries]
+    rows = []
+    for q in selected:
+        a, b = offsets[q], offsets[q + 1]
+        n = b - a
+        sq, yq = list(scores[a:b]), list(labels[a:b])
+        gains = [gain(x, conv) for x in yq]
+        key = None if tie_key is None else list(np.asarray(tie_key)[a:b])
+        order = ranking(sq, gains, conv, key, conv.score_precision == "float32")
+        inv = _inverse(ideal_dcg(yq, truncation, conv))
+
+        def disc(r):
+            if cut_discount and truncation is not None and r >= truncation:
+                return 0.0
+            return discount(r, conv)
+
+        for i in range(_pair_rows(n, truncation)):
+            for j in range(i + 1, n):
+                u, v = order[i], order[j]
+                if gains[u] == gains[v]:
+                    continue
+                (h, rh), (l, rl) = ((u, i), (v, j)) if gains[u] > gains[v] else ((v, j), (u, i))
+                rows.append((q, a + h, a + l, rh, rl, (gains[h] - gains[l]) * abs(disc(rh) - disc(rl)) * inv))
+    cols = list(zip(*rows)) if rows else [[]] * 6
+    ints = [np.asarray(c, dtype=np.int64) for c in cols[:5]]
+    return (*ints, np.asarray(cols[5], dtype=np.float64))
+
+
+__all__ = ["delta_ndcg_pairs", "lambda_gradients", "lightgbm_sigmoid", "query_lambdas_default",
+           "query_lambdas_lightgbm", "query_lambdas_xgboost", "xgboost_sigmoid"]

@@ -1,0 +1,245 @@
+"""fastndcg's LightGBM objective and metric: bit-exact against the built-in lambdarank and ndcg@k."""
+import sys
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+import fastndcg
+import fastndcg.lightgbm as flgb
+from fastndcg import Convention
+from fastndcg.lightgbm import LambdarankObjective, NDCGMetric
+
+ROUNDS = 20
+BASE = dict(num_threads=1, deterministic=True, force_row_wise=True, learning_rate=0.1,
+            num_leaves=31, min_data_in_leaf=5, verbose=-1, seed=0)
+
+
+# ----------------------------------------------------------------------------- data (local parser)
+
+
+def read_svmlight(path: Path):
+    """Dense (X, y, qid or None) from an SVMlight/LETOR file; features are 1-based."""
+    labels, qids, rows = [], [], []
+    with open(path) as fh:
+        for line in fh:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            labels.append(float(parts[0]))
+            feats = {}
+            for item in parts[1:]:
+                key, value = item.split(":", 1)
+                if key == "qid":
+                    qids.append(int(value))
+                else:
+                    feats[int(key)] = float(value)
+            rows.append(feats)
+    width = max((max(r) for r in rows if r), default=0)
+    X = np.zeros((len(rows), width))
+    for i, r in enumerate(rows):
+        for k, v in r.items():
+            X[i, k - 1] = v
+    return X, np.array(labels), (np.array(qids) if qids else None)
+
+
+def group_sizes(qid):
+    change = np.flatnonzero(np.diff(qid)) + 1
+    return np.diff(np.concatenate([[0], change, [len(qid)]]))
+
+
+_CACHE = {}
+
+
+def load(shared_data, name):
+    """(X_train, y_train, group_train, X_test, y_test, group_test)."""
+    if name not in _CACHE:
+        if name == "lightgbm-rank":
+            d = shared_data / "lightgbm-rank"
+            Xtr, ytr, _ = read_svmlight(d / "rank.train")
+            Xte, yte, _ = read_svmlight(d / "rank.test")
+            width = max(Xtr.shape[1], Xte.shape[1])
+            Xtr = np.pad(Xtr, ((0, 0), (0, width - Xtr.shape[1])))
+            Xte = np.pad(Xte, ((0, 0), (0, width - Xte.shape[1])))
+            gtr = np.loadtxt(d / "rank.train.query", dtype=np.int64)
+            gte = np.loadtxt(d / "rank.test.query", dtype=np.int64)
+        else:   # mq2008: Fold1 vali to train on, test to evaluate
+            d = shared_data / "mq2008"
+            Xtr, ytr, qtr = read_svmlight(d / "vali.txt")
+            Xte, yte, qte = read_svmlight(d / "test.txt")
+            gtr, gte = group_sizes(qtr), group_sizes(qte)
+        _CACHE[name] = (Xtr, ytr, gtr, Xte, yte, gte)
+    return _CACHE[name]
+
+
+def bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def train_pair(data, extra, weights=None, mode="lightgbm"):
+    Xtr, ytr, gtr, Xte, _, _ = data
+    params = dict(BASE, objective="lambdarank", **extra)
+    builtin = lgb.train(params, lgb.Dataset(Xtr, ytr, group=gtr, weight=weights), ROUNDS)
+    obj = LambdarankObjective.from_params(params, mode=mode)
+    custom = lgb.train(dict(params, objective=obj), lgb.Dataset(Xtr, ytr, group=gtr, weight=weights), ROUNDS)
+    assert obj._model is not None, "the fastndcg objective was not called"
+    return builtin, custom
+
+
+# ----------------------------------------------------------------------------- exactness
+
+
+CASES = [
+    ("lightgbm-rank", {}, False),
+    ("lightgbm-rank", dict(sigmoid=2.0), False),
+    ("lightgbm-rank", dict(sigmoid=0.5, lambdarank_truncation_level=10), False),
+    ("lightgbm-rank", dict(lambdarank_norm=False), False),
+    ("lightgbm-rank", dict(label_gain=[0, 1, 2.5, 6, 20]), False),
+    ("lightgbm-rank", {}, True),
+    ("lightgbm-rank", dict(num_threads=2), False),
+    ("mq2008", {}, False),
+    ("mq2008", dict(lambdarank_truncation_level=10, lambdarank_norm=False), False),
+    ("mq2008", dict(num_threads=2, sigmoid=1.5), True),
+]
+
+
+@pytest.mark.parametrize("name, extra, weighted", CASES, ids=[f"{c[0]}-{c[1]}-w{int(c[2])}" for c in CASES])
+def test_lightgbm_mode_trains_identical_trees(shared_data, name, extra, weighted):
+    data = load(shared_data, name)
+    weights = np.random.default_rng(7).uniform(0.3, 3.0, size=len(data[1])) if weighted else None
+    builtin, custom = train_pair(data, extra, weights)
+    assert builtin.dump_model()["tree_info"] == custom.dump_model()["tree_info"]
+    for X in (data[0], data[3]):
+        p1 = builtin.predict(X, raw_score=True)
+        p2 = custom.predict(X, raw_score=True)
+        assert np.array_equal(bits(p1), bits(p2)), f"max |diff| {np.abs(p1 - p2).max()}"
+    assert np.ptp(builtin.predict(data[0], raw_score=True)) > 0    # the model did learn something
+
+
+def test_negative_control_default_mode_is_not_lightgbm(shared_data):
+    # The same comparison fails for the exact-logistic double-precision mode.
+    data = load(shared_data, "lightgbm-rank")
+    builtin, custom = train_pair(data, {}, mode="default")
+    p1 = builtin.predict(data[0], raw_score=True)
+    p2 = custom.predict(data[0], raw_score=True)
+    assert not np.array_equal(bits(p1), bits(p2))
+    np.testing.assert_allclose(p1, p2, atol=0.5)   # but it is the same objective, nearly
+
+
+def test_gradients_equal_on_real_data_at_trained_scores(shared_data):
+    # Kernel vs the float32-exact reference at non-trivial scores of real data.
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, "lightgbm-rank")
+    booster = lgb.train(dict(BASE, objective="lambdarank"), lgb.Dataset(Xtr, ytr, group=gtr), 10)
+    s = booster.predict(Xtr, raw_score=True)
+    off = fastndcg.offsets_from_group_sizes(gtr)
+    from fastndcg import _ref_lambdamart as ref
+    from fastndcg.lambdamart import lambda_gradients
+    g, h = lambda_gradients(s, ytr, off, mode="lightgbm")
+    rg, rh = ref.lambda_gradients(s, ytr, off, mode="lightgbm")
+    assert np.array_equal(g.view(np.uint32), rg.view(np.uint32))
+    assert np.array_equal(h.view(np.uint32), rh.view(np.uint32))
+
+
+# ----------------------------------------------------------------------------- metric
+
+
+@pytest.mark.parametrize("label_gain", [None, [0, 1, 2.5, 6, 20]])
+def test_metric_equals_lightgbm_ndcg(shared_data, label_gain):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "lightgbm-rank")
+    params = dict(BASE, objective="lambdarank", metric="ndcg", eval_at=[1, 3, 5, 10])
+    conv = "lightgbm"
+    if label_gain is not None:
+        params["label_gain"] = label_gain
+        conv = fastndcg.get_preset("lightgbm").replace(gain=tuple(label_gain))
+    train = lgb.Dataset(Xtr, ytr, group=gtr)
+    test = lgb.Dataset(Xte, yte, group=gte, reference=train)
+    metric = NDCGMetric([1, 3, 5, 10], convention=conv, name="fast")
+    evals = {}
+    lgb.train(params, train, 10, valid_sets=[train, test], valid_names=["train", "test"],
+              feval=metric, callbacks=[lgb.record_evaluation(evals)])
+    for part in ("train", "test"):
+        for k in (1, 3, 5, 10):
+            ours, theirs = evals[part][f"fast@{k}"], evals[part][f"ndcg@{k}"]
+            assert len(ours) == 10
+            assert ours == theirs, (part, k)          # to the bit, every round
+
+
+def test_metric_under_other_conventions_equals_engine(shared_data):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    booster = lgb.train(dict(BASE, objective="lambdarank"), lgb.Dataset(Xtr, ytr, group=gtr), 5)
+    preds = booster.predict(Xte, raw_score=True)
+    test = lgb.Dataset(Xte, yte, group=gte).construct()
+    off = fastndcg.offsets_from_group_sizes(gte)
+    for conv in ("standard", "letor4", Convention(empty="skip", aggregation="ratio")):
+        metric = NDCGMetric([1, 5, 10], convention=conv)
+        got = metric(preds, test)
+        want = fastndcg.mean_ndcg(preds, yte, off, [1, 5, 10], convention=conv)
+        assert [name for name, _, _ in got] == [f"{metric.name}@{k}" for k in (1, 5, 10)]
+        np.testing.assert_allclose([v for _, v, _ in got], want, rtol=1e-12)
+        assert all(higher for _, _, higher in got)
+
+
+# ----------------------------------------------------------------------------- caching, plumbing
+
+
+def test_group_structure_and_ideal_are_read_once(shared_data, monkeypatch):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    made = []
+    real = flgb.NDCGScorer
+
+    def counting(*args, **kwargs):
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(flgb, "NDCGScorer", counting)
+    reads = []
+    real_fields = flgb._dataset_fields
+    monkeypatch.setattr(flgb, "_dataset_fields", lambda ds: reads.append(1) or real_fields(ds))
+    obj = LambdarankObjective()
+    metric = NDCGMetric([5])
+    made.clear()
+    train = lgb.Dataset(Xtr, ytr, group=gtr)
+    test = lgb.Dataset(Xte, yte, group=gte, reference=train)
+    lgb.train(dict(BASE, objective=obj, metric="None"), train, 6, valid_sets=[train, test],
+              feval=metric)
+    assert len(made) == 2          # one scorer per evaluated Dataset, not one per round
+    assert len(reads) == 3         # objective: train once; metric: train and test once
+    model = obj._model
+    assert obj.model_for(train) is model
+
+
+def test_default_mode_trains_under_other_conventions(shared_data):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    off = fastndcg.offsets_from_group_sizes(gte)
+    preds = {}
+    for conv in ("standard", "letor4"):
+        obj = LambdarankObjective(mode="default", convention=conv, truncation=10)
+        booster = lgb.train(dict(BASE, objective=obj), lgb.Dataset(Xtr, ytr, group=gtr), 10)
+        preds[conv] = booster.predict(Xte, raw_score=True)
+        assert fastndcg.mean_ndcg(preds[conv], yte, off, 10) > 0.3
+    assert not np.array_equal(preds["standard"], preds["letor4"])
+
+
+def test_lightgbm_import_is_the_real_package():
+    assert flgb._require_lightgbm() is sys.modules["lightgbm"] is lgb
+    assert Path(lgb.__file__).parent.name == "lightgbm"
+    assert hasattr(lgb, "train") and hasattr(lgb, "Dataset")
+
+
+def test_objective_validation():
+    with pytest.raises(ValueError, match="sigma must be finite and > 0; got -1"):
+        LambdarankObjective(sigma=-1)
+    with pytest.raises(ValueError, match="truncation must be >= 1; got 0"):
+        LambdarankObjective.from_params({"lambdarank_truncation_level": 0})
+    with pytest.raises(ValueError, match="mode='lightgbm' reproduces the library"):
+        LambdarankObjective(convention="letor4")
+    with pytest.raises(ValueError, match="lambdarank_norm must be a boolean; got 'maybe'"):
+        LambdarankObjective.from_params({"lambdarank_norm": "maybe"})
+    obj = LambdarankObjective.from_params({"label_gain": "0,1,3,7", "lambdarank_norm": "false",
+                                           "sigmoid": 2})
+    assert obj.convention.gain == (0.0, 1.0, 3.0, 7.0) and obj.normalize is False and obj.sigma == 2.0
+    ds = lgb.Dataset(np.zeros((4, 1)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="the Dataset has no query information"):
+        obj(np.zeros(4), ds)

@@ -1,0 +1,225 @@
+"""fastndcg's XGBoost objective and metric: bit-exact against the built-in rank:ndcg (topk)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xgboost as xgb
+
+import fastndcg
+import fastndcg.xgboost as fxgb
+from fastndcg import Convention
+from fastndcg.xgboost import XGBOOST_NDCG, NDCGMetric, RankNDCGObjective
+
+ROUNDS = 20
+BASE = dict(tree_method="hist", nthread=1, eta=0.1, max_depth=6, base_score=0.0, seed=0)
+
+
+# ----------------------------------------------------------------------------- data (local parser)
+
+
+def read_svmlight(path: Path):
+    """Dense (X, y, qid or None) from an SVMlight/LETOR file; features are 1-based."""
+    labels, qids, rows = [], [], []
+    with open(path) as fh:
+        for line in fh:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            labels.append(float(parts[0]))
+            feats = {}
+            for item in parts[1:]:
+                key, value = item.split(":", 1)
+                if key == "qid":
+                    qids.append(int(value))
+                else:
+                    feats[int(key)] = float(value)
+            rows.append(feats)
+    width = max((max(r) for r in rows if r), default=0)
+    X = np.zeros((len(rows), width))
+    for i, r in enumerate(rows):
+        for k, v in r.items():
+            X[i, k - 1] = v
+    return X, np.array(labels), (np.array(qids) if qids else None)
+
+
+_CACHE = {}
+
+
+def load(shared_data, name):
+    """(X_train, y_train, qid_train, X_test, y_test, qid_test) with contiguous qids."""
+    if name not in _CACHE:
+        if name == "lightgbm-rank":
+            d = shared_data / "lightgbm-rank"
+            Xtr, ytr, _ = read_svmlight(d / "rank.train")
+            Xte, yte, _ = read_svmlight(d / "rank.test")
+            width = max(Xtr.shape[1], Xte.shape[1])
+            Xtr = np.pad(Xtr, ((0, 0), (0, width - Xtr.shape[1])))
+            Xte = np.pad(Xte, ((0, 0), (0, width - Xte.shape[1])))
+            gtr = np.loadtxt(d / "rank.train.query", dtype=np.int64)
+            gte = np.loadtxt(d / "rank.test.query", dtype=np.int64)
+            qtr = np.repeat(np.arange(len(gtr)), gtr)
+            qte = np.repeat(np.arange(len(gte)), gte)
+        else:
+            d = shared_data / "mq2008"
+            Xtr, ytr, qtr = read_svmlight(d / "vali.txt")
+            Xte, yte, qte = read_svmlight(d / "test.txt")
+        _CACHE[name] = (Xtr, ytr, qtr, Xte, yte, qte)
+    return _CACHE[name]
+
+
+def n_groups(qid):
+    return int(np.count_nonzero(np.diff(qid)) + 1)
+
+
+def train_pair(data, extra, weights=None, mode="xgboost"):
+    Xtr, ytr, qtr, Xte, yte, qte = data
+    params = dict(BASE, objective="rank:ndcg", lambdarank_pair_method="topk", **extra)
+
+    def dmatrix():
+        d = xgb.DMatrix(Xtr, ytr, qid=qtr)
+        if weights is not None:
+            d.set_weight(weights)
+        return d
+
+    builtin = xgb.train(params, dmatrix(), ROUNDS)
+    obj = RankNDCGObjective.from_params(params, mode=mode)
+    plain = {k: v for k, v in params.items() if not k.startswith(("objective", "lambdarank", "ndcg"))}
+    custom = xgb.train(plain, dmatrix(), ROUNDS, obj=obj)
+    assert obj._model is not None, "the fastndcg objective was not called"
+    return builtin, custom
+
+
+def margins(booster, X):
+    return booster.predict(xgb.DMatrix(X), output_margin=True)
+
+
+# ----------------------------------------------------------------------------- exactness
+
+
+CASES = [
+    ("mq2008", {}, False),
+    ("mq2008", dict(lambdarank_num_pair_per_sample=8, lambdarank_score_normalization=False), False),
+    ("mq2008", dict(lambdarank_num_pair_per_sample=100, ndcg_exp_gain=False,
+                    lambdarank_normalization=False), False),
+    ("mq2008", {}, True),
+    ("mq2008", dict(nthread=2), False),
+    ("lightgbm-rank", {}, False),
+    ("lightgbm-rank", dict(lambdarank_num_pair_per_sample=10, nthread=2), True),
+]
+
+
+@pytest.mark.parametrize("name, extra, weighted", CASES, ids=[f"{c[0]}-{c[1]}-w{int(c[2])}" for c in CASES])
+def test_xgboost_mode_trains_identical_trees(shared_data, name, extra, weighted):
+    data = load(shared_data, name)
+    weights = (np.random.default_rng(3).uniform(0.3, 3.0, size=n_groups(data[2])) if weighted else None)
+    builtin, custom = train_pair(data, extra, weights)
+    assert (builtin.get_dump(dump_format="json", with_stats=True)
+            == custom.get_dump(dump_format="json", with_stats=True))
+    for X in (data[0], data[3]):
+        p1, p2 = margins(builtin, X), margins(custom, X)
+        assert np.array_equal(p1.view(np.uint32), p2.view(np.uint32)), f"max |diff| {np.abs(p1 - p2).max()}"
+    assert np.ptp(margins(builtin, data[0])) > 0
+
+
+def test_negative_control_default_mode_is_not_xgboost(shared_data):
+    data = load(shared_data, "mq2008")
+    builtin, custom = train_pair(data, {}, mode="default")
+    p1, p2 = margins(builtin, data[0]), margins(custom, data[0])
+    assert not np.array_equal(p1.view(np.uint32), p2.view(np.uint32))
+
+
+def test_gradients_equal_reference_on_real_data(shared_data):
+    Xtr, ytr, qtr, _, _, _ = load(shared_data, "mq2008")
+    booster = xgb.train(dict(BASE, objective="rank:ndcg"), xgb.DMatrix(Xtr, ytr, qid=qtr), 8)
+    s = margins(booster, Xtr)
+    off = fastndcg.offsets_from_qid(qtr).offsets
+    from fastndcg import _ref_lambdamart as ref
+    from fastndcg.lambdamart import lambda_gradients
+    g, h = lambda_gradients(s, ytr, off, mode="xgboost")
+    rg, rh = ref.lambda_gradients(s, ytr, off, mode="xgboost")
+    assert np.array_equal(g.view(np.uint32), rg.view(np.uint32))
+    assert np.array_equal(h.view(np.uint32), rh.view(np.uint32))
+
+
+# ----------------------------------------------------------------------------- metric
+
+
+def test_metric_matches_xgboost_ndcg(shared_data):
+    Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
+    dtrain = xgb.DMatrix(Xtr, ytr, qid=qtr)
+    dtest = xgb.DMatrix(Xte, yte, qid=qte)
+    params = dict(BASE, objective="rank:ndcg", eval_metric=["ndcg@5", "ndcg@10"])
+    booster = xgb.train(params, dtrain, 5)
+    metric = NDCGMetric([5, 10])
+    ours = dict(metric(booster.predict(dtest, output_margin=True), dtest))
+    text = booster.eval(dtest, "test")            # "[0]\ttest-ndcg@5:0.xxx\ttest-ndcg@10:0.xxx"
+    theirs = dict(item.split(":") for item in text.split("\t")[1:])
+    for k in (5, 10):
+        assert ours[f"ndcg[xgboost]@{k}"] == pytest.approx(float(theirs[f"test-ndcg@{k}"]), abs=2e-6)
+
+
+def test_metric_as_custom_metric_with_conventions(shared_data):
+    Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
+    dtrain = xgb.DMatrix(Xtr, ytr, qid=qtr)
+    dtest = xgb.DMatrix(Xte, yte, qid=qte)
+    evals = {}
+    metric = NDCGMetric([1, 10], convention="letor4")
+    booster = xgb.train(dict(BASE, disable_default_eval_metric=1), dtrain, 4, obj=RankNDCGObjective(),
+                        custom_metric=metric, evals=[(dtest, "test")], evals_result=evals)
+    assert len(evals["test"]["ndcg[letor4]@10"]) == 4
+    off = fastndcg.offsets_from_qid(qte).offsets
+    want = fastndcg.mean_ndcg(booster.predict(dtest, output_margin=True), yte, off, [1, 10],
+                              convention="letor4")
+    np.testing.assert_allclose(metric.values(booster.predict(dtest, output_margin=True), dtest), want,
+                               rtol=1e-12)
+    assert evals["test"]["ndcg[letor4]@10"][-1] == pytest.approx(want[1], abs=1e-6)
+
+
+# ----------------------------------------------------------------------------- caching, plumbing
+
+
+def test_group_structure_is_read_once(shared_data, monkeypatch):
+    Xtr, ytr, qtr, _, _, _ = load(shared_data, "mq2008")
+    reads = []
+    real = fxgb._dmatrix_fields
+    monkeypatch.setattr(fxgb, "_dmatrix_fields", lambda d: reads.append(1) or real(d))
+    dtrain = xgb.DMatrix(Xtr, ytr, qid=qtr)
+    obj = RankNDCGObjective()
+    metric = NDCGMetric(5)
+    xgb.train(dict(BASE, disable_default_eval_metric=1), dtrain, 5, obj=obj, custom_metric=metric,
+              evals=[(dtrain, "train")])
+    assert len(reads) == 2          # objective once, metric once
+    assert obj.model_for(dtrain) is obj._model
+
+
+def test_default_mode_under_a_convention_trains(shared_data):
+    Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
+    obj = RankNDCGObjective(mode="default", convention=Convention(gain="linear", discount="reciprocal"),
+                            truncation=10)
+    booster = xgb.train(dict(BASE), xgb.DMatrix(Xtr, ytr, qid=qtr), 10, obj=obj)
+    off = fastndcg.offsets_from_qid(qte).offsets
+    assert fastndcg.mean_ndcg(margins(booster, Xte), yte, off, 10) > 0.3
+
+
+def test_xgboost_import_is_the_real_package():
+    assert fxgb._require_xgboost() is sys.modules["xgboost"] is xgb
+    assert hasattr(xgb, "train") and hasattr(xgb, "DMatrix")
+
+
+def test_objective_validation():
+    with pytest.raises(ValueError, match="only lambdarank_pair_method='topk' is reproduced; got 'mean'"):
+        RankNDCGObjective.from_params({"lambdarank_pair_method": "mean"})
+    with pytest.raises(ValueError, match="lambdarank_unbiased=True"):
+        RankNDCGObjective.from_params({"lambdarank_unbiased": True})
+    with pytest.raises(ValueError, match="sigma must be 1.0 in mode='xgboost'"):
+        RankNDCGObjective(sigma=2.0)
+    obj = RankNDCGObjective.from_params({"ndcg_exp_gain": False, "lambdarank_num_pair_per_sample": 4})
+    assert obj.convention.gain == "linear" and obj.truncation == 4
+    d = xgb.DMatrix(np.zeros((4, 1)), [0, 1, 0, 1], qid=[0, 0, 1, 1])
+    d.set_weight([1.0, 2.0])
+    assert obj.model_for(d).query_weights.tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="no query information"):
+        obj(np.zeros(4, dtype=np.float32), xgb.DMatrix(np.zeros((4, 1)), [0, 1, 0, 1]))
+    assert XGBOOST_NDCG.score_precision == "float32" and XGBOOST_NDCG.empty == "one"
