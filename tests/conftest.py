@@ -41,3 +41,60 @@ def shared_data():
             pytest.fail(f"shared data folder missing in CI: {SHARED_DATA}")
         pytest.skip(f"shared data folder not found: {SHARED_DATA}")
     return SHARED_DATA
+
+
+def read_svmlight_dense(path):
+    """Dense (X, y, qid or None) from an SVMlight/LETOR file; features are 1-based.
+
+    A plain test-side parser, so the exactness tests do not depend on fastndcg.readers."""
+    labels, qids, rows = [], [], []
+    with open(path) as fh:
+        for line in fh:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            labels.append(float(parts[0]))
+            feats = {}
+            for item in parts[1:]:
+                key, value = item.split(":", 1)
+                if key == "qid":
+                    qids.append(int(value))
+                else:
+                    feats[int(key)] = float(value)
+            rows.append(feats)
+    width = max((max(r) for r in rows if r), default=0)
+    X = np.zeros((len(rows), width))
+    for i, r in enumerate(rows):
+        for k, v in r.items():
+            X[i, k - 1] = v
+    return X, np.array(labels), (np.array(qids) if qids else None)
+
+
+def _group_sizes(qid):
+    change = np.flatnonzero(np.diff(qid)) + 1
+    return np.diff(np.concatenate([[0], change, [len(qid)]]))
+
+
+_RANKING_CACHE = {}
+
+
+def load_ranking_dataset(shared_data, name):
+    """(X_train, y_train, group_train, X_test, y_test, group_test)."""
+    if name not in _RANKING_CACHE:
+        if name == "lightgbm-rank":
+            d = shared_data / "lightgbm-rank"
+            Xtr, ytr, _ = read_svmlight_dense(d / "rank.train")
+            Xte, yte, _ = read_svmlight_dense(d / "rank.test")
+            width = max(Xtr.shape[1], Xte.shape[1])
+            Xtr = np.pad(Xtr, ((0, 0), (0, width - Xtr.shape[1])))
+            Xte = np.pad(Xte, ((0, 0), (0, width - Xte.shape[1])))
+            gtr = np.loadtxt(d / "rank.train.query", dtype=np.int64)
+            gte = np.loadtxt(d / "rank.test.query", dtype=np.int64)
+        else:   # mq2008: Fold1 vali to train on, test to evaluate
+            d = shared_data / "mq2008"
+            Xtr, ytr, qtr = read_svmlight_dense(d / "vali.txt")
+            Xte, yte, qte = read_svmlight_dense(d / "test.txt")
+            gtr, gte = _group_sizes(qtr), _group_sizes(qte)
+        _RANKING_CACHE[name] = (Xtr, ytr, gtr, Xte, yte, gte)
+    return _RANKING_CACHE[name]

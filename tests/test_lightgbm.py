@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import fastndcg
+from conftest import load_ranking_dataset
 import fastndcg.lightgbm as flgb
 from fastndcg import Convention
 from fastndcg.lightgbm import LambdarankObjective, NDCGMetric
@@ -16,62 +17,9 @@ BASE = dict(num_threads=1, deterministic=True, force_row_wise=True, learning_rat
             num_leaves=31, min_data_in_leaf=5, verbose=-1, seed=0)
 
 
-# ----------------------------------------------------------------------------- data (local parser)
-
-
-def read_svmlight(path: Path):
-    """Dense (X, y, qid or None) from an SVMlight/LETOR file; features are 1-based."""
-    labels, qids, rows = [], [], []
-    with open(path) as fh:
-        for line in fh:
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = line.split()
-            labels.append(float(parts[0]))
-            feats = {}
-            for item in parts[1:]:
-                key, value = item.split(":", 1)
-                if key == "qid":
-                    qids.append(int(value))
-                else:
-                    feats[int(key)] = float(value)
-            rows.append(feats)
-    width = max((max(r) for r in rows if r), default=0)
-    X = np.zeros((len(rows), width))
-    for i, r in enumerate(rows):
-        for k, v in r.items():
-            X[i, k - 1] = v
-    return X, np.array(labels), (np.array(qids) if qids else None)
-
-
-def group_sizes(qid):
-    change = np.flatnonzero(np.diff(qid)) + 1
-    return np.diff(np.concatenate([[0], change, [len(qid)]]))
-
-
-_CACHE = {}
-
-
 def load(shared_data, name):
     """(X_train, y_train, group_train, X_test, y_test, group_test)."""
-    if name not in _CACHE:
-        if name == "lightgbm-rank":
-            d = shared_data / "lightgbm-rank"
-            Xtr, ytr, _ = read_svmlight(d / "rank.train")
-            Xte, yte, _ = read_svmlight(d / "rank.test")
-            width = max(Xtr.shape[1], Xte.shape[1])
-            Xtr = np.pad(Xtr, ((0, 0), (0, width - Xtr.shape[1])))
-            Xte = np.pad(Xte, ((0, 0), (0, width - Xte.shape[1])))
-            gtr = np.loadtxt(d / "rank.train.query", dtype=np.int64)
-            gte = np.loadtxt(d / "rank.test.query", dtype=np.int64)
-        else:   # mq2008: Fold1 vali to train on, test to evaluate
-            d = shared_data / "mq2008"
-            Xtr, ytr, qtr = read_svmlight(d / "vali.txt")
-            Xte, yte, qte = read_svmlight(d / "test.txt")
-            gtr, gte = group_sizes(qtr), group_sizes(qte)
-        _CACHE[name] = (Xtr, ytr, gtr, Xte, yte, gte)
-    return _CACHE[name]
+    return load_ranking_dataset(shared_data, name)
 
 
 def bits(a):

@@ -7,6 +7,7 @@ import pytest
 import xgboost as xgb
 
 import fastndcg
+from conftest import load_ranking_dataset
 import fastndcg.xgboost as fxgb
 from fastndcg import Convention
 from fastndcg.xgboost import XGBOOST_NDCG, NDCGMetric, RankNDCGObjective
@@ -15,58 +16,10 @@ ROUNDS = 20
 BASE = dict(tree_method="hist", nthread=1, eta=0.1, max_depth=6, base_score=0.0, seed=0)
 
 
-# ----------------------------------------------------------------------------- data (local parser)
-
-
-def read_svmlight(path: Path):
-    """Dense (X, y, qid or None) from an SVMlight/LETOR file; features are 1-based."""
-    labels, qids, rows = [], [], []
-    with open(path) as fh:
-        for line in fh:
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = line.split()
-            labels.append(float(parts[0]))
-            feats = {}
-            for item in parts[1:]:
-                key, value = item.split(":", 1)
-                if key == "qid":
-                    qids.append(int(value))
-                else:
-                    feats[int(key)] = float(value)
-            rows.append(feats)
-    width = max((max(r) for r in rows if r), default=0)
-    X = np.zeros((len(rows), width))
-    for i, r in enumerate(rows):
-        for k, v in r.items():
-            X[i, k - 1] = v
-    return X, np.array(labels), (np.array(qids) if qids else None)
-
-
-_CACHE = {}
-
-
 def load(shared_data, name):
     """(X_train, y_train, qid_train, X_test, y_test, qid_test) with contiguous qids."""
-    if name not in _CACHE:
-        if name == "lightgbm-rank":
-            d = shared_data / "lightgbm-rank"
-            Xtr, ytr, _ = read_svmlight(d / "rank.train")
-            Xte, yte, _ = read_svmlight(d / "rank.test")
-            width = max(Xtr.shape[1], Xte.shape[1])
-            Xtr = np.pad(Xtr, ((0, 0), (0, width - Xtr.shape[1])))
-            Xte = np.pad(Xte, ((0, 0), (0, width - Xte.shape[1])))
-            gtr = np.loadtxt(d / "rank.train.query", dtype=np.int64)
-            gte = np.loadtxt(d / "rank.test.query", dtype=np.int64)
-            qtr = np.repeat(np.arange(len(gtr)), gtr)
-            qte = np.repeat(np.arange(len(gte)), gte)
-        else:
-            d = shared_data / "mq2008"
-            Xtr, ytr, qtr = read_svmlight(d / "vali.txt")
-            Xte, yte, qte = read_svmlight(d / "test.txt")
-        _CACHE[name] = (Xtr, ytr, qtr, Xte, yte, qte)
-    return _CACHE[name]
+    Xtr, ytr, gtr, Xte, yte, gte = load_ranking_dataset(shared_data, name)
+    return (Xtr, ytr, np.repeat(np.arange(len(gtr)), gtr), Xte, yte, np.repeat(np.arange(len(gte)), gte))
 
 
 def n_groups(qid):
