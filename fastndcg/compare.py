@@ -393,7 +393,7 @@ class Comparison:
                     mark = f" [{notes.index(reason) + 1}]"
                 cells = [fmt(self.mean[s, j, c]) if reason is None else "n/a" for c in range(len(measures))]
                 rows.append([p + mark] + cells + [_count_text(self.empty_queries[s, j])])
-            rows.append(["spread (max-min)"] + [fmt(spread[s][c]["spread"]) for c in range(len(measures))] + [""])
+            rows.append(["spread (max-min)"] + [fmt(spread[s][c]["spread"]) for c in range(len(measures))] + ["-"])
             out.append(_table(["preset"] + measures + ["empty"], rows))
             for c, m in enumerate(measures):
                 sp = spread[s][c]
