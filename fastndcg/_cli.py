@@ -551,7 +551,10 @@ def write_output(text: Union[str, bytes], path: Optional[str]) -> None:
         sys.stdout.flush()
         return
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".fastndcg-", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".fastndcg-", dir=folder)
+    except OSError as exc:      # name the output, not the temporary file
+        raise type(exc)(exc.errno, f"cannot create a file in {folder!r}: {exc.strerror}", path) from None
     try:
         if isinstance(text, bytes):
             with os.fdopen(fd, "wb") as fb:
