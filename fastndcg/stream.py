@@ -667,3 +667,64 @@ def evaluate_parquet(path: PathLike, k: Cutoffs = 10, *, query: str = "qid", lab
     return evaluate(iter_parquet(path, query=query, label=label, score=score, doc_id=doc_id,
                                  weight=weight, chunk_rows=chunk_rows),
                     k, convention=convention, keep=keep, per_query=per_query, n_threads=n_threads)
+
+
+# ----------------------------------------------------------------------------- partitions (Dask, Spark)
+
+
+def term_columns(n_cutoffs: int) -> Tuple[List[str], List[str]]:
+    """Names of the hidden per-query summand columns of the distributed back-ends."""
+    return ([f"__fastndcg_num{j}" for j in range(n_cutoffs)],
+            [f"__fastndcg_den{j}" for j in range(n_cutoffs)])
+
+
+def partition_terms(cols: Dict[str, np.ndarray], evaluator: ChunkEvaluator, query: str, label: str,
+                    score: str, doc_id: Optional[str], weight: Optional[str], names: List[str]) -> Dict[str, Any]:
+    """Per-query output columns of one query-complete partition.
+
+    ``cols`` holds the partition's rows with each query contiguous and in
+    input order. Returns {query: ids, *names: NDCG per cutoff, weight: w_q
+    (if given), *term_columns: the aggregate's per-query summands}.
+    """
+    chunk = frame_chunk(cols, query, label, score, doc_id, weight)
+    try:
+        nd, num, den = evaluator.terms(chunk)
+    except (ValueError, TypeError) as exc:
+        ids = chunk.query_ids
+        raise type(exc)(f"in the partition holding queries {_plain(ids[0])!r}..{_plain(ids[-1])!r}: {exc}") from exc
+    out: Dict[str, Any] = {query: chunk.query_ids}
+    for j, nm in enumerate(names):
+        out[nm] = nd[:, j]
+    if weight is not None:
+        out[weight] = chunk.weights
+    nums, dens = term_columns(evaluator.n_cutoffs)
+    for j in range(evaluator.n_cutoffs):
+        out[nums[j]] = num[:, j]
+    for j in range(evaluator.n_cutoffs):
+        out[dens[j]] = den[:, j]
+    return out
+
+
+def partials_of(frame: Any, n_cutoffs: int) -> Tuple[List[List[float]], List[List[float]]]:
+    """Exact partial sums (:func:`exact_partials`) of a per-query frame's summand columns."""
+    nums, dens = term_columns(n_cutoffs)
+    return ([exact_partials(np.asarray(frame[c], dtype=np.float64)) for c in nums],
+            [exact_partials(np.asarray(frame[c], dtype=np.float64)) for c in dens])
+
+
+def combine_partials(evaluator: ChunkEvaluator, pieces: Iterable[Tuple[List[List[float]], List[List[float]]]],
+                     names: List[str]) -> Union[float, Dict[str, float]]:
+    """The aggregate from every partition's exact partials: ``math.fsum`` of
+    all of them per cutoff (correctly rounded, independent of the
+    partitioning and order), then num / den. A float for a single k, else
+    {column name: value}."""
+    nc = evaluator.n_cutoffs
+    num, den = ExactSum(nc), ExactSum(nc)
+    for pn, pd_ in pieces:
+        for j in range(nc):
+            num.parts[j].extend(pn[j])
+            den.parts[j].extend(pd_[j])
+    values = evaluator.finish(num.total(), den.total())
+    if evaluator.single:
+        return float(values)
+    return dict(zip(names, (float(v) for v in values)))
