@@ -27,11 +27,13 @@ import math
 import numbers
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
 from fastndcg._api import NDCGScorer, mean_ndcg
+from fastndcg._cli import _csv, _csv_num, _table, write_output
+from fastndcg._cli import _qid_json as _qid
 from fastndcg._convention import Convention
 from fastndcg._validation import check_cutoffs
 from fastndcg.presets import PRESETS, list_presets
@@ -331,8 +333,6 @@ class Comparison:
         tie_best, rank, n_queries, empty_queries, short_queries, tied_queries,
         tie_crossing_queries, reason.
         """
-        from fastndcg._cli import _csv
-
         cols = ["system", "preset", "measure", "cutoff", "query", "ndcg", "tie_worst", "tie_best", "rank",
                 "n_queries", "empty_queries", "short_queries", "tied_queries", "tie_crossing_queries", "reason"]
         ranks = self.rankings()
@@ -361,8 +361,6 @@ class Comparison:
         """An aligned plain-text report: the presets' fields; per system the
         NDCG table, the spread between presets and the tie diagnostics; with
         several systems, their order under each preset and the flips."""
-        from fastndcg._cli import _table
-
         measures = self.measures
         fmt = _fmt(digits)
         out = [f"NDCG under {len(self.presets)} preset(s), {len(self.systems)} system(s), "
@@ -496,8 +494,6 @@ class Comparison:
         fig.tight_layout(rect=(0, 0, 1 - 1.8 / width, 1))
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=dpi)
-        from fastndcg._cli import write_output
-
         write_output(buf.getvalue(), str(path))
         return str(path)
 
@@ -565,16 +561,6 @@ def _count_text(v: Any) -> str:
 
 def _csv_count(v: Any) -> str:
     return "" if int(v) < 0 else str(int(v))
-
-
-def _csv_num(v: Any) -> str:
-    v = float(v)
-    return "" if math.isnan(v) else repr(v)
-
-
-def _qid(q: Any) -> Any:
-    q = q.item() if isinstance(q, np.generic) else q
-    return q if isinstance(q, (int, str)) else str(q)
 
 
 def _rank_of(tiers: List[List[str]], name: str) -> Optional[int]:
