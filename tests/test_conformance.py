@@ -354,3 +354,109 @@ def test_ranx(ties):
             mean_worst = max(mean_worst, abs(means[j] - float(np.mean(t))))
             assert means[j] == pytest.approx(float(np.mean(t)), abs=ATOL)
     report(f"ranx ties={ties}", worst, mean_worst)
+
+
+# ----------------------------------------------------------------------------- trec_eval's own outputs
+
+
+def _read_qrels(path):
+    qrels = {}
+    for line in open(path):
+        if line.strip():
+            topic, _, docno, rel = line.split()
+            qrels.setdefault(topic, {})[docno] = int(rel)
+    return qrels
+
+
+def _read_run(path):
+    run = {}
+    for line in open(path):
+        if line.strip():
+            topic, _, docno, _, score = line.split()[:5]      # trailing text after the tag is allowed
+            run.setdefault(topic, {})[docno] = float(score)
+    return run
+
+
+def _expected_ndcg_lines(path):
+    """{(measure, topic): printed value} for ndcg and ndcg_cut_* lines."""
+    out = {}
+    for line in open(path):
+        parts = [p.strip() for p in line.split("\t")]
+        if len(parts) == 3 and (parts[0] == "ndcg" or parts[0].startswith("ndcg_cut_") or parts[0].startswith("ndcg_1=")):
+            out[(parts[0], parts[1])] = parts[2]
+    return out
+
+
+def trec_eval_csr(qrels, run, complete=False, max_docs=None):
+    """CSR arrays for trec_eval's rules, built here without fastndcg.readers:
+    the run's documents with their qrels level (unjudged or negative: 0), docno
+    byte rank as tie_key (the presets break ties by it, descending), the qrels'
+    levels as the external ideal, topics of run and qrels (``-c``: every qrels
+    topic, a missing one with no documents), and ``-M`` applied after sorting."""
+    topics = sorted(qrels) if complete else sorted(set(run) & set(qrels))
+    docnos = sorted({d for t in topics for d in run.get(t, {})}, key=lambda d: d.encode())
+    key_of = {d: i for i, d in enumerate(docnos)}
+    scores, labels, keys, sizes, ideal, ideal_sizes = [], [], [], [], [], []
+    for t in topics:
+        docs = sorted(run.get(t, {}).items(), key=lambda item: (-item[1], [-b for b in item[0].encode()]))
+        docs = docs[:max_docs] if max_docs else docs
+        scores += [score for _, score in docs]
+        labels += [max(qrels[t].get(d, 0), 0) for d, _ in docs]
+        keys += [key_of[d] for d, _ in docs]
+        sizes.append(len(docs))
+        ideal += [max(level, 0) for level in qrels[t].values()]
+        ideal_sizes.append(len(qrels[t]))
+    offsets = lambda n: np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
+    return (topics, np.array(scores), np.array(labels), offsets(sizes), np.array(keys),
+            np.array(ideal), offsets(ideal_sizes))
+
+
+TREC_EVAL_TEST = [   # expected output, qrels, run, -c, -M (see ../shared/data/trec_eval-test/SOURCE.md)
+    ("out.test.a", "qrels.test", "results.test", False, None),
+    ("out.test.aq", "qrels.test", "results.test", False, None),
+    ("out.test.aqc", "qrels.test", "results.trunc", True, None),
+    ("out.test.aqcM", "qrels.test", "results.trunc", True, 100),
+    ("out.test.aql", "qrels.rel_level", "results.test", False, None),   # -l2 does not touch ndcg
+]
+TREC_CUTS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+
+
+@pytest.mark.parametrize("expected, qrels_file, run_file, complete, max_docs", TREC_EVAL_TEST)
+def test_trec_eval_expected_outputs(shared_data, expected, qrels_file, run_file, complete, max_docs):
+    """trec_eval 10.0's own expected outputs (ndcg, ndcg_cut_k per topic and all),
+    through the Python API with the trec_eval / trec_eval_cut presets, at the
+    printed precision (%.4f)."""
+    base = shared_data / "trec_eval-test"
+    want = _expected_ndcg_lines(base / expected)
+    topics, s, y, off, key, iy, ioff = trec_eval_csr(_read_qrels(base / qrels_file), _read_run(base / run_file),
+                                                     complete, max_docs)
+    got = {}
+    for preset, ks, names in (("trec_eval", [None], ["ndcg"]),
+                              ("trec_eval_cut", TREC_CUTS, [f"ndcg_cut_{k}" for k in TREC_CUTS])):
+        per_query = fastndcg.ndcg(s, y, off, ks, convention=preset, tie_key=key, ideal_labels=iy, ideal_offsets=ioff)
+        means = fastndcg.mean_ndcg(s, y, off, ks, convention=preset, tie_key=key, ideal_labels=iy, ideal_offsets=ioff)
+        for j, name in enumerate(names):
+            got[(name, "all")] = f"{means[j]:.4f}"
+            for q, t in enumerate(topics):
+                got[(name, t)] = f"{per_query[q, j]:.4f}"
+    if not any(t != "all" for _, t in want):         # out.test.a: only the "all" lines
+        got = {key_: v for key_, v in got.items() if key_[1] == "all"}
+    assert len(want) >= 10 and got == want
+
+
+def test_trec_eval_custom_gains_expected_output(shared_data):
+    """out.test.meas_params: -mndcg.1=3,2=9,4=4.5 (a gain table; level 3 keeps gain 3)
+    and -mndcg_cut.10,20,23."""
+    base = shared_data / "trec_eval-test"
+    want = _expected_ndcg_lines(base / "out.test.meas_params")
+    topics, s, y, off, key, iy, ioff = trec_eval_csr(_read_qrels(base / "qrels.test"), _read_run(base / "results.test"))
+    gains = fastndcg.get_preset("trec_eval").replace(gain={0: 0, 1: 3, 2: 9, 3: 3, 4: 4.5})
+    got = {}
+    for conv, ks, names in ((gains, [None], ["ndcg_1=3,2=9,4=4.5"]),
+                            ("trec_eval_cut", [10, 20, 23], ["ndcg_cut_10", "ndcg_cut_20", "ndcg_cut_23"])):
+        per_query = fastndcg.ndcg(s, y, off, ks, convention=conv, tie_key=key, ideal_labels=iy, ideal_offsets=ioff)
+        means = fastndcg.mean_ndcg(s, y, off, ks, convention=conv, tie_key=key, ideal_labels=iy, ideal_offsets=ioff)
+        for j, name in enumerate(names):
+            got[(name, "all")] = f"{means[j]:.4f}"
+            got.update({(name, t): f"{per_query[q, j]:.4f}" for q, t in enumerate(topics)})
+    assert len(want) == 16 and got == want
