@@ -859,6 +859,8 @@ def cmd_compare(args) -> int:
                      "(compare a custom convention with fastndcg.compare(...) in Python)")
     if args.stream:
         raise _Usage("--stream does not apply to compare: every preset is evaluated on data held in memory")
+    if args.per_query and args.format == "table":
+        _note("--per-query applies to --format json and csv; the table shows the aggregates")
     if args.plot_max_k is not None and args.plot is None:
         raise _Usage("--plot-max-k needs --plot FILE.png")
     if args.plot is not None:

@@ -178,8 +178,12 @@ class Comparison:
     @property
     def baseline(self) -> str:
         """The preset the others' system order is checked against: ``standard``
-        when compared, else the first preset."""
-        return "standard" if "standard" in self.presets else self.presets[0]
+        when compared and it has values, else the first preset that has values
+        (else the first preset)."""
+        has = [p for j, p in enumerate(self.presets) if not np.isnan(self.mean[:, j]).all()]
+        if "standard" in has:
+            return "standard"
+        return has[0] if has else self.presets[0]
 
     def computable(self, system: str, preset: str) -> bool:
         return preset not in self.reasons.get(system, {})
@@ -468,7 +472,7 @@ class Comparison:
         width = 6.4 * n + 1.8
         fig = Figure(figsize=(width, 4.8))
         axes = fig.subplots(1, n, squeeze=False, sharey=True)
-        cmap = colormaps["tab20"]
+        strong, light = colormaps["tab10"], colormaps["tab20"]
         styles = ["-", "--", "-.", ":"]
         for s, name in enumerate(self.systems):
             ax = axes[0, s]
@@ -476,8 +480,9 @@ class Comparison:
                 if np.all(np.isnan(values[s, j])):
                     continue
                 # dash pattern varies too, so presets with equal values stay visible
-                ax.plot(ks, values[s, j], styles[j % 4], color=cmap(j % 20), marker="o", markersize=3,
-                        linewidth=1.4, label=p)
+                color = strong(j % 10) if j < 10 else light((2 * (j - 10) + 1) % 20)
+                ax.plot(ks, values[s, j], styles[j % 4], color=color, marker="o" if j < 10 else "s",
+                        markersize=3, linewidth=1.4, label=p)
             ax.set_title(name)
             ax.set_xlabel("k")
             ax.grid(True, alpha=0.3)
@@ -491,7 +496,12 @@ class Comparison:
                     handles.append(h)
                     labels.append(lab)
         fig.legend(handles, labels, loc="center right", fontsize="small", title="preset")
-        fig.tight_layout(rect=(0, 0, 1 - 1.8 / width, 1))
+        missing = [p for j, p in enumerate(self.presets) if np.isnan(values[:, j]).all()]
+        bottom = 0.0
+        if missing:
+            fig.text(0.01, 0.01, "not computable: " + ", ".join(missing) + " (see the report)", fontsize="x-small")
+            bottom = 0.04
+        fig.tight_layout(rect=(0, bottom, 1 - 1.8 / width, 1))
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=dpi)
         write_output(buf.getvalue(), str(path))

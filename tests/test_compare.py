@@ -206,6 +206,14 @@ def test_flip_between_two_systems_is_flagged():
     assert any(f["a"] == "A" and f["b"] == "B" for f in doc["flips"])
 
 
+def test_baseline_is_a_preset_with_values():
+    runs, labels, offsets = flip_case()
+    r = fastndcg.compare(runs, labels, offsets, k=1, presets=["trec_eval", "letor4", "sklearn"])
+    assert r.baseline == "letor4"                               # trec_eval: no tie key, no values
+    assert r.order_changed() == {"trec_eval": [False], "letor4": [False], "sklearn": [True]}
+    assert r.rankings()["trec_eval"] == [[]]
+
+
 def test_no_flip_when_presets_agree():
     runs, labels, offsets = flip_case()
     r = fastndcg.compare(runs, labels, offsets, k=1, presets=["standard", "lightgbm"])
