@@ -55,7 +55,8 @@ class NDCGScorer:
     offsets : int array of shape (n_queries + 1,)
         Query q owns rows ``offsets[q]:offsets[q+1]``.
     k : None, int or sequence of int
-        Cutoff(s). None is the whole list. A sequence gives one column per entry.
+        Cutoff(s). None is the whole list (or ``convention.default_k`` when set,
+        e.g. 32 for the "xgboost" preset). A sequence gives one column per entry.
     convention : Convention, preset name or None
         See :class:`fastndcg.Convention`; None is the default convention.
     weights : array of shape (n_queries,), optional
@@ -208,7 +209,9 @@ class NDCGScorer:
         NDCG is not NaN (``empty="skip"`` leaves them out; w_q = 1 without
         weights). ``aggregation="ratio"``: sum_q w_q DCG_q / sum_q w_q IDCG_q
         over the same queries, DCG_q counting 0 where the short rule zeroes
-        the query. NaN when no query counts. Sums run over queries in order,
+        the query. NaN when no query counts. The convention's
+        ``weight_precision``, ``empty_weight`` and ``above_one`` fields adjust
+        this (see :class:`fastndcg.Convention`). Sums run over queries in order,
         outside the parallel kernels, so the result does not depend on threads.
         """
         sc, key = self._check_scores(scores, tie_key)
@@ -304,8 +307,8 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
         Query q owns rows ``offsets[q]:offsets[q+1]``; starts at 0,
         non-decreasing, ends at n_docs. Empty queries are allowed.
     k : None, int or sequence of int, default None
-        Cutoff(s); None is the whole list. Many cutoffs share one top-k
-        selection per query.
+        Cutoff(s); None is the whole list (or ``convention.default_k`` when
+        set). Many cutoffs share one top-k selection per query.
     convention : Convention, preset name or None
         Gain, discount, tie rule, empty/short-query rules, ideal list,
         aggregation. None is ``Convention()``: exponential gain 2**l - 1,

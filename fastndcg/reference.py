@@ -245,6 +245,13 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
       (w_q = 1 without weights); NaN if no query counts.
     * ``ratio``: sum_q w_q DCG_q / sum_q w_q IDCG_q over the same queries, with
       DCG_q taken as 0 where the short rule zeroes the query.
+
+    ``weight_precision="float32"`` rounds w_q to float32 first.
+    ``empty_weight="unweighted"``: an empty query (IDCG = 0, not zeroed by the
+    short rule) adds its bare value instead of w_q times it (w_q stays in the
+    denominator). ``above_one``: "keep", "clamp" (min(1, value)) or "check"
+    (ValueError above 1 + 1e-6, else clamp). ``k=None`` means
+    ``convention.default_k`` when that is set.
     """
     conv = as_convention(convention)
     cutoffs = _cutoff_list(k, conv)
