@@ -121,18 +121,25 @@ def _terms(ddf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Opt
     return terms, evaluator, names, nums + dens
 
 
-def _check_unique(terms: Any, query: str) -> None:
-    counts = terms[query].value_counts().compute()
-    if len(counts) and int(counts.max()) > 1:
-        dup = counts.index[int(np.argmax(counts.to_numpy()))]
-        raise ValueError(f"shuffle=False but query {dup!r} is in several partitions; the data is "
-                         "not partitioned by query (use shuffle=True)")
-
-
-def _aggregate(terms: Any, evaluator: ChunkEvaluator, names: List[str]):
+def _aggregate(terms: Any, evaluator: ChunkEvaluator, names: List[str], query: str, check: bool):
+    """Exact partials of every partition, computed together with (``check``)
+    the most frequent query id, whose count must be 1 when the caller said
+    the data is partitioned by query."""
     dask, _ = _require_dask()
     parts = [dask.delayed(partials_of)(d, evaluator.n_cutoffs) for d in terms.to_delayed()]
-    return combine_partials(evaluator, dask.compute(*parts), names)
+    extra = [terms[query].value_counts().nlargest(1)] if check else []
+    out = dask.compute(*parts, *extra)
+    if check:
+        top = out[-1]
+        out = out[:-1]
+        if len(top) and int(top.iloc[0]) > 1:
+            raise ValueError(f"shuffle=False but query {_plain(top.index[0])!r} is in several partitions; "
+                             "the data is not partitioned by query (use shuffle=True)")
+    return combine_partials(evaluator, out, names)
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
 
 
 _DOC = """
@@ -200,9 +207,7 @@ def evaluate(ddf: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "lab
                                              shuffle, npartitions, n_threads)
     if persist:
         terms = terms.persist()
-    if not shuffle:
-        _check_unique(terms, query)
-    return DaskResult(terms.drop(columns=hidden), _aggregate(terms, evaluator, names))
+    return DaskResult(terms.drop(columns=hidden), _aggregate(terms, evaluator, names, query, not shuffle))
 
 
 for _f in (ndcg, mean_ndcg, evaluate):
