@@ -103,7 +103,6 @@ def scaling_table(rows_list: List[int], workers_list: List[int], repeats: int = 
         df = pd.DataFrame({"qid": np.repeat(np.arange(o.size - 1), np.diff(o)), "label": l, "score": s})
         t, m = _best(lambda: frames.mean_ndcg(df, K, n_threads=1), repeats)
         results.append(dict(rows=n, impl="frames", workers=1, threads=1, seconds=t, rows_per_s=n / t, mean=m))
-        del df, s, l, o
         for workers in workers_list:
             with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                               dashboard_address=":0", memory_limit=0) as cluster, Client(cluster):

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partials, cutoff_names, partials_of,
+from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, cutoff_names, partial_rows,
                              partition_terms, term_columns)
 
 POSITION = "__fastndcg_pos"
@@ -125,17 +125,20 @@ def _aggregate(terms: Any, evaluator: ChunkEvaluator, names: List[str], query: s
     """Exact partials of every partition, computed together with (``check``)
     the most frequent query id, whose count must be 1 when the caller said
     the data is partitioned by query."""
+    import pandas as pd
+
     dask, _ = _require_dask()
-    parts = [dask.delayed(partials_of)(d, evaluator.n_cutoffs) for d in terms.to_delayed()]
+    nc = evaluator.n_cutoffs
+    meta = pd.DataFrame({"part": pd.Series([], dtype=np.int32), "value": pd.Series([], dtype=np.float64)})
+    rows = terms.map_partitions(lambda f: partial_rows([f], nc), meta=meta)
     extra = [terms[query].value_counts().nlargest(1)] if check else []
-    out = dask.compute(*parts, *extra)
+    out = dask.compute(rows, *extra)
     if check:
-        top = out[-1]
-        out = out[:-1]
+        top = out[1]
         if len(top) and int(top.iloc[0]) > 1:
             raise ValueError(f"shuffle=False but query {_plain(top.index[0])!r} is in several partitions; "
                              "the data is not partitioned by query (use shuffle=True)")
-    return combine_partials(evaluator, out, names)
+    return combine_partial_rows(evaluator, out[0]["part"], out[0]["value"], names)
 
 
 def _plain(v: Any) -> Any:

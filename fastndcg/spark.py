@@ -36,8 +36,8 @@ from typing import Any, Dict, Iterator, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.stream import (ChunkEvaluator, Cutoffs, ExactSum, combine_partials, cutoff_names,
-                             partials_of, partition_terms, term_columns, whole_queries)
+from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, cutoff_names, partial_rows,
+                             partition_terms, term_columns, whole_queries)
 
 POSITION = "__fastndcg_pos"
 #: Rows handed to the kernels at once within a partition (whole queries; more
@@ -106,30 +106,10 @@ def _terms(sdf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Opt
 
 
 def _aggregate(terms: Any, evaluator: ChunkEvaluator, names: List[str]):
-    _, _, T = _require_spark()
     nc = evaluator.n_cutoffs
-    schema = T.StructType([T.StructField("part", T.IntegerType()), T.StructField("value", T.DoubleType())])
-
-    def partials(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
-
-        num, den = ExactSum(nc), ExactSum(nc)
-        for b in batches:
-            pn, pd_ = partials_of(b, nc)
-            for j in range(nc):
-                num.parts[j].extend(pn[j])
-                den.parts[j].extend(pd_[j])
-        rows = [(j, v) for j in range(nc) for v in num.parts[j]]
-        rows += [(nc + j, v) for j in range(nc) for v in den.parts[j]]
-        yield pd.DataFrame({"part": np.array([r[0] for r in rows], dtype=np.int32),
-                            "value": np.array([r[1] for r in rows], dtype=np.float64)})
-
-    collected = _collect(terms.mapInPandas(partials, schema))
-    pn: List[List[float]] = [[] for _ in range(nc)]
-    pd_: List[List[float]] = [[] for _ in range(nc)]
-    for row in collected:
-        (pn if row["part"] < nc else pd_)[row["part"] % nc].append(float(row["value"]))
-    return combine_partials(evaluator, [(pn, pd_)], names)
+    rows = _collect(terms.mapInPandas(lambda batches: iter([partial_rows(batches, nc)]),
+                                      "part int, value double"))
+    return combine_partial_rows(evaluator, [r["part"] for r in rows], [r["value"] for r in rows], names)
 
 
 def _collect(df: Any) -> list:

@@ -579,10 +579,8 @@ def whole_queries(batches: Iterable[Dict[str, np.ndarray]], query: str, chunk_ro
     """
     pending: Optional[Dict[str, np.ndarray]] = None
     seen: set = set()
-    last_done: Any = None
 
     def check(piece: Dict[str, np.ndarray]) -> None:
-        nonlocal last_done
         q = piece[query]
         if q.shape[0] == 0:
             return
@@ -705,26 +703,33 @@ def partition_terms(cols: Dict[str, np.ndarray], evaluator: ChunkEvaluator, quer
     return out
 
 
-def partials_of(frame: Any, n_cutoffs: int) -> Tuple[List[List[float]], List[List[float]]]:
-    """Exact partial sums (:func:`exact_partials`) of a per-query frame's summand columns."""
+def partial_rows(frames: Iterable[Any], n_cutoffs: int) -> Any:
+    """Exact partial sums of per-query frames' summand columns, as a small
+    pandas DataFrame (``part``: cutoff j for numerators, n_cutoffs + j for
+    denominators; ``value``: one partial a row), for a partition to send to
+    the driver instead of its per-query values."""
+    import pandas as pd
+
     nums, dens = term_columns(n_cutoffs)
-    return ([exact_partials(np.asarray(frame[c], dtype=np.float64)) for c in nums],
-            [exact_partials(np.asarray(frame[c], dtype=np.float64)) for c in dens])
+    acc = ExactSum(2 * n_cutoffs)
+    for frame in frames:
+        acc.add(np.column_stack([np.asarray(frame[c], dtype=np.float64) for c in nums + dens]))
+    part = [j for j, p in enumerate(acc.parts) for _ in p]
+    value = [v for p in acc.parts for v in p]
+    return pd.DataFrame({"part": np.array(part, dtype=np.int32), "value": np.array(value, dtype=np.float64)})
 
 
-def combine_partials(evaluator: ChunkEvaluator, pieces: Iterable[Tuple[List[List[float]], List[List[float]]]],
-                     names: List[str]) -> Union[float, Dict[str, float]]:
-    """The aggregate from every partition's exact partials: ``math.fsum`` of
-    all of them per cutoff (correctly rounded, independent of the
-    partitioning and order), then num / den. A float for a single k, else
-    {column name: value}."""
+def combine_partial_rows(evaluator: ChunkEvaluator, part: Any, value: Any,
+                         names: List[str]) -> Union[float, Dict[str, float]]:
+    """The aggregate from every partition's :func:`partial_rows`: ``math.fsum``
+    of all partials per cutoff (the correctly rounded exact sum, independent
+    of the partitioning and of the order of the rows), then num / den. A
+    float for a single k, else {column name: value}."""
     nc = evaluator.n_cutoffs
-    num, den = ExactSum(nc), ExactSum(nc)
-    for pn, pd_ in pieces:
-        for j in range(nc):
-            num.parts[j].extend(pn[j])
-            den.parts[j].extend(pd_[j])
-    values = evaluator.finish(num.total(), den.total())
+    part = np.asarray(part, dtype=np.int64)
+    value = np.asarray(value, dtype=np.float64)
+    sums = np.array([math.fsum(value[part == j].tolist()) for j in range(2 * nc)])
+    values = evaluator.finish(sums[:nc], sums[nc:])
     if evaluator.single:
         return float(values)
     return dict(zip(names, (float(v) for v in values)))
