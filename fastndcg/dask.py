@@ -80,6 +80,31 @@ def _evaluate_partition(pdf: Any, evaluator: ChunkEvaluator, query: str, label: 
     return frame.astype(meta.dtypes.to_dict())
 
 
+def _sort_partition(pdf: Any, query: str) -> Any:
+    return pdf.sort_values([query, POSITION], kind="mergesort").drop(columns=POSITION)
+
+
+def partition_by_query(ddf: Any, query: str = "qid", *, npartitions: Optional[int] = None) -> Any:
+    """Rows sorted by query, each query whole in one partition, in input order within a query.
+
+    ``set_index(query)`` (a sort by query with quantile divisions, so a
+    query never straddles two partitions), then a stable sort of each
+    partition by (query, input position). The result suits
+    ``xgboost.dask.DaskDMatrix(..., qid=ddf[query])`` for learning to rank
+    (XGBoost needs each worker's query ids sorted and each query on one
+    worker): with :class:`fastndcg.xgboost.RankNDCGObjective` every worker
+    then computes the gradients of whole queries, as single-machine training
+    does (see docs/scale.md). Persist the result first (``.persist()``):
+    the sort computes its divisions when the graph is built, which
+    ``xgboost.dask`` (an asynchronous client) cannot do.
+    """
+    _check_columns(ddf, {"query": query})
+    data = ddf.map_partitions(_with_position, meta=ddf._meta.assign(**{POSITION: np.int64(0)}))
+    data = data.set_index(query, sort=True, npartitions=npartitions).reset_index()
+    data = data[list(ddf.columns) + [POSITION]]
+    return data.map_partitions(_sort_partition, query, meta=ddf._meta)
+
+
 @dataclass
 class DaskResult:
     """Per-query NDCG (a Dask DataFrame, persisted) and the aggregate."""

@@ -114,3 +114,47 @@ def test_bad_input(client):
     bad.loc[3, "w"] = 1e3
     with pytest.raises(ValueError, match="weight column 'w' must be constant"):
         fdask.mean_ndcg(dd.from_pandas(bad, npartitions=2, sort=False), 5, weight="w")
+
+
+def test_partition_by_query(client):
+    df = _frame(6, n=1500, n_queries=80, str_ids=False)
+    parted = fdask.partition_by_query(dd.from_pandas(df, npartitions=5, sort=False), "qid", npartitions=3)
+    parts = [p.compute() for p in parted.partitions]
+    assert sum(len(p) for p in parts) == len(df)
+    seen = [set(p["qid"]) for p in parts]
+    assert sum(len(s) for s in seen) == len(set().union(*seen))          # each query in one partition
+    whole = pd.concat(parts, ignore_index=True)
+    assert whole["qid"].is_monotonic_increasing
+    want = df.sort_values("qid", kind="mergesort").reset_index(drop=True)    # input order within a query
+    pd.testing.assert_frame_equal(whole, want, check_dtype=False)
+
+
+def test_xgboost_dask_training_gives_the_single_machine_model(client):
+    """fastndcg's LambdaMART objective in xgboost.dask.train on query-partitioned
+    data (2 workers) gives the model of single-machine xgb.train, prediction for
+    prediction (features with fewer distinct values than max_bin, so the
+    distributed quantile sketch equals the single-machine one)."""
+    import xgboost as xgb
+    import xgboost.dask  # noqa: F401
+
+    from fastndcg.xgboost import RankNDCGObjective
+
+    rng = np.random.default_rng(8)
+    n_queries = 80
+    sizes = rng.integers(3, 30, n_queries)
+    q = np.repeat(rng.permutation(n_queries) * 5, sizes)
+    n = q.size
+    feats = pd.DataFrame(rng.integers(0, 10, (n, 4)).astype(np.float32), columns=list("abcd"))
+    y = np.clip((feats["a"] + 0.5 * feats["b"] + rng.integers(0, 4, n)) // 3, 0, 4).astype(np.float32)
+    df = feats.assign(label=y, qid=q).iloc[rng.permutation(n)].reset_index(drop=True)
+    params = {"tree_method": "hist", "base_score": 0.0, "max_depth": 3, "eta": 0.3, "nthread": 1}
+    local = df.sort_values("qid", kind="mergesort")
+    single = xgb.train(params, xgb.DMatrix(local[list("abcd")], local["label"], qid=local["qid"]), 8,
+                       obj=RankNDCGObjective(mode="default"))
+    parted = fdask.partition_by_query(dd.from_pandas(df, npartitions=4, sort=False), "qid",
+                                      npartitions=4).persist()
+    dtrain = xgb.dask.DaskDMatrix(client, parted[list("abcd")], parted["label"], qid=parted["qid"])
+    out = xgb.dask.train(client, params, dtrain, 8, obj=RankNDCGObjective(mode="default"))
+    check = xgb.DMatrix(feats)
+    np.testing.assert_array_equal(out["booster"].predict(check), single.predict(check))
+    assert out["booster"].get_dump() == single.get_dump()
