@@ -120,8 +120,9 @@ def _trec_dicts(s, y, off):
     return qrels, run
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("data", ["ties", "tie_free", "near_ties"])
-def test_pytrec_eval(data):
+def test_pytrec_eval(data, dtype):
     """pytrec_eval ndcg and ndcg_cut.k; docno = d<row>, so tie_key = row, descending.
     A query with no judged and no retrieved document is left out of pytrec_eval's
     output: our mean leaves it out with weight 0."""
@@ -132,6 +133,7 @@ def test_pytrec_eval(data):
                                   fastndcg.ndcg(s, y, off, 5, convention="pytrec_eval_cut", tie_key=np.arange(s.size)))
     else:
         s, y, off = make_case(4, ties=data == "ties")
+    s = s.astype(dtype)                   # float32 near-ties: tied before any rounding
     qrels, run = _trec_dicts(s, y, off)
     cuts = [1, 2, 3, 5, 10, 40]
     result = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut." + ",".join(map(str, cuts))}).evaluate(run)
@@ -335,12 +337,13 @@ def _ranx(s, y, off, metrics):
     return {m: np.asarray(out[m]) for m in metrics}
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("ties", [False, "small"])
-def test_ranx(ties):
+def test_ranx(ties, dtype):
     """ranx ndcg / ndcg_burges with Qrels/Run objects. Ties only in queries of at most
     15 documents ("small"), where numba's sort keeps insertion order; larger tied
     queries have no simple rule. Queries with zero documents score 0 in ranx too."""
-    s, y, off = make_case(10, ties=bool(ties), max_docs=15 if ties else 25)
+    s, y, off = make_case(10, ties=bool(ties), max_docs=15 if ties else 25, dtype=dtype)
     metrics = [f"{m}@{k}" for m in ("ndcg", "ndcg_burges") for k in K] + ["ndcg", "ndcg_burges"]
     theirs = _ranx(s, y, off, metrics)
     worst = mean_worst = 0.0
