@@ -73,7 +73,10 @@ def _evaluate_partition(pdf: Any, evaluator: ChunkEvaluator, query: str, label: 
 
     if len(pdf) == 0:
         return meta.copy()
-    pdf = pdf.sort_values([query, POSITION], kind="mergesort")
+    if POSITION in pdf.columns:
+        pdf = pdf.sort_values([query, POSITION], kind="mergesort")
+    elif not _contiguous(pdf[query].to_numpy()):     # shuffle=False: rows are in input order
+        pdf = pdf.sort_values(query, kind="mergesort")
     cols = {c: pdf[c].to_numpy() for c in pdf.columns if c != POSITION}
     out = partition_terms(cols, evaluator, query, label, score, doc_id, weight, names)
     frame = pd.DataFrame({c: np.asarray(v) for c, v in out.items()})
@@ -105,6 +108,16 @@ def partition_by_query(ddf: Any, query: str = "qid", *, npartitions: Optional[in
     return data.map_partitions(_sort_partition, query, meta=ddf._meta)
 
 
+def _contiguous(q: np.ndarray) -> bool:
+    """True when each query's rows form one run."""
+    import pandas as pd
+
+    if q.shape[0] == 0:
+        return True
+    runs = q[np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))]
+    return len(pd.unique(runs)) == runs.shape[0]
+
+
 @dataclass
 class DaskResult:
     """Per-query NDCG (a Dask DataFrame, persisted) and the aggregate."""
@@ -130,9 +143,9 @@ def _terms(ddf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Opt
         raise ValueError(f"the result columns {names} must differ from each other and from the "
                          f"query/weight columns {query!r}/{weight!r}")
     data = ddf[cols]
-    meta_in = data._meta.assign(**{POSITION: np.int64(0)})
-    data = data.map_partitions(_with_position, meta=meta_in)
-    if shuffle:
+    if shuffle:   # input positions keep each query's rows in input order through the shuffle
+        meta_in = data._meta.assign(**{POSITION: np.int64(0)})
+        data = data.map_partitions(_with_position, meta=meta_in)
         data = data.shuffle(on=query, npartitions=npartitions)
     nums, dens = term_columns(evaluator.n_cutoffs)
     meta = {query: data._meta[query].dtype}
@@ -146,24 +159,38 @@ def _terms(ddf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Opt
     return terms, evaluator, names, nums + dens
 
 
+def _query_range(ids: Any) -> Any:
+    import pandas as pd
+
+    if len(ids) == 0:
+        return pd.DataFrame({"lo": ids.iloc[:0], "hi": ids.iloc[:0]})
+    return pd.DataFrame({"lo": [ids.min()], "hi": [ids.max()]})
+
+
 def _aggregate(terms: Any, evaluator: ChunkEvaluator, names: List[str], query: str, check: bool):
-    """Exact partials of every partition, computed together with (``check``)
-    the most frequent query id, whose count must be 1 when the caller said
-    the data is partitioned by query."""
+    """Exact partials of every partition and, with ``check`` (the caller said
+    the data is partitioned by query), each partition's smallest and largest
+    query id, in one compute. Disjoint ranges prove that no query is in two
+    partitions (range-partitioned data, e.g. after ``set_index``); otherwise
+    a ``value_counts`` decides, and a query found twice is a ValueError."""
     import pandas as pd
 
     dask, _ = _require_dask()
     nc = evaluator.n_cutoffs
     meta = pd.DataFrame({"part": pd.Series([], dtype=np.int32), "value": pd.Series([], dtype=np.float64)})
     rows = terms.map_partitions(lambda f: partial_rows([f], nc), meta=meta)
-    extra = [terms[query].value_counts().nlargest(1)] if check else []
-    out = dask.compute(rows, *extra)
-    if check:
-        top = out[1]
-        if len(top) and int(top.iloc[0]) > 1:
-            raise ValueError(f"shuffle=False but query {_plain(top.index[0])!r} is in several partitions; "
-                             "the data is not partitioned by query (use shuffle=True)")
-    return combine_partial_rows(evaluator, out[0]["part"], out[0]["value"], names)
+    if not check:
+        (out,) = dask.compute(rows)
+    else:
+        qmeta = pd.DataFrame({"lo": terms._meta[query], "hi": terms._meta[query]})
+        out, ranges = dask.compute(rows, terms[query].map_partitions(_query_range, meta=qmeta))
+        ranges = ranges.sort_values("lo", kind="mergesort")
+        if bool((ranges["hi"].to_numpy()[:-1] >= ranges["lo"].to_numpy()[1:]).any()):
+            top = terms[query].value_counts().nlargest(1).compute()
+            if len(top) and int(top.iloc[0]) > 1:
+                raise ValueError(f"shuffle=False but query {_plain(top.index[0])!r} is in several "
+                                 "partitions; the data is not partitioned by query (use shuffle=True)")
+    return combine_partial_rows(evaluator, out["part"], out["value"], names)
 
 
 def _plain(v: Any) -> Any:
