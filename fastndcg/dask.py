@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, cutoff_names, partial_rows,
+from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
                              partition_terms, term_columns)
 
 POSITION = "__fastndcg_pos"
@@ -131,17 +131,9 @@ def _terms(ddf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Opt
            n_threads: Optional[int]):
     import pandas as pd
 
-    cols = _check_columns(ddf, {"query": query, "label": label, "score": score, "doc_id": doc_id,
-                                "weight": weight})
-    evaluator = ChunkEvaluator(k, convention=convention, n_threads=n_threads)
-    if evaluator.convention.uses_tie_key and doc_id is None:
-        raise ValueError(f"the convention breaks ties by doc id (ties={evaluator.convention.ties!r}); "
-                         "pass doc_id=<column>")
-    names = cutoff_names(k)
-    out_cols = names + [c for c in (query, weight) if c is not None]
-    if len(set(out_cols)) != len(out_cols):
-        raise ValueError(f"the result columns {names} must differ from each other and from the "
-                         f"query/weight columns {query!r}/{weight!r}")
+    _check_columns(ddf, {})
+    cols, evaluator, names = frame_plan(list(ddf.columns), k, query, label, score, doc_id, weight,
+                                        convention, n_threads)
     data = ddf[cols]
     if shuffle:   # input positions keep each query's rows in input order through the shuffle
         meta_in = data._meta.assign(**{POSITION: np.int64(0)})
@@ -202,17 +194,7 @@ _DOC = """
     ----------
     ddf : dask.dataframe.DataFrame
         One row per (query, document).
-    k : None, int or list, default 10
-        Cutoff(s), as :func:`fastndcg.ndcg`; columns ``ndcg@k`` (``ndcg`` for None).
-    query, label, score : str
-        Column names. Query ids may be any sortable type.
-    doc_id : str, optional
-        Doc ids, for conventions that break ties by key (trec_eval, gdeval).
-    weight : str, optional
-        Query weights (constant within a query).
-    convention : Convention, preset name or None
-        Any convention or preset.
-    shuffle : bool, default True
+""" + FRAME_PARAMS_DOC + """    shuffle : bool, default True
         Shuffle rows by query so each query is whole in one partition. With
         False the caller guarantees it (:func:`evaluate` and
         :func:`mean_ndcg` check it: a query found in two partitions is a

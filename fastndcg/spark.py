@@ -36,7 +36,7 @@ from typing import Any, Dict, Iterator, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, cutoff_names, partial_rows,
+from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
                              partition_terms, term_columns, whole_queries)
 
 POSITION = "__fastndcg_pos"
@@ -67,21 +67,8 @@ def _terms(sdf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Opt
     DataFrame, F, T = _require_spark()
     if not isinstance(sdf, DataFrame):
         raise TypeError(f"df must be a pyspark.sql.DataFrame; got {type(sdf).__module__}.{type(sdf).__name__}")
-    have = list(sdf.columns)
-    roles = {"query": query, "label": label, "score": score, "doc_id": doc_id, "weight": weight}
-    for role, name in roles.items():
-        if name is not None and name not in have:
-            raise ValueError(f"{role} column {name!r} is not in the DataFrame; columns: {have}")
-    cols = list(dict.fromkeys(n for n in roles.values() if n is not None))
-    evaluator = ChunkEvaluator(k, convention=convention, n_threads=n_threads)
-    if evaluator.convention.uses_tie_key and doc_id is None:
-        raise ValueError(f"the convention breaks ties by doc id (ties={evaluator.convention.ties!r}); "
-                         "pass doc_id=<column>")
-    names = cutoff_names(k)
-    out_cols = names + [c for c in (query, weight) if c is not None]
-    if len(set(out_cols)) != len(out_cols):
-        raise ValueError(f"the result columns {names} must differ from each other and from the "
-                         f"query/weight columns {query!r}/{weight!r}")
+    cols, evaluator, names = frame_plan(list(sdf.columns), k, query, label, score, doc_id, weight,
+                                        convention, n_threads)
     nums, dens = term_columns(evaluator.n_cutoffs)
     fields = [sdf.schema[query]]
     fields += [T.StructField(nm, T.DoubleType()) for nm in names]
@@ -132,17 +119,7 @@ _DOC = """
     ----------
     df : pyspark.sql.DataFrame
         One row per (query, document).
-    k : None, int or list, default 10
-        Cutoff(s), as :func:`fastndcg.ndcg`; columns ``ndcg@k`` (``ndcg`` for None).
-    query, label, score : str
-        Column names.
-    doc_id : str, optional
-        Doc ids, for conventions that break ties by key (trec_eval, gdeval).
-    weight : str, optional
-        Query weights (constant within a query).
-    convention : Convention, preset name or None
-        Any convention or preset.
-    num_partitions : int, optional
+""" + FRAME_PARAMS_DOC + """    num_partitions : int, optional
         Partitions of the shuffle by query (default:
         ``spark.sql.shuffle.partitions``).
     n_threads : int, optional, default 1

@@ -223,19 +223,12 @@ class ChunkEvaluator:
 
 
 def _cap(values: np.ndarray, above_one: str) -> np.ndarray:
-    """``Convention.above_one`` on aggregated values, as :meth:`fastndcg.NDCGScorer.mean`."""
-    if above_one == "keep":
-        return values
-    if above_one == "check":
-        from fastndcg import _convention
+    """``Convention.above_one`` on aggregated values: the in-memory rule itself
+    (``fastndcg._api._cap``) where the installed version has one."""
+    from fastndcg import _api
 
-        tol = getattr(_convention, "ABOVE_ONE_TOLERANCE", 1e-6)
-        over = np.flatnonzero(values > 1.0 + tol)
-        if over.size:
-            raise ValueError(f"the aggregate NDCG is {float(values[over[0]])!r} > 1 + {tol!r} "
-                             "(above_one='check'): empty queries count unweighted, so the query "
-                             "weights are too small for them")
-    return np.where(values > 1.0, 1.0, values)
+    cap = getattr(_api, "_cap", None)
+    return values if cap is None else cap(values, above_one)
 
 
 def column_sums(x: np.ndarray) -> np.ndarray:
@@ -668,6 +661,43 @@ def evaluate_parquet(path: PathLike, k: Cutoffs = 10, *, query: str = "qid", lab
 
 
 # ----------------------------------------------------------------------------- partitions (Dask, Spark)
+
+
+#: The parameters the DataFrame back-ends (Dask, Spark) share, for their docstrings.
+FRAME_PARAMS_DOC = """    k : None, int or list, default 10
+        Cutoff(s), as :func:`fastndcg.ndcg`; columns ``ndcg@k`` (``ndcg`` for None).
+    query, label, score : str
+        Column names. Query ids may be any sortable type.
+    doc_id : str, optional
+        Doc ids, for conventions that break ties by key (trec_eval, gdeval).
+    weight : str, optional
+        Query weights (constant within a query).
+    convention : Convention, preset name or None
+        Any convention or preset.
+"""
+
+
+def frame_plan(have: List[str], k: Cutoffs, query: str, label: str, score: str,
+               doc_id: Optional[str], weight: Optional[str], convention: Any,
+               n_threads: Optional[int], where: str = "the DataFrame") -> Tuple[List[str], ChunkEvaluator, List[str]]:
+    """Check a frame's column arguments; return (columns to read, evaluator,
+    result column names). Raises ValueError naming a missing column, a
+    missing ``doc_id`` for a tie-key convention, or clashing result names."""
+    roles = {"query": query, "label": label, "score": score, "doc_id": doc_id, "weight": weight}
+    for role, name in roles.items():
+        if name is not None and name not in have:
+            raise ValueError(f"{role} column {name!r} is not in {where}; columns: {list(have)}")
+    cols = list(dict.fromkeys(n for n in roles.values() if n is not None))
+    evaluator = ChunkEvaluator(k, convention=convention, n_threads=n_threads)
+    if evaluator.convention.uses_tie_key and doc_id is None:
+        raise ValueError(f"the convention breaks ties by doc id (ties={evaluator.convention.ties!r}); "
+                         "pass doc_id=<column>")
+    names = cutoff_names(k)
+    out_cols = names + [c for c in (query, weight) if c is not None]
+    if len(set(out_cols)) != len(out_cols):
+        raise ValueError(f"the result columns {names} must differ from each other and from the "
+                         f"query/weight columns {query!r}/{weight!r}")
+    return cols, evaluator, names
 
 
 def term_columns(n_cutoffs: int) -> Tuple[List[str], List[str]]:

@@ -10,6 +10,7 @@ from distributed import Client, LocalCluster
 import fastndcg
 import fastndcg.dask as fdask
 from fastndcg import frames
+from test_stream import scattered_frame as _frame
 
 
 @pytest.fixture(scope="module")
@@ -17,22 +18,6 @@ def client():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as c:
         yield c
-
-
-def _frame(seed: int, n: int = 4000, n_queries: int = 250, str_ids: bool = True) -> pd.DataFrame:
-    """Rows in random order, so every partition holds pieces of many queries."""
-    rng = np.random.default_rng(seed)
-    q = rng.integers(0, n_queries, n)
-    labels = rng.integers(0, 4, n)
-    labels[np.isin(q, np.arange(0, n_queries, 17))] = 0        # some all-zero queries (IDCG = 0)
-    weights = rng.random(n_queries) + 0.5
-    return pd.DataFrame({
-        "qid": [f"q{v:03d}" for v in q] if str_ids else q * 3,
-        "label": labels,
-        "score": rng.integers(0, 6, n) / 2.0,                   # many ties
-        "doc": [f"d{v:05d}" for v in rng.permutation(n)],
-        "w": weights[q],
-    })
 
 
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from pyspark.sql import SparkSession
 import fastndcg
 import fastndcg.spark as fspark
 from fastndcg import frames
+from test_stream import scattered_frame as _frame
 
 
 @pytest.fixture(scope="module")
@@ -27,22 +28,6 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
-
-
-def _frame(seed: int, n: int = 3000, n_queries: int = 200, str_ids: bool = True) -> pd.DataFrame:
-    """Rows in random order, so every input partition holds pieces of many queries."""
-    rng = np.random.default_rng(seed)
-    q = rng.integers(0, n_queries, n)
-    labels = rng.integers(0, 4, n)
-    labels[np.isin(q, np.arange(0, n_queries, 13))] = 0        # all-zero queries (IDCG = 0)
-    weights = rng.random(n_queries) + 0.5
-    return pd.DataFrame({
-        "qid": [f"q{v:03d}" for v in q] if str_ids else q * 7,
-        "label": labels,
-        "score": rng.integers(0, 6, n) / 2.0,                   # many ties
-        "doc": [f"d{v:05d}" for v in rng.permutation(n)],
-        "w": weights[q],
-    })
 
 
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:
