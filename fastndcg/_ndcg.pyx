@@ -15,6 +15,11 @@ from libc.math cimport NAN, log2
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
+
+cdef extern from *:
+    # GCC/Clang builtin; a hint only, it never faults.
+    void __builtin_prefetch(const void* addr, int rw, int locality) noexcept nogil
+
 from fastndcg._rank cimport (RankedDoc, gain_of, label_t, ranked_score, select_top,
                              sort_docs)
 
@@ -169,6 +174,11 @@ cdef void _dcg_one_query(const floating* scores, const label_t* labels, const in
             out_row[r] = 0.0
         return
     m = n if cutoffs[n_cut - 1] > n else cutoffs[n_cut - 1]
+    # The labels of the top m are gathered at scattered rows after the
+    # selection; ask for the query's label lines now, so that their cache
+    # misses overlap the selection instead of following it.
+    for r in range(0, n * sizeof(label_t), 64):
+        __builtin_prefetch((<const char*>labels) + r, 0, 3)
     select_top(scores, keys, key_desc, round_f32, n, m, docs)
     for r in range(m):
         gbuf[r] = gain_of(labels[docs[r].idx], table, linear)

@@ -62,6 +62,32 @@ def test_long_queries_use_selection_and_gather_straddling_ties(rng, ties):
                         reference.ndcg(s, y, off, k, conv, tie_key=key))
 
 
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 9, 10, 16, 31, 32, 33, 50])
+@pytest.mark.parametrize("ties", ["stable", "key", "key_desc"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_selection_path_gives_the_comparator_order(rng, m, ties, dtype):
+    # Distinct real labels with linear gain make DCG@1..m spell out the exact
+    # ranking, so any slip of a selection path (full sort for n <= 2m or
+    # n <= 16, scan for m <= 2, branch-free filter for 3 <= m <= 32, heap
+    # above) shows up. Query sizes straddle each switch; scores come from few
+    # values (ties everywhere), many values, or rounding to float32 makes
+    # distinct doubles tie.
+    conv = Convention(gain="linear", ties=ties)
+    sizes = np.array([0, 1, m, 2 * m, 2 * m + 1, 16, 17, 3 * m + 5, 200, 700])
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(off[-1])
+    labels = rng.permutation(n).astype(np.float64) + 0.5
+    for scores in (rng.integers(0, 3, size=n).astype(dtype),
+                   rng.integers(0, 40, size=n).astype(dtype),
+                   rng.standard_normal(n).astype(dtype),
+                   1.0 + rng.integers(0, 4, size=n) * 2.0**-30):
+        for conv_i in (conv, conv.replace(score_precision="float32")):
+            key = rng.integers(0, 5, size=n) if conv.uses_tie_key else None
+            k = list(range(1, m + 1))
+            assert_same(fastndcg.dcg(scores, labels, off, k, convention=conv_i, tie_key=key),
+                        reference.dcg(scores, labels, off, k, conv_i, tie_key=key))
+
+
 def test_large_label_tables_use_sorting_ideal(rng):
     # More than 64 levels: the ideal is selected, not counted.
     s, y, off = make_batch(rng, n_queries=10, max_docs=200, n_labels=300)
