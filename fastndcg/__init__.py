@@ -8,6 +8,7 @@ from fastndcg._convention import Convention
 from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg._openmp import openmp_enabled
 from fastndcg._threads import effective_n_threads
+from fastndcg.compare import compare
 from fastndcg.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.presets import PRESETS, get_preset, list_presets
 from fastndcg.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
@@ -23,6 +24,7 @@ __all__ = [
     "XGBoostSoftNDCGObjective",
     "NDCGScorer",
     "PRESETS",
+    "compare",
     "dcg",
     "delta_ndcg_matrix",
     "delta_ndcg_pairs",

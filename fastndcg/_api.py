@@ -9,7 +9,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from fastndcg import _ndcg
-from fastndcg._convention import Convention, as_convention
+from fastndcg._convention import ABOVE_ONE_TOLERANCE, Convention, as_convention
 from fastndcg._threads import effective_n_threads
 from fastndcg._validation import (FULL_LIST, check_cutoffs, check_ideal_dcg, check_labels,
                                   check_offsets, check_query_weights, check_same_length,
@@ -55,7 +55,8 @@ class NDCGScorer:
     offsets : int array of shape (n_queries + 1,)
         Query q owns rows ``offsets[q]:offsets[q+1]``.
     k : None, int or sequence of int
-        Cutoff(s). None is the whole list. A sequence gives one column per entry.
+        Cutoff(s). None is the whole list (or ``convention.default_k`` when set,
+        e.g. 32 for the "xgboost" preset). A sequence gives one column per entry.
     convention : Convention, preset name or None
         See :class:`fastndcg.Convention`; None is the default convention.
     weights : array of shape (n_queries,), optional
@@ -96,9 +97,11 @@ class NDCGScorer:
         self.labels = lab
         self.offsets = off
         self.n_queries = off.shape[0] - 1
-        self._cutoffs, self._column, self._single = check_cutoffs(k)
+        self._cutoffs, self._column, self._single = check_cutoffs(conv.resolve_k(k))
         self.k = k
         self.weights = None if weights is None else check_query_weights(weights, self.n_queries)
+        if self.weights is not None and conv.weight_precision == "float32":
+            self.weights = self.weights.astype(np.float32).astype(np.float64)
         self._max_n = max_query_size(off)
         self._table, self._linear, self._levels = gain_tables(conv, lab, top, off)
         self._disc = discount_table(conv, _needed_depth(self._cutoffs, self._max_n))
@@ -206,7 +209,9 @@ class NDCGScorer:
         NDCG is not NaN (``empty="skip"`` leaves them out; w_q = 1 without
         weights). ``aggregation="ratio"``: sum_q w_q DCG_q / sum_q w_q IDCG_q
         over the same queries, DCG_q counting 0 where the short rule zeroes
-        the query. NaN when no query counts. Sums run over queries in order,
+        the query. NaN when no query counts. The convention's
+        ``weight_precision``, ``empty_weight`` and ``above_one`` fields adjust
+        this (see :class:`fastndcg.Convention`). Sums run over queries in order,
         outside the parallel kernels, so the result does not depend on threads.
         """
         sc, key = self._check_scores(scores, tie_key)
@@ -216,21 +221,36 @@ class NDCGScorer:
     __call__ = mean
 
     def _aggregate(self, dcg_u: np.ndarray, ndcg_u: np.ndarray) -> Union[float, np.ndarray]:
+        conv = self.convention
         w = np.ones(self.n_queries) if self.weights is None else self.weights
         counted = ~np.isnan(ndcg_u)
         wc = np.where(counted, w[:, None], 0.0)
-        if self.convention.aggregation == "mean":
-            num = _column_sums(wc * np.where(counted, ndcg_u, 0.0))
+        short = np.diff(self.offsets)[:, None] < self._short_limit[None, :]
+        if conv.aggregation == "mean":
+            # empty_weight="unweighted": an empty query's value enters the sum bare
+            bare = (self._idcg <= 0) & ~short if conv.empty_weight == "unweighted" else False
+            num = _column_sums(np.where(bare, 1.0, wc) * np.where(counted, ndcg_u, 0.0))
             den = _column_sums(wc)
         else:
-            sizes = np.diff(self.offsets)[:, None]
-            short = sizes < self._short_limit[None, :]
             num = _column_sums(wc * np.where(short, 0.0, dcg_u))
             den = _column_sums(wc * self._idcg)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-        values = values[self._column]
+        values = _cap(values, conv.above_one)[self._column]
         return float(values[0]) if self._single else values
+
+
+def _cap(values: np.ndarray, above_one: str) -> np.ndarray:
+    """Apply ``Convention.above_one`` to aggregated values (NaN stays NaN)."""
+    if above_one == "keep":
+        return values
+    if above_one == "check":
+        over = np.flatnonzero(values > 1.0 + ABOVE_ONE_TOLERANCE)
+        if over.size:
+            raise ValueError(f"the aggregate NDCG is {float(values[over[0]])!r} > 1 + {ABOVE_ONE_TOLERANCE!r} "
+                             "(above_one='check', as XGBoost): empty queries count unweighted, so the "
+                             "query weights are too small for them")
+    return np.where(values > 1.0, 1.0, values)
 
 
 def _column_sums(x: np.ndarray) -> np.ndarray:
@@ -287,8 +307,8 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
         Query q owns rows ``offsets[q]:offsets[q+1]``; starts at 0,
         non-decreasing, ends at n_docs. Empty queries are allowed.
     k : None, int or sequence of int, default None
-        Cutoff(s); None is the whole list. Many cutoffs share one top-k
-        selection per query.
+        Cutoff(s); None is the whole list (or ``convention.default_k`` when
+        set). Many cutoffs share one top-k selection per query.
     convention : Convention, preset name or None
         Gain, discount, tie rule, empty/short-query rules, ideal list,
         aggregation. None is ``Convention()``: exponential gain 2**l - 1,

@@ -1,4 +1,4 @@
-"""Command line: ``fastndcg demo``, ``fastndcg eval`` and ``fastndcg test``.
+"""Command line: ``fastndcg demo``, ``eval``, ``test`` and ``compare``.
 
 Each subcommand is a pair of functions, ``add_<name>_parser(subparsers)`` and
 ``cmd_<name>(args) -> exit code``, listed in :data:`SUBCOMMANDS`. Subcommands
@@ -25,11 +25,12 @@ import io
 import json
 import math
 import os
+import stat
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -137,6 +138,18 @@ def _preset_name(text: str) -> str:
     if text not in list_presets():
         raise argparse.ArgumentTypeError(f"unknown preset {text!r}; known presets: {', '.join(list_presets())}")
     return text
+
+
+def _preset_list(text: str) -> Optional[List[str]]:
+    """``standard,letor4,...``; ``all`` is every registered preset (None)."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if names == ["all"]:
+        return None
+    if not names:
+        raise argparse.ArgumentTypeError(f"no preset names in {text!r}")
+    for name in names:
+        _preset_name(name)
+    return list(dict.fromkeys(names))
 
 
 def _gain_spec(text: str) -> Dict[int, float]:
@@ -268,14 +281,21 @@ class InputSet:
     gain_spec: Optional[str] = None
 
 
-def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True) -> None:
-    """Options shared by the subcommands that read qrels/runs or data/predictions."""
+def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, presets: bool = False) -> None:
+    """Options shared by the subcommands that read qrels/runs or data/predictions.
+
+    ``presets=True``: ``--preset``/``--presets`` takes a comma-separated list
+    (``args.presets``, None for all) instead of one preset (``args.preset``)."""
     p.add_argument("inputs", nargs="+", metavar="FILE",
                    help="QRELS RUN [RUN ...] (TREC files), or with --data: PRED [PRED ...]")
     p.add_argument("--data", metavar="DATA",
                    help="SVMlight/LETOR data file (label qid:Q ...); the FILEs are prediction files, one score per line")
-    p.add_argument("--preset", type=_preset_name, default=None,
-                   help="convention preset (default: trec_eval for TREC files, standard for --data)")
+    if presets:
+        p.add_argument("--preset", "--presets", dest="presets", type=_preset_list, default=None, metavar="LIST",
+                       help="comma-separated presets to compare (default: all registered presets)")
+    else:
+        p.add_argument("--preset", type=_preset_name, default=None,
+                       help="convention preset (default: trec_eval for TREC files, standard for --data)")
     p.add_argument("-k", type=_cutoff_list, default=None, metavar="LIST",
                    help="cutoffs, e.g. 1,3,5,10 or all (default: the preset's tool's default: "
                         "all for trec_eval, 5,10,...,1000 for trec_eval_cut, else 1,3,5,10)")
@@ -519,19 +539,38 @@ def measure_names(inputs: InputSet, fmt: str) -> List[str]:
     return names
 
 
-def write_output(text: str, path: Optional[str]) -> None:
+def write_output(text: Union[str, bytes], path: Optional[str]) -> None:
     """Write everything at once: to stdout, or atomically to ``path`` (a
     temporary file in the same folder, then renamed), so that a failure
-    never leaves a partial output file."""
+    never leaves a partial output file. ``bytes`` are written as they are."""
     if path is None or path == "-":
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.buffer.write(text)
+        else:
+            sys.stdout.write(text)
         sys.stdout.flush()
         return
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".fastndcg-", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        fd, tmp = tempfile.mkstemp(prefix=".fastndcg-", dir=folder)
+    except OSError as exc:      # name the output, not the temporary file
+        raise type(exc)(exc.errno, f"cannot create a file in {folder!r}: {exc.strerror}", path) from None
+    try:
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        # mkstemp creates 0600: give the file the mode a plain open() would
+        # (an existing file keeps its own)
+        if os.path.exists(path):
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -770,6 +809,99 @@ def _fmt_p(p: float) -> str:
     return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
 
 
+# ============================================================================ compare
+
+
+def add_compare_parser(sub) -> None:
+    p = sub.add_parser("compare", help="NDCG under every preset side by side, with the reasons they differ",
+                       description="Evaluate TREC runs (fastndcg compare QRELS RUN ...) or prediction files "
+                                   "(fastndcg compare --data DATA PRED ...) under every preset (or --presets) "
+                                   "at the cutoffs -k, with the diagnostics that explain the differences: "
+                                   "empty and short queries, ties across gain levels and the [worst, best] "
+                                   "range they allow, the spread between presets, and with several systems "
+                                   "their order under each preset and the pairs whose order flips.")
+    add_input_arguments(p, presets=True)
+    add_output_arguments(p)
+    p.add_argument("--per-query", action="store_true", help="json/csv: also every query's NDCG under every preset")
+    p.add_argument("--plot", metavar="FILE.png", default=None,
+                   help="also write a PNG of NDCG@1..K, one line per preset (needs matplotlib: fastndcg[plot])")
+    p.add_argument("--plot-max-k", type=_at_least_one, default=None, metavar="K",
+                   help="largest k of the plot (default: the largest cutoff)")
+    p.set_defaults(func=cmd_compare)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}")
+    return v
+
+
+def _check_writable(path: Optional[str], option: str) -> None:
+    """Fail before any work when an output cannot be created (exit code 3)."""
+    if path is None or path == "-":
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(2, f"{option}: the folder {folder!r} does not exist", path)
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise PermissionError(13, f"{option}: cannot write there", path)
+
+
+def cmd_compare(args) -> int:
+    from fastndcg.compare import RunData, compare
+
+    if args.gain is not None:
+        raise _Usage("--gain does not apply to compare: each preset uses its own gain "
+                     "(compare a custom convention with fastndcg.compare(...) in Python)")
+    if args.stream:
+        raise _Usage("--stream does not apply to compare: every preset is evaluated on data held in memory")
+    if args.per_query and args.format == "table":
+        _note("--per-query applies to --format json and csv; the table shows the aggregates")
+    if args.plot_max_k is not None and args.plot is None:
+        raise _Usage("--plot-max-k needs --plot FILE.png")
+    if args.plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise _Usage('--plot needs matplotlib: pip install "fastndcg[plot]"') from None
+    _check_writable(args.output, "-o/--output")
+    _check_writable(args.plot, "--plot")
+    progress = _progress_for(args)
+    # Load once with everything a preset may need: the docno tie key and the
+    # judgments (TREC), so that each preset can take what its tool uses.
+    load = argparse.Namespace(**vars(args))
+    load.preset = "trec_eval" if args.data is None else "standard"
+    load.ideal = "qrels"
+    inputs = load_systems(load, progress)
+    runs = {}
+    for sys_ in inputs.systems:
+        for n in sys_.notes:
+            _note(n)
+        runs[sys_.name] = RunData(qids=sys_.qids, **sys_.arrays)
+    ks = args.k or FALLBACK_CUTOFFS
+    result = compare(runs, k=ks, presets=args.presets, ideal=args.ideal if args.data is None else "auto",
+                     per_query=args.per_query, n_threads=args.threads)
+    if args.data is not None and any(result.conventions[p].uses_tie_key for p in result.presets):
+        result.notes.append("SVMlight/LETOR data gives no doc ids, so presets that break ties by doc id "
+                            "are not computed (their tie range is)")
+    for n in result.notes:
+        _note(n)
+    if args.format == "json":
+        text = result.to_json()
+    elif args.format == "csv":
+        text = result.to_csv()
+    else:
+        text = result.to_text(args.digits)
+    if args.plot is not None:
+        result.plot(args.plot, args.plot_max_k)
+    write_output(text, args.output)
+    return EXIT_OK
+
+
 # ============================================================================ main
 
 #: (name, function adding the subparser). A new subcommand (e.g. ``compare``)
@@ -778,6 +910,7 @@ SUBCOMMANDS: List[Tuple[str, Callable]] = [
     ("demo", lambda sub: _add_demo_parser(sub)),
     ("eval", add_eval_parser),
     ("test", add_test_parser),
+    ("compare", add_compare_parser),
 ]
 
 

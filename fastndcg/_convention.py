@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping, Sequence, Tuple, Union
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -22,6 +22,12 @@ IDEAL = ("cut", "full")
 AGGREGATIONS = ("mean", "ratio")
 UNKNOWN_LABEL = ("error", "zero")
 SCORE_PRECISION = ("native", "float32")
+WEIGHT_PRECISION = ("native", "float32")
+EMPTY_WEIGHT = ("weighted", "unweighted")
+ABOVE_ONE = ("keep", "clamp", "check")
+
+# XGBoost's kRtEps (a float32 1e-6): "check" raises above 1 + this.
+ABOVE_ONE_TOLERANCE = float(np.float32(1e-6))
 
 GainSpec = Union[str, Tuple[float, ...]]
 DiscountSpec = Union[str, Tuple[float, ...]]
@@ -112,6 +118,27 @@ class Convention:
     score_precision : {"native", "float32"}, default "native"
         ``"float32"`` rounds scores to float32 before ranking (XGBoost,
         pytrec_eval), so scores that differ below float32 precision tie.
+    default_k : int or None, default None
+        The cutoff that ``k=None`` stands for (also None inside a list of
+        cutoffs). None: the whole list. XGBoost >= 2.0 evaluates a plain
+        ``ndcg`` as ``ndcg@32``, so its preset sets 32.
+    weight_precision : {"native", "float32"}, default "native"
+        ``"float32"`` rounds the query weights to float32 before aggregating
+        (LightGBM, XGBoost and CatBoost store weights as float32); the sums
+        stay in double.
+    empty_weight : {"weighted", "unweighted"}, default "weighted"
+        With ``aggregation="mean"`` and query weights: an empty query (IDCG
+        = 0) adds w_q * value to the numerator (``"weighted"``), or its bare
+        value (``"unweighted"``: LightGBM and XGBoost), while its weight w_q
+        still enters the denominator. So, with E the empty queries,
+        mean = (sum_{q not in E} w_q NDCG_q + sum_{q in E} v_q) / sum_q w_q.
+        Without weights both are the plain mean.
+    above_one : {"keep", "clamp", "check"}, default "keep"
+        What happens to an aggregate above 1 (possible only with
+        ``empty_weight="unweighted"`` or a negative gain): kept (LightGBM
+        reports it), ``"clamp"``: min(1, value), ``"check"``: a ValueError
+        when value > 1 + 1e-6 (XGBoost's float32 ``kRtEps``), else min(1, value)
+        (XGBoost >= 2.0).
     name : str, default "custom"
         A label for reports; presets set it.
     """
@@ -125,6 +152,10 @@ class Convention:
     ideal: str = "cut"
     aggregation: str = "mean"
     score_precision: str = "native"
+    default_k: Optional[int] = None
+    weight_precision: str = "native"
+    empty_weight: str = "weighted"
+    above_one: str = "keep"
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -148,10 +179,23 @@ class Convention:
             ("ideal", IDEAL),
             ("aggregation", AGGREGATIONS),
             ("score_precision", SCORE_PRECISION),
+            ("weight_precision", WEIGHT_PRECISION),
+            ("empty_weight", EMPTY_WEIGHT),
+            ("above_one", ABOVE_ONE),
         ):
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+        k = self.default_k
+        if k is not None:
+            if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
+                raise TypeError(f"default_k must be an int >= 1 or None; got {k!r}")
+            if k < 1:
+                raise ValueError(f"default_k must be >= 1 or None; got {k!r}")
+            object.__setattr__(self, "default_k", int(k))
+        if self.empty_weight == "unweighted" and self.aggregation != "mean":
+            raise ValueError(f"empty_weight='unweighted' applies to aggregation='mean' only; "
+                             f"got aggregation={self.aggregation!r}")
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str; got {type(self.name).__name__}")
 
@@ -167,6 +211,19 @@ class Convention:
     @property
     def uses_tie_key(self) -> bool:
         return self.ties in ("key", "key_desc")
+
+    def resolve_k(self, k: Any) -> Any:
+        """``k`` with None (alone or in a sequence) replaced by ``default_k``.
+
+        Anything else is returned unchanged, to be validated by the caller.
+        """
+        if self.default_k is None:
+            return k
+        if k is None:
+            return self.default_k
+        if isinstance(k, (str, bytes, numbers.Number)) or not hasattr(k, "__iter__"):
+            return k
+        return [self.default_k if x is None else x for x in k]
 
     def replace(self, **changes: Any) -> "Convention":
         """Return a copy with some fields changed (``name`` becomes "custom" unless given)."""

@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from fastndcg._convention import MAX_EXPONENTIAL_LABEL, Convention, as_convention
+from fastndcg._convention import ABOVE_ONE_TOLERANCE, MAX_EXPONENTIAL_LABEL, Convention, as_convention
 
 FULL_LIST = None  # k=None: the whole list
 
@@ -123,7 +123,14 @@ def _dcg_of_ranked(gains: Sequence[float], depth: int, convention: Convention) -
     return total
 
 
-def _cutoff_list(k) -> List[Optional[int]]:
+def _cutoff_list(k, convention: Optional[Convention] = None) -> List[Optional[int]]:
+    """The cutoffs as a list; None stands for ``convention.default_k`` (None: whole list)."""
+    if convention is not None and convention.default_k is not None:
+        default = convention.default_k
+        if k is None:
+            return [default]
+        if not isinstance(k, (int, np.integer)):
+            return [default if x is None else int(x) for x in k]
     if k is None:
         return [None]
     if isinstance(k, (int, np.integer)):
@@ -188,7 +195,7 @@ def _shape(rows: List[List[float]], k) -> np.ndarray:
 def ideal_dcg(labels, offsets, k=None, convention=None, ideal_labels=None, ideal_offsets=None) -> np.ndarray:
     """IDCG per query: shape (n_queries,) for a single k, (n_queries, n_cutoffs) for a list."""
     conv = as_convention(convention)
-    cutoffs = _cutoff_list(k)
+    cutoffs = _cutoff_list(k, conv)
     if ideal_labels is not None:
         labels, offsets = ideal_labels, ideal_offsets
     labels = np.asarray(labels)
@@ -199,7 +206,7 @@ def ideal_dcg(labels, offsets, k=None, convention=None, ideal_labels=None, ideal
 def dcg(scores, labels, offsets, k=None, convention=None, tie_key=None) -> np.ndarray:
     """DCG per query, same shapes as :func:`ideal_dcg`."""
     conv = as_convention(convention)
-    cutoffs = _cutoff_list(k)
+    cutoffs = _cutoff_list(k, conv)
     scores, labels = np.asarray(scores), np.asarray(labels)
     rows = []
     for a, b in _queries(offsets):
@@ -217,7 +224,7 @@ def ndcg(scores, labels, offsets, k=None, convention=None, tie_key=None, ideal_d
     (shape (n_queries,) used for every cutoff, or (n_queries, n_cutoffs)).
     """
     conv = as_convention(convention)
-    cutoffs = _cutoff_list(k)
+    cutoffs = _cutoff_list(k, conv)
     queries = _queries(offsets)
     d = np.asarray(dcg(scores, labels, offsets, cutoffs, conv, tie_key), dtype=np.float64).reshape(len(queries), len(cutoffs))
     if ideal_dcg_values is not None:
@@ -238,27 +245,41 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
       (w_q = 1 without weights); NaN if no query counts.
     * ``ratio``: sum_q w_q DCG_q / sum_q w_q IDCG_q over the same queries, with
       DCG_q taken as 0 where the short rule zeroes the query.
+
+    ``weight_precision="float32"`` rounds w_q to float32 first.
+    ``empty_weight="unweighted"``: an empty query (IDCG = 0, not zeroed by the
+    short rule) adds its bare value instead of w_q times it (w_q stays in the
+    denominator). ``above_one``: "keep", "clamp" (min(1, value)) or "check"
+    (ValueError above 1 + 1e-6, else clamp). ``k=None`` means
+    ``convention.default_k`` when that is set.
     """
     conv = as_convention(convention)
-    cutoffs = _cutoff_list(k)
+    cutoffs = _cutoff_list(k, conv)
     queries = _queries(offsets)
     nq = len(queries)
     per_query = np.asarray(ndcg(scores, labels, offsets, cutoffs, conv, tie_key, **ideal)).reshape(nq, len(cutoffs))
     w = np.ones(nq) if weights is None else np.asarray(weights, dtype=np.float64)
+    if weights is not None and conv.weight_precision == "float32":
+        w = w.astype(np.float32).astype(np.float64)
     out = []
     for j, c in enumerate(cutoffs):
         if conv.aggregation == "mean":
+            if conv.empty_weight == "unweighted":
+                i = np.asarray(ideal_dcg(labels, offsets, [c], conv, ideal.get("ideal_labels"), ideal.get("ideal_offsets"))).reshape(nq) \
+                    if ideal.get("ideal_dcg_values") is None else _ideal_column(ideal["ideal_dcg_values"], j)
             num = den = 0.0
-            for q in range(nq):
+            for q, (a, b) in enumerate(queries):
                 if not math.isnan(per_query[q, j]):
-                    num += w[q] * per_query[q, j]
+                    short = conv.short == "zero" and c is not None and b - a < c
+                    # empty_weight="unweighted": an empty query's value enters bare
+                    bare = conv.empty_weight == "unweighted" and not short and i[q] <= 0
+                    num += (1.0 if bare else w[q]) * per_query[q, j]
                     den += w[q]
             out.append(num / den if den > 0 else math.nan)
         else:
             d = np.asarray(dcg(scores, labels, offsets, [c], conv, tie_key)).reshape(nq)
             if ideal.get("ideal_dcg_values") is not None:
-                iv = np.asarray(ideal["ideal_dcg_values"], dtype=np.float64)
-                i = iv if iv.ndim == 1 else iv[:, j]
+                i = _ideal_column(ideal["ideal_dcg_values"], j)
             else:
                 i = np.asarray(ideal_dcg(labels, offsets, [c], conv, ideal.get("ideal_labels"), ideal.get("ideal_offsets"))).reshape(nq)
             num = den = 0.0
@@ -269,9 +290,24 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
                 num += w[q] * (0.0 if short else d[q])
                 den += w[q] * i[q]
             out.append(num / den if den > 0 else math.nan)
+    out = [_cap(v, conv.above_one) for v in out]
     if k is None or isinstance(k, (int, np.integer)):
         return out[0]
     return np.array(out)
+
+
+def _ideal_column(values, j: int) -> np.ndarray:
+    iv = np.asarray(values, dtype=np.float64)
+    return iv if iv.ndim == 1 else iv[:, j]
+
+
+def _cap(value: float, above_one: str) -> float:
+    """``above_one``: keep; clamp to 1; or check (error above 1 + 1e-6, XGBoost) then clamp."""
+    if above_one == "keep" or math.isnan(value) or value <= 1.0:
+        return value
+    if above_one == "check" and value > 1.0 + ABOVE_ONE_TOLERANCE:
+        raise ValueError(f"the aggregate NDCG is {value!r} > 1 + {ABOVE_ONE_TOLERANCE!r} (above_one='check')")
+    return 1.0
 
 
 # ----------------------------------------------------------------------------- other specs

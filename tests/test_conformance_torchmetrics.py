@@ -1,0 +1,51 @@
+"""The ``torchmetrics`` preset against torchmetrics itself (1.9.0, torch 2.13 CPU).
+
+torchmetrics computes in float32 from end to end (scores, targets, discounts,
+the tie-averaging sums), and sums with torch's vectorised reductions. The
+preset reproduces its rules (scikit-learn's tie averaging on float32-rounded
+scores) but sums in double, so the two differ by float32 rounding only:
+every difference must stay below TOL = 1e-6 (a few float32 ulps of values
+<= 1; conventions.md observed 5.7e-7 against scikit-learn). A rule
+difference (tie order, cutoff, empty queries) would show as >= 1e-3.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torchmetrics.functional.retrieval import retrieval_normalized_dcg
+from torchmetrics.retrieval import RetrievalNormalizedDCG
+
+import fastndcg
+from test_conformance import K, make_case, near_ties, queries, report
+
+TOL = 1e-6
+
+
+@pytest.mark.parametrize("data", ["ties", "tie_free", "near_ties"])
+def test_torchmetrics(data):
+    s, y, off = near_ties(11) if data == "near_ties" else make_case(11, ties=data == "ties")
+    sizes = np.diff(off)
+    worst = mean_worst = 0.0
+    for k in [None] + K:
+        ours = fastndcg.ndcg(s, y, off, k, convention="torchmetrics")
+        for q, (a, b) in enumerate(queries(off)):
+            if a == b:      # no rows: torchmetrics never sees the query (nor does the mean below)
+                continue
+            theirs = float(retrieval_normalized_dcg(torch.tensor(s[a:b]), torch.tensor(y[a:b]), top_k=k))
+            worst = max(worst, abs(ours[q] - theirs))
+            assert ours[q] == pytest.approx(theirs, abs=TOL), (q, k)
+        metric = RetrievalNormalizedDCG(top_k=k, empty_target_action="neg")
+        theirs = float(metric(torch.tensor(s), torch.tensor(y), indexes=torch.tensor(np.repeat(np.arange(len(sizes)), sizes))))
+        mine = fastndcg.mean_ndcg(s, y, off, k, convention="torchmetrics", weights=sizes > 0)
+        mean_worst = max(mean_worst, abs(mine - theirs))
+        assert mine == pytest.approx(theirs, abs=TOL), k
+    report(f"torchmetrics {data}", worst, mean_worst)
+
+
+def test_torchmetrics_float32_ties():
+    """1.0 and 1 + 1e-9 are one float32 value: averaged (conventions.md: 0.5 at k = 1)."""
+    s, y, off = np.array([1.0, 1.0 + 1e-9]), np.array([0, 1]), np.array([0, 2])
+    theirs = float(retrieval_normalized_dcg(torch.tensor(s), torch.tensor(y), top_k=1))
+    assert theirs == 0.5 == fastndcg.ndcg(s, y, off, 1, convention="torchmetrics")[0]
+    assert fastndcg.ndcg(s, y, off, 1, convention="sklearn")[0] == 1.0

@@ -1,0 +1,256 @@
+"""Out-of-core evaluation (fastndcg.stream): same numbers as in memory, bounded memory."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import fastndcg
+from fastndcg import frames, stream
+from conftest import make_batch
+
+PRESETS = fastndcg.list_presets()
+KS = [5, [1, 3, None, 3]]
+
+
+def _inputs(rng, n_queries=300):
+    scores, labels, offsets = make_batch(rng, n_queries=n_queries, max_docs=25, n_labels=3)
+    tie_key = rng.permutation(scores.shape[0]).astype(np.int64)
+    weights = rng.random(n_queries) + 0.25
+    return scores, labels, offsets, tie_key, weights
+
+
+def _kw(conv, tie_key):
+    return {"tie_key": tie_key} if fastndcg.get_preset(conv).uses_tie_key else {}
+
+
+@pytest.mark.parametrize("conv", PRESETS)
+@pytest.mark.parametrize("k", KS)
+def test_npy_stream_is_bit_identical_to_memory(rng, conv, k):
+    scores, labels, offsets, tie_key, weights = _inputs(rng)
+    kw = _kw(conv, tie_key)
+    per = fastndcg.ndcg(scores, labels, offsets, k, convention=conv, **kw)
+    mean = fastndcg.mean_ndcg(scores, labels, offsets, k, convention=conv, weights=weights, **kw)
+    res = stream.evaluate_npy(scores, labels, offsets, k, convention=conv, weights=weights,
+                              chunk_rows=200, **kw)
+    assert res.n_chunks > 10
+    np.testing.assert_array_equal(res.ndcg, per)          # bit for bit (NaN == NaN)
+    np.testing.assert_array_equal(res.mean, mean)
+    sums = [stream.evaluate_npy(scores, labels, offsets, k, convention=conv, weights=weights,
+                                chunk_rows=c, keep="sums", per_query=False, **kw).mean for c in (1, 77, 10**6)]
+    np.testing.assert_array_equal(sums[0], sums[1])       # the exact sum ignores the chunking
+    np.testing.assert_array_equal(sums[0], sums[2])
+    np.testing.assert_allclose(sums[0], mean, rtol=1e-12, atol=1e-15)
+
+
+def test_ratio_skip_short_conventions(rng):
+    scores, labels, offsets, tie_key, weights = _inputs(rng)
+    for conv in (fastndcg.Convention(aggregation="ratio", short="zero", empty="skip"),
+                 fastndcg.Convention(ties="key", empty="skip", gain="linear"),
+                 fastndcg.Convention(ties="average", aggregation="ratio", ideal="full")):
+        kw = {"tie_key": tie_key} if conv.uses_tie_key else {}
+        mean = fastndcg.mean_ndcg(scores, labels, offsets, [1, 4, None], convention=conv,
+                                  weights=weights, **kw)
+        res = stream.evaluate_npy(scores, labels, offsets, [1, 4, None], convention=conv,
+                                  weights=weights, chunk_rows=50, **kw)
+        np.testing.assert_array_equal(res.mean, mean)
+        assert not np.isnan(res.mean).any()
+
+
+def test_npy_files_memory_mapped(tmp_path, rng):
+    scores, labels, offsets, _, weights = _inputs(rng)
+    ids = np.arange(offsets.shape[0] - 1) * 10
+    for name, arr in (("s", scores), ("l", labels), ("o", offsets), ("w", weights), ("q", ids)):
+        np.save(tmp_path / f"{name}.npy", arr)
+    chunks = list(stream.iter_npy(tmp_path / "s.npy", tmp_path / "l.npy", tmp_path / "o.npy",
+                                  weights=tmp_path / "w.npy", query_ids=tmp_path / "q.npy", chunk_rows=100))
+    assert all(c.offsets[0] == 0 for c in chunks)
+    assert all(c.offsets[-1] <= 100 or c.n_queries == 1 for c in chunks)   # never splits a query
+    res = stream.evaluate(chunks, 10)
+    np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(scores, labels, offsets, 10))
+    np.testing.assert_array_equal(res.query_ids, ids)
+    assert res.n_rows == scores.shape[0] and res.n_queries == ids.shape[0]
+
+
+def test_accumulator_and_tuple_chunks(rng):
+    scores, labels, offsets, _, _ = _inputs(rng, 40)
+    cut = int(offsets[20])
+    parts = [(scores[:cut], labels[:cut], offsets[:21]), (scores[cut:], labels[cut:], offsets[20:] - cut)]
+    res = stream.evaluate(parts, [2, 8])
+    np.testing.assert_array_equal(res.mean, fastndcg.mean_ndcg(scores, labels, offsets, [2, 8]))
+    acc = stream.NDCGAccumulator(3)
+    first = acc.add(*parts[0])
+    np.testing.assert_array_equal(first, fastndcg.ndcg(*parts[0], k=3))
+    acc.add(stream.Chunk(*parts[1]))
+    assert acc.result().mean == fastndcg.mean_ndcg(scores, labels, offsets, 3)
+
+
+def test_bad_input_is_named(rng):
+    scores, labels, offsets, _, _ = _inputs(rng, 10)
+    with pytest.raises(ValueError, match="chunk_rows"):
+        list(stream.iter_npy(scores, labels, offsets, chunk_rows=0))
+    with pytest.raises(ValueError, match="offsets must start at 0"):
+        list(stream.iter_npy(scores, labels, offsets[:-1]))
+    with pytest.raises(ValueError, match="labels has"):
+        list(stream.iter_npy(scores, labels[:-1], offsets))
+    with pytest.raises(ValueError, match="keep"):
+        stream.NDCGAccumulator(keep="all")
+    with pytest.raises(TypeError, match="chunk 0"):
+        stream.evaluate([object()])
+    bad = scores.copy()
+    bad[int(offsets[5])] = np.nan
+    with pytest.raises(ValueError, match=r"chunk 1 .*first query id 4"):
+        stream.evaluate(stream.iter_npy(bad, labels, offsets, query_ids=np.arange(10),
+                                        chunk_rows=int(offsets[4])), 5)
+
+
+def test_exact_sum_is_exact_and_split_free(rng):
+    vals = np.concatenate((rng.random(1000), rng.random(1000) * 1e-20, [1e16, -1e16, 3.0]))
+    exact = float(sum(Fraction(v) for v in vals.tolist()))
+    parts = stream.exact_partials(vals)
+    assert math.fsum(parts) == exact
+    a, b = stream.ExactSum(1), stream.ExactSum(1)
+    a.add(vals[:700, None])
+    b.add(vals[700:, None])
+    b.merge(a)
+    assert b.total()[0] == exact == math.fsum(vals.tolist())
+
+
+# ----------------------------------------------------------------------------- file sources
+
+
+def test_svmlight_stream(tmp_path, rng):
+    scores, labels, offsets, _, _ = _inputs(rng, 60)
+    offsets = offsets[np.r_[True, np.diff(offsets) > 0]]       # SVMlight has no empty queries
+    qid = np.repeat(np.arange(offsets.shape[0] - 1) + 100, np.diff(offsets))
+    data, pred = tmp_path / "d.txt", tmp_path / "p.txt"
+    data.write_text("".join(f"{int(l)} qid:{q} 1:0.5\n" for l, q in zip(labels, qid)))
+    pred.write_text("".join(f"{s!r}\n" for s in scores.tolist()))
+    for conv in ("letor4", "lightgbm", None):
+        res = stream.evaluate_svmlight(data, pred, [1, 5], convention=conv, chunk_rows=50, block_size=64)
+        assert res.n_chunks > 3
+        np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(scores, labels, offsets, [1, 5], convention=conv))
+        np.testing.assert_array_equal(res.mean, fastndcg.mean_ndcg(scores, labels, offsets, [1, 5], convention=conv))
+        np.testing.assert_array_equal(res.query_ids, np.unique(qid))
+
+
+def _frame(rng, n_queries=120, str_ids=True):
+    scores, labels, offsets, _, weights = _inputs(rng, n_queries)
+    sizes = np.diff(offsets)
+    q = np.repeat(np.arange(n_queries), sizes)
+    df = pd.DataFrame({"qid": [f"q{v:04d}" for v in q] if str_ids else q, "label": labels,
+                       "score": scores, "doc": [f"d{v}" for v in rng.permutation(q.size)],
+                       "w": np.repeat(weights, sizes)})
+    return df
+
+
+@pytest.mark.parametrize("conv", ["standard", "trec_eval", "gdeval", "lightgbm", "xgboost", "letor4"])
+def test_parquet_row_groups_split_queries(tmp_path, rng, conv):
+    df = _frame(rng)
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, row_group_size=37)
+    doc = "doc" if fastndcg.get_preset(conv).uses_tie_key else None
+    ks = [3, 10]
+    want = frames.ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
+    want_mean = frames.mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
+    res = stream.evaluate_parquet(path, ks, doc_id=doc, weight="w", convention=conv, chunk_rows=90)
+    assert res.n_chunks > 5
+    np.testing.assert_array_equal(res.ndcg, want[["ndcg@3", "ndcg@10"]].to_numpy())
+    assert res.query_ids.tolist() == want["qid"].tolist()
+    assert dict(zip(["ndcg@3", "ndcg@10"], res.mean.tolist())) == want_mean
+
+
+def test_parquet_errors(tmp_path, rng):
+    df = _frame(rng, 20, str_ids=False)
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, row_group_size=10)
+    with pytest.raises(ValueError, match="score column 'pred' is not in"):
+        stream.evaluate_parquet(path, score="pred")
+    shuffled = df.iloc[np.r_[0:30, 60:80, 30:60, 80:len(df)]]
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.Table.from_pandas(shuffled, preserve_index=False), bad, row_group_size=10)
+    with pytest.raises(ValueError, match="appears again"):
+        stream.evaluate_parquet(bad, chunk_rows=5)
+    df2 = df.copy()
+    df2.loc[df2.index[3], "w"] = 99.0
+    wpath = tmp_path / "w.parquet"
+    pq.write_table(pa.Table.from_pandas(df2, preserve_index=False), wpath)
+    with pytest.raises(ValueError, match="weight column 'w' must be constant.*query 0"):
+        stream.evaluate_parquet(wpath, weight="w")
+    df3 = df.copy()
+    df3["score"] = df3["score"].astype(float)
+    df3.loc[df3.index[-1], "score"] = np.nan
+    npath = tmp_path / "n.parquet"
+    pq.write_table(pa.Table.from_pandas(df3, preserve_index=False), npath)
+    with pytest.raises(ValueError, match="score column 'score' has a missing value"):
+        stream.evaluate_parquet(npath)
+
+
+# ----------------------------------------------------------------------------- memory bound
+
+_MEMORY_SCRIPT = textwrap.dedent("""
+    import json, sys, tracemalloc
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet, pandas  # imports are not data: load them before measuring
+    pyarrow.array([1]).to_numpy(zero_copy_only=False)
+    from fastndcg import stream
+    d, source = sys.argv[1], sys.argv[2]
+    chunk_rows = 50_000
+    tracemalloc.start()
+    if source == "npy":
+        res = stream.evaluate_npy(d + "/s.npy", d + "/l.npy", d + "/o.npy", [5, 10],
+                                  chunk_rows=chunk_rows, n_threads=1)
+    else:
+        res = stream.evaluate_parquet(d + "/d.parquet", [5, 10], chunk_rows=chunk_rows, n_threads=1)
+    peak = tracemalloc.get_traced_memory()[1]
+    arrow = pa.default_memory_pool().max_memory() or 0
+    print(json.dumps({"peak": peak + arrow, "mean": res.mean.tolist(), "rows": res.n_rows,
+                      "largest": res.max_chunk_rows}))
+""")
+
+
+@pytest.fixture(scope="module")
+def big_data(tmp_path_factory):
+    """3M rows (about 60 MB of qids + scores + labels), queries of 1..200 documents."""
+    rng = np.random.default_rng(7)
+    d = tmp_path_factory.mktemp("big")
+    sizes = rng.integers(1, 201, size=30_000)
+    offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    n = int(offsets[-1])
+    scores = rng.random(n)
+    labels = rng.integers(0, 5, n).astype(np.int32)
+    np.save(d / "s.npy", scores)
+    np.save(d / "l.npy", labels)
+    np.save(d / "o.npy", offsets)
+    qid = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+    pq.write_table(pa.table({"qid": qid, "label": labels, "score": scores}), d / "d.parquet",
+                   row_group_size=65_536)
+    mean = fastndcg.mean_ndcg(scores, labels, offsets, [5, 10])
+    return d, n, scores.nbytes + labels.nbytes + qid.nbytes, mean
+
+
+@pytest.mark.parametrize("source", ["npy", "parquet"])
+def test_memory_bound(big_data, source):
+    """Peak traced memory (numpy/Python + Arrow pool) stays under the limit
+    while the data is several times larger: O(chunk_rows + largest query)
+    (+ one row group's pages for Parquet: 64k rows here)."""
+    d, n, data_bytes, mean = big_data
+    limit = {"npy": 8 << 20, "parquet": 16 << 20}[source]   # measured: 2.9 MB, 12.2 MB
+    out = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, str(d), source],
+                         capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)
+    assert got["rows"] == n
+    assert data_bytes > 3 * limit
+    assert got["peak"] < limit, f"peak {got['peak'] / 2**20:.1f} MiB >= {limit / 2**20:.0f} MiB"
+    assert got["mean"] == mean.tolist()
