@@ -146,9 +146,9 @@ def test_no_copies_of_kernel_ready_inputs(rng, monkeypatch):
     seen = {}
     real = _ndcg.ndcg_batch
 
-    def spy(scores, labels, offsets, *args):
+    def spy(scores, labels, offsets, *args, **kwargs):
         seen.update(scores=scores, labels=labels, offsets=offsets)
-        return real(scores, labels, offsets, *args)
+        return real(scores, labels, offsets, *args, **kwargs)
 
     monkeypatch.setattr(_ndcg, "ndcg_batch", spy)
     fastndcg.ndcg(s, y, off, 3)
@@ -201,6 +201,30 @@ def test_scorer_caches_ideal_and_matches_one_shot(rng):
         assert_same(scorer.mean(s), fastndcg.mean_ndcg(s, y, off, [1, 5, None], convention=Convention(empty="one")))
         assert_same(scorer(s), scorer.mean(s))
     np.testing.assert_array_equal(scorer.ideal_dcg, ideal_before)
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS, ids=lambda c: c.describe()[:60])
+def test_one_shot_fused_ideal_is_bit_identical_to_cached_ideal(rng, conv):
+    # One-shot calls compute each query's ideal inside the scoring kernel;
+    # the scorer computes it beforehand. Same function, same bits.
+    s, y, off = make_batch(rng, n_queries=40, max_docs=60)
+    key = _tie_key(conv, rng, len(s))
+    for k in ([1, 3, 10], None, 5):
+        scorer = NDCGScorer(y, off, k, convention=conv)
+        np.testing.assert_array_equal(fastndcg.ndcg(s, y, off, k, convention=conv, tie_key=key),
+                                      scorer.ndcg(s, tie_key=key))
+        np.testing.assert_array_equal(fastndcg.mean_ndcg(s, y, off, k, convention=conv, tie_key=key),
+                                      scorer.mean(s, tie_key=key))
+
+
+def test_one_shot_empty_error_names_the_query():
+    s = np.array([1.0, 2.0, 3.0, 0.5])
+    y = np.array([1, 0, 0, 0])
+    off = np.array([0, 2, 4])
+    with pytest.raises(ValueError, match=r"query 1 \(rows 2:4\) has ideal DCG 0"):
+        fastndcg.ndcg(s, y, off, 2, convention=Convention(empty="error"))
+    with pytest.raises(ValueError, match=r"query 1 \(rows 2:4\)"):
+        fastndcg.mean_ndcg(s, y, off, 2, convention=Convention(empty="error"))
 
 
 def test_output_shapes_and_column_order(rng):
