@@ -109,7 +109,12 @@ class NDCGScorer:
         if conv.short == "zero":
             self._short_limit = np.where(self._cutoffs == FULL_LIST, 0, self._cutoffs)
         self._short_limit = np.ascontiguousarray(self._short_limit, dtype=np.int64)
+        self._idcg = None
         if not with_ideal:
+            return
+        if with_ideal == "fused" and ideal_dcg is None and ideal_labels is None and ideal_offsets is None:
+            # One-shot call: the scoring kernel computes the ideal of each
+            # query right before ranking it (same function, same numbers).
             return
         self._idcg = self._compute_ideal(ideal_dcg, ideal_labels, ideal_offsets, n_threads)
         if conv.empty == "error":
@@ -179,14 +184,27 @@ class NDCGScorer:
         nq, nc = self.n_queries, self._cutoffs.shape[0]
         dcg_out = np.empty((nq, nc), dtype=np.float64)
         ndcg_out = np.empty((nq, nc), dtype=np.float64) if with_ndcg else np.empty((0, nc))
-        idcg = self._idcg if with_ndcg else np.empty((0, nc))
+        fuse = with_ndcg and self._idcg is None
+        fused = {}
+        if fuse:
+            idcg = np.zeros((nq, nc), dtype=np.float64)
+            whole = conv.ideal == "full"
+            depth = self._max_n if whole else _needed_depth(self._cutoffs, self._max_n)
+            fused = dict(fuse_ideal=True, levels_desc=self._levels, ideal_whole=whole,
+                         ideal_disc=discount_table(conv, depth))
+        else:
+            idcg = self._idcg if with_ndcg else np.empty((0, nc))
         round_f32 = conv.score_precision == "float32" and sc.dtype == np.float64
         _ndcg.ndcg_batch(sc, self.labels, self.offsets,
                          key if key is not None else np.empty(0, dtype=np.int64),
                          conv.ties == "key_desc", round_f32, self._table, self._linear,
                          TIE_CODES[conv.ties], self._disc, self._cutoffs, self._short_limit, idcg,
                          EMPTY_CODES[conv.empty], dcg_out, ndcg_out, self._max_n,
-                         effective_n_threads(n_threads))
+                         effective_n_threads(n_threads), **fused)
+        if fuse:
+            self._idcg = idcg
+            if conv.empty == "error":
+                self._raise_on_empty()
         return dcg_out, ndcg_out
 
     def ndcg(self, scores: ArrayLike, *, tie_key: Optional[ArrayLike] = None,
@@ -274,8 +292,10 @@ def _tie_key_for(conv: Convention, tie_key, n: int):
 
 
 def _checked(scores, labels, offsets, k, convention, tie_key, weights=None, ideal_dcg=None,
-             ideal_labels=None, ideal_offsets=None, n_threads=None, with_ideal=True):
-    """Validate every input first, then build the scorer (which runs the ideal kernel)."""
+             ideal_labels=None, ideal_offsets=None, n_threads=None, with_ideal="fused"):
+    """Validate every input first, then build the scorer. An external ideal is
+    computed now; the labels' own ideal is left to the scoring kernel, which
+    computes it query by query (``with_ideal="fused"``)."""
     conv = as_convention(convention)
     sc_raw = np.asarray(scores)
     if sc_raw.ndim != 1:

@@ -15,6 +15,11 @@ from libc.math cimport NAN, log2
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
+
+cdef extern from *:
+    # GCC/Clang builtin; a hint only, it never faults.
+    void __builtin_prefetch(const void* addr, int rw, int locality) noexcept nogil
+
 from fastndcg._rank cimport (RankedDoc, gain_of, label_t, ranked_score, select_top,
                              sort_docs)
 
@@ -169,12 +174,30 @@ cdef void _dcg_one_query(const floating* scores, const label_t* labels, const in
             out_row[r] = 0.0
         return
     m = n if cutoffs[n_cut - 1] > n else cutoffs[n_cut - 1]
+    # The labels of the top m are gathered at scattered rows after the
+    # selection; ask for the query's label lines now, so that their cache
+    # misses overlap the selection instead of following it.
+    for r in range(0, n * sizeof(label_t), 64):
+        __builtin_prefetch((<const char*>labels) + r, 0, 3)
     select_top(scores, keys, key_desc, round_f32, n, m, docs)
     for r in range(m):
         gbuf[r] = gain_of(labels[docs[r].idx], table, linear)
     if tie_mode != TIES_INPUT:
         _resolve_ties(scores, labels, n, m, round_f32, table, linear, tie_mode, docs, group, gbuf)
     _cumulate(gbuf, m, False, disc, cutoffs, n_cut, out_row)
+
+
+cdef int64_t* _new_counts(Py_ssize_t n_levels) noexcept nogil:
+    # Zeroed per-thread counters for the counting ideal (two banks); NULL when
+    # there are no levels (or on allocation failure, which callers check).
+    cdef Py_ssize_t i
+    cdef int64_t* counts = NULL
+    if n_levels > 0:
+        counts = <int64_t*>malloc(2 * n_levels * sizeof(int64_t))
+        if counts != NULL:
+            for i in range(2 * n_levels):
+                counts[i] = 0
+    return counts
 
 
 def ideal_dcg_batch(const label_t[::1] labels,              # IN
@@ -206,12 +229,7 @@ def ideal_dcg_batch(const label_t[::1] labels,              # IN
     with nogil, parallel(num_threads=n_threads):
         gbuf = <double*>malloc((max_n + 1) * sizeof(double))
         docs = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
-        counts = NULL
-        if n_levels > 0:
-            counts = <int64_t*>malloc(2 * n_levels * sizeof(int64_t))
-            if counts != NULL:
-                for i in range(2 * n_levels):
-                    counts[i] = 0
+        counts = _new_counts(n_levels)
         if gbuf == NULL or docs == NULL or (n_levels > 0 and counts == NULL):
             failed_flag[0] = 1
         else:
@@ -234,11 +252,19 @@ def ndcg_batch(const floating[::1] scores,                  # IN
                const double[::1] disc,                      # IN
                const int64_t[::1] cutoffs,                  # IN sorted, unique
                const int64_t[::1] short_limit,              # IN per cutoff: n < limit -> 0
-               const double[:, ::1] idcg,                   # IN (n_queries, n_cutoffs); empty: DCG only
+               double[:, ::1] idcg,                         # IN (n_queries, n_cutoffs), OUT if fuse_ideal;
+                                                            #    empty: DCG only
                int empty_code,
                double[:, ::1] dcg_out,                      # OUT (n_queries, n_cutoffs)
                double[:, ::1] ndcg_out,                     # OUT same, unused when idcg is empty
-               Py_ssize_t max_n, int n_threads):
+               Py_ssize_t max_n, int n_threads,
+               bint fuse_ideal=False,                       # compute idcg here, query by query
+               const int64_t[::1] levels_desc=None,         # IN as ideal_dcg_batch (fuse_ideal only)
+               bint ideal_whole=False,                      # ideal not cut at k (fuse_ideal only)
+               const double[::1] ideal_disc=None):          # IN D(r) deep enough for the ideal
+    """DCG and NDCG per query; with ``fuse_ideal`` also the ideal DCG (exactly
+    as ``ideal_dcg_batch``), computed just before the query is ranked, while
+    its labels are in cache: a one-shot call then reads its inputs once."""
     cdef Py_ssize_t q, j, n, n_queries = offsets.shape[0] - 1
     cdef Py_ssize_t n_cut = cutoffs.shape[0]
     cdef bint with_ndcg = idcg.shape[0] > 0
@@ -250,26 +276,41 @@ def ndcg_batch(const floating[::1] scores,                  # IN
     cdef const int64_t* cut = &cutoffs[0]
     cdef const int64_t* lim = &short_limit[0]
     cdef const int64_t* off = &offsets[0]
+    cdef Py_ssize_t n_levels = 0
+    cdef const int64_t* lev = NULL
+    cdef const double* idsc = NULL
     cdef double empty_value = 0.0 if empty_code == EMPTY_ZERO else (1.0 if empty_code == EMPTY_ONE else NAN)
     cdef double* gbuf
     cdef RankedDoc* docs
     cdef RankedDoc* group
+    cdef int64_t* counts
     cdef double ideal
     cdef int failed = 0
     cdef int* failed_flag = &failed   # written through a pointer: shared, not thread-private
     if n_queries == 0:
         return
+    if fuse_ideal:
+        if not with_ndcg or levels_desc is None or ideal_disc is None:
+            raise ValueError("fuse_ideal needs idcg, levels_desc and ideal_disc")
+        n_levels = levels_desc.shape[0]
+        lev = &levels_desc[0] if n_levels > 0 else NULL
+        idsc = &ideal_disc[0] if ideal_disc.shape[0] > 0 else NULL
     with nogil, parallel(num_threads=n_threads):
         gbuf = <double*>malloc((max_n + 1) * sizeof(double))
         docs = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
         group = NULL
         if tie_mode != TIES_INPUT:
             group = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
-        if gbuf == NULL or docs == NULL or (tie_mode != TIES_INPUT and group == NULL):
+        counts = _new_counts(n_levels)
+        if (gbuf == NULL or docs == NULL or (tie_mode != TIES_INPUT and group == NULL)
+                or (n_levels > 0 and counts == NULL)):
             failed_flag[0] = 1
         else:
             for q in prange(n_queries, schedule="dynamic", chunksize=32):
                 n = off[q + 1] - off[q]
+                if fuse_ideal:
+                    _ideal_one_query(lab + off[q], n, tab, linear, lev, n_levels, counts, idsc,
+                                     cut, n_cut, ideal_whole, &idcg[q, 0], gbuf, docs)
                 _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
                                key_desc, n, round_f32, tab, linear, tie_mode, dsc, cut, n_cut,
                                &dcg_out[q, 0], docs, group, gbuf)
@@ -285,5 +326,6 @@ def ndcg_batch(const floating[::1] scores,                  # IN
         free(gbuf)
         free(docs)
         free(group)
+        free(counts)
     if failed:
         raise MemoryError("fastndcg: could not allocate per-thread scratch")

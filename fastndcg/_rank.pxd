@@ -160,6 +160,71 @@ cdef inline void _introsort(RankedDoc* a, Py_ssize_t n, int depth) noexcept nogi
     insertion_sort(a, n)
 
 
+# Largest m served by the filtered selection (its group maxima live on the stack).
+DEF SMALL_TOP = 32
+
+
+cdef inline void _set_key(RankedDoc* d, const int64_t* keys, bint key_desc) noexcept nogil:
+    if keys == NULL:
+        d.key = d.idx
+    elif key_desc:
+        d.key = ~keys[d.idx]   # ~x = -x-1: order-reversing without overflow
+    else:
+        d.key = keys[d.idx]
+
+
+cdef inline Py_ssize_t _filter_candidates(const floating* scores, bint round_f32, Py_ssize_t n,
+                                          Py_ssize_t m, RankedDoc* out) noexcept nogil:
+    """Write to out[0..c) (score, idx) of every document whose score is >= a
+    threshold T that at least m documents reach, and return c (>= m).
+
+    T = min over G >= m groups {i : i mod G = g} of the group's best score.
+    Each group holds a document scoring >= T, so at least m do, and every
+    document of the top m (whose scores are >= the m-th best >= T) is kept.
+    Both passes are branch-free: on a typical query (n ~ 100, m = 10) about
+    2.5m documents survive, and the costly, unpredictable comparisons of the
+    selection run on those only. G = max(m, 4): at least four independent
+    running maxima, so no pass waits on a chain of dependent comparisons.
+    Requires 1 <= m <= SMALL_TOP and 4 <= n, m <= n.
+    """
+    cdef double best[SMALL_TOP]
+    cdef double s, t
+    cdef Py_ssize_t i, g, base, c
+    cdef Py_ssize_t groups = m if m >= 4 else 4
+    for g in range(groups):
+        best[g] = ranked_score(scores[g], round_f32)
+    base = groups
+    while base + groups <= n:
+        for g in range(groups):
+            s = ranked_score(scores[base + g], round_f32)
+            best[g] = s if s > best[g] else best[g]
+        base += groups
+    for g in range(n - base):
+        s = ranked_score(scores[base + g], round_f32)
+        best[g] = s if s > best[g] else best[g]
+    t = best[0]
+    for g in range(1, groups):
+        t = best[g] if best[g] < t else t
+    c = 0
+    for i in range(n):
+        # Unconditional write, conditional advance: no branch to mispredict.
+        s = ranked_score(scores[i], round_f32)
+        out[c].score = s
+        out[c].idx = i
+        c += s >= t
+    return c
+
+
+cdef inline void _insert_into_run(RankedDoc* run, Py_ssize_t m, const RankedDoc* x) noexcept nogil:
+    # run[0..m) is sorted best first and x ranks before run[m-1]: x takes its
+    # place and the last one drops out.
+    cdef Py_ssize_t j = m - 1
+    while j > 0 and ranks_before(x, &run[j - 1]):
+        run[j] = run[j - 1]
+        j -= 1
+    run[j] = x[0]
+
+
 cdef inline void select_top(const floating* scores, const int64_t* keys, bint key_desc,
                             bint round_f32, Py_ssize_t n, Py_ssize_t m,
                             RankedDoc* out) noexcept nogil:
@@ -167,11 +232,12 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
 
     Requires 1 <= m <= n; ``out`` must have room for n entries. Strategy by
     size (all give the same result, the comparator being a total order):
-    m close to n: sort the whole query; small m: keep a sorted run of m and
-    insert (one comparison rejects most documents, no final sort); larger m:
-    a bounded worst-heap.
+    m close to n: sort the whole query; m <= 2: a sorted run of m with
+    insertion (one comparison rejects most documents); m <= SMALL_TOP: a
+    branch-free filter (see ``_filter_candidates``), then the same sorted run
+    over the survivors; larger m: a bounded worst-heap.
     """
-    cdef Py_ssize_t i, j
+    cdef Py_ssize_t i, c
     cdef double s, last
     cdef RankedDoc x
     if n <= 2 * m or n <= 16:
@@ -179,9 +245,11 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
             make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
         sort_docs(out, n)
         return
-    for i in range(m):
-        make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
-    if m <= 32:
+    if m <= 2:
+        # A scan with a rarely taken branch (about ln n insertions): cheaper
+        # than the two passes of the filter.
+        for i in range(m):
+            make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
         insertion_sort(out, m)
         last = out[m - 1].score
         for i in range(m, n):
@@ -189,15 +257,29 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
             if s < last:
                 continue
             make_doc(&x, s, keys, key_desc, i)
-            if not ranks_before(&x, &out[m - 1]):
-                continue
-            j = m - 1
-            while j > 0 and ranks_before(&x, &out[j - 1]):
-                out[j] = out[j - 1]
-                j -= 1
-            out[j] = x
-            last = out[m - 1].score
+            if ranks_before(&x, &out[m - 1]):
+                _insert_into_run(out, m, &x)
+                last = out[m - 1].score
         return
+    if m <= SMALL_TOP:
+        c = _filter_candidates(scores, round_f32, n, m, out)
+        for i in range(c):
+            _set_key(&out[i], keys, key_desc)
+        if c <= 2 * m or c <= 16:
+            sort_docs(out, c)
+            return
+        # Candidates stay in input order; the run of the m best so far
+        # occupies out[0..m) and candidate i >= m is read before it is reached.
+        insertion_sort(out, m)
+        last = out[m - 1].score
+        for i in range(m, c):
+            x = out[i]
+            if x.score >= last and ranks_before(&x, &out[m - 1]):
+                _insert_into_run(out, m, &x)
+                last = out[m - 1].score
+        return
+    for i in range(m):
+        make_doc(&out[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
     heapify_worst(out, m)
     for i in range(m, n):
         s = ranked_score(scores[i], round_f32)

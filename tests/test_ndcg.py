@@ -62,6 +62,32 @@ def test_long_queries_use_selection_and_gather_straddling_ties(rng, ties):
                         reference.ndcg(s, y, off, k, conv, tie_key=key))
 
 
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 9, 10, 16, 31, 32, 33, 50])
+@pytest.mark.parametrize("ties", ["stable", "key", "key_desc"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_selection_path_gives_the_comparator_order(rng, m, ties, dtype):
+    # Distinct real labels with linear gain make DCG@1..m spell out the exact
+    # ranking, so any slip of a selection path (full sort for n <= 2m or
+    # n <= 16, scan for m <= 2, branch-free filter for 3 <= m <= 32, heap
+    # above) shows up. Query sizes straddle each switch; scores come from few
+    # values (ties everywhere), many values, or rounding to float32 makes
+    # distinct doubles tie.
+    conv = Convention(gain="linear", ties=ties)
+    sizes = np.array([0, 1, m, 2 * m, 2 * m + 1, 16, 17, 3 * m + 5, 200, 700])
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(off[-1])
+    labels = rng.permutation(n).astype(np.float64) + 0.5
+    for scores in (rng.integers(0, 3, size=n).astype(dtype),
+                   rng.integers(0, 40, size=n).astype(dtype),
+                   rng.standard_normal(n).astype(dtype),
+                   1.0 + rng.integers(0, 4, size=n) * 2.0**-30):
+        for conv_i in (conv, conv.replace(score_precision="float32")):
+            key = rng.integers(0, 5, size=n) if conv.uses_tie_key else None
+            k = list(range(1, m + 1))
+            assert_same(fastndcg.dcg(scores, labels, off, k, convention=conv_i, tie_key=key),
+                        reference.dcg(scores, labels, off, k, conv_i, tie_key=key))
+
+
 def test_large_label_tables_use_sorting_ideal(rng):
     # More than 64 levels: the ideal is selected, not counted.
     s, y, off = make_batch(rng, n_queries=10, max_docs=200, n_labels=300)
@@ -120,9 +146,9 @@ def test_no_copies_of_kernel_ready_inputs(rng, monkeypatch):
     seen = {}
     real = _ndcg.ndcg_batch
 
-    def spy(scores, labels, offsets, *args):
+    def spy(scores, labels, offsets, *args, **kwargs):
         seen.update(scores=scores, labels=labels, offsets=offsets)
-        return real(scores, labels, offsets, *args)
+        return real(scores, labels, offsets, *args, **kwargs)
 
     monkeypatch.setattr(_ndcg, "ndcg_batch", spy)
     fastndcg.ndcg(s, y, off, 3)
@@ -175,6 +201,30 @@ def test_scorer_caches_ideal_and_matches_one_shot(rng):
         assert_same(scorer.mean(s), fastndcg.mean_ndcg(s, y, off, [1, 5, None], convention=Convention(empty="one")))
         assert_same(scorer(s), scorer.mean(s))
     np.testing.assert_array_equal(scorer.ideal_dcg, ideal_before)
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS, ids=lambda c: c.describe()[:60])
+def test_one_shot_fused_ideal_is_bit_identical_to_cached_ideal(rng, conv):
+    # One-shot calls compute each query's ideal inside the scoring kernel;
+    # the scorer computes it beforehand. Same function, same bits.
+    s, y, off = make_batch(rng, n_queries=40, max_docs=60)
+    key = _tie_key(conv, rng, len(s))
+    for k in ([1, 3, 10], None, 5):
+        scorer = NDCGScorer(y, off, k, convention=conv)
+        np.testing.assert_array_equal(fastndcg.ndcg(s, y, off, k, convention=conv, tie_key=key),
+                                      scorer.ndcg(s, tie_key=key))
+        np.testing.assert_array_equal(fastndcg.mean_ndcg(s, y, off, k, convention=conv, tie_key=key),
+                                      scorer.mean(s, tie_key=key))
+
+
+def test_one_shot_empty_error_names_the_query():
+    s = np.array([1.0, 2.0, 3.0, 0.5])
+    y = np.array([1, 0, 0, 0])
+    off = np.array([0, 2, 4])
+    with pytest.raises(ValueError, match=r"query 1 \(rows 2:4\) has ideal DCG 0"):
+        fastndcg.ndcg(s, y, off, 2, convention=Convention(empty="error"))
+    with pytest.raises(ValueError, match=r"query 1 \(rows 2:4\)"):
+        fastndcg.mean_ndcg(s, y, off, 2, convention=Convention(empty="error"))
 
 
 def test_output_shapes_and_column_order(rng):
