@@ -27,7 +27,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer
+from fastndcg._api import NDCGScorer, _cap
 from fastndcg._convention import Convention, as_convention
 from fastndcg.lambdamart import LambdaMART, _check_mode
 
@@ -248,7 +248,10 @@ class NDCGMetric:
     LightGBM multiplies by it too), with the convention's short and empty
     rules; queries combine as the convention's aggregation says, summed in
     query order. With row weights in the Dataset, each query weighs the
-    float32 mean of its row weights (LightGBM's query weights).
+    float32 mean of its row weights (LightGBM's query weights); under the
+    convention's ``empty_weight="unweighted"`` (the "lightgbm" preset) a query
+    without relevant documents adds its bare value (1) to the weighted sum,
+    as LightGBM does, so the metric can exceed 1.
     """
 
     def __init__(self, k: Union[int, Sequence[int]] = (1, 2, 3, 4, 5), *, convention: Any = "lightgbm",
@@ -285,13 +288,15 @@ class NDCGMetric:
         for j in range(per_query.shape[1]):
             counted = ~np.isnan(per_query[:, j])
             if conv.aggregation == "mean":
-                num = sequential_sum(np.where(counted, per_query[:, j] * w, 0.0)[counted])
+                # empty_weight="unweighted" (LightGBM): an empty query's value enters bare
+                bare = (st.idcg[:, j] <= 0) & ~st.short[:, j] if conv.empty_weight == "unweighted" else False
+                num = sequential_sum(np.where(counted, per_query[:, j] * np.where(bare, 1.0, w), 0.0)[counted])
                 den = float(n_q) if st.weights is None and counted.all() else sequential_sum(w[counted])
             else:
                 num = sequential_sum((np.where(st.short[:, j], 0.0, dcg[:, j]) * w)[counted])
                 den = sequential_sum((st.idcg[:, j] * w)[counted])
             out[j] = num / den if den > 0 else np.nan
-        return out
+        return _cap(out, conv.above_one)
 
     def __call__(self, preds: np.ndarray, eval_data) -> List[Tuple[str, float, bool]]:
         vals = self.values(preds, eval_data)

@@ -114,6 +114,25 @@ def test_metric_equals_lightgbm_ndcg(shared_data, label_gain):
             assert ours == theirs, (part, k)          # to the bit, every round
 
 
+def test_metric_equals_lightgbm_ndcg_with_weights_and_empty_queries(shared_data):
+    # Row weights (one per query, not float32 numbers) and queries without a
+    # relevant document: LightGBM adds those queries' 1 unweighted.
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, "lightgbm-rank")
+    ytr = ytr.copy()
+    off = np.concatenate([[0], np.cumsum(gtr)])
+    for q in range(0, len(gtr), 5):
+        ytr[off[q]:off[q + 1]] = 0
+    qw = np.random.default_rng(3).uniform(0.05, 2.0, size=len(gtr))
+    train = lgb.Dataset(Xtr, ytr, group=gtr, weight=np.repeat(qw, gtr))
+    params = dict(BASE, objective="lambdarank", metric="ndcg", eval_at=[1, 3, 10])
+    metric = NDCGMetric([1, 3, 10], name="fast")
+    evals = {}
+    lgb.train(params, train, 5, valid_sets=[train], valid_names=["train"], feval=metric,
+              callbacks=[lgb.record_evaluation(evals)])
+    for k in (1, 3, 10):
+        assert evals["train"][f"fast@{k}"] == evals["train"][f"ndcg@{k}"], k   # to the bit, every round
+
+
 def test_metric_under_other_conventions_equals_engine(shared_data):
     Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
     booster = lgb.train(dict(BASE, objective="lambdarank"), lgb.Dataset(Xtr, ytr, group=gtr), 5)
