@@ -29,12 +29,15 @@ import numpy as np
 from fastndcg._api import NDCGScorer
 from fastndcg._convention import Convention, as_convention
 from fastndcg.lambdamart import LambdaMART, _check_mode
+from fastndcg.presets import XGBOOST
 
 _INSTALL_HINT = "fastndcg.xgboost needs XGBoost; install it with: pip install fastndcg[xgboost]"
 
-#: XGBoost's own ndcg@k: exponential gain, float32 predictions ranked in input
-#: order on ties, k clamped, a query without relevant documents scores 1.
-XGBOOST_NDCG = Convention(score_precision="float32", empty="one", name="xgboost")
+#: XGBoost's own ndcg@k: the "xgboost" preset (exponential gain for labels
+#: 0..31, float32 predictions ranked in input order on ties, k clamped, a query
+#: without relevant documents scores 1 and enters the weighted mean unweighted,
+#: float32 group weights, an aggregate above 1 is an error).
+XGBOOST_NDCG = XGBOOST
 
 
 def _require_xgboost():

@@ -113,6 +113,28 @@ def test_metric_matches_xgboost_ndcg(shared_data):
         assert ours[f"ndcg[xgboost]@{k}"] == pytest.approx(float(theirs[f"test-ndcg@{k}"]), abs=2e-6)
 
 
+def test_metric_matches_xgboost_ndcg_with_group_weights(shared_data):
+    # MQ2008 has queries without relevant documents: XGBoost adds their 1
+    # unweighted while their (float32) weight stays in the denominator.
+    Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
+    dtrain = xgb.DMatrix(Xtr, ytr, qid=qtr)
+    dtest = xgb.DMatrix(Xte, yte, qid=qte)
+    n_groups = len(np.unique(qte))
+    dtest.set_weight(np.random.default_rng(4).uniform(0.5, 2.0, size=n_groups))
+    params = dict(BASE, objective="rank:ndcg", eval_metric=["ndcg@5", "ndcg@10"])
+    booster = xgb.train(params, dtrain, 5)
+    ours = dict(NDCGMetric([5, 10])(booster.predict(dtest, output_margin=True), dtest))
+    text = booster.eval(dtest, "test")
+    theirs = dict(item.split(":") for item in text.split("\t")[1:])
+    plain = NDCGMetric([5, 10], convention=fastndcg.get_preset("xgboost").replace(empty_weight="weighted"),
+                       name="plain")
+    plain_values = dict(plain(booster.predict(dtest, output_margin=True), dtest))
+    for k in (5, 10):
+        assert ours[f"ndcg[xgboost]@{k}"] == pytest.approx(float(theirs[f"test-ndcg@{k}"]), abs=2e-6)
+        # the rule matters here (a test that can fail):
+        assert abs(plain_values[f"plain@{k}"] - float(theirs[f"test-ndcg@{k}"])) > 1e-3
+
+
 def test_metric_as_custom_metric_with_conventions(shared_data):
     Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
     dtrain = xgb.DMatrix(Xtr, ytr, qid=qtr)
