@@ -238,7 +238,40 @@ class NDCGScorer:
 
     __call__ = mean
 
-    def _aggregate(self, dcg_u: np.ndarray, ndcg_u: np.ndarray) -> Union[float, np.ndarray]:
+    def summands(self, scores: ArrayLike, *, tie_key: Optional[ArrayLike] = None,
+                 n_threads: Optional[int] = None) -> "tuple[np.ndarray, np.ndarray, np.ndarray]":
+        """Per-query NDCG and the per-query terms that :meth:`mean` adds up.
+
+        Returns ``(ndcg, num, den)``, each of shape (n_queries, n_cutoffs)
+        (one column per requested cutoff), such that ``mean`` is
+        ``finish(num.sum(axis=0), den.sum(axis=0))`` with the sums taken in
+        query order (:meth:`finish`). For ``aggregation="mean"``:
+        num_q = w_q NDCG_q (or the bare NDCG_q of an empty query under
+        ``empty_weight="unweighted"``) and den_q = w_q; for ``"ratio"``:
+        num_q = w_q DCG_q (0 where the short rule zeroes the query) and
+        den_q = w_q IDCG_q; both 0 for a query whose NDCG is NaN
+        (``empty="skip"``). Partial sums over disjoint sets of queries
+        combine exactly this way (out-of-core and distributed evaluation).
+        """
+        sc, key = self._check_scores(scores, tie_key)
+        dcg_u, ndcg_u = self._run(sc, key, n_threads)
+        num, den = self._terms(dcg_u, ndcg_u)
+        col = self._column
+        return ndcg_u[:, col], num[:, col], den[:, col]
+
+    def finish(self, num: ArrayLike, den: ArrayLike) -> Union[float, np.ndarray]:
+        """The aggregate from summed terms (see :meth:`summands`): num / den per
+        requested cutoff, NaN where den = 0, then ``convention.above_one``.
+        A float for a single k, else an array."""
+        num = np.asarray(num, dtype=np.float64).reshape(-1)
+        den = np.asarray(den, dtype=np.float64).reshape(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        values = _cap(values, self.convention.above_one)
+        return float(values[0]) if self._single else values
+
+    def _terms(self, dcg_u: np.ndarray, ndcg_u: np.ndarray) -> "tuple[np.ndarray, np.ndarray]":
+        # Per-query summands of the aggregate, one column per unique cutoff.
         conv = self.convention
         w = np.ones(self.n_queries) if self.weights is None else self.weights
         counted = ~np.isnan(ndcg_u)
@@ -247,15 +280,13 @@ class NDCGScorer:
         if conv.aggregation == "mean":
             # empty_weight="unweighted": an empty query's value enters the sum bare
             bare = (self._idcg <= 0) & ~short if conv.empty_weight == "unweighted" else False
-            num = _column_sums(np.where(bare, 1.0, wc) * np.where(counted, ndcg_u, 0.0))
-            den = _column_sums(wc)
-        else:
-            num = _column_sums(wc * np.where(short, 0.0, dcg_u))
-            den = _column_sums(wc * self._idcg)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-        values = _cap(values, conv.above_one)[self._column]
-        return float(values[0]) if self._single else values
+            return np.where(bare, 1.0, wc) * np.where(counted, ndcg_u, 0.0), wc
+        return wc * np.where(short, 0.0, dcg_u), wc * self._idcg
+
+    def _aggregate(self, dcg_u: np.ndarray, ndcg_u: np.ndarray) -> Union[float, np.ndarray]:
+        num, den = self._terms(dcg_u, ndcg_u)
+        col = self._column
+        return self.finish(_column_sums(num)[col], _column_sums(den)[col])
 
 
 def _cap(values: np.ndarray, above_one: str) -> np.ndarray:

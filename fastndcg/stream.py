@@ -180,11 +180,10 @@ class ChunkEvaluator:
         self.cutoffs, self.single = _cutoff_list(k)
         self.convention: Convention = as_convention(convention)
         self.n_threads = n_threads
-        conv = self.convention
-        resolve = getattr(conv, "resolve_k", None)
-        effective = self.cutoffs if resolve is None else resolve(list(self.cutoffs))
-        self.short_limit = np.array([0 if (v is None or conv.short != "zero") else int(v)
-                                     for v in effective], dtype=np.int64)
+        # A scorer over no queries: it resolves k and gives the final rule
+        # (``finish``) without any chunk at hand.
+        self._empty_scorer = NDCGScorer(np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                                        self.k, convention=self.convention)
 
     @property
     def n_cutoffs(self) -> int:
@@ -196,39 +195,13 @@ class ChunkEvaluator:
         The summands are those of :meth:`fastndcg.NDCGScorer.mean`, so their
         column sums in query order give the in-memory aggregate bit for bit.
         """
-        conv = self.convention
-        scorer = NDCGScorer(chunk.labels, chunk.offsets, self.k, convention=conv,
+        scorer = NDCGScorer(chunk.labels, chunk.offsets, self.k, convention=self.convention,
                             weights=chunk.weights, n_threads=self.n_threads)
-        nq, nc = scorer.n_queries, self.n_cutoffs
-        nd = scorer.ndcg(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads).reshape(nq, nc)
-        w = np.ones(nq) if scorer.weights is None else scorer.weights
-        counted = ~np.isnan(nd)
-        wc = np.where(counted, w[:, None], 0.0)
-        short = np.diff(scorer.offsets)[:, None] < self.short_limit[None, :]
-        if conv.aggregation == "mean":
-            bare = False
-            if getattr(conv, "empty_weight", "weighted") == "unweighted":
-                # an empty query's value enters the numerator bare (LightGBM, XGBoost)
-                bare = (scorer.ideal_dcg.reshape(nq, nc) <= 0) & ~short
-            return nd, np.where(bare, 1.0, wc) * np.where(counted, nd, 0.0), wc
-        dcg = scorer.dcg(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads).reshape(nq, nc)
-        return nd, wc * np.where(short, 0.0, dcg), wc * scorer.ideal_dcg.reshape(nq, nc)
+        return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
-        """Aggregate from per-cutoff sums: num / den, NaN where den is 0."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-        values = _cap(values, getattr(self.convention, "above_one", "keep"))
-        return float(values[0]) if self.single else values
-
-
-def _cap(values: np.ndarray, above_one: str) -> np.ndarray:
-    """``Convention.above_one`` on aggregated values: the in-memory rule itself
-    (``fastndcg._api._cap``) where the installed version has one."""
-    from fastndcg import _api
-
-    cap = getattr(_api, "_cap", None)
-    return values if cap is None else cap(values, above_one)
+        """Aggregate from per-cutoff sums (:meth:`fastndcg.NDCGScorer.finish`)."""
+        return self._empty_scorer.finish(num, den)
 
 
 def column_sums(x: np.ndarray) -> np.ndarray:

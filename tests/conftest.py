@@ -98,3 +98,23 @@ def load_ranking_dataset(shared_data, name):
             gtr, gte = _group_sizes(qtr), _group_sizes(qte)
         _RANKING_CACHE[name] = (Xtr, ytr, gtr, Xte, yte, gte)
     return _RANKING_CACHE[name]
+
+
+def scattered_frame(seed: int, n: int = 4000, n_queries: int = 250, str_ids: bool = True) -> "pd.DataFrame":
+    """Rows in random order (every partition of a Dask/Spark frame made from it
+    holds pieces of many queries), string or integer query ids, ties, all-zero
+    queries, a query weight column and doc ids. Shared by test_dask and test_spark."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, n_queries, n)
+    labels = rng.integers(0, 4, n)
+    labels[np.isin(q, np.arange(0, n_queries, 17))] = 0        # some all-zero queries (IDCG = 0)
+    weights = rng.random(n_queries) + 0.5
+    return pd.DataFrame({
+        "qid": [f"q{v:03d}" for v in q] if str_ids else q * 3,
+        "label": labels,
+        "score": rng.integers(0, 6, n) / 2.0,                   # many ties
+        "doc": [f"d{v:05d}" for v in rng.permutation(n)],
+        "w": weights[q],
+    })

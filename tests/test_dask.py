@@ -10,7 +10,7 @@ from distributed import Client, LocalCluster
 import fastndcg
 import fastndcg.dask as fdask
 from fastndcg import frames
-from test_stream import scattered_frame as _frame
+from conftest import scattered_frame as _frame
 
 
 @pytest.fixture(scope="module")

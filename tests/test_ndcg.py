@@ -227,6 +227,39 @@ def test_one_shot_empty_error_names_the_query():
         fastndcg.mean_ndcg(s, y, off, 2, convention=Convention(empty="error"))
 
 
+@pytest.mark.parametrize("preset", fastndcg.list_presets())
+def test_summands_add_up_to_mean_in_any_split(rng, preset):
+    # summands()/finish() are what out-of-core and distributed evaluation
+    # combine: the whole set gives mean() to the bit, and two halves summed
+    # with exact partials give it to 1e-15.
+    conv = fastndcg.get_preset(preset)
+    s, y, off = make_batch(rng, n_queries=30, max_docs=40)
+    y = np.minimum(y, 2)
+    key = np.arange(len(s)) if conv.uses_tie_key else None
+    w = rng.uniform(0.5, 2.0, size=len(off) - 1)
+    ks = [1, 3, None]
+    scorer = NDCGScorer(y, off, ks, convention=conv, weights=w)
+    nd, num, den = scorer.summands(s, tie_key=key)
+    np.testing.assert_array_equal(nd, scorer.ndcg(s, tie_key=key))
+    try:
+        expected = scorer.mean(s, tie_key=key)
+    except ValueError as err:          # xgboost's above_one="check" on a mean above 1
+        with pytest.raises(ValueError, match=str(err)[:30]):
+            scorer.finish(np.sum(num.T, axis=1), np.sum(den.T, axis=1))
+        return
+    np.testing.assert_array_equal(scorer.finish(np.sum(num.T, axis=1), np.sum(den.T, axis=1)), expected)
+    import math
+    half = 15
+    parts = [(NDCGScorer(y[: off[half]], off[: half + 1], ks, convention=conv, weights=w[:half]),
+              s[: off[half]], None if key is None else key[: off[half]]),
+             (NDCGScorer(y[off[half]:], off[half:] - off[half], ks, convention=conv, weights=w[half:]),
+              s[off[half]:], None if key is None else key[off[half]:])]
+    terms = [p.summands(sc, tie_key=kk) for p, sc, kk in parts]
+    num2 = [math.fsum(np.concatenate([t[1][:, j] for t in terms])) for j in range(len(ks))]
+    den2 = [math.fsum(np.concatenate([t[2][:, j] for t in terms])) for j in range(len(ks))]
+    np.testing.assert_allclose(scorer.finish(num2, den2), expected, rtol=1e-15, atol=1e-15)
+
+
 def test_output_shapes_and_column_order(rng):
     s, y, off = make_batch(rng, n_queries=7)
     assert fastndcg.ndcg(s, y, off).shape == (7,)

@@ -12,7 +12,7 @@ from pyspark.sql import SparkSession
 import fastndcg
 import fastndcg.spark as fspark
 from fastndcg import frames
-from test_stream import scattered_frame as _frame
+from conftest import scattered_frame as _frame
 
 
 @pytest.fixture(scope="module")

@@ -125,24 +125,6 @@ def test_exact_sum_is_exact_and_split_free(rng):
     assert b.total()[0] == exact == math.fsum(vals.tolist())
 
 
-def scattered_frame(seed: int, n: int = 4000, n_queries: int = 250, str_ids: bool = True) -> pd.DataFrame:
-    """Rows in random order (every partition of a Dask/Spark frame made from it
-    holds pieces of many queries), string or integer query ids, ties, all-zero
-    queries, a query weight column and doc ids. Shared with test_dask/test_spark."""
-    rng = np.random.default_rng(seed)
-    q = rng.integers(0, n_queries, n)
-    labels = rng.integers(0, 4, n)
-    labels[np.isin(q, np.arange(0, n_queries, 17))] = 0        # some all-zero queries (IDCG = 0)
-    weights = rng.random(n_queries) + 0.5
-    return pd.DataFrame({
-        "qid": [f"q{v:03d}" for v in q] if str_ids else q * 3,
-        "label": labels,
-        "score": rng.integers(0, 6, n) / 2.0,                   # many ties
-        "doc": [f"d{v:05d}" for v in rng.permutation(n)],
-        "w": weights[q],
-    })
-
-
 # ----------------------------------------------------------------------------- file sources
 
 
