@@ -67,6 +67,17 @@ def test_scorer_ndcg10(benchmark, mslr10k, n_threads):
                        rounds=30, iterations=1, warmup_rounds=2)
 
 
+@pytest.mark.benchmark(group="ndcg@10")
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_scorer_kernel_only_ndcg10(benchmark, mslr10k, n_threads):
+    """The parallel kernel alone (no input validation, which is one serial
+    streaming pass over scores): how the kernel itself scales with threads."""
+    d = mslr10k
+    scorer = fastndcg.NDCGScorer(d.labels, d.offsets, 10)
+    _info(benchmark, d, impl="kernel only (cached ideal)", n_threads=n_threads)
+    benchmark.pedantic(scorer._run, args=(d.scores, None, n_threads), rounds=30, iterations=1, warmup_rounds=2)
+
+
 @pytest.mark.benchmark(group="ndcg@1..10")
 def test_numpy_baseline_ndcg1_10(benchmark, mslr10k):
     d = mslr10k
