@@ -16,8 +16,13 @@ from conftest import scattered_frame as _frame
 
 
 @pytest.fixture(scope="module")
-def spark():
+def spark(tmp_path_factory):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # Spark's Python workers put their working directory first on sys.path;
+    # started from the checkout they would import the uncompiled source tree
+    # instead of the installed package.
+    old_cwd = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("spark-cwd"))
     session = (SparkSession.builder.master("local[2]").appName("fastndcg-tests")
                .config("spark.ui.enabled", "false")
                .config("spark.default.parallelism", "4")          # createDataFrame: 4 input partitions
@@ -26,8 +31,11 @@ def spark():
                .config("spark.driver.memory", "1g")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    try:
+        yield session
+    finally:
+        session.stop()
+        os.chdir(old_cwd)
 
 
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:

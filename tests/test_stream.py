@@ -247,8 +247,10 @@ def test_memory_bound(big_data, source):
     (+ one row group's pages for Parquet: 64k rows here)."""
     d, n, data_bytes, mean = big_data
     limit = {"npy": 8 << 20, "parquet": 16 << 20}[source]   # measured: 2.9 MB, 12.2 MB
+    # cwd outside the checkout: "python -c" puts it first on sys.path, and the
+    # source tree there has no compiled kernels.
     out = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, str(d), source],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, cwd=d)
     got = json.loads(out.stdout)
     assert got["rows"] == n
     assert data_bytes > 3 * limit
