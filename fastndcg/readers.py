@@ -1010,6 +1010,35 @@ class AlignedRun:
 MISSING = ("error", "zero", "skip")
 
 
+def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str]) -> ValueError:
+    """The error for judged topics without results under ``missing="error"``
+    (:func:`align_run`, :func:`fastndcg.stream.evaluate_run`)."""
+    shown = ", ".join(repr(t) for t in missing_qids[:5]) + (" ..." if len(missing_qids) > 5 else "")
+    return ValueError(
+        f"{qrels_path}: {len(missing_qids)} judged topic(s) have no results in {run_path}: {shown}. "
+        "trec_eval 10 stops here too. Use missing='zero' (command line: -c, as trec_eval -c: they "
+        "count as 0) or missing='skip' (command line: --skip-missing; trec_eval 9.x: they are "
+        "left out of the mean)")
+
+
+def judged_ideal(qrels: Qrels, topics: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """trec_eval's ideal list of the selected topics: every judged document,
+    negative judgments as 0, as CSR ``(ideal_labels, ideal_offsets)``.
+
+    Parameters
+    ----------
+    qrels : Qrels
+    topics : bool array (qrels.n_topics,)
+        The topics to include, in qrels order.
+    """
+    jcounts = np.diff(qrels.offsets)
+    jsel = np.repeat(topics, jcounts)
+    ideal_labels = np.maximum(qrels.relevance[jsel], 0).astype(np.int64)
+    ideal_offsets = np.zeros(int(topics.sum()) + 1, dtype=np.int64)
+    np.cumsum(jcounts[topics], out=ideal_offsets[1:])
+    return ideal_labels, ideal_offsets
+
+
 def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = "error",
               max_docs: Optional[int] = None, float32_scores: bool = False,
               n_threads: Optional[int] = None) -> AlignedRun:
@@ -1050,12 +1079,7 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     ignored = [t for t, q in zip(run_topics, run_to_q.tolist()) if q < 0]
     missing_qids = [t for t, r in zip(qrels.topics.tolist(), in_run.tolist()) if not r]
     if missing_qids and missing == "error":
-        shown = ", ".join(repr(t) for t in missing_qids[:5]) + (" ..." if len(missing_qids) > 5 else "")
-        raise ValueError(
-            f"{qrels.path}: {len(missing_qids)} judged topic(s) have no results in {run.path}: {shown}. "
-            "trec_eval 10 stops here too. Use missing='zero' (command line: -c, as trec_eval -c: they "
-            "count as 0) or missing='skip' (command line: --skip-missing; trec_eval 9.x: they are "
-            "left out of the mean)")
+        raise missing_topics_error(qrels.path, run.path, missing_qids)
     pair_run = np.flatnonzero(run_to_q >= 0).astype(np.int64)
     pair_q = run_to_q[pair_run]
     match = np.full(len(run), -1, dtype=np.int64)
@@ -1102,11 +1126,7 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     counts = np.bincount(qtopic, minlength=qrels.n_topics)[evaluated]
     offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    jcounts = np.diff(qrels.offsets)
-    jsel = np.repeat(evaluated, jcounts)
-    ideal_labels = np.maximum(qrels.relevance[jsel], 0).astype(np.int64)
-    ideal_offsets = np.zeros(int(evaluated.sum()) + 1, dtype=np.int64)
-    np.cumsum(jcounts[evaluated], out=ideal_offsets[1:])
+    ideal_labels, ideal_offsets = judged_ideal(qrels, evaluated)
     return AlignedRun(np.ascontiguousarray(scores), labels, offsets, np.ascontiguousarray(tie_key),
                       ideal_labels, ideal_offsets, qrels.topics[evaluated],
                       missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path)

@@ -13,7 +13,14 @@ query depends only on its own rows). Sources:
 * SVMlight / LETOR files (with a prediction file): :func:`evaluate_svmlight`;
 * Parquet (``pip install "fastndcg[parquet]"``, pyarrow) with query, label and
   score columns, whose row groups may split a query (the tail is carried over
-  to the next batch): :func:`iter_parquet`, :func:`evaluate_parquet`.
+  to the next batch): :func:`iter_parquet`, :func:`evaluate_parquet`;
+* a TREC run against qrels held in memory, the run read by whole topics
+  (:func:`fastndcg.readers.iter_run`) and each piece joined with the qrels as
+  :func:`fastndcg.readers.align_run` does: :func:`evaluate_run`.
+
+A chunk may carry an external ideal (``ideal_labels``/``ideal_offsets``, one
+ideal list per query, as :class:`fastndcg.NDCGScorer` takes it): TREC runs use
+it for the judged documents the run did not retrieve.
 
 How the aggregate is summed
 ---------------------------
@@ -47,7 +54,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -121,6 +128,10 @@ class Chunk:
     query_ids : array (n_queries,), optional
     tie_key : int array (n_rows,), optional (``ties="key"/"key_desc"``)
     weights : float array (n_queries,), optional
+    ideal_labels, ideal_offsets : arrays, optional
+        An external ideal list per query in CSR form (``ideal_offsets`` has
+        n_queries + 1 entries), as :class:`fastndcg.NDCGScorer` takes it;
+        without it each query's ideal comes from its own rows.
     """
 
     scores: np.ndarray
@@ -129,6 +140,8 @@ class Chunk:
     query_ids: Optional[np.ndarray] = None
     tie_key: Optional[np.ndarray] = None
     weights: Optional[np.ndarray] = None
+    ideal_labels: Optional[np.ndarray] = None
+    ideal_offsets: Optional[np.ndarray] = None
 
     @property
     def n_queries(self) -> int:
@@ -146,7 +159,8 @@ def _as_chunk(obj: Any, i: int) -> Chunk:
         if getattr(obj, "scores") is None:
             raise ValueError(f"chunk {i} has no scores (for iter_svmlight, pass a prediction file)")
         return Chunk(obj.scores, obj.labels, obj.offsets, getattr(obj, "query_ids", None),
-                     getattr(obj, "tie_key", None), getattr(obj, "weights", None))
+                     getattr(obj, "tie_key", None), getattr(obj, "weights", None),
+                     getattr(obj, "ideal_labels", None), getattr(obj, "ideal_offsets", None))
     raise TypeError(f"chunk {i}: expected a Chunk, a (scores, labels, offsets) tuple or an object "
                     f"with scores/labels/offsets; got {type(obj).__name__}")
 
@@ -196,7 +210,8 @@ class ChunkEvaluator:
         column sums in query order give the in-memory aggregate bit for bit.
         """
         scorer = NDCGScorer(chunk.labels, chunk.offsets, self.k, convention=self.convention,
-                            weights=chunk.weights, n_threads=self.n_threads)
+                            weights=chunk.weights, ideal_labels=chunk.ideal_labels,
+                            ideal_offsets=chunk.ideal_offsets, n_threads=self.n_threads)
         return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
@@ -274,18 +289,21 @@ class NDCGAccumulator:
         self.n_queries = self.n_rows = self.n_chunks = self.max_chunk_rows = 0
 
     def add(self, scores: Any, labels: Any = None, offsets: Any = None, *, query_ids: Any = None,
-            tie_key: Any = None, weights: Any = None) -> np.ndarray:
+            tie_key: Any = None, weights: Any = None, ideal_labels: Any = None,
+            ideal_offsets: Any = None) -> np.ndarray:
         """Evaluate one chunk of whole queries; returns its per-query NDCG.
 
         ``scores`` may also be a :class:`Chunk` (then the other arguments are
-        not given).
+        not given). ``ideal_labels``/``ideal_offsets``: an external ideal list
+        per query of the chunk (see :class:`Chunk`).
         """
         if isinstance(scores, Chunk):
             chunk = scores
         else:
             if labels is None or offsets is None:
                 raise TypeError("add() needs scores, labels and offsets (or a Chunk)")
-            chunk = Chunk(scores, labels, offsets, query_ids, tie_key, weights)
+            chunk = Chunk(scores, labels, offsets, query_ids, tie_key, weights, ideal_labels,
+                          ideal_offsets)
         first_query = self.n_queries
         try:
             nd, num, den = self.evaluator.terms(chunk)
@@ -317,20 +335,41 @@ class NDCGAccumulator:
         self.max_chunk_rows = max(self.max_chunk_rows, rows)
         return nd[:, 0].copy() if self.evaluator.single else nd
 
-    def result(self) -> StreamResult:
+    def result(self, order: Optional[np.ndarray] = None) -> StreamResult:
+        """The aggregate and the per-query values of the chunks added so far.
+
+        Parameters
+        ----------
+        order : int array (n_queries,), optional
+            A permutation of the queries (numbered in the order they were
+            added): the per-query values come out in this order, and with
+            ``keep="queries"`` the summands are added in this order (e.g. the
+            in-memory query order when chunks arrive in another one).
+        """
         ev = self.evaluator
         nc = ev.n_cutoffs
+        if order is not None:
+            order = np.asarray(order, dtype=np.int64)
+            if order.shape != (self.n_queries,):
+                raise ValueError(f"order must have one entry per query ({self.n_queries}); "
+                                 f"got shape {order.shape}")
+
+        def arranged(parts: List[np.ndarray]) -> np.ndarray:
+            x = _stack(parts, nc)
+            return x if order is None else x[order]
+
         if self.keep == "queries":
-            num = column_sums(_stack(self._num, nc))
-            den = column_sums(_stack(self._den, nc))
+            num = column_sums(arranged(self._num))
+            den = column_sums(arranged(self._den))
         else:
             num, den = self._exact_num.total(), self._exact_den.total()
         per = ids = None
         if self.per_query:
-            per = _stack(self._ndcg, nc)
+            per = arranged(self._ndcg)
             per = per[:, 0].copy() if ev.single else per
             if not self._ids_missing:
                 ids = np.concatenate(self._ids) if self._ids else np.empty(0)
+                ids = ids if order is None else ids[order]
         return StreamResult(ev.finish(num, den), per, ids, self.n_queries, self.n_rows,
                             self.n_chunks, self.max_chunk_rows)
 
@@ -469,6 +508,194 @@ def evaluate_svmlight(path: PathLike, predictions: PathLike, k: Cutoffs = 10, *,
     chunks = iter_svmlight(path, predictions, group=group, chunk_rows=chunk_rows, **reader_kwargs)
     return evaluate(chunks, k, convention=convention, keep=keep, per_query=per_query,
                     n_threads=n_threads)
+
+
+# ----------------------------------------------------------------------------- TREC runs
+
+
+@dataclass
+class RunStreamResult(StreamResult):
+    """Result of :func:`evaluate_run`: a :class:`StreamResult` (query ids are
+    the topics, in bytewise order as trec_eval prints them) plus what
+    :class:`fastndcg.readers.AlignedRun` reports about the topics.
+
+    Attributes
+    ----------
+    run_name : str
+        The tag of the run's last line (trec_eval's ``runid``).
+    missing_qids : list of str
+        Judged topics with no results in the run.
+    ignored_qids : list of str
+        Run topics without judgments (never evaluated, as trec_eval).
+    """
+
+    run_name: str = ""
+    missing_qids: List[str] = field(default_factory=list)
+    ignored_qids: List[str] = field(default_factory=list)
+
+
+def aligned_chunk(aligned: Any, convention: Any = "trec_eval", ideal: str = "auto") -> Chunk:
+    """The :class:`Chunk` of a :class:`fastndcg.readers.AlignedRun` under a
+    convention: the docno tie key when the convention breaks ties by key, and
+    the judged documents as external ideal where the convention's tool takes
+    its ideal from the qrels (:func:`fastndcg.readers.ideal_source`; ``ideal``
+    "qrels"/"run" overrides), exactly what :meth:`AlignedRun.ndcg` passes to
+    the kernels."""
+    kw = aligned._kwargs(convention, ideal)
+    return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
+                 None, kw.get("ideal_labels"), kw.get("ideal_offsets"))
+
+
+def align_chunk(run: Any, qrels: Any, convention: Any = "trec_eval", *, ideal: str = "auto",
+                missing: str = "error", max_docs: Optional[int] = None,
+                n_threads: Optional[int] = None) -> Tuple[Any, Chunk]:
+    """Join a run (or a topic-complete piece of one) with qrels as
+    ``fastndcg eval`` does: :func:`fastndcg.readers.align_run` (``max_docs``
+    ranked in float32 when the convention scores in float32, as trec_eval 9.x
+    and pytrec_eval), then :func:`aligned_chunk`.
+
+    Returns
+    -------
+    (AlignedRun, Chunk)
+    """
+    from fastndcg.readers import align_run
+
+    conv = as_convention(convention)
+    aligned = align_run(run, qrels, missing=missing, max_docs=max_docs,
+                        float32_scores=conv.score_precision == "float32", n_threads=n_threads)
+    return aligned, aligned_chunk(aligned, conv, ideal)
+
+
+def _check_topics_contiguous(piece: Any) -> None:
+    """A topic of a :func:`fastndcg.readers.iter_run` piece must come from
+    one stretch of lines: ``iter_run`` groups a piece by topic, so a topic
+    that comes back later in the same piece would be merged silently (and
+    split into two queries if it came back in a later piece)."""
+    counts = np.diff(piece.offsets)
+    if counts.size == 0:
+        return
+    rows = piece.file_row
+    lo = np.minimum.reduceat(rows, piece.offsets[:-1])
+    hi = np.maximum.reduceat(rows, piece.offsets[:-1])
+    bad = np.flatnonzero(hi - lo + 1 != counts)
+    if bad.size == 0:
+        return
+    # the topic whose lines are interrupted first; the line where it comes back
+    t = int(bad[np.argmin(lo[bad])])
+    a, b = int(piece.offsets[t]), int(piece.offsets[t + 1])
+    by_file = np.argsort(rows[a:b], kind="stable")
+    gap = int(np.flatnonzero(np.diff(rows[a:b][by_file]) > 1)[0]) + 1
+    line = int(piece.lines[a:b][by_file][gap])
+    raise ValueError(f"{piece.path}:{line}: topic {piece.topics[t]!r} appears again after other "
+                     "topics; streaming needs each topic's lines to be contiguous (sort the run by "
+                     "topic first, e.g. sort -s -k1,1)")
+
+
+def evaluate_run(qrels: Any, run: PathLike, k: Cutoffs = 10, *, convention: Any = "trec_eval",
+                 ideal: str = "auto", missing: str = "error", max_docs: Optional[int] = None,
+                 chunk_rows: int = 1 << 20, keep: str = "queries", per_query: bool = True,
+                 n_threads: Optional[int] = None, block_size: Optional[int] = None,
+                 progress: Optional[Any] = None) -> RunStreamResult:
+    """NDCG of a TREC run against qrels, the run streamed by whole topics.
+
+    The qrels are held in memory (:func:`fastndcg.readers.read_qrels`); the
+    run is read in pieces of whole topics (:func:`fastndcg.readers.iter_run`),
+    each joined with the qrels as :func:`fastndcg.readers.align_run` does
+    (:func:`align_chunk`: docno tie key, judged documents as the ideal list
+    where the convention's tool takes it from the qrels, ``max_docs``) and
+    evaluated with the in-memory kernels. Judged topics that never appear in
+    the run are handled at the end, as ``align_run(missing=...)``.
+
+    Parameters
+    ----------
+    qrels : Qrels or path
+    run : path
+        A TREC run (plain, gzip, bz2 or xz) whose topics each occupy one
+        stretch of lines (a topic that comes back after another is a
+        ValueError naming the file, line and topic); topics may come in any
+        order.
+    k : None, int or sequence
+        Cutoff(s), as :func:`fastndcg.ndcg` (None: trec_eval's ``ndcg``).
+    convention : Convention or preset name, default "trec_eval"
+    ideal : {"auto", "qrels", "run"}
+        Where the ideal list comes from (see :meth:`AlignedRun.ndcg`).
+    missing : {"error", "zero", "skip"}
+        Judged topics without results: a ValueError listing them (trec_eval
+        10), NDCG 0 counted in the mean (trec_eval ``-c``), or left out.
+    max_docs : int, optional
+        Top ``max_docs`` results per topic (trec_eval ``-M``).
+    chunk_rows : int
+        Results per piece (more when one topic is larger).
+    keep, per_query, n_threads
+        See :class:`NDCGAccumulator`.
+    block_size : int, optional
+        Bytes read at a time (default :data:`fastndcg.readers.DEFAULT_BLOCK_SIZE`).
+    progress : callable(done, total), optional
+        Progress callback of the reader (bytes of the run file).
+
+    Returns
+    -------
+    RunStreamResult
+        Topics in bytewise order as :func:`fastndcg.readers.align_run` gives
+        them, whatever their order in the file: per-query values equal
+        ``align_run(...).ndcg(k, convention=...)`` bit for bit, and with
+        ``keep="queries"`` the mean equals ``AlignedRun.mean_ndcg`` bit for
+        bit (the summands are added in topic order); ``keep="sums"`` is
+        within a few ulps. Memory: one piece (and its alignment) plus the
+        qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic
+        values and summands.
+    """
+    from fastndcg import readers
+
+    if missing not in readers.MISSING:
+        raise ValueError(f"missing must be one of {readers.MISSING}; got {missing!r}")
+    if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}")
+    conv = as_convention(convention)
+    if not isinstance(qrels, readers.Qrels):
+        qrels = readers.read_qrels(qrels, n_threads=n_threads)
+    qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
+    acc = NDCGAccumulator(k, convention=conv, keep=keep, per_query=per_query, n_threads=n_threads)
+    ordered = keep == "queries" or per_query
+    seen = np.zeros(qrels.n_topics, dtype=bool)
+    positions: List[np.ndarray] = []       # qrels index of each evaluated topic, in arrival order
+    ignored: List[str] = []
+    name = ""
+    pieces = readers.iter_run(run, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
+                              block_size=block_size or readers.DEFAULT_BLOCK_SIZE)
+    for piece in pieces:
+        _check_topics_contiguous(piece)
+        aligned, chunk = align_chunk(piece, qrels, conv, ideal=ideal, missing="skip",
+                                     max_docs=max_docs, n_threads=n_threads)
+        ignored.extend(aligned.ignored_qids)
+        pos = np.array([qindex[t] for t in aligned.qids.tolist()], dtype=np.int64)
+        seen[pos] = True
+        if ordered:
+            positions.append(pos)
+        acc.add(chunk)
+        name = piece.name
+    missing_qids = qrels.topics[~seen].tolist()
+    if missing_qids and missing == "error":
+        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids)
+    if missing_qids and missing == "zero":
+        # judged topics without results: empty rankings against their judgments
+        unseen = ~seen
+        n = int(unseen.sum())
+        ideal_labels, ideal_offsets = readers.judged_ideal(qrels, unseen)
+        empty = readers.AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
+                                   np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
+                                   qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64))
+        if ordered:
+            positions.append(np.flatnonzero(unseen))
+        acc.add(aligned_chunk(empty, conv, ideal))
+    order = None
+    if ordered and positions:
+        arrival = np.concatenate(positions)
+        if arrival.size and bool(np.any(arrival[1:] < arrival[:-1])):
+            order = np.argsort(arrival, kind="stable")
+    res = acc.result(order)
+    return RunStreamResult(res.mean, res.ndcg, res.query_ids, res.n_queries, res.n_rows, res.n_chunks,
+                           res.max_chunk_rows, name, missing_qids, sorted(set(ignored)))
 
 
 # ----------------------------------------------------------------------------- columns -> chunks

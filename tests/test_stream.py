@@ -256,3 +256,179 @@ def test_memory_bound(big_data, source):
     assert data_bytes > 3 * limit
     assert got["peak"] < limit, f"peak {got['peak'] / 2**20:.1f} MiB >= {limit / 2**20:.0f} MiB"
     assert got["mean"] == mean.tolist()
+
+
+# ----------------------------------------------------------------------------- TREC runs
+
+from fastndcg import readers  # noqa: E402
+
+
+def _write_trec(tmp_path, rng, n_topics=240, gz=False):
+    """Qrels and a run whose topics come in shuffled (non-bytewise) file order,
+    with unjudged, negative-judged and tied documents, judged topics missing
+    from the run and run topics without judgments."""
+    topics = [f"{t}" for t in rng.permutation(np.arange(1, 10 * n_topics))[:n_topics]]
+    qlines, rlines = [], []
+    for t in topics:
+        n_judged = int(rng.integers(1, 25))
+        for d in range(n_judged):
+            qlines.append(f"{t} 0 D{d:03d} {int(rng.integers(-1, 4))}\n")
+    in_run = [t for t in topics if rng.random() > 0.1] + ["999991", "999992"]   # two unjudged topics
+    for t in rng.permutation(in_run).tolist():
+        for d in rng.permutation(40)[: int(rng.integers(1, 30))].tolist():
+            rlines.append(f"{t} Q0 D{d:03d} 0 {int(rng.integers(0, 6)) / 4!r} tag{t[-1]}\n")
+    qpath = tmp_path / "qrels.txt"
+    qpath.write_text("".join(qlines))
+    rpath = tmp_path / ("run.txt.gz" if gz else "run.txt")
+    data = "".join(rlines).encode()
+    if gz:
+        import gzip
+
+        rpath.write_bytes(gzip.compress(data))
+    else:
+        rpath.write_bytes(data)
+    return qpath, rpath
+
+
+TREC_PRESETS = ["trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut", "gdeval", "ranx",
+                "standard", "lightgbm", "letor4", "xgboost", "sklearn"]
+
+
+@pytest.mark.parametrize("conv", TREC_PRESETS)
+def test_run_stream_equals_align_run(tmp_path, rng, conv):
+    qpath, rpath = _write_trec(tmp_path, rng)
+    qrels = readers.read_qrels(qpath)
+    ks = [3, 10, None]
+    for missing in ("zero", "skip"):
+        for max_docs in (None, 7):
+            a = readers.align_run(rpath, qrels, missing=missing, max_docs=max_docs,
+                                  float32_scores=fastndcg.get_preset(conv).score_precision == "float32")
+            per, mean = a.ndcg(ks, convention=conv), a.mean_ndcg(ks, convention=conv)
+            assert a.missing_qids and a.ignored_qids
+            # (iter_run cuts pieces at block ends: 64-byte blocks and chunk_rows=1 make
+            # nearly every topic its own piece) ... one piece
+            for chunk_rows, block in ((1, 64), (100, 64), (1 << 20, None)):
+                res = stream.evaluate_run(qrels, rpath, ks, convention=conv, missing=missing,
+                                          max_docs=max_docs, chunk_rows=chunk_rows, block_size=block)
+                if chunk_rows == 1:
+                    assert res.n_chunks > 0.75 * (len(a.qids) + len(a.ignored_qids))
+                np.testing.assert_array_equal(res.ndcg, per)       # bit for bit
+                np.testing.assert_array_equal(res.mean, mean)      # summed in topic order
+                assert res.query_ids.tolist() == a.qids.tolist()
+                assert res.missing_qids == a.missing_qids and res.ignored_qids == a.ignored_qids
+                assert res.run_name == "tag" + a.run_name[-1:] and res.run_name == a.run_name
+            assert res.n_chunks == 1 + (missing == "zero")
+            sums = stream.evaluate_run(qrels, rpath, ks, convention=conv, missing=missing, max_docs=max_docs,
+                                       chunk_rows=1, block_size=64, keep="sums", per_query=False)
+            assert sums.ndcg is None
+            np.testing.assert_allclose(sums.mean, mean, rtol=1e-15, atol=0)
+
+
+def test_run_stream_sums_in_topic_order(tmp_path):
+    """Topics arrive in file order; the summands are added in topic order, else
+    the mean is off in the last bits (this data shows it)."""
+    qpath, rpath = _write_trec(tmp_path, np.random.default_rng(0), n_topics=300)
+    qrels = readers.read_qrels(qpath)
+    a = readers.align_run(rpath, qrels, missing="skip")
+    want = a.mean_ndcg(10)
+    res = stream.evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=1, block_size=64)
+    assert res.mean == want and res.n_chunks > 200
+    pieces = readers.iter_run(rpath, chunk_rows=1, block_size=64)
+    file_order = stream.evaluate((stream.aligned_chunk(readers.align_run(p, qrels, missing="skip"), "trec_eval")
+                                  for p in pieces), 10, convention="trec_eval")
+    np.testing.assert_array_equal(np.sort(file_order.ndcg), np.sort(res.ndcg))
+    assert file_order.mean != want          # without the reordering: another float
+
+
+def test_run_stream_missing_topics(tmp_path, rng):
+    qpath, rpath = _write_trec(tmp_path, rng, n_topics=30)
+    qrels = readers.read_qrels(qpath)
+    a = readers.align_run(rpath, qrels, missing="skip")
+    first = a.missing_qids[0]
+    with pytest.raises(ValueError, match=rf"qrels.txt: {len(a.missing_qids)} judged topic\(s\) have no "
+                                         rf"results in .*run.txt: '{first}'"):
+        stream.evaluate_run(qrels, rpath, 10, chunk_rows=5)
+    zero = stream.evaluate_run(qpath, rpath, 10, missing="zero", chunk_rows=5)     # qrels from a path
+    skip = stream.evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=5)
+    ids = zero.query_ids.tolist()
+    assert ids == qrels.topics.tolist() and zero.n_queries == skip.n_queries + len(a.missing_qids)
+    assert all(zero.ndcg[ids.index(t)] == 0.0 for t in a.missing_qids)
+    assert skip.query_ids.tolist() == a.qids.tolist() and not set(a.missing_qids) & set(skip.query_ids)
+    # lightgbm takes the ideal from the run: a missing topic is an empty list (empty="one")
+    lgb = stream.evaluate_run(qrels, rpath, 10, convention="lightgbm", missing="zero", chunk_rows=5)
+    assert all(lgb.ndcg[ids.index(t)] == 1.0 for t in a.missing_qids)
+    np.testing.assert_array_equal(lgb.ndcg, readers.align_run(rpath, qrels, missing="zero").ndcg(
+        10, convention="lightgbm"))
+
+
+def test_run_stream_topic_not_in_qrels_and_gzip(tmp_path, rng):
+    qpath, rpath = _write_trec(tmp_path, rng, n_topics=50, gz=True)
+    assert rpath.read_bytes()[:2] == b"\x1f\x8b"
+    qrels = readers.read_qrels(qpath)
+    res = stream.evaluate_run(qrels, rpath, [5, None], missing="skip", chunk_rows=1, block_size=64)
+    assert res.n_chunks > 30
+    assert res.ignored_qids == ["999991", "999992"]
+    assert not {"999991", "999992"} & set(res.query_ids.tolist())
+    a = readers.align_run(rpath, qrels, missing="skip")
+    np.testing.assert_array_equal(res.ndcg, a.ndcg([5, None]))
+    # a run with only unjudged topics evaluates nothing (each judged topic is missing)
+    only = tmp_path / "only.txt"
+    only.write_text("999991 Q0 D001 0 1.0 x\n")
+    with pytest.raises(ValueError, match="judged topic"):
+        stream.evaluate_run(qrels, only, 10)
+    empty = stream.evaluate_run(qrels, only, 10, missing="skip")
+    assert empty.n_queries == 0 and np.isnan(empty.mean) and empty.ignored_qids == ["999991"]
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 3, 1000])
+def test_run_stream_topic_split_across_file(tmp_path, chunk_rows):
+    """A topic that comes back after another is an error naming the file, the
+    line where it comes back and the topic, whether or not the two stretches
+    fall in the same piece."""
+    qpath = tmp_path / "q.txt"
+    qpath.write_text("A 0 d1 1\nB 0 d1 1\nC 0 d1 1\n")
+    rpath = tmp_path / "r.txt"
+    rpath.write_text("C Q0 d1 1 3 t\nA Q0 d1 1 3 t\nA Q0 d2 2 2 t\n# comment\nB Q0 d1 1 3 t\n"
+                     "A Q0 d3 3 1 t\nB Q0 d2 3 1 t\n")
+    with pytest.raises(ValueError, match=r"r\.txt:6: topic 'A' appears again after other topics"):
+        stream.evaluate_run(qpath, rpath, 10, chunk_rows=chunk_rows)
+
+
+def test_run_stream_bad_arguments(tmp_path, rng):
+    qpath, rpath = _write_trec(tmp_path, rng, n_topics=5)
+    with pytest.raises(ValueError, match="missing must be one of"):
+        stream.evaluate_run(qpath, rpath, 10, missing="ignore")
+    with pytest.raises(ValueError, match="chunk_rows"):
+        stream.evaluate_run(qpath, rpath, 10, chunk_rows=0)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 2 high t\n")
+    with pytest.raises(ValueError, match=r"bad\.txt:2: the score"):
+        stream.evaluate_run(qpath, bad, 10, missing="zero")
+
+
+def test_accumulator_external_ideal(rng):
+    """Chunks may carry an external ideal: the NDCGScorer values, bit for bit."""
+    scores, labels, offsets, tie_key, weights = _inputs(rng, 60)
+    sizes = rng.integers(0, 12, size=60)
+    ioff = np.zeros(61, dtype=np.int64)
+    np.cumsum(sizes, out=ioff[1:])
+    ilab = rng.integers(0, 4, size=int(ioff[-1]))
+    want = fastndcg.ndcg(scores, labels, offsets, [2, 5], ideal_labels=ilab, ideal_offsets=ioff)
+    want_mean = fastndcg.mean_ndcg(scores, labels, offsets, [2, 5], ideal_labels=ilab, ideal_offsets=ioff)
+    assert not np.array_equal(want, fastndcg.ndcg(scores, labels, offsets, [2, 5]))
+    acc = stream.NDCGAccumulator([2, 5])
+    for q0, q1 in ((0, 25), (25, 60)):
+        a, b, ia, ib = offsets[q0], offsets[q1], ioff[q0], ioff[q1]
+        acc.add(scores[a:b], labels[a:b], offsets[q0:q1 + 1] - a, ideal_labels=ilab[ia:ib],
+                ideal_offsets=ioff[q0:q1 + 1] - ia)
+    res = acc.result()
+    np.testing.assert_array_equal(res.ndcg, want)
+    np.testing.assert_array_equal(res.mean, want_mean)
+    with pytest.raises(ValueError, match=r"chunk 0 .*ideal_offsets must describe 60 queries"):
+        stream.evaluate([stream.Chunk(scores, labels, offsets, ideal_labels=ilab[:int(ioff[-2])],
+                                      ideal_offsets=ioff[:-1])])
+    order = np.arange(60)[::-1]
+    rev = acc.result(order)
+    np.testing.assert_array_equal(rev.ndcg, want[::-1])
+    with pytest.raises(ValueError, match="order must have one entry per query"):
+        acc.result(order[1:])
