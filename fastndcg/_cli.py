@@ -254,6 +254,10 @@ class System:
     ``arrays`` holds the keyword arguments of :func:`fastndcg.ndcg` other
     than ``k`` (scores, labels, offsets, and where the convention needs them
     tie_key / ideal_labels / ideal_offsets). ``qids`` names the queries.
+    Streamed systems have instead ``chunks`` (SVMlight: yields chunks) or
+    ``stream`` (TREC runs: returns a :class:`fastndcg.stream.RunStreamResult`
+    and the notes, since the run name, per-query values and notes are known
+    only once the run has been read).
     """
 
     name: str
@@ -262,6 +266,7 @@ class System:
     arrays: Dict[str, Any]
     notes: List[str] = field(default_factory=list)
     chunks: Optional[Callable[[], Any]] = None   # streaming: yields arrays dicts
+    stream: Optional[Callable[[], Any]] = None   # streaming TREC run: () -> (RunStreamResult, notes)
 
     @property
     def n_queries(self) -> int:
@@ -375,36 +380,40 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         for opt in ("group", "pred_column"):
             if getattr(args, opt) is not None:
                 raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
-        if args.stream:
-            raise _Usage("--stream applies to --data inputs; TREC runs are read in memory "
-                         "(see fastndcg.readers.iter_run for larger runs)")
+        from fastndcg.stream import align_chunk, evaluate_run
+
         args.preset = args.preset or "trec_eval"
         qrels_path, run_paths = args.inputs[0], args.inputs[1:]
         qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=threads)
         progress.done()
         conv, spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
         missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+        ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+        systems = []
+        if args.stream:
+            # each run is read by whole topics when evaluated; its name (the
+            # tag of its last line) and its notes are known only then
+            for path in run_paths:
+                def run_stream(path=path):
+                    res = evaluate_run(qrels, path, ks, convention=conv, ideal=args.ideal,
+                                       missing=missing, max_docs=args.max_docs, n_threads=threads,
+                                       progress=progress.start(path))
+                    return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing)
+                systems.append(System(path, path, np.empty(0), {}, [], stream=run_stream))
+            return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec)
         aligned = []
         for path in run_paths:
             run = readers.read_run(path, progress=progress.start(path), n_threads=threads)
             progress.done()
-            aligned.append(readers.align_run(run, qrels, missing=missing, max_docs=args.max_docs,
-                                             float32_scores=conv.score_precision == "float32",
-                                             n_threads=threads))
-        names = _unique_names([a.run_name for a in aligned], run_paths)
-        systems = []
-        for name, path, a in zip(names, run_paths, aligned):
-            kw = a._kwargs(conv, args.ideal)
-            kw.pop("convention")
-            arrays = dict(scores=a.scores, labels=a.labels, offsets=a.offsets, **kw)
-            notes = []
-            if a.ignored_qids:
-                notes.append(f"{path}: {len(a.ignored_qids)} topic(s) without judgments ignored (as trec_eval)")
-            if a.missing_qids:
-                how = "counted as 0" if missing == "zero" else "left out"
-                notes.append(f"{path}: {len(a.missing_qids)} judged topic(s) without results {how}")
+            aligned.append(align_chunk(run, qrels, conv, ideal=args.ideal, missing=missing,
+                                       max_docs=args.max_docs, n_threads=threads))
+        names = _unique_names([a.run_name for a, _ in aligned], run_paths)
+        for name, path, (a, chunk) in zip(names, run_paths, aligned):
+            arrays = {key: getattr(chunk, key) for key in ("scores", "labels", "offsets", "tie_key",
+                                                           "ideal_labels", "ideal_offsets")
+                      if getattr(chunk, key) is not None}
+            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
             systems.append(System(name, path, a.qids, arrays, notes))
-        ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
         return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec)
 
     # data + predictions
@@ -464,6 +473,17 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     return InputSet("data", systems, conv, ks, args.preset, data_path)
 
 
+def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str) -> List[str]:
+    """Notes about a run's topics: without judgments, judged without results."""
+    notes = []
+    if ignored_qids:
+        notes.append(f"{path}: {len(ignored_qids)} topic(s) without judgments ignored (as trec_eval)")
+    if missing_qids:
+        how = "counted as 0" if missing == "zero" else "left out"
+        notes.append(f"{path}: {len(missing_qids)} judged topic(s) without results {how}")
+    return notes
+
+
 def _has_no_qid(path: str) -> bool:
     """Whether the first data line has no qid: (group files are for such data)."""
     from fastndcg.readers import iter_line_blocks
@@ -491,6 +511,14 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
     ks = inputs.cutoffs
     out = []
     for sys_ in inputs.systems:
+        if sys_.stream is not None:
+            res, notes = sys_.stream()
+            if progress is not None:
+                progress.done()
+            out.append(dict(name=res.run_name, path=sys_.path, qids=res.query_ids,
+                            values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
+                            mean=np.atleast_1d(res.mean), notes=notes))
+            continue
         if sys_.chunks is not None:
             qids, values = [], []
             for ch in sys_.chunks():
@@ -514,6 +542,11 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
                                        **sys_.arrays))
         out.append(dict(name=sys_.name, path=sys_.path, qids=sys_.qids, values=vals, mean=mean,
                         notes=sys_.notes))
+    if any(sys_.stream is not None for sys_ in inputs.systems):
+        # streamed runs are named by their last line's tag, as in memory
+        names = _unique_names([r["name"] for r in out], [r["path"] for r in out])
+        for r, name in zip(out, names):
+            r["name"] = name
     return out
 
 
