@@ -325,8 +325,9 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
                       help="contiguous (default): a qid block that reappears is an error; any: regroup")
     data.add_argument("--pred-column", type=int, default=None, metavar="N",
                       help="take field N (0-based) of each prediction line (default: one value per line)")
-    data.add_argument("--stream", action="store_true",
-                      help="evaluate in query-complete chunks (bounded memory, for files larger than memory)")
+    p.add_argument("--stream", action="store_true",
+                   help="evaluate in query-complete chunks (bounded memory, for files larger than memory); "
+                        "TREC: qrels in memory, each run read by whole topics (each topic's lines contiguous)")
     p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
     prog = p.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None,

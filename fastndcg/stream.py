@@ -55,12 +55,16 @@ import math
 import numbers
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
+                    Tuple, Union)
 
 import numpy as np
 
 from fastndcg._api import NDCGScorer
 from fastndcg._convention import Convention, as_convention
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fastndcg.readers import AlignedRun, Qrels, Run
 
 PathLike = Union[str, "os.PathLike[str]"]
 Cutoffs = Union[None, int, Sequence[Optional[int]]]
@@ -534,7 +538,7 @@ class RunStreamResult(StreamResult):
     ignored_qids: List[str] = field(default_factory=list)
 
 
-def aligned_chunk(aligned: Any, convention: Any = "trec_eval", ideal: str = "auto") -> Chunk:
+def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: str = "auto") -> Chunk:
     """The :class:`Chunk` of a :class:`fastndcg.readers.AlignedRun` under a
     convention: the docno tie key when the convention breaks ties by key, and
     the judged documents as external ideal where the convention's tool takes
@@ -546,9 +550,10 @@ def aligned_chunk(aligned: Any, convention: Any = "trec_eval", ideal: str = "aut
                  None, kw.get("ideal_labels"), kw.get("ideal_offsets"))
 
 
-def align_chunk(run: Any, qrels: Any, convention: Any = "trec_eval", *, ideal: str = "auto",
-                missing: str = "error", max_docs: Optional[int] = None,
-                n_threads: Optional[int] = None) -> Tuple[Any, Chunk]:
+def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
+                convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = "error",
+                max_docs: Optional[int] = None,
+                n_threads: Optional[int] = None) -> Tuple["AlignedRun", Chunk]:
     """Join a run (or a topic-complete piece of one) with qrels as
     ``fastndcg eval`` does: :func:`fastndcg.readers.align_run` (``max_docs``
     ranked in float32 when the convention scores in float32, as trec_eval 9.x
@@ -566,7 +571,7 @@ def align_chunk(run: Any, qrels: Any, convention: Any = "trec_eval", *, ideal: s
     return aligned, aligned_chunk(aligned, conv, ideal)
 
 
-def _check_topics_contiguous(piece: Any) -> None:
+def _check_topics_contiguous(piece: "Run") -> None:
     """A topic of a :func:`fastndcg.readers.iter_run` piece must come from
     one stretch of lines: ``iter_run`` groups a piece by topic, so a topic
     that comes back later in the same piece would be merged silently (and
@@ -591,11 +596,12 @@ def _check_topics_contiguous(piece: Any) -> None:
                      "topic first, e.g. sort -s -k1,1)")
 
 
-def evaluate_run(qrels: Any, run: PathLike, k: Cutoffs = 10, *, convention: Any = "trec_eval",
-                 ideal: str = "auto", missing: str = "error", max_docs: Optional[int] = None,
-                 chunk_rows: int = 1 << 20, keep: str = "queries", per_query: bool = True,
-                 n_threads: Optional[int] = None, block_size: Optional[int] = None,
-                 progress: Optional[Any] = None) -> RunStreamResult:
+def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
+                 convention: Any = "trec_eval", ideal: str = "auto", missing: str = "error",
+                 max_docs: Optional[int] = None, chunk_rows: int = 1 << 20, keep: str = "queries",
+                 per_query: bool = True, n_threads: Optional[int] = None,
+                 block_size: Optional[int] = None,
+                 progress: Optional[Callable[[int, int], None]] = None) -> RunStreamResult:
     """NDCG of a TREC run against qrels, the run streamed by whole topics.
 
     The qrels are held in memory (:func:`fastndcg.readers.read_qrels`); the
