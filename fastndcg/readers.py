@@ -1132,6 +1132,35 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
                       missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path)
 
 
+def _check_topics_contiguous(ps, names, offsets, order, lines) -> None:
+    """Within one piece (rows grouped by topic), each topic's file rows must
+    be one contiguous stretch: a topic interrupted by another is an error at
+    the line where it comes back, however the file is cut into pieces."""
+    off = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(off)
+    nonempty = np.flatnonzero(sizes > 0)
+    if nonempty.size == 0:
+        return
+    starts = off[nonempty]
+    order = np.asarray(order)
+    span = np.maximum.reduceat(order, starts) - np.minimum.reduceat(order, starts) + 1
+    broken = nonempty[span != sizes[nonempty]]
+    if broken.size == 0:
+        return
+    bad_line = None
+    bad_topic = None
+    for i in broken:
+        a, b = int(off[i]), int(off[i + 1])
+        idx = np.argsort(order[a:b], kind="stable")
+        rows = order[a:b][idx]
+        k = int(np.flatnonzero(np.diff(rows) != 1)[0]) + 1
+        line = int(lines[a + idx[k]])
+        if bad_line is None or line < bad_line:
+            bad_line, bad_topic = line, names[i]
+    raise _fail(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; streaming needs "
+                              "each topic's lines to be contiguous")
+
+
 def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
              n_threads: Optional[int] = None, progress: Progress = None) -> Iterator[Run]:
     """Stream a TREC run as :class:`Run` pieces of whole topics.
@@ -1159,6 +1188,7 @@ def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEF
             raise _fail(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
                         f"topic {names[i]!r} appears again after other topics; streaming needs each "
                         "topic's lines to be contiguous")
+        _check_topics_contiguous(ps, names, offsets, order, lines)
         seen.update(names)
         run = Run(ps, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order + row0, name=tag)
         p.drop_front(n_rows)

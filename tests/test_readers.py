@@ -467,6 +467,12 @@ def test_iter_run_pieces(shared_data, tmp_path):
     bad = write(tmp_path, "r.txt", "1 Q0 a 1 1 t\n2 Q0 a 1 1 t\n1 Q0 b 1 1 t\n")
     with raises_at(bad, 3, "topic '1' appears again"):
         list(readers.iter_run(bad, chunk_rows=1))
+    # the interruption inside one piece (the whole file is one piece) is caught too
+    with raises_at(bad, 3, "topic '1' appears again"):
+        list(readers.iter_run(bad, chunk_rows=10**6))
+    bad2 = write(tmp_path, "r2.txt", "2 Q0 a 1 1 t\n1 Q0 a 1 1 t\n1 Q0 c 1 1 t\n2 Q0 b 1 1 t\n1 Q0 b 1 1 t\n")
+    with raises_at(bad2, 4, "topic '2' appears again"):
+        list(readers.iter_run(bad2, chunk_rows=10**6))
 
 
 def test_ideal_source():
