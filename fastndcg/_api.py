@@ -11,7 +11,7 @@ import numpy as np
 from fastndcg import _ndcg
 from fastndcg._convention import ABOVE_ONE_TOLERANCE, Convention, as_convention
 from fastndcg._threads import effective_n_threads
-from fastndcg._validation import (FULL_LIST, check_cutoffs, check_ideal_dcg, check_labels,
+from fastndcg._validation import (FULL_LIST, check_csr, check_cutoffs, check_ideal_dcg, check_labels,
                                   check_offsets, check_query_weights, check_same_length,
                                   check_scores, check_tie_key, gain_tables, max_query_size)
 
@@ -328,12 +328,7 @@ def _checked(scores, labels, offsets, k, convention, tie_key, weights=None, idea
     computed now; the labels' own ideal is left to the scoring kernel, which
     computes it query by query (``with_ideal="fused"``)."""
     conv = as_convention(convention)
-    sc_raw = np.asarray(scores)
-    if sc_raw.ndim != 1:
-        raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
-    off = check_offsets(offsets, sc_raw.shape[0])
-    sc = check_scores(sc_raw, off)
-    lab, top = check_labels(labels, sc.shape[0], conv, off)
+    sc, lab, top, off = check_csr(scores, labels, offsets, conv)
     key = _tie_key_for(conv, tie_key, sc.shape[0])
     scorer = NDCGScorer.__new__(NDCGScorer)
     scorer._setup(lab, top, off, k, conv, weights, ideal_dcg, ideal_labels, ideal_offsets,

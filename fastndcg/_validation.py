@@ -7,7 +7,7 @@ TypeError naming the argument, the position and the offending value.
 from __future__ import annotations
 
 import numbers
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -208,12 +208,30 @@ def check_query_weights(weights: Any, n_queries: int, name: str = "weights") -> 
     arr = _one_d(weights, name)
     if arr.shape[0] != n_queries:
         raise ValueError(f"{name} must have one entry per query ({n_queries}); got length {arr.shape[0]}")
+    return finite_nonnegative(arr, name)
+
+
+def finite_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
+    """float64 C-contiguous copy-if-needed of ``arr``; every entry finite and >= 0."""
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={_show(arr[i])}")
     return arr
+
+
+def check_csr(scores: Any, labels: Any, offsets: Any, convention: Convention
+              ) -> Tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Validate a CSR batch: 1-D finite scores, offsets over them, labels as
+    the convention needs. Returns (scores, labels, max_label, offsets)."""
+    sc_raw = np.asarray(scores)
+    if sc_raw.ndim != 1:
+        raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
+    off = check_offsets(offsets, sc_raw.shape[0])
+    sc = check_scores(sc_raw, off)
+    lab, top = check_labels(labels, sc.shape[0], convention, off)
+    return sc, lab, top, off
 
 
 def check_ideal_dcg(values: Any, n_queries: int, n_requested: int, name: str = "ideal_dcg") -> np.ndarray:

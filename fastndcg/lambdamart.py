@@ -26,7 +26,8 @@ from fastndcg._convention import Convention, as_convention
 from fastndcg._ndcg import discount_table as _log2_discount_table
 from fastndcg._threads import effective_n_threads
 from fastndcg._validation import (_one_d, _show, check_labels, check_offsets, check_query_weights,
-                                  check_same_length, check_scores, gain_tables, max_query_size)
+                                  check_same_length, check_scores, finite_nonnegative, gain_tables,
+                                  max_query_size)
 
 ArrayLike = Any
 Truncation = Union[None, int, str]
@@ -101,12 +102,7 @@ def _check_flag(value: Any, name: str) -> bool:
 def _check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights") -> np.ndarray:
     arr = _one_d(weights, name)
     check_same_length(arr, n_docs, name)
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={_show(arr[i])}")
-    return arr
+    return finite_nonnegative(arr, name)
 
 
 def _check_exact_convention(conv: Convention, mode: str) -> None:

@@ -26,7 +26,7 @@ from fastndcg._api import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg._convention import Convention, as_convention
 from fastndcg._groups import offsets_from_group_sizes
 from fastndcg._threads import effective_n_threads
-from fastndcg._validation import (FULL_LIST, check_labels, check_offsets, check_scores,
+from fastndcg._validation import (FULL_LIST, check_csr, check_labels, check_offsets, check_scores,
                                   gain_tables, max_query_size)
 
 __all__ = [
@@ -134,12 +134,7 @@ def _validated(scores, labels, offsets, sigma, k, convention, max_docs, n_thread
     max_docs = _check_positive_int(max_docs, "max_docs")
     conv = as_convention(convention)
     effective_n_threads(n_threads)
-    sc_raw = np.asarray(scores)
-    if sc_raw.ndim != 1:
-        raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
-    off = check_offsets(offsets, sc_raw.shape[0])
-    sc = check_scores(sc_raw, off)
-    lab, top = check_labels(labels, sc.shape[0], conv, off)
+    sc, lab, top, off = check_csr(scores, labels, offsets, conv)
     return sc, _SoftPlan(lab, off, top, k, conv, max_docs, n_threads), sigma
 
 
