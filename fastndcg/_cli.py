@@ -25,14 +25,18 @@ import io
 import json
 import math
 import os
-import stat
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
+
+from fastndcg._format import csv_field as _csv
+from fastndcg._format import csv_num as _csv_num
+from fastndcg._format import qid_json as _qid_json
+from fastndcg._format import table as _table
+from fastndcg._format import write_output
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -573,45 +577,6 @@ def measure_names(inputs: InputSet, fmt: str) -> List[str]:
     return names
 
 
-def write_output(text: Union[str, bytes], path: Optional[str]) -> None:
-    """Write everything at once: to stdout, or atomically to ``path`` (a
-    temporary file in the same folder, then renamed), so that a failure
-    never leaves a partial output file. ``bytes`` are written as they are."""
-    if path is None or path == "-":
-        if isinstance(text, bytes):
-            sys.stdout.buffer.write(text)
-        else:
-            sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".fastndcg-", dir=folder)
-    except OSError as exc:      # name the output, not the temporary file
-        raise type(exc)(exc.errno, f"cannot create a file in {folder!r}: {exc.strerror}", path) from None
-    try:
-        if isinstance(text, bytes):
-            with os.fdopen(fd, "wb") as fb:
-                fb.write(text)
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-        # mkstemp creates 0600: give the file the mode a plain open() would
-        # (an existing file keeps its own)
-        if os.path.exists(path):
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _qid_text(q: Any) -> str:
     return str(q.item() if isinstance(q, np.generic) else q)
 
@@ -620,16 +585,6 @@ def _num(v: float, digits: Optional[int] = None) -> Any:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return None
     return round(float(v), digits) if digits is not None else float(v)
-
-
-def _table(header: List[str], rows: List[List[str]], right_from: int = 1) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-
-    def line(cells):
-        return "  ".join(c.ljust(w) if i < right_from else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows]) + "\n"
 
 
 def _fmt_value(v: float, digits: int) -> str:
@@ -704,19 +659,6 @@ def render_eval(inputs: InputSet, results, names: List[str], fmt: str, per_query
         rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [_fmt_value(v, digits) for v in r["mean"].tolist()])
     head = f"preset {inputs.preset}: {inputs.convention.describe()}\n"
     return head + _table(header, rows, right_from=2)
-
-
-def _qid_json(q: Any) -> Any:
-    q = q.item() if isinstance(q, np.generic) else q
-    return q if isinstance(q, (int, str)) else str(q)
-
-
-def _csv(s: str) -> str:
-    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
-
-
-def _csv_num(v: float) -> str:
-    return "" if math.isnan(v) else repr(float(v))
 
 
 # ============================================================================ test

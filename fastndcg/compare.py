@@ -32,10 +32,13 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from fastndcg._api import NDCGScorer, mean_ndcg
-from fastndcg._cli import _csv, _csv_num, _table, write_output
-from fastndcg._cli import _qid_json as _qid
+from fastndcg._format import csv_field as _csv
+from fastndcg._format import csv_num as _csv_num
+from fastndcg._format import qid_json as _qid
+from fastndcg._format import table as _table
+from fastndcg._format import write_output
 from fastndcg._convention import Convention
-from fastndcg._validation import check_cutoffs
+from fastndcg._validation import check_cutoffs, gain_tables
 from fastndcg.presets import PRESETS, list_presets
 
 ArrayLike = Any
@@ -738,12 +741,9 @@ def _no_key_reason(conv: Convention) -> str:
 
 
 def _gains(labels: np.ndarray, conv: Convention) -> np.ndarray:
-    """G(label) per document, through the spec's gain_of on the distinct labels."""
-    from fastndcg.reference import gain_of
-
-    uniq, inv = np.unique(labels, return_inverse=True)
-    table = np.array([gain_of(float(v), conv) for v in uniq], dtype=np.float64)
-    return table[inv.reshape(-1)]
+    """G(label) per document, from the same gain table as the kernels."""
+    table, linear, _ = gain_tables(conv, labels, float(labels.max(initial=0)))
+    return labels.astype(np.float64) if linear else table[labels.astype(np.intp)]
 
 
 def _tie_counts(scores: np.ndarray, gains: np.ndarray, offsets: np.ndarray,
@@ -800,10 +800,13 @@ def _evaluate_preset(sys_: _System, s: int, j: int, conv: Convention, cutoffs: L
     if conv.uses_tie_key and sys_.tie_key is None:
         return
     key = _key_for(sys_, conv)
-    mean[s, j] = scorer.mean(sys_.scores, tie_key=key, n_threads=n_threads)
-    if per_q is not None:
-        per_q[sys_.name][conv.name] = np.asarray(scorer.ndcg(sys_.scores, tie_key=key, n_threads=n_threads)
-                                                 ).reshape(sys_.n_queries, K)
+    if per_q is None:
+        mean[s, j] = scorer.mean(sys_.scores, tie_key=key, n_threads=n_threads)
+        return
+    # one kernel run for both: the per-query values and the terms of the mean
+    nd, num, den = scorer.summands(sys_.scores, tie_key=key, n_threads=n_threads)
+    mean[s, j] = scorer.finish(np.sum(num.T, axis=1), np.sum(den.T, axis=1))
+    per_q[sys_.name][conv.name] = nd.reshape(sys_.n_queries, K)
 
 
 def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[ArrayLike] = None,
