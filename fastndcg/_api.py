@@ -263,12 +263,7 @@ class NDCGScorer:
         """The aggregate from summed terms (see :meth:`summands`): num / den per
         requested cutoff, NaN where den = 0, then ``convention.above_one``.
         A float for a single k, else an array."""
-        num = np.asarray(num, dtype=np.float64).reshape(-1)
-        den = np.asarray(den, dtype=np.float64).reshape(-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-        values = _cap(values, self.convention.above_one)
-        return float(values[0]) if self._single else values
+        return finish_aggregate(num, den, self.convention, self._single)
 
     def _terms(self, dcg_u: np.ndarray, ndcg_u: np.ndarray) -> "tuple[np.ndarray, np.ndarray]":
         # Per-query summands of the aggregate, one column per unique cutoff.
@@ -287,6 +282,19 @@ class NDCGScorer:
         num, den = self._terms(dcg_u, ndcg_u)
         col = self._column
         return self.finish(_column_sums(num)[col], _column_sums(den)[col])
+
+
+def finish_aggregate(num: ArrayLike, den: ArrayLike, convention: Convention,
+                     single: bool) -> Union[float, np.ndarray]:
+    """num / den per cutoff (NaN where den = 0), then ``convention.above_one``;
+    a float when ``single``. The last step of :meth:`NDCGScorer.mean`, for
+    callers that summed :meth:`NDCGScorer.summands` themselves."""
+    num = np.asarray(num, dtype=np.float64).reshape(-1)
+    den = np.asarray(den, dtype=np.float64).reshape(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    values = _cap(values, convention.above_one)
+    return float(values[0]) if single else values
 
 
 def _cap(values: np.ndarray, above_one: str) -> np.ndarray:

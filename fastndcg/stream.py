@@ -60,7 +60,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer
+from fastndcg._api import NDCGScorer, finish_aggregate
 from fastndcg._convention import Convention, as_convention
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -198,10 +198,8 @@ class ChunkEvaluator:
         self.cutoffs, self.single = _cutoff_list(k)
         self.convention: Convention = as_convention(convention)
         self.n_threads = n_threads
-        # A scorer over no queries: it resolves k and gives the final rule
-        # (``finish``) without any chunk at hand.
-        self._empty_scorer = NDCGScorer(np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                                        self.k, convention=self.convention)
+        # k is checked now, not at the first chunk
+        NDCGScorer(np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), k, convention=self.convention)
 
     @property
     def n_cutoffs(self) -> int:
@@ -219,8 +217,8 @@ class ChunkEvaluator:
         return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
-        """Aggregate from per-cutoff sums (:meth:`fastndcg.NDCGScorer.finish`)."""
-        return self._empty_scorer.finish(num, den)
+        """Aggregate from per-cutoff sums (:func:`fastndcg._api.finish_aggregate`)."""
+        return finish_aggregate(num, den, self.convention, self.single)
 
 
 def column_sums(x: np.ndarray) -> np.ndarray:
