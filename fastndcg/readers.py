@@ -1132,6 +1132,10 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
                       missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path)
 
 
+_CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
+                      "first, e.g. sort -s -k1,1)")
+
+
 def _check_topics_contiguous(ps, names, offsets, order, lines) -> None:
     """Within one piece (rows grouped by topic), each topic's file rows must
     be one contiguous stretch: a topic interrupted by another is an error at
@@ -1157,8 +1161,7 @@ def _check_topics_contiguous(ps, names, offsets, order, lines) -> None:
         line = int(lines[a + idx[k]])
         if bad_line is None or line < bad_line:
             bad_line, bad_topic = line, names[i]
-    raise _fail(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; streaming needs "
-                              "each topic's lines to be contiguous")
+    raise _fail(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
 
 
 def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
@@ -1186,8 +1189,7 @@ def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEF
         if again:
             i = again[0]
             raise _fail(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
-                        f"topic {names[i]!r} appears again after other topics; streaming needs each "
-                        "topic's lines to be contiguous")
+                        f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
         _check_topics_contiguous(ps, names, offsets, order, lines)
         seen.update(names)
         run = Run(ps, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order + row0, name=tag)

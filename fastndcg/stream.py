@@ -569,31 +569,6 @@ def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
     return aligned, aligned_chunk(aligned, conv, ideal)
 
 
-def _check_topics_contiguous(piece: "Run") -> None:
-    """A topic of a :func:`fastndcg.readers.iter_run` piece must come from
-    one stretch of lines: ``iter_run`` groups a piece by topic, so a topic
-    that comes back later in the same piece would be merged silently (and
-    split into two queries if it came back in a later piece)."""
-    counts = np.diff(piece.offsets)
-    if counts.size == 0:
-        return
-    rows = piece.file_row
-    lo = np.minimum.reduceat(rows, piece.offsets[:-1])
-    hi = np.maximum.reduceat(rows, piece.offsets[:-1])
-    bad = np.flatnonzero(hi - lo + 1 != counts)
-    if bad.size == 0:
-        return
-    # the topic whose lines are interrupted first; the line where it comes back
-    t = int(bad[np.argmin(lo[bad])])
-    a, b = int(piece.offsets[t]), int(piece.offsets[t + 1])
-    by_file = np.argsort(rows[a:b], kind="stable")
-    gap = int(np.flatnonzero(np.diff(rows[a:b][by_file]) > 1)[0]) + 1
-    line = int(piece.lines[a:b][by_file][gap])
-    raise ValueError(f"{piece.path}:{line}: topic {piece.topics[t]!r} appears again after other "
-                     "topics; streaming needs each topic's lines to be contiguous (sort the run by "
-                     "topic first, e.g. sort -s -k1,1)")
-
-
 def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
                  convention: Any = "trec_eval", ideal: str = "auto", missing: str = "error",
                  max_docs: Optional[int] = None, chunk_rows: int = 1 << 20, keep: str = "queries",
@@ -667,8 +642,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     name = ""
     pieces = readers.iter_run(run, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
                               block_size=block_size or readers.DEFAULT_BLOCK_SIZE)
-    for piece in pieces:
-        _check_topics_contiguous(piece)
+    for piece in pieces:          # iter_run rejects a topic whose lines are interrupted
         aligned, chunk = align_chunk(piece, qrels, conv, ideal=ideal, missing="skip",
                                      max_docs=max_docs, n_threads=n_threads)
         name = piece.name
