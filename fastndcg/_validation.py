@@ -21,9 +21,15 @@ OFFSET_DTYPE = np.dtype(np.int64)
 FULL_LIST = 1 << 62
 
 
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python scalar it holds (anything else unchanged),
+    so that messages show 3 or 'q1', not np.int64(3) or np.str_('q1')."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _show(value: Any) -> str:
     """A value for an error message: plain Python repr, not numpy's np.float64(...)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
+    return repr(plain(value))
 
 
 def _where(i: int, offsets: Optional[np.ndarray]) -> str:

@@ -35,6 +35,7 @@ import numpy as np
 
 from fastndcg.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
                              partition_terms, term_columns)
+from fastndcg._validation import plain
 
 POSITION = "__fastndcg_pos"
 _ROW_BITS = 40
@@ -180,13 +181,10 @@ def _aggregate(terms: Any, evaluator: ChunkEvaluator, names: List[str], query: s
         if bool((ranges["hi"].to_numpy()[:-1] >= ranges["lo"].to_numpy()[1:]).any()):
             top = terms[query].value_counts().nlargest(1).compute()
             if len(top) and int(top.iloc[0]) > 1:
-                raise ValueError(f"shuffle=False but query {_plain(top.index[0])!r} is in several "
+                raise ValueError(f"shuffle=False but query {plain(top.index[0])!r} is in several "
                                  "partitions; the data is not partitioned by query (use shuffle=True)")
     return combine_partial_rows(evaluator, out["part"], out["value"], names)
 
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
 
 
 _DOC = """

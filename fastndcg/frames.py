@@ -22,7 +22,7 @@ from typing import Any, List, Optional, Tuple, Union
 import numpy as np
 
 from fastndcg._convention import as_convention
-from fastndcg._validation import check_cutoffs
+from fastndcg._validation import check_cutoffs, plain
 
 Cutoffs = Union[None, int, List[Optional[int]]]
 
@@ -125,14 +125,11 @@ def _prepare(df, query, label, score, doc_id, weight, convention):
         if bad.size:
             qpos = int(np.searchsorted(offsets, bad[0], side="right")) - 1
             raise ValueError(f"weight column {weight!r} must be constant within a query; query "
-                             f"{_plain(q_uniques[qpos])!r} has several values")
+                             f"{plain(q_uniques[qpos])!r} has several values")
         weights = np.zeros(n_q)
         weights[counts > 0] = first_w
     return lib, df, conv, take(sc), take(lab), offsets, tie_key, weights, q_uniques
 
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _names(k: Cutoffs) -> List[str]:

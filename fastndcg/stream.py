@@ -60,8 +60,9 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer, finish_aggregate
+from fastndcg._api import NDCGScorer, _column_sums, finish_aggregate
 from fastndcg._convention import Convention, as_convention
+from fastndcg._validation import plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastndcg.readers import AlignedRun, Qrels, Run
@@ -221,12 +222,6 @@ class ChunkEvaluator:
         return finish_aggregate(num, den, self.convention, self.single)
 
 
-def column_sums(x: np.ndarray) -> np.ndarray:
-    """Per-column sums in the order :meth:`fastndcg.NDCGScorer.mean` uses
-    (a 1-D numpy sum of each column), hence bit-identical aggregates."""
-    return np.sum(np.ascontiguousarray(np.asarray(x).T), axis=1)
-
-
 @dataclass
 class StreamResult:
     """Result of a streamed evaluation.
@@ -312,7 +307,7 @@ class NDCGAccumulator:
         except (ValueError, TypeError) as exc:
             where = f"chunk {self.n_chunks} (queries from number {first_query}, rows from {self.n_rows}"
             if chunk.query_ids is not None and len(chunk.query_ids):
-                where += f", first query id {_plain(np.asarray(chunk.query_ids)[0])!r}"
+                where += f", first query id {plain(np.asarray(chunk.query_ids)[0])!r}"
             raise type(exc)(f"{where}): {exc}") from exc
         nq = nd.shape[0]
         if chunk.query_ids is not None and len(chunk.query_ids) != nq:
@@ -361,8 +356,8 @@ class NDCGAccumulator:
             return x if order is None else x[order]
 
         if self.keep == "queries":
-            num = column_sums(arranged(self._num))
-            den = column_sums(arranged(self._den))
+            num = _column_sums(arranged(self._num))
+            den = _column_sums(arranged(self._den))
         else:
             num, den = self._exact_num.total(), self._exact_den.total()
         per = ids = None
@@ -379,9 +374,6 @@ class NDCGAccumulator:
 def _stack(parts: List[np.ndarray], nc: int) -> np.ndarray:
     return np.concatenate(parts, axis=0) if parts else np.empty((0, nc))
 
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def evaluate(chunks: Iterable[Any], k: Cutoffs = 10, *, convention: Any = None,
@@ -708,13 +700,13 @@ def frame_chunk(cols: Dict[str, np.ndarray], query: str, label: str, score: str,
             if bad.size:
                 qi = int(np.searchsorted(offsets, bad[0], side="right")) - 1
                 raise ValueError(f"{role} column {name!r} has a missing value (NaN/null) in query "
-                                 f"{_plain(ids[qi])!r}")
+                                 f"{plain(ids[qi])!r}")
     tie_key = None
     if doc_id is not None:
         d = np.asarray(cols[doc_id])
         if n and _has_missing(d):
             qi = int(np.searchsorted(offsets, _missing(d)[0], side="right")) - 1
-            raise ValueError(f"doc_id column {doc_id!r} has a missing value in query {_plain(ids[qi])!r}")
+            raise ValueError(f"doc_id column {doc_id!r} has a missing value in query {plain(ids[qi])!r}")
         tie_key = np.unique(d, return_inverse=True)[1].reshape(-1).astype(np.int64)
     weights = None
     if weight is not None:
@@ -724,7 +716,7 @@ def frame_chunk(cols: Dict[str, np.ndarray], query: str, label: str, score: str,
         if bad.size:
             qi = int(np.searchsorted(offsets, bad[0], side="right")) - 1
             raise ValueError(f"weight column {weight!r} must be constant within a query; query "
-                             f"{_plain(ids[qi])!r} has several values")
+                             f"{plain(ids[qi])!r} has several values")
         weights = first
     return Chunk(np.asarray(cols[score]), np.asarray(cols[label]), offsets, ids, tie_key, weights)
 
@@ -900,7 +892,7 @@ def partition_terms(cols: Dict[str, np.ndarray], evaluator: ChunkEvaluator, quer
         nd, num, den = evaluator.terms(chunk)
     except (ValueError, TypeError) as exc:
         ids = chunk.query_ids
-        raise type(exc)(f"in the partition holding queries {_plain(ids[0])!r}..{_plain(ids[-1])!r}: {exc}") from exc
+        raise type(exc)(f"in the partition holding queries {plain(ids[0])!r}..{plain(ids[-1])!r}: {exc}") from exc
     out: Dict[str, Any] = {query: chunk.query_ids}
     for j, nm in enumerate(names):
         out[nm] = nd[:, j]
