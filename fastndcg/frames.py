@@ -90,6 +90,24 @@ def _codes(series: Any, lib: str, name: str, order: str) -> Tuple[np.ndarray, An
     return relabel[ranks], series.gather(first[by_first])
 
 
+def query_weights_from_rows(w: np.ndarray, offsets: np.ndarray, ids: Any, column: str) -> np.ndarray:
+    """One weight per query from a per-row column that must be constant within
+    each query (0 for a query without rows); a ValueError names the column
+    and the first query whose rows disagree."""
+    w = np.asarray(w, dtype=np.float64)
+    counts = np.diff(offsets)
+    has_rows = counts > 0
+    first = w[offsets[:-1][has_rows]]
+    bad = np.flatnonzero(w != np.repeat(first, counts[has_rows]))
+    if bad.size:
+        q = int(np.searchsorted(offsets, bad[0], side="right")) - 1
+        raise ValueError(f"weight column {column!r} must be constant within a query; query "
+                         f"{plain(ids[q])!r} has several values")
+    weights = np.zeros(counts.shape[0])
+    weights[has_rows] = first
+    return weights
+
+
 def _prepare(df, query, label, score, doc_id, weight, convention):
     lib = _library(df)
     if lib == "polars":
@@ -117,17 +135,8 @@ def _prepare(df, query, label, score, doc_id, weight, convention):
         tie_key = take(d_codes)
     weights = None
     if weight is not None:
-        w = _numeric(_column(df, lib, weight, "weight"), lib, weight).astype(np.float64)
-        wq = take(w)
-        first_w = wq[offsets[:-1][counts > 0]]
-        per_row_first = np.repeat(first_w, counts[counts > 0])
-        bad = np.flatnonzero(wq != per_row_first)
-        if bad.size:
-            qpos = int(np.searchsorted(offsets, bad[0], side="right")) - 1
-            raise ValueError(f"weight column {weight!r} must be constant within a query; query "
-                             f"{plain(q_uniques[qpos])!r} has several values")
-        weights = np.zeros(n_q)
-        weights[counts > 0] = first_w
+        w = _numeric(_column(df, lib, weight, "weight"), lib, weight)
+        weights = query_weights_from_rows(take(w), offsets, q_uniques, weight)
     return lib, df, conv, take(sc), take(lab), offsets, tie_key, weights, q_uniques
 
 

@@ -63,6 +63,7 @@ import numpy as np
 from fastndcg._api import NDCGScorer, _column_sums, finish_aggregate
 from fastndcg._convention import Convention, as_convention
 from fastndcg._validation import plain
+from fastndcg.frames import query_weights_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastndcg.readers import AlignedRun, Qrels, Run
@@ -710,14 +711,7 @@ def frame_chunk(cols: Dict[str, np.ndarray], query: str, label: str, score: str,
         tie_key = np.unique(d, return_inverse=True)[1].reshape(-1).astype(np.int64)
     weights = None
     if weight is not None:
-        w = np.asarray(cols[weight], dtype=np.float64)
-        first = w[starts] if n else w[:0]
-        bad = np.flatnonzero(w != np.repeat(first, np.diff(offsets)))
-        if bad.size:
-            qi = int(np.searchsorted(offsets, bad[0], side="right")) - 1
-            raise ValueError(f"weight column {weight!r} must be constant within a query; query "
-                             f"{plain(ids[qi])!r} has several values")
-        weights = first
+        weights = query_weights_from_rows(cols[weight], offsets, ids, weight)
     return Chunk(np.asarray(cols[score]), np.asarray(cols[label]), offsets, ids, tie_key, weights)
 
 
