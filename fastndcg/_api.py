@@ -189,9 +189,9 @@ class NDCGScorer:
         if fuse:
             idcg = np.zeros((nq, nc), dtype=np.float64)
             whole = conv.ideal == "full"
-            depth = self._max_n if whole else _needed_depth(self._cutoffs, self._max_n)
-            fused = dict(fuse_ideal=True, levels_desc=self._levels, ideal_whole=whole,
-                         ideal_disc=discount_table(conv, depth))
+            # a cut ideal sums the same ranks as the DCG: the same discount table
+            ideal_disc = discount_table(conv, self._max_n) if whole else self._disc
+            fused = dict(fuse_ideal=True, levels_desc=self._levels, ideal_whole=whole, ideal_disc=ideal_disc)
         else:
             idcg = self._idcg if with_ndcg else np.empty((0, nc))
         round_f32 = conv.score_precision == "float32" and sc.dtype == np.float64
