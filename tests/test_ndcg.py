@@ -180,12 +180,17 @@ def test_bit_identical_for_any_thread_count(conv):
 
     data = mslr_like(600, seed=3)
     key = np.arange(data.n_docs)[::-1].copy() if conv.uses_tie_key else None
+    # every selection path: full sort (None), scan (m <= 2), filter (3..32), heap (> 32);
+    # one-shot (fused ideal) and cached scorer
+    for ks in ([1, 2], [1, 3, 10], [20, 40], [1, 3, 10, None]):
+        one = fastndcg.ndcg(data.scores, data.labels, data.offsets, ks, convention=conv, tie_key=key, n_threads=1)
+        scorer = NDCGScorer(data.labels, data.offsets, ks, convention=conv)
+        for n_threads in (2, 3, 4):
+            many = fastndcg.ndcg(data.scores, data.labels, data.offsets, ks, convention=conv, tie_key=key,
+                                 n_threads=n_threads)
+            assert one.tobytes() == many.tobytes()
+            assert one.tobytes() == scorer.ndcg(data.scores, tie_key=key, n_threads=n_threads).tobytes()
     k = [1, 3, 10, None]
-    one = fastndcg.ndcg(data.scores, data.labels, data.offsets, k, convention=conv, tie_key=key, n_threads=1)
-    for n_threads in (2, 3, 4):
-        many = fastndcg.ndcg(data.scores, data.labels, data.offsets, k, convention=conv, tie_key=key,
-                             n_threads=n_threads)
-        assert one.tobytes() == many.tobytes()
     m1 = fastndcg.mean_ndcg(data.scores, data.labels, data.offsets, k, convention=conv, tie_key=key, n_threads=1)
     m2 = fastndcg.mean_ndcg(data.scores, data.labels, data.offsets, k, convention=conv, tie_key=key, n_threads=2)
     assert m1.tobytes() == m2.tobytes()
