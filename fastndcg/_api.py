@@ -13,7 +13,8 @@ from fastndcg._convention import ABOVE_ONE_TOLERANCE, Convention, as_convention
 from fastndcg._threads import effective_n_threads
 from fastndcg._validation import (FULL_LIST, check_csr, check_cutoffs, check_ideal_dcg, check_labels,
                                   check_offsets, check_query_weights, check_same_length,
-                                  check_scores, check_tie_key, gain_tables, max_query_size)
+                                  check_scores, check_tie_key, float32_reason, gain_tables,
+                                  max_query_size)
 
 TIE_CODES = {"stable": 0, "key": 0, "key_desc": 0, "average": 1, "worst": 2, "best": 3}
 EMPTY_CODES = {"zero": 0, "one": 1, "skip": 2, "error": 2}
@@ -175,7 +176,7 @@ class NDCGScorer:
         return out[:, 0].copy() if self._single else out
 
     def _check_scores(self, scores, tie_key):
-        sc = check_scores(scores, self.offsets)
+        sc = check_scores(scores, self.offsets, float32=float32_reason(self.convention))
         check_same_length(sc, self.labels.shape[0], "scores", "labels")
         return sc, _tie_key_for(self.convention, tie_key, sc.shape[0])
 
@@ -336,7 +337,7 @@ def _checked(scores, labels, offsets, k, convention, tie_key, weights=None, idea
     computed now; the labels' own ideal is left to the scoring kernel, which
     computes it query by query (``with_ideal="fused"``)."""
     conv = as_convention(convention)
-    sc, lab, top, off = check_csr(scores, labels, offsets, conv)
+    sc, lab, top, off = check_csr(scores, labels, offsets, conv, float32_reason(conv))
     key = _tie_key_for(conv, tie_key, sc.shape[0])
     scorer = NDCGScorer.__new__(NDCGScorer)
     scorer._setup(lab, top, off, k, conv, weights, ideal_dcg, ideal_labels, ideal_offsets,

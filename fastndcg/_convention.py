@@ -118,9 +118,15 @@ class Convention:
     score_precision : {"native", "float32"}, default "native"
         ``"float32"`` rounds scores to float32 before ranking (XGBoost,
         pytrec_eval), so scores that differ below float32 precision tie.
+        A double that overflows float32 (|s| >= 2**128 - 2**103) is an
+        error naming its position and query, as a non-finite score is.
     default_k : int or None, default None
         The cutoff that ``k=None`` stands for (also None inside a list of
-        cutoffs). None: the whole list. XGBoost >= 2.0 evaluates a plain
+        cutoffs), in every measure that takes a cutoff: NDCG (``ndcg``,
+        ``mean_ndcg``, ``NDCGScorer``, the metrics, compare) and SoftNDCG
+        (values, gradients, objectives), for the DCG and the ideal alike.
+        None: the whole list. LambdaMART's ``truncation`` is not a cutoff:
+        ``truncation=None`` is always the whole list (pairs and ideal). XGBoost >= 2.0 evaluates a plain
         ``ndcg`` as ``ndcg@32``, so its preset sets 32.
     weight_precision : {"native", "float32"}, default "native"
         ``"float32"`` rounds the query weights to float32 before aggregating

@@ -78,7 +78,7 @@ def ranking(scores: Sequence[float], gains: Sequence[float], convention: Convent
             tie_key: Optional[Sequence[int]] = None, round_f32: bool = False) -> List[int]:
     """Positions of the query's documents, best first (score descending; ties by the convention)."""
     n = len(scores)
-    s = [float(f32(x)) if round_f32 else float(x) for x in scores]
+    s = [_spec().float32_score(x) if round_f32 else float(x) for x in scores]
     ties = convention.ties
     if ties == "stable":
         return sorted(range(n), key=lambda i: (-s[i], i))
@@ -167,7 +167,7 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
     gains = [gain(x, convention) for x in labels]
     round_f32 = convention.score_precision == "float32"
     order = ranking(scores, gains, convention, tie_key, round_f32)
-    s = [float(f32(x)) if round_f32 else float(x) for x in scores]
+    s = [_spec().float32_score(x) if round_f32 else float(x) for x in scores]
     all_equal = s[order[0]] == s[order[-1]]
     total = 0.0
     for i in range(_pair_rows(n, truncation)):
@@ -247,7 +247,7 @@ def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Op
     if n < 2:
         return grad, hess
     inv = _inverse(ideal_dcg(labels, truncation, convention, mode="xgboost"))
-    s = [f32(x) for x in scores]
+    s = [f32(_spec().float32_score(x)) for x in scores]
     y = [float(f32(x)) for x in labels]
     order = sorted(range(n), key=lambda i: (-float(s[i]), i))    # stable ArgSort, greater
     best, worst = s[order[0]], s[order[-1]]
@@ -309,6 +309,9 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
     if not (sigma > 0 and math.isfinite(sigma)):
         raise ValueError(f"sigma must be finite and > 0; got {sigma!r}")
     scores = np.asarray(scores)
+    if mode == "xgboost" or conv.score_precision == "float32":
+        for x in scores:            # every score is ranked in float32, in every query
+            _spec().float32_score(x)
     labels = np.asarray(labels)
     offsets = [int(x) for x in offsets]
     n_queries = len(offsets) - 1
@@ -362,6 +365,9 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
     """
     conv = as_convention(convention)
     scores, labels = np.asarray(scores), np.asarray(labels)
+    if conv.score_precision == "float32":
+        for x in scores:
+            _spec().float32_score(x)
     offsets = [int(x) for x in offsets]
     selected = range(len(offsets) - 1) if queries is None else [int(q) for q in queries]
     rows = []

@@ -214,6 +214,7 @@ def _batch(scores, labels, offsets, sigma, k, convention, max_docs, want_grad, w
     if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
                                  or max_docs < 1):
         raise ValueError(f"max_docs must be None or an int >= 1; got max_docs={max_docs!r}")
+    k = conv.default_k if k is None else k      # None: the convention's default cutoff
     sc = np.asarray(scores, dtype=np.float64)
     lab = np.asarray(labels)
     values = []

@@ -19,6 +19,9 @@ LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np
 OFFSET_DTYPE = np.dtype(np.int64)
 # A cutoff larger than any query: "the whole list".
 FULL_LIST = 1 << 62
+# Doubles at or beyond this magnitude round to an infinite float32 (the
+# midpoint between FLT_MAX and 2**128 rounds to even, i.e. up).
+FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
 
 
 def plain(value: Any) -> Any:
@@ -74,19 +77,32 @@ def max_query_size(offsets: np.ndarray) -> int:
     return int(np.diff(offsets).max(initial=0))
 
 
-def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores") -> np.ndarray:
-    """float32/float64 kept as given (others become float64); all finite."""
+def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores",
+                 float32: Optional[str] = None) -> np.ndarray:
+    """float32/float64 kept as given (others become float64); all finite.
+
+    ``float32``: why the kernels will round the scores to float32 (e.g. "the
+    convention's score_precision='float32'"), or None. Then finiteness is
+    checked after that rounding: a double that overflows float32 would rank
+    as an infinity (two of them give inf - inf = NaN in a gradient).
+    """
     arr = _one_d(scores, name)
     if arr.dtype not in SCORE_DTYPES:
         arr = arr.astype(np.float64)
     arr = np.ascontiguousarray(arr)
+    rounds = float32 is not None and arr.dtype == np.float64
     # One SIMD-dispatched numpy pass proves the usual all-finite case; the
     # compiled scan only locates a culprit for the message.
-    if arr.size and np.isfinite(arr).all():
+    if arr.size and (np.isfinite(arr).all() if not rounds else (np.abs(arr) < FLOAT32_OVERFLOW).all()):
         return arr
     bad = first_nonfinite(arr)
     if bad >= 0:
         raise ValueError(f"{name} must be finite; got {name}[{bad}]={_show(arr[bad])}{_where(bad, offsets)}")
+    if rounds and arr.size:
+        bad = int(np.flatnonzero(np.abs(arr) >= FLOAT32_OVERFLOW)[0])
+        raise ValueError(
+            f"{name} must stay finite when rounded to float32 ({float32}): |{name}| must be below "
+            f"{FLOAT32_OVERFLOW!r}; got {name}[{bad}]={_show(arr[bad])}{_where(bad, offsets)}")
     return arr
 
 
@@ -227,15 +243,22 @@ def finite_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
-def check_csr(scores: Any, labels: Any, offsets: Any, convention: Convention
-              ) -> Tuple[np.ndarray, np.ndarray, float, np.ndarray]:
-    """Validate a CSR batch: 1-D finite scores, offsets over them, labels as
-    the convention needs. Returns (scores, labels, max_label, offsets)."""
+def float32_reason(convention: Convention) -> Optional[str]:
+    """Why NDCG kernels round scores to float32 under ``convention`` (None: they do not)."""
+    return "the convention's score_precision='float32'" if convention.score_precision == "float32" else None
+
+
+def check_csr(scores: Any, labels: Any, offsets: Any, convention: Convention,
+              float32: Optional[str] = None) -> Tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Validate a CSR batch: 1-D finite scores (finite after the float32
+    rounding that ``float32`` explains, see :func:`check_scores`), offsets
+    over them, labels as the convention needs. Returns (scores, labels,
+    max_label, offsets)."""
     sc_raw = np.asarray(scores)
     if sc_raw.ndim != 1:
         raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
     off = check_offsets(offsets, sc_raw.shape[0])
-    sc = check_scores(sc_raw, off)
+    sc = check_scores(sc_raw, off, float32=float32)
     lab, top = check_labels(labels, sc.shape[0], convention, off)
     return sc, lab, top, off
 

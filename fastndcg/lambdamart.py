@@ -25,8 +25,8 @@ from fastndcg._api import NDCGScorer, _tie_key_for, discount_table
 from fastndcg._convention import Convention, as_convention
 from fastndcg._ndcg import discount_table as _log2_discount_table
 from fastndcg._threads import effective_n_threads
-from fastndcg._validation import (_one_d, _show, check_labels, check_offsets, check_query_weights,
-                                  check_same_length, check_scores, finite_nonnegative, gain_tables,
+from fastndcg._validation import (FULL_LIST, _one_d, _show, check_labels, check_offsets, check_query_weights,
+                                  check_same_length, check_scores, finite_nonnegative, float32_reason, gain_tables,
                                   max_query_size)
 
 ArrayLike = Any
@@ -355,7 +355,9 @@ class LambdaMART:
             conv = self.convention
             if self.mode == "xgboost":
                 conv = Convention(gain=conv.gain)
-            idcg = NDCGScorer(self.labels, self.offsets, k, convention=conv, n_threads=n_threads).ideal_dcg
+            # truncation=None is the whole list, not the convention's default_k
+            idcg = NDCGScorer(self.labels, self.offsets, FULL_LIST if k is None else k, convention=conv,
+                              n_threads=n_threads).ideal_dcg
         self._idcg = np.ascontiguousarray(idcg, dtype=np.float64)
         with np.errstate(divide="ignore"):
             self._inv = np.ascontiguousarray(np.where(self._idcg > 0, 1.0 / self._idcg, 0.0))
@@ -378,7 +380,9 @@ class LambdaMART:
 
     # -- gradients -----------------------------------------------------------------------
     def _check_scores(self, scores) -> np.ndarray:
-        sc = check_scores(scores, self.offsets)
+        why = ("mode='xgboost' ranks float32 scores, as XGBoost" if self.mode == "xgboost"
+               else float32_reason(self.convention))
+        sc = check_scores(scores, self.offsets, float32=why)
         check_same_length(sc, self.n_docs, "scores", "labels")
         return sc
 

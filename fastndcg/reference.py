@@ -68,9 +68,19 @@ def discount_of(rank: int, convention: Convention) -> float:
 # ----------------------------------------------------------------------------- ranking
 
 
+def float32_score(s: float) -> float:
+    """``s`` rounded to float32. A ValueError when that overflows: an infinite
+    score has no rank (two of them tie as inf, and inf - inf is NaN)."""
+    with np.errstate(over="ignore"):
+        value = float(np.float32(s))
+    if not math.isfinite(value):
+        raise ValueError(f"scores must stay finite when rounded to float32; got {float(s)!r}")
+    return value
+
+
 def _score_value(s: float, convention: Convention) -> float:
     if convention.score_precision == "float32":
-        return float(np.float32(s))
+        return float32_score(s)
     return float(s)
 
 

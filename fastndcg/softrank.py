@@ -88,6 +88,9 @@ class _SoftPlan:
         self.convention = conv
         self.labels = labels
         self.offsets = offsets
+        # k=None means the convention's default cutoff, as for every measure
+        # (default_k; None: the whole list), for the soft DCG and the ideal alike.
+        k = conv.resolve_k(k)
         self.k = k
         self.max_docs = max_docs
         self.n_queries = offsets.shape[0] - 1
@@ -191,7 +194,10 @@ def soft_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma
         sigma is close to NDCG (and to its zero gradient almost everywhere);
         large sigma is smoother.
     k : int, optional
-        Cut: ranks >= k weigh nothing (SoftNDCG@k). None is the whole list.
+        Cut: ranks >= k weigh nothing (SoftNDCG@k). None is the convention's
+        default cutoff, as for :func:`fastndcg.ndcg`: ``convention.default_k``
+        when set (32 for the "xgboost" preset), else the whole list. The same
+        cut applies to the soft DCG and to the ideal.
     convention : Convention, preset name or None
         Gain, discount, ideal, short- and empty-query rules.
     max_docs : int, optional
