@@ -11,10 +11,10 @@ import numpy as np
 from fastndcg import _ndcg
 from fastndcg._convention import ABOVE_ONE_TOLERANCE, Convention, as_convention
 from fastndcg._threads import effective_n_threads
-from fastndcg._validation import (FULL_LIST, check_csr, check_cutoffs, check_ideal_dcg, check_labels,
-                                  check_offsets, check_query_weights, check_same_length,
-                                  check_scores, check_tie_key, float32_reason, gain_tables,
-                                  max_query_size)
+from fastndcg._validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_cutoffs, check_ideal_dcg,
+                                  check_labels, check_no_overflow, check_offsets, check_query_weights,
+                                  check_same_length, check_scores, check_tie_key, float32_reason,
+                                  gain_tables, max_query_size)
 
 TIE_CODES = {"stable": 0, "key": 0, "key_desc": 0, "average": 1, "worst": 2, "best": 3}
 EMPTY_CODES = {"zero": 0, "one": 1, "skip": 2, "error": 2}
@@ -100,7 +100,9 @@ class NDCGScorer:
         self.n_queries = off.shape[0] - 1
         self._cutoffs, self._column, self._single = check_cutoffs(conv.resolve_k(k))
         self.k = k
-        self.weights = None if weights is None else check_query_weights(weights, self.n_queries)
+        self.weights = None if weights is None else check_query_weights(
+            weights, self.n_queries,
+            float32="the convention's weight_precision='float32'" if conv.weight_precision == "float32" else None)
         if self.weights is not None and conv.weight_precision == "float32":
             self.weights = self.weights.astype(np.float32).astype(np.float64)
         self._max_n = max_query_size(off)
@@ -153,6 +155,7 @@ class NDCGScorer:
         out = np.zeros((self.n_queries, n_unique), dtype=np.float64)
         _ndcg.ideal_dcg_batch(lab, off, table, linear, levels, disc, self._cutoffs, whole, out,
                               max_n, effective_n_threads(n_threads))
+        check_no_overflow(out, "ideal DCG", off, OVERFLOW_HINT, per_query=True)
         return out
 
     def _raise_on_empty(self) -> None:
@@ -202,6 +205,12 @@ class NDCGScorer:
                          TIE_CODES[conv.ties], self._disc, self._cutoffs, self._short_limit, idcg,
                          EMPTY_CODES[conv.empty], dcg_out, ndcg_out, self._max_n,
                          effective_n_threads(n_threads), **fused)
+        if fuse:
+            check_no_overflow(idcg, "ideal DCG", self.offsets, OVERFLOW_HINT, per_query=True)
+        check_no_overflow(dcg_out, "DCG", self.offsets, OVERFLOW_HINT, per_query=True)
+        if with_ndcg:   # DCG / IDCG beyond DBL_MAX (an ideal far smaller than the DCG); NaN is empty="skip"
+            check_no_overflow(ndcg_out, "NDCG", self.offsets, "its ideal DCG is too small for its DCG",
+                              per_query=True, nan_ok=True)
         if fuse:
             self._idcg = idcg
             if conv.empty == "error":
@@ -292,6 +301,10 @@ def finish_aggregate(num: ArrayLike, den: ArrayLike, convention: Convention,
     callers that summed :meth:`NDCGScorer.summands` themselves."""
     num = np.asarray(num, dtype=np.float64).reshape(-1)
     den = np.asarray(den, dtype=np.float64).reshape(-1)
+    if not (np.isfinite(num).all() and np.isfinite(den).all()):
+        raise ValueError(f"the sums over queries overflow float64 (numerator {num.tolist()}, denominator "
+                         f"{den.tolist()}): the query weights (or, with aggregation='ratio', weights times "
+                         f"DCGs) are too large; scaling every weight by one factor does not change the result")
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     values = _cap(values, convention.above_one)
@@ -416,9 +429,13 @@ def ideal_dcg(labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
 
     Cut at min(k, n) unless ``convention.ideal == "full"`` (then all n ranks).
     Integer labels with small gain tables are counted, not sorted.
-    Shapes as :func:`ndcg`.
+    Shapes as :func:`ndcg`. An ideal DCG of 0 is returned as 0 whatever
+    ``convention.empty`` says (that rule is about NDCG).
     """
-    return NDCGScorer(labels, offsets, k, convention=convention, n_threads=n_threads).ideal_dcg
+    conv = as_convention(convention)
+    if conv.empty == "error":
+        conv = conv.replace(empty="zero", name=conv.name)
+    return NDCGScorer(labels, offsets, k, convention=conv, n_threads=n_threads).ideal_dcg
 
 
 def mean_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,

@@ -42,6 +42,8 @@ from fastndcg._convention import Convention, as_convention
 MODES = ("default", "lightgbm", "xgboost")
 DEFAULT_TRUNCATION = {"default": 30, "lightgbm": 30, "xgboost": 32}
 SIGMOID_BINS = 1 << 20
+# Doubles at or beyond this round to an infinite float32 (FLT_MAX + half an ulp).
+_FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
 
 f32 = np.float32
 
@@ -135,6 +137,8 @@ def ideal_dcg(labels: Sequence[float], k: Optional[int], convention: Convention,
         total = 0.0
         for j in range(depth):
             total += discount(j, convention) * gain(ordered[j], convention)
+        if not math.isfinite(total):
+            raise ValueError(f"the ideal DCG overflows float64 ({total!r})")
         return total
     conv = Convention(gain=convention.gain) if mode == "xgboost" else convention
     return _spec().query_ideal_dcg(labels, [k], conv)[0]
@@ -157,11 +161,11 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
     """Default mode for one query: exact logistic, double precision."""
     n = len(scores)
     grad, hess = [0.0] * n, [0.0] * n
+    inv = _inverse(ideal_dcg(labels, truncation, convention))     # every query's (it must not overflow)
     if n < 2:
         return grad, hess
     if convention.short == "zero" and truncation is not None and n < truncation:
         return grad, hess
-    inv = _inverse(ideal_dcg(labels, truncation, convention))
     if inv == 0.0:
         return grad, hess
     gains = [gain(x, convention) for x in labels]
@@ -202,9 +206,9 @@ def query_lambdas_lightgbm(scores, labels, convention: Convention, truncation: O
     n = len(scores)
     lam = [f32(0.0)] * n
     hes = [f32(0.0)] * n
+    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="lightgbm"))
     if n < 2:
         return lam, hes
-    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="lightgbm"))
     s = [float(x) for x in scores]
     y = [float(x) for x in labels]
     order = sorted(range(n), key=lambda i: (-s[i], i))          # std::stable_sort, score desc
@@ -244,9 +248,9 @@ def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Op
     n = len(scores)
     grad = [f32(0.0)] * n
     hess = [f32(0.0)] * n
+    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="xgboost"))
     if n < 2:
         return grad, hess
-    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="xgboost"))
     s = [f32(_spec().float32_score(x)) for x in scores]
     y = [float(f32(x)) for x in labels]
     order = sorted(range(n), key=lambda i: (-float(s[i]), i))    # stable ArgSort, greater
@@ -296,6 +300,36 @@ def _resolve(mode, convention, truncation):
     return conv, t
 
 
+def _check_labels(labels, conv: Convention, mode: str) -> None:
+    """Every label has a gain under the convention (in every query, even one
+    too short to have pairs); the exact modes take the labels their library
+    takes: LightGBM integers (< 31 with its default gains, <= 2**24 with linear
+    gain), XGBoost's exponential gain labels <= 31."""
+    for x in labels:
+        g = gain(x, conv)
+        if mode == "lightgbm" and (float(x) != math.floor(float(x)) or
+                                   (conv.gain == "exponential" and float(x) >= 31) or
+                                   (conv.gain == "linear" and float(x) > 2**24)):
+            raise ValueError(f"label {float(x)!r} is not one LightGBM takes")
+        if mode == "xgboost" and conv.gain == "exponential" and float(x) > 31:
+            raise ValueError(f"label {float(x)!r} is above 31 (XGBoost's exponential gain)")
+        del g
+
+
+def _check_empty(labels, offsets, conv: Convention, truncation: Optional[int]) -> None:
+    """empty="error" (default mode): a query with IDCG@T = 0 is an error, unless
+    the short rule zeroes it (short="zero", n < T); the other empty rules give
+    such a query zero gradients (its NDCG is constant)."""
+    if conv.empty != "error":
+        return
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        if conv.short == "zero" and truncation is not None and b - a < truncation:
+            continue
+        if ideal_dcg(list(labels[a:b]), truncation, conv) <= 0:
+            raise ValueError(f"query {q} has ideal DCG 0 (empty='error')")
+
+
 def lambda_gradients(scores, labels, offsets, *, mode: str = "default", convention=None,
                      truncation="auto", sigma: float = 1.0, normalize: bool = True,
                      score_normalization: bool = True, query_weights=None, sample_weights=None,
@@ -313,17 +347,30 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
         for x in scores:            # every score is ranked in float32, in every query
             _spec().float32_score(x)
     labels = np.asarray(labels)
+    _check_labels(labels, conv, mode)
     offsets = [int(x) for x in offsets]
+    if mode == "default":
+        _check_empty(labels, offsets, conv, t)
     n_queries = len(offsets) - 1
     exact = mode != "default"
     grad = np.zeros(len(scores), dtype=np.float32 if exact else np.float64)
     hess = np.zeros_like(grad)
     w_norm = 1.0
+    if exact:
+        # the exact modes multiply by the weights in float32: they must stay finite there
+        for w in list(query_weights if query_weights is not None else []) + \
+                list(sample_weights if sample_weights is not None else []):
+            with np.errstate(over="ignore"):
+                if not math.isfinite(float(f32(w))):
+                    raise ValueError(f"weights must stay finite when rounded to float32; got {float(w)!r}")
     if mode == "xgboost" and query_weights is not None:
         total = 0.0
         for w in query_weights:
             total += float(f32(w))
         w_norm = n_queries / total
+        with np.errstate(over="ignore"):
+            if not math.isfinite(float(f32(w_norm))):
+                raise ValueError(f"n_queries / sum(query_weights) = {w_norm!r} overflows float32")
     for q in range(n_queries):
         a, b = offsets[q], offsets[q + 1]
         sq, yq = list(scores[a:b]), list(labels[a:b])
@@ -350,6 +397,11 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
                     gi, hi = f32(gi * f32(wi)), f32(hi * f32(wi))
                 else:
                     gi, hi = gi * float(wi), hi * float(wi)
+            out32 = exact or scores.dtype == np.float32     # the compiled output dtype
+            if not (math.isfinite(gi) and math.isfinite(hi)) or \
+                    (out32 and max(abs(float(gi)), abs(float(hi))) >= _FLOAT32_OVERFLOW):
+                # sigma, weights, gains or discounts too extreme for the output precision
+                raise ValueError(f"query {q}: the gradient or hessian of row {a + i} overflows ({gi!r}, {hi!r})")
             grad[a + i] = gi
             hess[a + i] = hi
     return grad, hess
@@ -365,10 +417,12 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
     """
     conv = as_convention(convention)
     scores, labels = np.asarray(scores), np.asarray(labels)
+    _check_labels(labels, conv, "default")
     if conv.score_precision == "float32":
         for x in scores:
             _spec().float32_score(x)
     offsets = [int(x) for x in offsets]
+    _check_empty(labels, offsets, conv, truncation)
     selected = range(len(offsets) - 1) if queries is None else [int(q) for q in queries]
     rows = []
     for q in selected:
@@ -391,7 +445,10 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
                 if gains[u] == gains[v]:
                     continue
                 (h, rh), (l, rl) = ((u, i), (v, j)) if gains[u] > gains[v] else ((v, j), (u, i))
-                rows.append((q, a + h, a + l, rh, rl, (gains[h] - gains[l]) * abs(disc(rh) - disc(rl)) * inv))
+                delta = (gains[h] - gains[l]) * abs(disc(rh) - disc(rl)) * inv
+                if not math.isfinite(delta):
+                    raise ValueError(f"query {q}: a pair's |ΔNDCG| overflows ({delta!r})")
+                rows.append((q, a + h, a + l, rh, rl, delta))
     cols = list(zip(*rows)) if rows else [[]] * 6
     ints = [np.asarray(c, dtype=np.int64) for c in cols[:5]]
     return (*ints, np.asarray(cols[5], dtype=np.float64))

@@ -52,7 +52,9 @@ def _degenerate_value(convention: Any, query: int) -> float:
 def query_rankdcg(reference: Sequence[float], predictions: Sequence[float], convention: Any = None,
                   query: int = 0) -> float:
     """RankDCG of one query (see the module docstring)."""
-    ref = [float(v) for v in reference]
+    # Only the order of the reference values matters: Python ints (e.g. int64
+    # values above 2**53) stay exact, as float() would merge neighbours.
+    ref = [v if isinstance(v, int) else float(v) for v in reference]
     hyp = [float(v) for v in predictions]
     n = len(ref)
     if len(hyp) != n:

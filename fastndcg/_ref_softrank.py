@@ -70,6 +70,8 @@ __all__ = [
 ]
 
 _SQRT_PI = math.sqrt(math.pi)
+# Doubles at or beyond this round to an infinite float32 (FLT_MAX + half an ulp).
+_FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
 
 
 def _conv(convention: Any):
@@ -215,6 +217,7 @@ def _batch(scores, labels, offsets, sigma, k, convention, max_docs, want_grad, w
                                  or max_docs < 1):
         raise ValueError(f"max_docs must be None or an int >= 1; got max_docs={max_docs!r}")
     k = conv.default_k if k is None else k      # None: the convention's default cutoff
+    out_dtype = np.asarray(scores).dtype
     sc = np.asarray(scores, dtype=np.float64)
     lab = np.asarray(labels)
     values = []
@@ -232,6 +235,12 @@ def _batch(scores, labels, offsets, sigma, k, convention, max_docs, want_grad, w
         if idcg > 0 and not short:
             grad[a:b] = [x / idcg for x in gq]
             hess[a:b] = [x / idcg for x in hq]
+        # sums that overflow (huge gains or discounts, or a tiny sigma in the
+        # hessian) are an error, in the output dtype of the compiled version
+        limit = _FLOAT32_OVERFLOW if out_dtype == np.float32 else math.inf
+        if not (math.isfinite(soft) and all(abs(x) < limit for x in grad[a:b]) and
+                (not want_hess or all(abs(x) < limit for x in hess[a:b]))):
+            raise ValueError(f"query {q}: SoftDCG, its gradient or hessian overflows")
     return np.array(values, dtype=np.float64), grad, hess
 
 

@@ -168,11 +168,12 @@ def gain_tables(convention: Convention, labels: np.ndarray, max_label: float,
                 bad_levels = np.flatnonzero(holes)
                 level_of = labels.astype(np.int64, copy=False)
                 hit = np.flatnonzero(np.isin(level_of, bad_levels))
-                i = int(hit[0])
-                known = [lv for lv, g in enumerate(convention.gain) if g == g]
-                raise ValueError(
-                    f"{name}[{i}]={_show(labels[i])} is outside the gain table (labels {known}; "
-                    f"use unknown_label='zero' to give such labels gain 0){_where(i, offsets)}")
+                if hit.size:    # holes no label falls into (e.g. {1: g} without 0) are fine
+                    i = int(hit[0])
+                    known = [lv for lv, g in enumerate(convention.gain) if g == g]
+                    raise ValueError(
+                        f"{name}[{i}]={_show(labels[i])} is outside the gain table (labels {known}; "
+                        f"use unknown_label='zero' to give such labels gain 0){_where(i, offsets)}")
         table = np.where(np.isnan(table), 0.0, table)
     levels = np.argsort(-table, kind="stable").astype(np.int64) if table.size <= counting_limit else empty_i64
     return np.ascontiguousarray(table), False, levels
@@ -200,7 +201,9 @@ def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
             raise TypeError(f"{where} must be an int >= 1 or None; got {item!r}")
         if item < 1:
             raise ValueError(f"{where} must be >= 1; got {item!r}")
-        values.append(min(int(item), FULL_LIST))
+        # any k >= 2**62 ranks the whole list (no query is that long) but is
+        # still a cutoff for short="zero": it must not become FULL_LIST (None)
+        values.append(min(int(item), FULL_LIST - 1))
     requested = np.asarray(values, dtype=np.int64)
     unique, column = np.unique(requested, return_inverse=True)
     return np.ascontiguousarray(unique), column.astype(np.intp), single
@@ -226,21 +229,54 @@ def check_tie_key(tie_key: Any, n_docs: int, name: str = "tie_key") -> np.ndarra
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
-def check_query_weights(weights: Any, n_queries: int, name: str = "weights") -> np.ndarray:
+def check_query_weights(weights: Any, n_queries: int, name: str = "weights",
+                        float32: Optional[str] = None) -> np.ndarray:
     arr = _one_d(weights, name)
     if arr.shape[0] != n_queries:
         raise ValueError(f"{name} must have one entry per query ({n_queries}); got length {arr.shape[0]}")
-    return finite_nonnegative(arr, name)
+    return finite_nonnegative(arr, name, float32)
 
 
-def finite_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
-    """float64 C-contiguous copy-if-needed of ``arr``; every entry finite and >= 0."""
+def finite_nonnegative(arr: np.ndarray, name: str, float32: Optional[str] = None) -> np.ndarray:
+    """float64 C-contiguous copy-if-needed of ``arr``; every entry finite and >= 0.
+
+    ``float32``: why the values will be rounded to float32 (as for
+    :func:`check_scores`); then they must stay finite after that rounding."""
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={_show(arr[i])}")
+    if float32 is not None:
+        bad = np.flatnonzero(arr >= FLOAT32_OVERFLOW)
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"{name} must stay finite when rounded to float32 ({float32}): below "
+                             f"{FLOAT32_OVERFLOW!r}; got {name}[{i}]={_show(arr[i])}")
     return arr
+
+
+# What to do about a sum that overflows float64 (said by every such error).
+OVERFLOW_HINT = ("NDCG does not change when every gain, or every discount, is multiplied by one factor, "
+                 "so scale them down")
+
+
+def check_no_overflow(values: np.ndarray, what: str, offsets: np.ndarray, hint: str,
+                      per_query: bool, nan_ok: bool = False) -> None:
+    """Results must be finite: an infinity (or a NaN, unless ``nan_ok``) is an
+    overflow. ``values`` has one row per query (``per_query``; any number of
+    columns) or one entry per document (rows of ``offsets``). Raises
+    ValueError naming the query (and the document)."""
+    bad = np.isinf(values) if nan_ok else ~np.isfinite(values)
+    if not bad.any():
+        return
+    if per_query:
+        q, j = (int(v) for v in np.argwhere(bad.reshape(values.shape[0], -1))[0])
+        got = values.reshape(values.shape[0], -1)[q, j]
+        raise ValueError(f"the {what} of query {q} (rows {int(offsets[q])}:{int(offsets[q + 1])}) overflows "
+                         f"float64 (got {_show(got)}); {hint}")
+    i = int(np.flatnonzero(bad)[0])
+    raise ValueError(f"{what}[{i}] overflows (got {_show(values[i])}){_where(i, offsets)}; {hint}")
 
 
 def float32_reason(convention: Convention) -> Optional[str]:

@@ -25,8 +25,9 @@ from fastndcg._api import NDCGScorer, _tie_key_for, discount_table
 from fastndcg._convention import Convention, as_convention
 from fastndcg._ndcg import discount_table as _log2_discount_table
 from fastndcg._threads import effective_n_threads
-from fastndcg._validation import (FULL_LIST, _one_d, _show, check_labels, check_offsets, check_query_weights,
-                                  check_same_length, check_scores, finite_nonnegative, float32_reason, gain_tables,
+from fastndcg._validation import (FLOAT32_OVERFLOW, OVERFLOW_HINT, _one_d, _show, _where, check_labels,
+                                  check_offsets, check_query_weights,
+                                  check_no_overflow, check_same_length, check_scores, finite_nonnegative, float32_reason, gain_tables,
                                   max_query_size)
 
 ArrayLike = Any
@@ -40,6 +41,8 @@ MODE_CODES = {"default": 0, "lightgbm": 1, "xgboost": 2}
 DEFAULT_TRUNCATION = {"default": 30, "lightgbm": 30, "xgboost": 32}
 #: LightGBM's default ``label_gain`` has 31 entries (labels 0..30).
 LIGHTGBM_DEFAULT_LABELS = 31
+#: The largest label of linear gain in lightgbm mode (LightGBM's float32 labels are exact integers up to it).
+LIGHTGBM_MAX_LINEAR_LABEL = 2**24
 #: XGBoost's exponential gain ``(1u << label) - 1`` allows labels up to 31.
 XGBOOST_MAX_LABEL = 31
 _NO_TRUNCATION = 1 << 62
@@ -99,10 +102,11 @@ def _check_flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def _check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights") -> np.ndarray:
+def _check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights",
+                          float32: Optional[str] = None) -> np.ndarray:
     arr = _one_d(weights, name)
     check_same_length(arr, n_docs, name)
-    return finite_nonnegative(arr, name)
+    return finite_nonnegative(arr, name, float32)
 
 
 def _check_exact_convention(conv: Convention, mode: str) -> None:
@@ -294,13 +298,21 @@ class LambdaMART:
         self._table, self._linear, _ = gain_tables(conv, lab, top, off)
         if self.mode == "lightgbm" and self._linear:
             # LightGBM looks gains up by integer label; linear gain is the table 0, 1, 2, ...
+            # Its labels are float32, exact integers up to 2**24.
+            bad = np.flatnonzero((lab != np.floor(lab)) | (lab > LIGHTGBM_MAX_LINEAR_LABEL))
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"labels must be integers <= 2**24 in mode='lightgbm' (LightGBM looks gains "
+                                 f"up by integer label, in float32); got labels[{i}]={_show(lab[i])}"
+                                 f"{_where(i, off)}")
             self._table = np.arange(int(top) + 1, dtype=np.float64)
             self._linear = False
-        # weights
+        # weights (the exact modes multiply by them in float32)
+        in_f32 = None if self.mode == "default" else f"mode={self.mode!r} applies weights in float32"
         self.query_weights = None if query_weights is None else check_query_weights(
-            query_weights, self.n_queries, name="query_weights")
+            query_weights, self.n_queries, name="query_weights", float32=in_f32)
         self.sample_weights = None if sample_weights is None else _check_sample_weights(
-            sample_weights, self.n_docs)
+            sample_weights, self.n_docs, float32=in_f32)
         self._w_norm = 1.0
         if self.mode == "xgboost":
             if self.sample_weights is not None:
@@ -313,6 +325,9 @@ class LambdaMART:
                     raise ValueError("query_weights must not all be 0 in mode='xgboost' (XGBoost divides "
                                      "by their sum)")
                 self._w_norm = float(self.n_queries) / total
+                if self._w_norm >= FLOAT32_OVERFLOW:        # applied as a float32
+                    raise ValueError(f"query_weights sum to {total!r}: XGBoost's factor n_queries / sum = "
+                                     f"{self._w_norm!r} overflows float32 in mode='xgboost'")
         # ranking
         self._round_f32 = self.mode == "xgboost" or conv.score_precision == "float32"
         self._key_desc = False
@@ -351,13 +366,15 @@ class LambdaMART:
             depth = self._max_n if k is None else min(k, self._max_n)
             _lambdamart.lightgbm_max_dcg(self.labels, self.offsets, self._table, self._disc,
                                          depth, idcg)
+            check_no_overflow(idcg, "ideal DCG", self.offsets, OVERFLOW_HINT, per_query=True)
         else:
             conv = self.convention
             if self.mode == "xgboost":
                 conv = Convention(gain=conv.gain)
             # truncation=None is the whole list, not the convention's default_k
-            idcg = NDCGScorer(self.labels, self.offsets, FULL_LIST if k is None else k, convention=conv,
-                              n_threads=n_threads).ideal_dcg
+            if k is None and conv.default_k is not None:
+                conv = conv.replace(default_k=None, name=conv.name)
+            idcg = NDCGScorer(self.labels, self.offsets, k, convention=conv, n_threads=n_threads).ideal_dcg
         self._idcg = np.ascontiguousarray(idcg, dtype=np.float64)
         with np.errstate(divide="ignore"):
             self._inv = np.ascontiguousarray(np.where(self._idcg > 0, 1.0 / self._idcg, 0.0))
@@ -409,6 +426,14 @@ class LambdaMART:
             self._short_limit, self.sigma, self.score_normalization, self.normalize,
             sig, lo, hi, factor, self._w_norm, grad, hess, self._max_n,
             effective_n_threads(n_threads))
+        for name, out in (("grad", grad), ("hess", hess)):
+            check_no_overflow(out, name, self.offsets, self._overflow_hint(), per_query=False)
+
+    def _overflow_hint(self) -> str:
+        return (f"the lambdas overflow {'float32' if self.mode != 'default' else 'the output dtype'}: "
+                f"sigma={self.sigma!r} (σ² scales the hessian), the weights, or the gains and discounts "
+                f"(|ΔNDCG| = ΔG·|ΔD| / IDCG: huge gains, or an ideal DCG so small that its inverse overflows) "
+                f"are too extreme")
 
     def gradients(self, scores: ArrayLike, *, grad_out: Optional[np.ndarray] = None,
                   hess_out: Optional[np.ndarray] = None,
@@ -458,7 +483,7 @@ class LambdaMART:
             sel = np.arange(self.n_queries, dtype=np.int64)
         else:
             sel = _one_d(queries, "queries")
-            if sel.dtype.kind not in "iu":
+            if sel.dtype.kind not in "iu" and sel.size:     # [] is float64 to numpy: no query
                 raise TypeError(f"queries must be integer query ids; got dtype {sel.dtype}")
             sel = np.ascontiguousarray(sel, dtype=np.int64)
             bad = np.flatnonzero((sel < 0) | (sel >= self.n_queries))
@@ -488,6 +513,12 @@ class LambdaMART:
             if sel.shape[0] else np.empty(0, dtype=np.int64)
         keep = keep.astype(np.int64)
         query = np.repeat(sel, count)
+        bad = np.flatnonzero(~np.isfinite(delta[keep]))
+        if bad.size:
+            q = int(query[bad[0]])
+            raise ValueError(f"the |ΔNDCG| of a pair of query {q} (rows {int(self.offsets[q])}:"
+                             f"{int(self.offsets[q + 1])}) overflows (got {float(delta[keep][bad[0]])!r}); "
+                             f"{OVERFLOW_HINT}")
         base = self.offsets[query]
         return DeltaNDCGPairs(query, hi[keep] + base, lo[keep] + base, rhi[keep], rlo[keep], delta[keep])
 

@@ -130,6 +130,8 @@ def _dcg_of_ranked(gains: Sequence[float], depth: int, convention: Convention) -
     total = 0.0
     for r in range(depth):
         total += gains[r] * discount_of(r + 1, convention)
+    if not math.isfinite(total):
+        raise ValueError(f"a DCG overflows float64 ({total!r}): gains times discounts are too large")
     return total
 
 
@@ -177,7 +179,10 @@ def query_ndcg_from(dcg: float, idcg: float, n: int, k: Optional[int], conventio
     if convention.short == "zero" and k is not None and n < k:
         return 0.0
     if idcg > 0:
-        return dcg / idcg
+        value = dcg / idcg
+        if math.isinf(value):
+            raise ValueError(f"query {query}: NDCG = {dcg!r} / {idcg!r} overflows float64")
+        return value
     if convention.empty == "zero":
         return 0.0
     if convention.empty == "one":
@@ -270,7 +275,10 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
     per_query = np.asarray(ndcg(scores, labels, offsets, cutoffs, conv, tie_key, **ideal)).reshape(nq, len(cutoffs))
     w = np.ones(nq) if weights is None else np.asarray(weights, dtype=np.float64)
     if weights is not None and conv.weight_precision == "float32":
-        w = w.astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):
+            w = w.astype(np.float32).astype(np.float64)
+        if not np.isfinite(w).all():
+            raise ValueError("weights must stay finite when rounded to float32 (weight_precision='float32')")
     out = []
     for j, c in enumerate(cutoffs):
         if conv.aggregation == "mean":
@@ -285,7 +293,7 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
                     bare = conv.empty_weight == "unweighted" and not short and i[q] <= 0
                     num += (1.0 if bare else w[q]) * per_query[q, j]
                     den += w[q]
-            out.append(num / den if den > 0 else math.nan)
+            out.append(_ratio(num, den))
         else:
             d = np.asarray(dcg(scores, labels, offsets, [c], conv, tie_key)).reshape(nq)
             if ideal.get("ideal_dcg_values") is not None:
@@ -299,11 +307,18 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
                 short = conv.short == "zero" and c is not None and b - a < c
                 num += w[q] * (0.0 if short else d[q])
                 den += w[q] * i[q]
-            out.append(num / den if den > 0 else math.nan)
+            out.append(_ratio(num, den))
     out = [_cap(v, conv.above_one) for v in out]
     if k is None or isinstance(k, (int, np.integer)):
         return out[0]
     return np.array(out)
+
+
+def _ratio(num: float, den: float) -> float:
+    """num / den, NaN when den = 0; sums that overflow float64 are an error."""
+    if not (math.isfinite(num) and math.isfinite(den)):
+        raise ValueError(f"the sums over queries overflow float64 ({num!r} / {den!r})")
+    return num / den if den > 0 else math.nan
 
 
 def _ideal_column(values, j: int) -> np.ndarray:

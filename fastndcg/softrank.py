@@ -26,7 +26,7 @@ from fastndcg._api import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg._convention import Convention, as_convention
 from fastndcg._groups import offsets_from_group_sizes
 from fastndcg._threads import effective_n_threads
-from fastndcg._validation import (FULL_LIST, check_csr, check_labels, check_offsets, check_scores,
+from fastndcg._validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_no_overflow, check_labels, check_offsets, check_scores,
                                   gain_tables, max_query_size)
 
 __all__ = [
@@ -128,6 +128,11 @@ class _SoftPlan:
                                   self.disc, self.kcut, self.doc_cap, self.short_limit, self.idcg,
                                   EMPTY_CODES[self.convention.empty], values, grad, hess, self.max_n,
                                   effective_n_threads(n_threads))
+        check_no_overflow(values, "SoftNDCG", self.offsets, OVERFLOW_HINT, per_query=True, nan_ok=True)
+        for name, out in (("grad", grad), ("hess", hess)):
+            if out.shape[0]:
+                check_no_overflow(out, name, self.offsets, f"sigma={sigma!r} or the gains and discounts are "
+                                  "too extreme for the output dtype", per_query=False)
         return values, (grad if want_grad or want_hess else None), (hess if want_hess else None)
 
 
