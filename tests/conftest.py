@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -27,6 +28,42 @@ def make_batch(rng: np.random.Generator, n_queries: int = 20, max_docs: int = 30
     for q in np.flatnonzero(rng.random(n_queries) < p_all_zero):
         labels[offsets[q]:offsets[q + 1]] = 0
     return scores, labels, offsets
+
+
+# ----------------------------------------------------------------------------- fuzz tier
+# Hypothesis profiles of the differential fuzz tier (tests marked ``fuzz``; see
+# tests/test_fuzz_differential.py and docs/testing.md). A profile gives the
+# number of cases of a weight-1 test; each test scales it by its cost weight.
+#   quick  the default: the tier runs in well under a minute on a busy 2-core machine
+#   ci     selected when CI is set (CI=true): the tier in about 1.5 minutes on CI's 2 cores,
+#          inside its 3-minute budget
+#   deep   FASTNDCG_FUZZ=deep: a long local run (about an hour on 2 cores)
+# FASTNDCG_FUZZ=quick|ci|deep overrides the choice.
+FUZZ_EXAMPLES = {"quick": 12, "ci": 60, "deep": 2000}
+_FUZZ_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+for _name, _n in FUZZ_EXAMPLES.items():
+    settings.register_profile(f"fastndcg-fuzz-{_name}", max_examples=_n, deadline=None,
+                              suppress_health_check=_FUZZ_HEALTH, print_blob=True)
+
+
+def fuzz_profile_name() -> str:
+    """quick, ci or deep (see above)."""
+    chosen = os.environ.get("FASTNDCG_FUZZ", "").strip().lower()
+    if chosen:
+        if chosen not in FUZZ_EXAMPLES:
+            raise pytest.UsageError(f"FASTNDCG_FUZZ must be one of {sorted(FUZZ_EXAMPLES)}; got {chosen!r}")
+        return chosen
+    return "ci" if os.environ.get("CI") else "quick"
+
+
+FUZZ_PROFILE = fuzz_profile_name()
+
+
+def fuzz_settings(weight: float = 1.0) -> settings:
+    """Settings of one fuzz test: the selected profile, with ``weight`` times
+    its number of cases (weights < 1 for tests whose cases are expensive)."""
+    parent = settings.get_profile(f"fastndcg-fuzz-{FUZZ_PROFILE}")
+    return settings(parent, max_examples=max(2, round(parent.max_examples * weight)))
 
 
 @pytest.fixture
