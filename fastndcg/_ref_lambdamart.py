@@ -316,17 +316,17 @@ def _check_labels(labels, conv: Convention, mode: str) -> None:
         del g
 
 
-def _check_empty(labels, offsets, conv: Convention, truncation: Optional[int]) -> None:
-    """empty="error" (default mode): a query with IDCG@T = 0 is an error, unless
-    the short rule zeroes it (short="zero", n < T); the other empty rules give
-    such a query zero gradients (its NDCG is constant)."""
-    if conv.empty != "error":
-        return
+def _check_ideals(labels, offsets, conv: Convention, truncation: Optional[int]) -> None:
+    """Every query's IDCG@T is computed (and must not overflow), whichever
+    queries are asked for. empty="error" (default mode): a query with IDCG@T = 0
+    is an error, unless the short rule zeroes it (short="zero", n < T); the
+    other empty rules give such a query zero gradients (its NDCG is constant)."""
     for q in range(len(offsets) - 1):
         a, b = offsets[q], offsets[q + 1]
-        if conv.short == "zero" and truncation is not None and b - a < truncation:
+        idcg = ideal_dcg(list(labels[a:b]), truncation, conv)
+        if conv.empty != "error" or (conv.short == "zero" and truncation is not None and b - a < truncation):
             continue
-        if ideal_dcg(list(labels[a:b]), truncation, conv) <= 0:
+        if idcg <= 0:
             raise ValueError(f"query {q} has ideal DCG 0 (empty='error')")
 
 
@@ -350,7 +350,7 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
     _check_labels(labels, conv, mode)
     offsets = [int(x) for x in offsets]
     if mode == "default":
-        _check_empty(labels, offsets, conv, t)
+        _check_ideals(labels, offsets, conv, t)
     n_queries = len(offsets) - 1
     exact = mode != "default"
     grad = np.zeros(len(scores), dtype=np.float32 if exact else np.float64)
@@ -422,7 +422,7 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
         for x in scores:
             _spec().float32_score(x)
     offsets = [int(x) for x in offsets]
-    _check_empty(labels, offsets, conv, truncation)
+    _check_ideals(labels, offsets, conv, truncation)
     selected = range(len(offsets) - 1) if queries is None else [int(q) for q in queries]
     rows = []
     for q in selected:

@@ -88,8 +88,10 @@ def _check_sigma(sigma: float) -> float:
 
 
 def pair_probability(s_i: float, s_j: float, sigma: float) -> float:
-    """pi_ij = P(S_i > S_j) = Phi((s_i - s_j) / (sigma sqrt 2)) = erfc((s_j - s_i) / (2 sigma)) / 2."""
-    return 0.5 * math.erfc((s_j - s_i) / (2.0 * sigma))
+    """pi_ij = P(S_i > S_j) = Phi((s_i - s_j) / (sigma sqrt 2)) = erfc((s_j - s_i) / (2 sigma)) / 2.
+
+    Divided by sigma, then by 2: 2 sigma overflows for sigma > DBL_MAX / 2."""
+    return 0.5 * math.erfc((s_j - s_i) / sigma / 2.0)
 
 
 def pair_density(s_i: float, s_j: float, sigma: float) -> float:

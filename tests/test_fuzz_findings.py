@@ -230,3 +230,18 @@ def test_reference_rankdcg_keeps_large_integers_exact():
     assert ref_rank.rankdcg(refv, [0.0, 0.0], [0, 2], conv).tolist() == [0.0]
     assert rankdcg(refv, [0.0, 0.0], [0, 2], convention=conv).tolist() == [0.0]
     assert ref_rank.rankdcg(refv, [0.0, 1.0], [0, 2], conv).tolist() == [1.0]
+
+
+def test_reference_pair_probability_with_the_largest_sigma():
+    # sigma = DBL_MAX: 2 sigma overflowed in the reference, so every pair had
+    # pi = 1/2 exactly; the kernel (and the exact value) differ from 1/2 by
+    # Phi'(0) * 1e300 / (sigma sqrt 2) = 1.57e-9 for scores 1e300 apart.
+    from fastndcg import _ref_softrank as ref_soft
+    from fastndcg.softrank import soft_rank_distributions
+
+    big = float(np.finfo(np.float64).max)
+    pi = ref_soft.pair_probability(1e300, 0.0, big)
+    assert pi - 0.5 == pytest.approx(1e300 / big / math.sqrt(2.0) / math.sqrt(2.0 * math.pi), rel=1e-6)
+    s = [0.0, 1e300]
+    np.testing.assert_allclose(soft_rank_distributions(s, [0, 2], sigma=big),
+                               ref_soft.soft_rank_distributions(s, [0, 2], sigma=big), rtol=1e-12)
