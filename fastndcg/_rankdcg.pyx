@@ -12,8 +12,9 @@
 #   rr = D - dense_rank + 1; s(order) = sum_p rr(order[p]) / rev[p];
 #   s_max = s(ideal), s_min = s(reversed ideal); the predicted order is h
 #   descending with ties by rr ascending (worst case); value =
-#   (s - s_min) / (s_max - s_min). All sums in position order, in double,
-#   so values equal the original's bit for bit. O(n log n) per query.
+#   (s - s_min) / (s_max - s_min), clamped to [0, 1]. All sums in position
+#   order, in double, so values equal the original's bit for bit (but for that
+#   clamp of a few ulps). O(n log n) per query.
 from cython cimport floating
 from cython.parallel cimport parallel, prange
 from libc.math cimport NAN
@@ -69,7 +70,11 @@ cdef double _rankdcg_one_query(const double* ref, const floating* pred, Py_ssize
     s = 0.0
     for p in range(n):
         s = s + rr[docs[p].idx] / rev[p]
-    return (s - s_min) / (s_max - s_min)
+    # s can round a few ulps past s_min or s_max when its terms come in
+    # another order (equal rev[p] make such orders equivalent): clamp to
+    # [0, 1], the documented range (the original can print -5.9e-16).
+    s = (s - s_min) / (s_max - s_min)
+    return 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
 
 
 def rankdcg_batch(const double[::1] reference,              # IN

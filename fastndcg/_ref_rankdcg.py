@@ -15,7 +15,8 @@ For one query with reference values y_1..y_n and predictions h_1..h_n:
   ideal order, the minimum by the reversed ideal order;
 * the predictions rank the documents by h descending; tied predictions take the
   worst case: the document with the lower reference value goes first;
-* the score is min-max normalised: (s - s_min) / (s_max - s_min), in [0, 1].
+* the score is min-max normalised: (s - s_min) / (s_max - s_min), in [0, 1]
+  (clamped there: rounding can put it a few ulps outside).
 
 A query whose reference values are all equal (including one document) or
 that has no document has s_max = s_min: the original divides by zero. Here
@@ -101,7 +102,11 @@ def query_rankdcg(reference: Sequence[float], predictions: Sequence[float], conv
     s = 0.0
     for p, t in enumerate(by_hyp_desc):
         s += rr[t] / rev[p]
-    return (s - s_min) / (s_max - s_min)
+    # (6) Rounding can put s a few ulps outside [s_min, s_max] when its terms
+    # come in another order (positions of equal rev[p] are interchangeable, so
+    # the order may be the worst or best one): clamp to [0, 1]. The original
+    # code returns e.g. -5.9e-16 there.
+    return min(1.0, max(0.0, (s - s_min) / (s_max - s_min)))
 
 
 def rankdcg(reference, predictions, offsets, convention: Any = None) -> np.ndarray:

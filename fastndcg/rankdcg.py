@@ -93,7 +93,10 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
     increasing map to the reference or to the predictions, does not change
     the score. Sums run in position order in double, as the original
     (dkaterenchuk/ranking_measures ``find_rankdcg``), so values are equal to
-    its output bit for bit.
+    its output bit for bit, except that a value a few ulps outside [0, 1]
+    is clamped (when the predicted order is equivalent to the worst or the
+    ideal one but sums its terms in another order, the original can return
+    e.g. -5.9e-16).
 
     Degenerate queries: with fewer than two distinct reference values (all
     equal, one document, or none) s(ideal) = s(reversed ideal) and the

@@ -245,3 +245,17 @@ def test_reference_pair_probability_with_the_largest_sigma():
     s = [0.0, 1e300]
     np.testing.assert_allclose(soft_rank_distributions(s, [0, 2], sigma=big),
                                ref_soft.soft_rank_distributions(s, [0, 2], sigma=big), rtol=1e-12)
+
+
+def test_rankdcg_stays_in_the_unit_interval():
+    # The predicted order is equivalent to the worst one (positions 2..8 all
+    # have dense rank 3, so their order does not matter), but s sums its terms
+    # in another order than s_min: (s - s_min) was -5.9e-16 in the kernel and
+    # the reference (and the original code). Documented range: [0, 1].
+    from fastndcg import _ref_rankdcg as ref_rank
+    from fastndcg.rankdcg import rankdcg
+
+    refv = [0, 0, 0, 0, 0, 0, 0, 1, 2]
+    pred = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+    assert rankdcg(refv, pred, [0, 9]).tolist() == [0.0]
+    assert ref_rank.rankdcg(refv, pred, [0, 9]).tolist() == [0.0]
