@@ -259,12 +259,16 @@ def query_weights(n_queries: int):
                                          min_size=n_queries, max_size=n_queries).map(np.array))
 
 
+def _rows(offsets: np.ndarray, perm: List[int]) -> np.ndarray:
+    """Row indices of the queries ``perm``, in that order."""
+    parts = [np.arange(offsets[q], offsets[q + 1]) for q in perm]
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
 def permuted(b: Batch, perm: List[int], *per_query: Optional[np.ndarray]):
     """The batch with its queries in the order ``perm`` (and per-query arrays permuted alike)."""
-    rows = [np.arange(b.offsets[q], b.offsets[q + 1]) for q in perm]
-    idx = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
-    sizes = [len(r) for r in rows]
-    off = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
+    idx = _rows(b.offsets, perm)
+    off = np.concatenate([[0], np.cumsum(np.diff(b.offsets)[perm], dtype=np.int64)]).astype(np.int64)
     nb = Batch(b.scores[idx], b.labels[idx], off, None if b.tie_key is None else b.tie_key[idx])
     return (nb, *[None if a is None else np.asarray(a)[perm] for a in per_query])
 
@@ -623,8 +627,7 @@ def test_lambda_gradients_are_invariant_to_query_order(setup, data):
     p = run(lambda: lambda_gradients(pb.scores, pb.labels, pb.offsets, tie_key=pb.tie_key, query_weights=pw, **kw))
     assert a.ok == p.ok, (a.error, p.error)
     if a.ok:
-        rows = np.concatenate([np.arange(b.offsets[q], b.offsets[q + 1]) for q in perm]).astype(np.int64) \
-            if b.n_queries else np.zeros(0, dtype=np.int64)
+        rows = _rows(b.offsets, perm)
         bitwise(p.value[0], a.value[0][rows])
         bitwise(p.value[1], a.value[1][rows])
 
@@ -749,6 +752,12 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
         v2, g2 = soft_ndcg_grad(s, y, off, n_threads=t, **kw)
         bitwise(v2, values)
         bitwise(g2, grad)
+    # queries in reverse order: the same values and gradients, permuted
+    perm = list(range(b.n_queries))[::-1]
+    pb, = permuted(b, perm)
+    pv, pg = soft_ndcg_grad(pb.scores, pb.labels, pb.offsets, **kw)
+    bitwise(pv, values[perm])
+    bitwise(pg, grad[_rows(off, perm)])
     # the objective: -w grad, w max(h, min_hessian)
     w = np.asarray([1.0, 0.5, 2.0, 0.0] * b.n_queries)[:b.n_queries]
     obj = SoftNDCGObjective(sigma=kw["sigma"], k=kw["k"], convention=conv, max_docs=kw["max_docs"],
@@ -842,6 +851,10 @@ def test_rankdcg_equals_the_reference(inputs):
             assert not np.isnan(v).any(), v
         for t in (1, 3):
             bitwise(rankdcg(refv, pred, off, convention=conv, n_threads=t), v)
+        perm = list(range(len(off) - 1))[::-1]
+        rows = _rows(off, perm)
+        poff = np.concatenate([[0], np.cumsum(np.diff(off)[perm], dtype=np.int64)]).astype(np.int64)
+        bitwise(rankdcg(refv[rows], pred[rows], poff, convention=conv), v[perm])
 
 
 # ----------------------------------------------------------------------------- objectives and metrics
