@@ -248,11 +248,11 @@ def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Op
     n = len(scores)
     grad = [f32(0.0)] * n
     hess = [f32(0.0)] * n
-    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="xgboost"))
+    y = [float(f32(x)) for x in labels]           # XGBoost's labels are float32
+    inv = _inverse(ideal_dcg(y, truncation, convention, mode="xgboost"))
     if n < 2:
         return grad, hess
     s = [f32(_spec().float32_score(x)) for x in scores]
-    y = [float(f32(x)) for x in labels]
     order = sorted(range(n), key=lambda i: (-float(s[i]), i))    # stable ArgSort, greater
     best, worst = s[order[0]], s[order[-1]]
     total = 0.0
@@ -313,6 +313,8 @@ def _check_labels(labels, conv: Convention, mode: str) -> None:
             raise ValueError(f"label {float(x)!r} is not one LightGBM takes")
         if mode == "xgboost" and conv.gain == "exponential" and float(x) > 31:
             raise ValueError(f"label {float(x)!r} is above 31 (XGBoost's exponential gain)")
+        if mode == "xgboost" and abs(float(x)) >= _FLOAT32_OVERFLOW:
+            raise ValueError(f"label {float(x)!r} overflows float32 (XGBoost's labels are float32)")
         del g
 
 

@@ -284,6 +284,16 @@ class LambdaMART:
         self.n_queries = off.shape[0] - 1
         self._max_n = max_query_size(off)
         lab, top = check_labels(labels, int(off[-1]), conv, off, other=other)
+        if self.mode == "xgboost" and lab.dtype == np.float64:
+            # XGBoost stores labels as float32: its gains, pairs and ideal DCG use them
+            with np.errstate(over="ignore"):
+                lab32 = lab.astype(np.float32)
+            bad = np.flatnonzero(~np.isfinite(lab32))
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"labels must stay finite when rounded to float32 (mode='xgboost' stores labels "
+                                 f"as float32); got labels[{i}]={_show(lab[i])}{_where(i, off)}")
+            lab, top = lab32, float(np.float32(top))
         self.labels = lab
         self.n_docs = lab.shape[0]
         if self.mode == "xgboost" and conv.gain == "exponential" and top > XGBOOST_MAX_LABEL:
