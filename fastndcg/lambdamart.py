@@ -26,8 +26,8 @@ from fastndcg._convention import Convention, as_convention
 from fastndcg._ndcg import discount_table as _log2_discount_table
 from fastndcg._threads import effective_n_threads
 from fastndcg._validation import (FLOAT32_OVERFLOW, OVERFLOW_HINT, _one_d, _show, _where, check_labels,
-                                  check_offsets, check_query_weights,
-                                  check_no_overflow, check_same_length, check_scores, finite_nonnegative, float32_reason, gain_tables,
+                                  check_no_overflow, check_offsets, check_query_weights, check_same_length,
+                                  check_scores, finite_nonnegative, float32_reason, gain_tables,
                                   max_query_size)
 
 ArrayLike = Any

@@ -26,8 +26,8 @@ from fastndcg._api import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg._convention import Convention, as_convention
 from fastndcg._groups import offsets_from_group_sizes
 from fastndcg._threads import effective_n_threads
-from fastndcg._validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_no_overflow, check_labels, check_offsets, check_scores,
-                                  gain_tables, max_query_size)
+from fastndcg._validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
+                                  check_offsets, check_scores, gain_tables, max_query_size)
 
 __all__ = [
     "soft_ndcg",
