@@ -396,7 +396,9 @@ class SoftNDCGObjective:
                   weights: Optional[ArrayLike] = None) -> Tuple[np.ndarray, np.ndarray]:
         """(grad, hess) of sum_q (1 - SoftNDCG_q) for CSR inputs (no caching).
 
-        ``weights``: per row (n_docs,) or per query (n_queries,).
+        ``weights``: per row (n_docs,) or per query (n_queries,); per row
+        when the two counts are equal (expand per-query weights with
+        ``np.repeat(w, np.diff(offsets))`` to be explicit).
         """
         return self.grad_hess_with(self.plan(labels, offsets, weights), preds)
 
@@ -488,5 +490,9 @@ def _read_xgboost(dtrain: Any):
         raise ValueError("the SoftNDCG objective needs a DMatrix with query groups "
                          "(xgboost.DMatrix(X, label=y, qid=qid) or set_group(sizes))")
     weights = dtrain.get_weight()
-    weights = weights if weights is not None and np.asarray(weights).size else None
+    weights = np.asarray(weights) if weights is not None and np.asarray(weights).size else None
+    if weights is not None and weights.shape[0] == ptr.shape[0] - 1:
+        # XGBoost ranking weights are per group: expand them here, where that is
+        # known (with empty groups, n_groups can equal n_rows)
+        weights = np.repeat(weights, np.diff(ptr))
     return np.asarray(labels), ptr, weights

@@ -7,6 +7,7 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention, reference
+from fastndcg.softrank import SoftNDCGObjective
 
 
 def test_gain_mapping_without_the_lower_labels():
@@ -278,3 +279,21 @@ def test_xgboost_mode_uses_float32_labels():
     assert g32.tobytes() == g.tobytes()
     with pytest.raises(ValueError, match=r"labels must stay finite when rounded to float32.*labels\[1\]=1e\+39"):
         lambda_gradients(np.zeros(2), [0.0, 1e39], [0, 2], **kw)
+
+
+def test_xgboost_softndcg_objective_weights_are_per_group_with_empty_groups():
+    # Groups [1, 0, 2] and group weights [1, 5, 2]: 3 weights for 3 rows, which
+    # the objective took as per-row (row 1 got the empty group's 5). Before:
+    # gradient [-0, 0.5206, -0.2082]; XGBoost weighs both rows of group 2 by 2.
+    xgb = pytest.importorskip("xgboost")
+    from fastndcg.softrank import XGBoostSoftNDCGObjective
+
+    dm = xgb.DMatrix(np.zeros((3, 1)), label=[1, 0, 2])
+    dm.set_group([1, 0, 2])
+    dm.set_weight(np.array([1.0, 5.0, 2.0], dtype=np.float32))
+    g, h = XGBoostSoftNDCGObjective(sigma=1.0)(np.zeros(3, dtype=np.float32), dm)
+    want_g, want_h = SoftNDCGObjective(sigma=1.0).grad_hess(np.zeros(3, dtype=np.float32), [1, 0, 2], [0, 1, 1, 3],
+                                                            weights=[1.0, 2.0, 2.0])
+    np.testing.assert_array_equal(g, want_g)
+    np.testing.assert_array_equal(h, want_h)
+    assert g[1] == -g[2] != 0
