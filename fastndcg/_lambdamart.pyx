@@ -3,31 +3,72 @@
 # Layers (as in _ndcg.pyx): per-query `cdef ... noexcept nogil` functions that
 # take base pointers plus a length and write only their own query's rows; `def`
 # batch drivers that run `prange` over queries with per-thread malloc scratch;
-# the Python wrappers in `lambdamart.py` that validate, resolve the convention
-# into tables, cache the ideal DCG and allocate outputs. Nothing reduces across
-# queries, so results are bit-identical for any thread count. Inputs are
+# the Python wrappers in `lambdamart.py` / `debias.py` that validate, resolve
+# the convention into tables, cache the ideal DCG, allocate outputs and keep
+# the state carried between boosting rounds. Nothing reduces across queries
+# inside prange (the position-bias reductions are separate, sequential
+# functions), so results are bit-identical for any thread count. Inputs are
 # assumed valid.
 #
 # Per query: rank the documents with THE comparator of _rank.pxd (score
-# descending, tie key, then position), copy score / label / gain into arrays
-# in rank order (contiguous: the pair loops touch nothing else), run the pair
-# loop of the chosen mode in rank space, then scatter to the input rows.
+# descending, tie key, then position; bucket sort for all but tiny queries,
+# see _rank.pxd), copy score / label / gain into arrays in rank order, run the
+# pair loop of the chosen mode in rank space, then scatter to the input rows.
 #
 # Three numeric modes (see docs/lambdamart.md and ../shared/docs/lambdarank.md):
 #   default   exact logistic in double, double accumulation, any convention;
 #   lightgbm  LightGBM 4.x lambdarank to the bit: 2^20-bin sigmoid table,
 #             float32 accumulation in pair-loop order, 0.01f, label order;
-#   xgboost   XGBoost 3.x rank:ndcg (topk) to the bit: float32 scores,
-#             expf sigmoid, 2x hessian, its normalisation and group weights.
+#   xgboost   XGBoost 3.x rank:ndcg to the bit: float32 scores, expf sigmoid,
+#             2x hessian, its normalisation and group weights; topk pairs or
+#             its `mean` pairs drawn with std::minstd_rand.
+# and two position-debiasing schemes:
+#   LightGBM  (Dataset `position`): every score is shifted by a float32 factor
+#             of its position before ranking; the factors are updated by
+#             lightgbm_position_bias_update after each round;
+#   XGBoost   (lambdarank_unbiased): each pair's lambda and hessian are divided
+#             by t+[idx_high] * t-[idx_low] (idx = position in the query), and
+#             the pair costs are summed per row for xgboost_unbiased_update.
 # Bit-exactness needs the exact parenthesisation below, no FMA contraction
-# (setup.py builds with -ffp-contract=off) and libc exp/expf/log2.
+# (setup.py builds with -ffp-contract=off) and libc exp/expf/log/log2/pow.
+#
+# Loop shape (all modes): pair row i (the document at rank i < T) meets its
+# partners, the ranks j > i whose label (gain, in default mode) differs, in
+# ascending order. The per-pair values that do not depend on the running sums
+# are computed first, over every rank j > i in one branch-free, vectorised
+# pass (pass A; equal-label ranks are computed and ignored), or over the
+# partners when they need a libm call (pass B); the running float32 (double,
+# in default mode) sums then follow in pair-loop order (pass C). The sums are
+# the libraries' sums, term for term and in order: only independent work was
+# moved.
 from cython cimport floating
 from cython.parallel cimport parallel, prange
-from libc.math cimport exp, expf, fabs, fabsf, log2
-from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport free, malloc
+from libc.math cimport exp, expf, fabs, fabsf, log, log2, pow
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
 
-from fastndcg._rank cimport RankedDoc, gain_of, label_t, make_doc, ranked_score, sort_docs
+from fastndcg._rank cimport (RankedDoc, bucket_sort_docs, gain_of, label_t, make_doc, ranked_score,
+                             sort_docs)
+
+cdef extern from *:
+    """
+    typedef double* __restrict__ fastndcg_dptr_r;
+    typedef const double* __restrict__ fastndcg_cdptr_r;
+    typedef float* __restrict__ fastndcg_fptr_r;
+    typedef const float* __restrict__ fastndcg_cfptr_r;
+    typedef int32_t* __restrict__ fastndcg_iptr_r;
+    #if defined(__GNUC__) || defined(__clang__)
+    #define FASTNDCG_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define FASTNDCG_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void prefetch "FASTNDCG_PREFETCH"(const void* p) noexcept nogil
+    ctypedef double* dptr_r "fastndcg_dptr_r"
+    ctypedef const double* cdptr_r "fastndcg_cdptr_r"
+    ctypedef float* fptr_r "fastndcg_fptr_r"
+    ctypedef const float* cfptr_r "fastndcg_cfptr_r"
+    ctypedef int32_t* iptr_r "fastndcg_iptr_r"
 
 ctypedef fused out_t:
     float
@@ -47,6 +88,9 @@ cdef double LGB_SCORE_EPS = <double>(<float>0.01)
 cdef float XGB_EXP_CLAMP = <float>88.7
 cdef float XGB_SIGMOID_EPS = <float>1e-16
 cdef double XGB_EPS64 = 1e-16
+# std::minstd_rand: x <- 48271 x mod (2^31 - 1), outputs in [1, 2^31 - 2].
+cdef uint64_t MINSTD_A = 48271
+cdef uint64_t MINSTD_M = 2147483647
 
 
 cdef struct LMParams:
@@ -55,7 +99,7 @@ cdef struct LMParams:
     Py_ssize_t short_limit    # queries with n < short_limit get zero (LETOR short rule)
     double sigma
     bint score_norm           # divide |dNDCG| by (eps + |ds|) unless all scores are equal
-    bint list_norm            # scale the query by log2(1 + S) / S
+    bint list_norm            # scale the query by log2(1 + S) / S (mean pairs: by 1 / num_pair)
     bint linear               # gain is the label itself
     bint round_f32            # rank (and differentiate) float32-rounded scores
     bint key_desc
@@ -67,15 +111,41 @@ cdef struct LMParams:
     double sig_factor
     Py_ssize_t sig_bins
     double w_norm             # XGBoost: n_groups / sum of group weights
+    const float* pos_bias     # LightGBM position bias factor per position id (NULL: none)
+    const double* t_plus      # XGBoost unbiased: t+ and t- per position (NULL: not unbiased)
+    const double* t_minus
+    Py_ssize_t bias_k         # their length
+    bint mean_pairs           # XGBoost lambdarank_pair_method="mean"
+    Py_ssize_t num_pair       # its pairs per document
+    uint32_t seed_base        # (iteration + 1) * n_groups, modulo 2^32
+
+
+cdef struct QueryIO:
+    # One query's slices of the batch arrays (NULL where not used).
+    Py_ssize_t n
+    double inv
+    double qw
+    bint has_qw
+    const int64_t* keys
+    const int32_t* pos        # position ids (LightGBM position bias)
+    const double* rw          # row weights
+    double* li                # XGBoost unbiased: per-row cost sums (OUT)
+    double* lj
+    uint32_t seed             # XGBoost mean pairs
 
 
 cdef enum:
+    BUCKET_MIN = 16           # larger queries are ranked by bucket sort
+    SLOTS = 2                 # LightGBM mode: rows in flight (row i + 1's pass A, row i's sums)
     MAX_LEVELS = 8            # partner lists are kept for up to this many distinct labels
 
 
 cdef struct Scratch:
     RankedDoc* docs
+    RankedDoc* src            # documents in input order (bucket ranking; mean-pair label order)
+    Py_ssize_t* counts        # bucket bounds
     double* rs                # score by rank
+    float* rsf                # float32 score by rank (xgboost mode)
     double* rl                # label by rank
     double* rg                # gain by rank
     double* dg                # double accumulators (default mode)
@@ -84,6 +154,13 @@ cdef struct Scratch:
     float* fh
     int32_t* lists            # MAX_LEVELS lists of stride `stride` (see _partners_init)
     int32_t* level            # by rank: index of the rank's label among `levels`
+    const int32_t* slot_list[SLOTS]   # partners of the rows in flight
+    Py_ssize_t slot_count[SLOTS]
+    double* ta                # per-pair temporaries (SLOTS rows of `stride`)
+    double* tb
+    double* tc
+    float* tf
+    int32_t* ti
     Py_ssize_t stride
     Py_ssize_t n_levels       # 0: too many distinct labels, partners found row by row
     double levels[MAX_LEVELS]
@@ -94,17 +171,39 @@ cdef struct Scratch:
 # ----------------------------------------------------------------------------- helpers
 
 
-cdef inline void _rank_query(const floating* sc, const label_t* lab, const int64_t* keys,
-                             Py_ssize_t n, const LMParams* p, Scratch* s) noexcept nogil:
-    cdef Py_ssize_t i, r
-    for i in range(n):
-        make_doc(&s.docs[i], ranked_score(sc[i], p.round_f32), keys, p.key_desc, i)
-    sort_docs(s.docs, n)
+cdef inline double _query_score(const floating* sc, const QueryIO* q, const LMParams* p,
+                                Py_ssize_t i) noexcept nogil:
+    # The score the query is ranked and differentiated by: LightGBM adds the
+    # position's bias factor (double + float, as `score + pos_biases_[pos]`).
+    cdef double x
+    if q.pos == NULL:
+        return ranked_score(sc[i], p.round_f32)
+    x = <double>sc[i] + <double>p.pos_bias[q.pos[i]]
+    if p.round_f32:
+        x = <double>(<float>x)
+    return x
+
+
+cdef inline void _rank_query(const floating* sc, const label_t* lab, const QueryIO* q,
+                             const LMParams* p, Scratch* s) noexcept nogil:
+    cdef Py_ssize_t i, r, n = q.n
+    cdef bint done = False
+    if n > BUCKET_MIN:
+        for i in range(n):
+            make_doc(&s.src[i], _query_score(sc, q, p, i), q.keys, p.key_desc, i)
+        done = bucket_sort_docs(s.src, s.docs, s.counts, n)
+    if not done:
+        for i in range(n):
+            make_doc(&s.docs[i], _query_score(sc, q, p, i), q.keys, p.key_desc, i)
+        sort_docs(s.docs, n)
     for r in range(n):
         i = s.docs[r].idx
         s.rs[r] = s.docs[r].score
         s.rl[r] = <double>lab[i]
         s.rg[r] = gain_of(lab[i], p.table, p.linear)
+    if p.mode == MODE_XGBOOST:
+        for r in range(n):
+            s.rsf[r] = <float>s.rs[r]
 
 
 cdef inline float _xgb_sigmoid(float x) noexcept nogil:
@@ -133,9 +232,9 @@ cdef inline Py_ssize_t _pair_rows(Py_ssize_t n, Py_ssize_t trunc) noexcept nogil
 # instead: for each distinct label v of the query (at most MAX_LEVELS of them),
 # the ranks whose label is not v, ascending; row i walks the list of its own
 # label from the first rank > i (a cursor that only moves forward). With more
-# distinct labels, row i compacts its partners branch-free into a scratch
-# list. Either way the partners come in ascending rank order: the pair loop
-# order, hence the floating-point results, are unchanged.
+# distinct labels, row i compacts its partners branch-free into a buffer.
+# Either way the partners come in ascending rank order: the pair loop order,
+# hence the floating-point results, are unchanged.
 
 
 cdef void _partners_init(const double* key, Py_ssize_t n, Scratch* s) noexcept nogil:
@@ -165,11 +264,11 @@ cdef void _partners_init(const double* key, Py_ssize_t n, Scratch* s) noexcept n
 
 
 cdef inline const int32_t* _partners_of(Py_ssize_t i, const double* key, Py_ssize_t n, Scratch* s,
-                                        Py_ssize_t* count) noexcept nogil:
-    """The ranks j > i with key[j] != key[i], ascending: a pointer and a count."""
+                                        Py_ssize_t* count, int32_t* buf) noexcept nogil:
+    """The ranks j > i with key[j] != key[i], ascending: a pointer and a count.
+    ``buf`` (n entries) holds them when there are too many distinct keys."""
     cdef Py_ssize_t k, c, j
     cdef const int32_t* lst
-    cdef int32_t* out
     cdef double v
     if s.n_levels > 0:
         k = s.level[i]
@@ -178,71 +277,87 @@ cdef inline const int32_t* _partners_of(Py_ssize_t i, const double* key, Py_ssiz
             s.cur[k] += 1
         count[0] = s.lens[k] - s.cur[k]
         return lst + s.cur[k]
-    out = s.lists
     v = key[i]
     c = 0
     for j in range(i + 1, n):
-        out[c] = <int32_t>j
+        buf[c] = <int32_t>j
         c += key[j] != v
     count[0] = c
-    return out
+    return buf
 
 
-# ----------------------------------------------------------------------------- pair loops
+# ----------------------------------------------------------------------------- default mode
 #
-# Loop shape shared by the three modes. The outer document (rank i) keeps its
-# running sums in registers: it receives its contributions in partner-rank
-# order (first from ranks < i, already in memory, then from j = i+1, i+2, ...),
-# exactly the order of the libraries' pair loops, so float32 sums are
-# unchanged. The pair's orientation is a sign: with sg = +1 when rank i holds
-# the higher label and -1 otherwise, s_h - s_l = sg (s_i - s_j) and
+# Pair orientation as a sign: with sg = +1 when rank i holds the higher gain
+# (label, in the exact modes) and -1 otherwise, s_h - s_l = sg (s_i - s_j) and
 # G_h - G_l = sg (G_i - G_j) exactly (IEEE subtraction is sign-symmetric), and
 # |D_h - D_l| = |D_i - D_j|; "x -= p" on the low side and "x += p" on the high
 # side become "x + sg p" / "x - sg p" (multiplying by +-1 is exact).
 
 
+cdef void _default_pass_a(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di,
+                          double inv, bint distance, double sigma, cdptr_r rs, cdptr_r rg,
+                          cdptr_r disc, dptr_r out_sg, dptr_r out_z, dptr_r out_dz) noexcept nogil:
+    # For every rank j in [start, n): sg, z = sigma (s_h - s_l), |dNDCG| (/ (0.01 + |ds|)).
+    cdef Py_ssize_t j
+    cdef double sg, ds, dz
+    for j in range(start, n):
+        sg = 1.0 if gi > rg[j] else -1.0
+        ds = sg * (si - rs[j])
+        dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+        if distance:
+            dz = dz / (0.01 + fabs(ds))
+        out_sg[j] = sg
+        out_z[j] = sigma * ds
+        out_dz[j] = dz
+
+
 cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
     # Exact logistic in double, double accumulation. Pairs: gains differ.
+    # rho = 1 / (1 + exp(z)) and 1 - rho from e = exp(-|z|), without cancellation.
     cdef Py_ssize_t i, j, t, count, m = _pair_rows(n, p.trunc)
     cdef const int32_t* partners
     cdef double* g = s.dg
     cdef double* h = s.dh
     cdef const double* rs = s.rs
     cdef const double* rg = s.rg
-    cdef const double* disc = p.disc
     cdef bint distance = p.score_norm and rs[0] != rs[n - 1]
-    cdef double gi, si, di, sg, ds, dz, z, e, rho, rho1m, lam, hes, acc_g, acc_h
+    cdef double* tsg = s.ta
+    cdef double* tz = s.tb
+    cdef double* tdz = s.tc
+    cdef double* trho = s.ta + s.stride
+    cdef double* trho1m = s.tb + s.stride
+    cdef double z, e, d, rho, rho1m, dz, sg, lam, hes, acc_g, acc_h
     cdef double total = 0.0, nf, sigma = p.sigma
+    cdef double neg_sigma = -p.sigma, sigma2 = p.sigma * p.sigma
     for i in range(n):
         g[i] = 0.0
         h[i] = 0.0
     _partners_init(rg, n, s)
     for i in range(m):
-        gi = rg[i]
-        si = rs[i]
-        di = disc[i]
+        _default_pass_a(i + 1, n, rg[i], rs[i], p.disc[i], inv, distance, sigma, rs, rg, p.disc,
+                        tsg, tz, tdz)
+        partners = _partners_of(i, rg, n, s, &count, s.lists)
+        for t in range(count):                           # pass B: the libm calls
+            z = tz[partners[t]]
+            e = exp(-fabs(z))
+            d = 1.0 + e
+            if z > 0.0:
+                trho[t] = e / d
+                trho1m[t] = 1.0 / d
+            else:
+                trho[t] = 1.0 / d
+                trho1m[t] = e / d
         acc_g = g[i]
         acc_h = h[i]
-        partners = _partners_of(i, rg, n, s, &count)
-        for t in range(count):
+        for t in range(count):                           # pass C: the sums
             j = partners[t]
-            sg = <double>(2 * <int>(gi > rg[j]) - 1)     # branch-free: the order is unpredictable
-            ds = sg * (si - rs[j])                       # s_h - s_l
-            dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
-            if distance:
-                dz = dz / (0.01 + fabs(ds))
-            # rho = 1 / (1 + exp(sigma * ds)) and 1 - rho, without cancellation
-            z = sigma * ds
-            if z > 0.0:
-                e = exp(-z)
-                rho = e / (1.0 + e)
-                rho1m = 1.0 / (1.0 + e)
-            else:
-                e = exp(z)
-                rho = 1.0 / (1.0 + e)
-                rho1m = e / (1.0 + e)
-            lam = -sigma * dz * rho                      # added to the high document
-            hes = sigma * sigma * dz * (rho * rho1m)
+            sg = tsg[j]
+            dz = tdz[j]
+            rho = trho[t]
+            rho1m = trho1m[t]
+            lam = neg_sigma * dz * rho                   # added to the high document
+            hes = sigma2 * dz * (rho * rho1m)
             acc_g = acc_g + sg * lam
             g[j] = g[j] - sg * lam
             acc_h = acc_h + hes
@@ -257,62 +372,96 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
             h[i] = h[i] * nf
 
 
+# ----------------------------------------------------------------------------- LightGBM mode
+
+
+cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, double gi, double di,
+                      double inv, bint distance, cdptr_r rs, cdptr_r rl, cdptr_r rg, cdptr_r disc,
+                      double lo, double factor, double last,
+                      dptr_r out_sg, dptr_r out_dz, iptr_r out_bin) noexcept nogil:
+    # For every rank j in [start, n): sg, dZ and the sigmoid-table bin of ds:
+    #   ds <= lo -> 0, ds >= hi -> bins - 1, else floor((ds - lo) * factor)
+    # (clamped to bins - 1, where C++ would read past the end).
+    cdef Py_ssize_t j
+    cdef double sg, ds, dz, x
+    cdef double eps = LGB_SCORE_EPS
+    for j in range(start, n):
+        sg = 1.0 if yi > rl[j] else -1.0
+        ds = sg * (si - rs[j])
+        dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+        if distance:
+            dz = dz / (eps + fabs(ds))
+        x = (ds - lo) * factor
+        x = x if x > 0.0 else 0.0
+        x = x if x < last else last
+        out_bin[j] = <int32_t>x
+        out_dz[j] = dz
+        out_sg[j] = sg
+
+
+cdef inline void _lgb_stage(Py_ssize_t i, Py_ssize_t n, double inv, bint distance,
+                            const LMParams* p, Scratch* s) noexcept nogil:
+    # Pass A of row i into slot i % SLOTS, its partners, and prefetches of the
+    # sigmoid-table entries its sums will read (8 MiB table: mostly misses).
+    cdef Py_ssize_t t, k = i % SLOTS, off = k * s.stride
+    cdef int32_t* tbin = s.ti + off
+    cdef const int32_t* partners
+    _lgb_pass_a(i + 1, n, s.rl[i], s.rs[i], s.rg[i], p.disc[i], inv, distance, s.rs, s.rl, s.rg,
+                p.disc, p.sig_lo, p.sig_factor, <double>(p.sig_bins - 1), s.ta + off, s.tb + off,
+                tbin)
+    partners = _partners_of(i, s.rl, n, s, &s.slot_count[k], s.lists + off)
+    s.slot_list[k] = partners
+    for t in range(s.slot_count[k]):
+        prefetch(p.sig_table + tbin[partners[t]])
+
+
 cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
     # LightGBM 4.x LambdarankNDCG::GetGradientsForOneQuery, operation for operation:
     #   ds = s_h - s_l; dZ = (G_h - G_l) * |D_h - D_l| * inv [/ (0.01f + |ds|)]
     #   p = sigmoid_table(ds); ph = p * (1 - p); p *= (-sigma) * dZ; ph *= (sigma * sigma) * dZ
     #   lam[l] -= f32(p); hes[l] += f32(ph); lam[h] += f32(p); hes[h] += f32(ph); S -= 2 p
-    cdef Py_ssize_t i, j, r, t, count, m = _pair_rows(n, p.trunc)
+    # Row i + 1's pass A (and its table prefetches) runs before row i's sums.
+    cdef Py_ssize_t i, j, r, t, k, count, m = _pair_rows(n, p.trunc)
     cdef const int32_t* partners
     cdef float* g = s.fg
     cdef float* h = s.fh
-    cdef const double* rs = s.rs
-    cdef const double* rl = s.rl
-    cdef const double* rg = s.rg
-    cdef const double* disc = p.disc
     cdef const double* table = p.sig_table
-    cdef double lo = p.sig_lo, hi = p.sig_hi, factor = p.sig_factor
-    cdef size_t last = <size_t>(p.sig_bins - 1), b
-    cdef bint distance = p.score_norm and rs[0] != rs[n - 1]
-    cdef double yi, si, gi, di, sg, ds, dz, pl, ph, total = 0.0, nf
+    cdef bint distance = p.score_norm and s.rs[0] != s.rs[n - 1]
+    cdef double pl, ph, dz, total = 0.0, nf
     cdef double neg_sigma = -p.sigma
     cdef double sigma2 = p.sigma * p.sigma
     cdef float p32, h32, sg32, acc_g, acc_h
+    cdef const double* tsg
+    cdef const double* tdz
+    cdef const int32_t* tbin
     for r in range(n):
         g[r] = 0.0
         h[r] = 0.0
-    _partners_init(rl, n, s)
+    if m == 0:
+        return
+    _partners_init(s.rl, n, s)
+    _lgb_stage(0, n, inv, distance, p, s)
     for i in range(m):
-        yi = rl[i]
-        si = rs[i]
-        gi = rg[i]
-        di = disc[i]
+        if i + 1 < m:
+            _lgb_stage(i + 1, n, inv, distance, p, s)
+        k = i % SLOTS
+        partners = s.slot_list[k]
+        count = s.slot_count[k]
+        tsg = s.ta + k * s.stride
+        tdz = s.tb + k * s.stride
+        tbin = s.ti + k * s.stride
         acc_g = g[i]
         acc_h = h[i]
-        partners = _partners_of(i, rl, n, s, &count)
         for t in range(count):
             j = partners[t]
-            sg = <double>(2 * <int>(yi > rl[j]) - 1)     # branch-free: the order is unpredictable
-            ds = sg * (si - rs[j])
-            dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
-            if distance:
-                dz = dz / (LGB_SCORE_EPS + fabs(ds))
-            # GetSigmoid: the table value at the left edge of ds's bin
-            if ds <= lo:
-                pl = table[0]
-            elif ds >= hi:
-                pl = table[last]
-            else:
-                b = <size_t>((ds - lo) * factor)
-                if b > last:          # C++ would read past the end; clamp instead
-                    b = last
-                pl = table[b]
+            pl = table[tbin[j]]
+            dz = tdz[j]
             ph = pl * (1.0 - pl)
             pl = pl * (neg_sigma * dz)
             ph = ph * (sigma2 * dz)
             p32 = <float>pl
             h32 = <float>ph
-            sg32 = <float>sg
+            sg32 = <float>tsg[j]
             acc_g = acc_g + sg32 * p32
             g[j] = g[j] - sg32 * p32
             acc_h = acc_h + h32
@@ -327,60 +476,133 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
             h[r] = <float>(<double>h[r] * nf)
 
 
-cdef void _pairs_xgboost(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
-    # XGBoost 3.x LambdaRankNDCG (topk): MakePairs + LambdaGrad + DeltaNDCG:
-    #   d = f32(s_h) - f32(s_l) (float); rho = Sigmoid(d) (float, expf)
-    #   dZ = |((G_h D_h + G_l D_l) - (G_l D_h + G_h D_l)) * inv| [/ (|d| + 0.01)]
-    #   lam = (rho - 1) dZ; H = max(rho (1 - rho), 1e-16) dZ 2
-    #   g[h] += f32(lam); g[l] += -f32(lam); both hessians += f32(H); S += -2 f32(lam)
+# ----------------------------------------------------------------------------- XGBoost mode
+#
+# XGBoost 3.x LambdaRankNDCG: MakePairs + LambdaGrad + DeltaNDCG, per pair
+# (rank_high, rank_low) with idx_* = its documents' positions in the query:
+#   d = f32(s_h) - f32(s_l) (float); rho = Sigmoid(d) (float, expf)
+#   dZ = |((G_h D_h + G_l D_l) - (G_l D_h + G_h D_l)) * inv| [/ (|d| + 0.01)]
+#   [unbiased: cost = log(1 / (1 - rho)) dZ]
+#   lam = (rho - 1) dZ; H = max(rho (1 - rho), 1e-16) dZ 2
+#   [unbiased, idx_h, idx_l < K, t-[idx_l], t+[idx_h] >= 1e-16: lam, H /= t+[idx_h] t-[idx_l]]
+#   g[h] += f32(lam); g[l] += -f32(lam); both hessians += f32(H); S += -2 f32(lam)
+#   [unbiased, idx_h, idx_l < K: li[idx_h] += cost / t-[idx_l] if t-[idx_l] >= 1e-16;
+#                                lj[idx_l] += cost / t+[idx_h] if t+[idx_h] >= 1e-16]
+
+
+cdef void _xgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, float si, double gi, double di,
+                      double inv, bint distance, cfptr_r rsf, cdptr_r rl, cdptr_r rg, cdptr_r disc,
+                      fptr_r out_sg, fptr_r out_d, dptr_r out_dz) noexcept nogil:
+    # For every rank j in [start, n): sg, d = f32(s_h) - f32(s_l) and dZ.
+    # (G_h D_h + G_l D_l) - (G_l D_h + G_h D_l) is the same value whichever of
+    # i, j is high (the sums commute), and |.| takes care of the sign.
+    cdef Py_ssize_t j
+    cdef float sg, d
+    cdef double gj, dj, dz
+    for j in range(start, n):
+        sg = <float>1.0 if yi > rl[j] else <float>-1.0
+        d = sg * (si - rsf[j])
+        gj = rg[j]
+        dj = disc[j]
+        dz = fabs(((gi * di + gj * dj) - (gj * di + gi * dj)) * inv)
+        if distance:
+            dz = dz / (<double>fabsf(d) + 0.01)
+        out_sg[j] = sg
+        out_d[j] = d
+        out_dz[j] = dz
+
+
+cdef inline void _xgb_pair(float d32, double dz, Py_ssize_t rank_h, Py_ssize_t rank_l,
+                           const QueryIO* q, const LMParams* p, Scratch* s,
+                           float* lam_out, float* hes_out) noexcept nogil:
+    # LambdaGrad and the unbiased bookkeeping for one pair (idx from the ranking).
+    cdef double rho = <double>_xgb_sigmoid(d32)
+    cdef double lam, hes, cost = 0.0, tp, tm
+    cdef Py_ssize_t idx_h, idx_l
+    cdef bint tracked = False
+    if p.t_plus != NULL:
+        cost = log(1.0 / (1.0 - rho)) * dz
+    lam = (rho - 1.0) * dz
+    hes = rho * (1.0 - rho)
+    if hes < XGB_EPS64:
+        hes = XGB_EPS64
+    hes = hes * dz * 2.0
+    if p.t_plus != NULL:
+        idx_h = s.docs[rank_h].idx
+        idx_l = s.docs[rank_l].idx
+        tracked = idx_h < p.bias_k and idx_l < p.bias_k
+        if tracked:
+            tp = p.t_plus[idx_h]
+            tm = p.t_minus[idx_l]
+            if tm >= XGB_EPS64 and tp >= XGB_EPS64:
+                lam = lam / (tp * tm)
+                hes = hes / (tp * tm)
+            if tm >= XGB_EPS64:
+                q.li[idx_h] = q.li[idx_h] + cost / tm
+            if tp >= XGB_EPS64:
+                q.lj[idx_l] = q.lj[idx_l] + cost / tp
+    lam_out[0] = <float>lam
+    hes_out[0] = <float>hes
+
+
+cdef void _pairs_xgboost(Py_ssize_t n, double inv, const QueryIO* q, const LMParams* p,
+                         Scratch* s) noexcept nogil:
+    # topk: for i < min(n, k): for j > i: pair (i, j) when the labels differ.
     cdef Py_ssize_t i, j, r, t, count
     cdef Py_ssize_t m = n if p.trunc > n else p.trunc
     cdef const int32_t* partners
     cdef float* g = s.fg
     cdef float* h = s.fh
-    cdef const double* rs = s.rs
     cdef const double* rl = s.rl
-    cdef const double* rg = s.rg
-    cdef const double* disc = p.disc
-    cdef bint distance = p.score_norm and <float>rs[0] != <float>rs[n - 1]
-    cdef float si, d32, lam32, hes32, nf32, sg32, acc_g, acc_h
-    cdef double yi, gi, di, gj, dj, rho, dz, lam, hes, total = 0.0, nf
+    cdef bint distance = p.score_norm and s.rsf[0] != s.rsf[n - 1]
+    cdef float* tsg = s.tf
+    cdef float* td = s.tf + s.stride
+    cdef double* tdz = s.ta
+    cdef double* trho = s.tb
+    cdef float lam32, hes32, sg32, acc_g, acc_h, nf32
+    cdef double rho, dz, lam, hes, total = 0.0, nf
     for r in range(n):
         g[r] = 0.0
         h[r] = 0.0
     _partners_init(rl, n, s)
     for i in range(m):
-        yi = rl[i]
-        si = <float>rs[i]
-        gi = rg[i]
-        di = disc[i]
+        _xgb_pass_a(i + 1, n, rl[i], s.rsf[i], s.rg[i], p.disc[i], inv, distance, s.rsf, rl, s.rg,
+                    p.disc, tsg, td, tdz)
+        partners = _partners_of(i, rl, n, s, &count, s.lists)
         acc_g = g[i]
         acc_h = h[i]
-        partners = _partners_of(i, rl, n, s, &count)
-        for t in range(count):
-            j = partners[t]
-            sg32 = <float>(2 * <int>(yi > rl[j]) - 1)    # branch-free: the order is unpredictable
-            d32 = sg32 * (si - <float>rs[j])             # f32(s_h) - f32(s_l)
-            rho = <double>_xgb_sigmoid(d32)
-            gj = rg[j]
-            dj = disc[j]
-            # (G_h D_h + G_l D_l) - (G_l D_h + G_h D_l): the same value whichever of
-            # i, j is high (the sums commute), and |.| takes care of the sign.
-            dz = fabs(((gi * di + gj * dj) - (gj * di + gi * dj)) * inv)
-            if distance:
-                dz = dz / (<double>fabsf(d32) + 0.01)
-            lam = (rho - 1.0) * dz
-            hes = rho * (1.0 - rho)
-            if hes < XGB_EPS64:
-                hes = XGB_EPS64
-            hes = hes * dz * 2.0
-            lam32 = <float>lam
-            hes32 = <float>hes
-            acc_g = acc_g + sg32 * lam32
-            g[j] = g[j] - sg32 * lam32
-            acc_h = acc_h + hes32
-            h[j] = h[j] + hes32
-            total += -2.0 * <double>lam32
+        if p.t_plus != NULL:
+            for t in range(count):
+                j = partners[t]
+                sg32 = tsg[j]
+                if sg32 > 0:
+                    _xgb_pair(td[j], tdz[j], i, j, q, p, s, &lam32, &hes32)
+                else:
+                    _xgb_pair(td[j], tdz[j], j, i, q, p, s, &lam32, &hes32)
+                acc_g = acc_g + sg32 * lam32
+                g[j] = g[j] - sg32 * lam32
+                acc_h = acc_h + hes32
+                h[j] = h[j] + hes32
+                total += -2.0 * <double>lam32
+        else:
+            for t in range(count):                       # pass B: the libm calls
+                trho[t] = <double>_xgb_sigmoid(td[partners[t]])
+            for t in range(count):                       # pass C: the sums
+                j = partners[t]
+                rho = trho[t]
+                dz = tdz[j]
+                lam = (rho - 1.0) * dz
+                hes = rho * (1.0 - rho)
+                hes = hes if hes >= XGB_EPS64 else XGB_EPS64
+                hes = hes * dz * 2.0
+                lam32 = <float>lam
+                hes32 = <float>hes
+                sg32 = tsg[j]
+                acc_g = acc_g + sg32 * lam32
+                g[j] = g[j] - sg32 * lam32
+                acc_h = acc_h + hes32
+                h[j] = h[j] + hes32
+                total += -2.0 * <double>lam32
         g[i] = acc_g
         h[i] = acc_h
     if p.list_norm:
@@ -394,57 +616,165 @@ cdef void _pairs_xgboost(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
                 h[r] = h[r] * nf32
 
 
+cdef inline uint64_t _minstd_next(uint64_t* x) noexcept nogil:
+    x[0] = (x[0] * MINSTD_A) % MINSTD_M
+    return x[0]
+
+
+cdef inline uint64_t _uniform_below(uint64_t* x, uint64_t top) noexcept nogil:
+    # libstdc++ uniform_int_distribution<size_t>(0, top)(minstd_rand): the
+    # engine's range (2^31 - 3) is not 2^32 - 1 nor 2^64 - 1, so it takes the
+    # two-division path: reject draws past the largest multiple, then divide.
+    cdef uint64_t urngrange = MINSTD_M - 2      # max() - min()
+    cdef uint64_t uerange, scaling, past, ret
+    if top == urngrange:
+        return _minstd_next(x) - 1
+    uerange = top + 1
+    scaling = urngrange // uerange
+    past = uerange * scaling
+    ret = _minstd_next(x) - 1
+    while ret >= past:
+        ret = _minstd_next(x) - 1
+    return ret // scaling
+
+
+cdef void _pairs_xgboost_mean(Py_ssize_t n, double inv, const QueryIO* q, const LMParams* p,
+                              Scratch* s) noexcept nogil:
+    # XGBoost's MakePairs, `mean` branch (3.1-3.3): engine std::minstd_rand
+    # seeded with (iteration + 1) * n_groups + g; labels in model-rank order
+    # are stably sorted descending into buckets of equal labels; for each
+    # bucket [i, j), num_pair times, each of its documents draws a partner
+    # r = uniform(0, nl + nr - 1) among the nl ranks before and the nr after
+    # the bucket (shifted past it when r >= nl). Pairs are accumulated in the
+    # order they are drawn.
+    cdef Py_ssize_t a, b, i, j, r, rep, k, rank_h, rank_l
+    cdef Py_ssize_t nl, nr
+    cdef float* g = s.fg
+    cdef float* h = s.fh
+    cdef const double* rl = s.rl
+    cdef const double* rg = s.rg
+    cdef const double* disc = p.disc
+    cdef bint distance = p.score_norm and s.rsf[0] != s.rsf[n - 1]
+    cdef RankedDoc* ys = s.src
+    cdef uint64_t state = (<uint64_t>q.seed) % MINSTD_M
+    cdef float d32, lam32, hes32, nf32
+    cdef double gh, gl, dh, dl, dz, nf
+    for r in range(n):
+        g[r] = 0.0
+        h[r] = 0.0
+    if state == 0:
+        state = 1
+    # ArgSort(labels by rank, std::greater), stable: label descending, then rank.
+    for r in range(n):
+        ys[r].score = rl[r]
+        ys[r].key = r
+        ys[r].idx = r
+    sort_docs(ys, n)
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and rl[ys[i].idx] == rl[ys[j].idx]:
+            j += 1
+        nl = i
+        nr = n - j
+        if nl + nr > 0:
+            for rep in range(p.num_pair):
+                for k in range(i, j):
+                    r = <Py_ssize_t>_uniform_below(&state, <uint64_t>(nl + nr - 1))
+                    if r >= nl:
+                        r = r - i + j
+                    a = ys[k].idx
+                    b = ys[r].idx
+                    if rl[a] == rl[b]:
+                        continue
+                    rank_h = a
+                    rank_l = b
+                    if rl[a] < rl[b]:
+                        rank_h = b
+                        rank_l = a
+                    d32 = s.rsf[rank_h] - s.rsf[rank_l]
+                    gh = rg[rank_h]
+                    gl = rg[rank_l]
+                    dh = disc[rank_h]
+                    dl = disc[rank_l]
+                    dz = fabs(((gh * dh + gl * dl) - (gl * dh + gh * dl)) * inv)
+                    if distance:
+                        dz = dz / (<double>fabsf(d32) + 0.01)
+                    _xgb_pair(d32, dz, rank_h, rank_l, q, p, s, &lam32, &hes32)
+                    g[rank_h] = g[rank_h] + lam32
+                    h[rank_h] = h[rank_h] + hes32
+                    g[rank_l] = g[rank_l] + (-lam32)
+                    h[rank_l] = h[rank_l] + hes32
+        i = j
+    if p.list_norm:
+        nf = 1.0 / <double>p.num_pair
+        if nf != 1.0:
+            nf32 = <float>nf
+            for r in range(n):
+                g[r] = g[r] * nf32
+                h[r] = h[r] * nf32
+
+
 # ----------------------------------------------------------------------------- one query
 
 
-cdef void _grad_one_query(const floating* sc, const label_t* lab, const int64_t* keys,
-                          Py_ssize_t n, double inv, double qw, bint has_qw, const double* rw,
+cdef void _grad_one_query(const floating* sc, const label_t* lab, const QueryIO* q,
                           const LMParams* p, Scratch* s,
                           out_t* grad, out_t* hess) noexcept nogil:
-    cdef Py_ssize_t r, i
+    cdef Py_ssize_t r, i, n = q.n
     cdef double gd, hd
     cdef float gf, hf, w32
-    if n < 2 or inv == 0.0 or n < p.short_limit:
+    if q.li != NULL:
+        for i in range(n):
+            q.li[i] = 0.0
+            q.lj[i] = 0.0
+    if n < 2 or q.inv == 0.0 or n < p.short_limit:
         # No pair can contribute (or the convention zeroes the query).
         for i in range(n):
             grad[i] = 0.0
             hess[i] = 0.0
         return
-    _rank_query(sc, lab, keys, n, p, s)
+    _rank_query(sc, lab, q, p, s)
     if p.mode == MODE_DEFAULT:
-        _pairs_default(n, inv, p, s)
+        _pairs_default(n, q.inv, p, s)
         for r in range(n):
             i = s.docs[r].idx
             gd = s.dg[r]
             hd = s.dh[r]
-            if has_qw:
-                gd = gd * qw
-                hd = hd * qw
-            if rw != NULL:
-                gd = gd * rw[i]
-                hd = hd * rw[i]
+            if q.has_qw:
+                gd = gd * q.qw
+                hd = hd * q.qw
+            if q.rw != NULL:
+                gd = gd * q.rw[i]
+                hd = hd * q.rw[i]
             grad[i] = <out_t>gd
             hess[i] = <out_t>hd
         return
     if p.mode == MODE_LIGHTGBM:
-        _pairs_lightgbm(n, inv, p, s)
+        _pairs_lightgbm(n, q.inv, p, s)
+    elif p.mean_pairs:
+        _pairs_xgboost_mean(n, q.inv, q, p, s)
     else:
-        _pairs_xgboost(n, inv, p, s)
+        _pairs_xgboost(n, q.inv, q, p, s)
     for r in range(n):
         i = s.docs[r].idx
         gf = s.fg[r]
         hf = s.fh[r]
-        if has_qw:
-            w32 = <float>qw
+        if p.mode == MODE_XGBOOST:
+            # gpair * w * w_norm: GradientPair * float, twice (w_norm is 1 without weights)
+            w32 = <float>q.qw
             gf = gf * w32
             hf = hf * w32
-            if p.mode == MODE_XGBOOST:
-                w32 = <float>p.w_norm
-                gf = gf * w32
-                hf = hf * w32
-        if rw != NULL:
+            w32 = <float>p.w_norm
+            gf = gf * w32
+            hf = hf * w32
+        elif q.has_qw:
+            w32 = <float>q.qw
+            gf = gf * w32
+            hf = hf * w32
+        if q.rw != NULL:
             # LightGBM RankingObjective: per-row float weights, float product.
-            w32 = <float>rw[i]
+            w32 = <float>q.rw[i]
             gf = gf * w32
             hf = hf * w32
         grad[i] = gf
@@ -457,7 +787,10 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
     cdef Scratch s
     cdef size_t m = <size_t>(max_n + 1)
     s.docs = <RankedDoc*>malloc(m * sizeof(RankedDoc))
+    s.src = <RankedDoc*>malloc(m * sizeof(RankedDoc))
+    s.counts = <Py_ssize_t*>malloc((m + 1) * sizeof(Py_ssize_t))
     s.rs = <double*>malloc(m * sizeof(double))
+    s.rsf = <float*>malloc(m * sizeof(float))
     s.rl = <double*>malloc(m * sizeof(double))
     s.rg = <double*>malloc(m * sizeof(double))
     s.dg = <double*>malloc(m * sizeof(double))
@@ -467,19 +800,29 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
     s.stride = <Py_ssize_t>m
     s.lists = <int32_t*>malloc(MAX_LEVELS * m * sizeof(int32_t))
     s.level = <int32_t*>malloc(m * sizeof(int32_t))
+    s.ta = <double*>malloc(SLOTS * m * sizeof(double))
+    s.tb = <double*>malloc(SLOTS * m * sizeof(double))
+    s.tc = <double*>malloc(SLOTS * m * sizeof(double))
+    s.tf = <float*>malloc(SLOTS * m * sizeof(float))
+    s.ti = <int32_t*>malloc(SLOTS * m * sizeof(int32_t))
     s.n_levels = 0
     return s
 
 
 cdef bint _scratch_ok(const Scratch* s) noexcept nogil:
-    return not (s.docs == NULL or s.rs == NULL or s.rl == NULL or s.rg == NULL
-                or s.dg == NULL or s.dh == NULL or s.fg == NULL or s.fh == NULL
-                or s.lists == NULL or s.level == NULL)
+    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.rs == NULL
+                or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
+                or s.dh == NULL or s.fg == NULL or s.fh == NULL or s.lists == NULL
+                or s.level == NULL or s.ta == NULL or s.tb == NULL or s.tc == NULL
+                or s.tf == NULL or s.ti == NULL)
 
 
 cdef void _free_scratch(Scratch* s) noexcept nogil:
     free(s.docs)
+    free(s.src)
+    free(s.counts)
     free(s.rs)
+    free(s.rsf)
     free(s.rl)
     free(s.rg)
     free(s.dg)
@@ -488,6 +831,11 @@ cdef void _free_scratch(Scratch* s) noexcept nogil:
     free(s.fh)
     free(s.lists)
     free(s.level)
+    free(s.ta)
+    free(s.tb)
+    free(s.tc)
+    free(s.tf)
+    free(s.ti)
 
 
 cdef void _params(LMParams* p, int mode, Py_ssize_t trunc, Py_ssize_t short_limit, double sigma,
@@ -512,6 +860,33 @@ cdef void _params(LMParams* p, int mode, Py_ssize_t trunc, Py_ssize_t short_limi
     p.sig_factor = sig_factor
     p.sig_bins = sig_bins
     p.w_norm = w_norm
+    p.pos_bias = NULL
+    p.t_plus = NULL
+    p.t_minus = NULL
+    p.bias_k = 0
+    p.mean_pairs = False
+    p.num_pair = 0
+    p.seed_base = 0
+
+
+cdef inline QueryIO _query_io(const int64_t* off, Py_ssize_t k, const double* inv,
+                              const double* qw, const int64_t* keys, const int32_t* pos,
+                              const double* rw, double* li, double* lj,
+                              uint32_t seed_base) noexcept nogil:
+    # Returned by value: assigned inside prange, the struct is thread-private.
+    cdef QueryIO q
+    cdef int64_t a = off[k]
+    q.n = off[k + 1] - a
+    q.inv = inv[k]
+    q.has_qw = qw != NULL
+    q.qw = qw[k] if qw != NULL else 1.0
+    q.keys = keys + a if keys != NULL else NULL
+    q.pos = pos + a if pos != NULL else NULL
+    q.rw = rw + a if rw != NULL else NULL
+    q.li = li + a if li != NULL else NULL
+    q.lj = lj + a if lj != NULL else NULL
+    q.seed = seed_base + <uint32_t>k     # uint32 arithmetic, as XGBoost's seed
+    return q
 
 
 # ----------------------------------------------------------------------------- batch drivers
@@ -534,8 +909,16 @@ def grad_hess_batch(const floating[::1] scores,             # IN
                     double w_norm,
                     out_t[::1] grad,                        # OUT (n_docs,)
                     out_t[::1] hess,                        # OUT (n_docs,)
-                    Py_ssize_t max_n, int n_threads):
-    cdef Py_ssize_t q, n, n_queries = offsets.shape[0] - 1
+                    Py_ssize_t max_n, int n_threads,
+                    const int32_t[::1] positions=None,      # IN position id per row (LightGBM bias)
+                    const float[::1] position_bias=None,    # IN float32 factor per position id
+                    const double[::1] t_plus=None,          # IN XGBoost unbiased t+ (K,)
+                    const double[::1] t_minus=None,         # IN XGBoost unbiased t- (K,)
+                    double[::1] li_rows=None,               # OUT per-row cost sums / t- (n_docs,)
+                    double[::1] lj_rows=None,               # OUT per-row cost sums / t+ (n_docs,)
+                    bint mean_pairs=False, Py_ssize_t num_pair=1,
+                    uint64_t iteration=0):                  # XGBoost mean: the boosting round
+    cdef Py_ssize_t k, n_queries = offsets.shape[0] - 1
     cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
     cdef const int64_t* keys = &tie_key[0] if tie_key.shape[0] > 0 else NULL
@@ -545,11 +928,15 @@ def grad_hess_batch(const floating[::1] scores,             # IN
     cdef const double* qw = &query_weights[0] if query_weights.shape[0] > 0 else NULL
     cdef const double* rw = &row_weights[0] if row_weights.shape[0] > 0 else NULL
     cdef const double* sig = &sig_table[0] if sig_table.shape[0] > 0 else NULL
+    cdef const int32_t* pos = NULL
+    cdef double* li = NULL
+    cdef double* lj = NULL
     cdef const int64_t* off = &offsets[0]
     cdef out_t* g = &grad[0] if grad.shape[0] > 0 else NULL
     cdef out_t* h = &hess[0] if hess.shape[0] > 0 else NULL
     cdef LMParams prm
     cdef LMParams* pp = &prm
+    cdef QueryIO qio
     cdef Scratch s
     cdef int failed = 0
     cdef int* failed_flag = &failed   # written through a pointer: shared, not thread-private
@@ -557,18 +944,27 @@ def grad_hess_batch(const floating[::1] scores,             # IN
         return
     _params(pp, mode, trunc, short_limit, sigma, score_norm, list_norm, linear, round_f32,
             key_desc, tab, dsc, sig, sig_lo, sig_hi, sig_factor, sig_table.shape[0], w_norm)
+    if positions is not None and positions.shape[0] > 0:
+        pos = &positions[0]
+        pp.pos_bias = &position_bias[0]
+    if t_plus is not None and t_plus.shape[0] > 0:
+        pp.t_plus = &t_plus[0]
+        pp.t_minus = &t_minus[0]
+        pp.bias_k = t_plus.shape[0]
+        li = &li_rows[0]
+        lj = &lj_rows[0]
+    pp.mean_pairs = mean_pairs
+    pp.num_pair = num_pair
+    # (iteration + 1) * n_groups in uint32 arithmetic, as XGBoost computes the seed
+    pp.seed_base = <uint32_t>((<uint32_t>(iteration + 1)) * <uint32_t>n_queries)
     with nogil, parallel(num_threads=n_threads):
         s = _alloc_scratch(max_n)
         if not _scratch_ok(&s):
             failed_flag[0] = 1
         else:
-            for q in prange(n_queries, schedule="dynamic", chunksize=8):
-                n = off[q + 1] - off[q]
-                _grad_one_query(sc + off[q], lab + off[q],
-                                keys + off[q] if keys != NULL else NULL, n, inv[q],
-                                qw[q] if qw != NULL else 1.0, qw != NULL,
-                                rw + off[q] if rw != NULL else NULL,
-                                pp, &s, g + off[q], h + off[q])
+            for k in prange(n_queries, schedule="dynamic", chunksize=8):
+                qio = _query_io(off, k, inv, qw, keys, pos, rw, li, lj, pp.seed_base)
+                _grad_one_query(sc + off[k], lab + off[k], &qio, pp, &s, g + off[k], h + off[k])
         _free_scratch(&s)
     if failed:
         raise MemoryError("fastndcg: could not allocate per-thread scratch")
@@ -585,10 +981,14 @@ cdef Py_ssize_t _pairs_one_query(const floating* sc, const label_t* lab, const i
     # |dNDCG| of every LambdaMART pair of one query, in pair-loop order.
     cdef Py_ssize_t i, j, hr, lr, c = 0, m
     cdef double dh_, dl_
+    cdef QueryIO q
     if n < 2:
         return 0
     m = _pair_rows(n, p.trunc)
-    _rank_query(sc, lab, keys, n, p, s)
+    q.n = n
+    q.keys = keys
+    q.pos = NULL
+    _rank_query(sc, lab, &q, p, s)
     for i in range(m):
         for j in range(i + 1, n):
             if s.rg[i] == s.rg[j]:
