@@ -117,7 +117,7 @@ cdef struct LMParams:
     Py_ssize_t bias_k         # their length
     bint mean_pairs           # XGBoost lambdarank_pair_method="mean"
     Py_ssize_t num_pair       # its pairs per document
-    uint32_t seed_base        # (iteration + 1) * n_groups, modulo 2^32
+    uint32_t seed_base        # seed_round * n_groups, modulo 2^32 (the query adds its index)
 
 
 cdef struct QueryIO:
@@ -640,8 +640,9 @@ cdef inline uint64_t _uniform_below(uint64_t* x, uint64_t top) noexcept nogil:
 
 cdef void _pairs_xgboost_mean(Py_ssize_t n, double inv, const QueryIO* q, const LMParams* p,
                               Scratch* s) noexcept nogil:
-    # XGBoost's MakePairs, `mean` branch (3.1-3.3): engine std::minstd_rand
-    # seeded with (iteration + 1) * n_groups + g; labels in model-rank order
+    # XGBoost's MakePairs, `mean` branch (3.0-3.3): engine std::minstd_rand
+    # seeded with seed_round * n_groups + g (seed_round = iteration + 1 in
+    # 3.1-3.3, the iteration in 3.0); labels in model-rank order
     # are stably sorted descending into buckets of equal labels; for each
     # bucket [i, j), num_pair times, each of its documents draws a partner
     # r = uniform(0, nl + nr - 1) among the nl ranks before and the nr after
@@ -917,7 +918,7 @@ def grad_hess_batch(const floating[::1] scores,             # IN
                     double[::1] li_rows=None,               # OUT per-row cost sums / t- (n_docs,)
                     double[::1] lj_rows=None,               # OUT per-row cost sums / t+ (n_docs,)
                     bint mean_pairs=False, Py_ssize_t num_pair=1,
-                    uint64_t iteration=0):                  # XGBoost mean: the boosting round
+                    uint64_t seed_round=0):                 # XGBoost mean: seed = seed_round * n_groups + g
     cdef Py_ssize_t k, n_queries = offsets.shape[0] - 1
     cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
@@ -955,8 +956,8 @@ def grad_hess_batch(const floating[::1] scores,             # IN
         lj = &lj_rows[0]
     pp.mean_pairs = mean_pairs
     pp.num_pair = num_pair
-    # (iteration + 1) * n_groups in uint32 arithmetic, as XGBoost computes the seed
-    pp.seed_base = <uint32_t>((<uint32_t>(iteration + 1)) * <uint32_t>n_queries)
+    # seed_round * n_groups in uint32 arithmetic, as XGBoost computes the seed
+    pp.seed_base = <uint32_t>(<uint32_t>seed_round * <uint32_t>n_queries)
     with nogil, parallel(num_threads=n_threads):
         s = _alloc_scratch(max_n)
         if not _scratch_ok(&s):
@@ -1133,3 +1134,87 @@ def lightgbm_max_dcg(const label_t[::1] labels,            # IN integer labels <
                 out[q] = acc
     finally:
         free(counts)
+
+
+# ----------------------------------------------------------------------------- position debiasing
+
+
+def lightgbm_position_bias_update(const out_t[::1] grad,         # IN the round's gradients (weighted)
+                                  const out_t[::1] hess,         # IN
+                                  const int32_t[::1] ids,        # IN position id per row
+                                  float[::1] factors,            # IN/OUT factor per position id
+                                  double regularization, double learning_rate):
+    """LightGBM's UpdatePositionBiasFactors with one thread: per position p,
+    in row order, G1 = -sum g_i and G2 = -sum h_i (double), n_p rows;
+    G1 -= b_p * reg * n_p; G2 -= reg * n_p;
+    b_p = f32(b_p + lr * G1 / (|G2| + 0.001))."""
+    cdef Py_ssize_t i, k, n = grad.shape[0], n_pos = factors.shape[0]
+    cdef double first, second
+    cdef double* d1
+    cdef double* d2
+    cdef int64_t* cnt
+    if n_pos == 0:
+        return
+    d1 = <double*>calloc(n_pos, sizeof(double))
+    d2 = <double*>calloc(n_pos, sizeof(double))
+    cnt = <int64_t*>calloc(n_pos, sizeof(int64_t))
+    if d1 == NULL or d2 == NULL or cnt == NULL:
+        free(d1)
+        free(d2)
+        free(cnt)
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            k = ids[i]
+            d1[k] -= <double>grad[i]
+            d2[k] -= <double>hess[i]
+            cnt[k] += 1
+        for k in range(n_pos):
+            first = 0.0
+            second = 0.0
+            first += d1[k]            # the sum over LightGBM's per-thread buffers (one here)
+            second += d2[k]
+            first -= <double>factors[k] * regularization * <double>cnt[k]
+            second -= regularization * <double>cnt[k]
+            factors[k] = <float>(<double>factors[k] + learning_rate * first / (fabs(second) + 0.001))
+    free(d1)
+    free(d2)
+    free(cnt)
+
+
+def xgboost_position_bias_update(const double[::1] li_rows,     # IN per-row cost sums / t-
+                                 const double[::1] lj_rows,     # IN per-row cost sums / t+
+                                 const int64_t[::1] offsets,    # IN
+                                 double[::1] t_plus,            # IN/OUT (K,)
+                                 double[::1] t_minus,           # IN/OUT (K,)
+                                 double bias_norm):
+    """XGBoost's LambdaRankUpdatePositionBias: L_i = sum over groups, in
+    order, of li[i] for i < min(n_g, K) (M_i from lj likewise); then
+    t+_i = pow(L_i / L_0, 1 / (1 + bias_norm)) when L_0 >= 1e-16, and t-_i
+    from M likewise; otherwise the ratio is left as it was."""
+    cdef Py_ssize_t g, i, top, k = t_plus.shape[0], n_groups = offsets.shape[0] - 1
+    cdef double reg = 1.0 / (1.0 + bias_norm)
+    cdef double* li
+    cdef double* lj
+    if k == 0:
+        return
+    li = <double*>calloc(k, sizeof(double))
+    lj = <double*>calloc(k, sizeof(double))
+    if li == NULL or lj == NULL:
+        free(li)
+        free(lj)
+        raise MemoryError()
+    with nogil:
+        for g in range(n_groups):
+            top = offsets[g + 1] - offsets[g]
+            top = top if top < k else k
+            for i in range(top):
+                li[i] += li_rows[offsets[g] + i]
+                lj[i] += lj_rows[offsets[g] + i]
+        for i in range(k):
+            if li[0] >= XGB_EPS64:
+                t_plus[i] = pow(li[i] / li[0], reg)
+            if lj[0] >= XGB_EPS64:
+                t_minus[i] = pow(lj[i] / lj[0], reg)
+    free(li)
+    free(lj)

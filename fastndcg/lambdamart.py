@@ -395,7 +395,9 @@ class LambdaMART:
                 else _check_out(hess_out, "hess_out", self.n_docs, dtype, inputs + [("grad_out", grad)]))
         return grad, hess
 
-    def _run(self, sc, grad, hess, n_threads) -> None:
+    def _run(self, sc, grad, hess, n_threads, **state) -> None:
+        # ``state``: the per-round inputs and outputs of the stateful variants
+        # (fastndcg.debias), passed through to the kernel.
         sig, lo, hi, factor = self._sig
         empty_f = np.empty(0, dtype=np.float64)
         empty_i = np.empty(0, dtype=np.int64)
@@ -408,7 +410,7 @@ class LambdaMART:
             MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
             self._short_limit, self.sigma, self.score_normalization, self.normalize,
             sig, lo, hi, factor, self._w_norm, grad, hess, self._max_n,
-            effective_n_threads(n_threads))
+            effective_n_threads(n_threads), **state)
 
     def gradients(self, scores: ArrayLike, *, grad_out: Optional[np.ndarray] = None,
                   hess_out: Optional[np.ndarray] = None,

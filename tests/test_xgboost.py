@@ -184,10 +184,19 @@ def test_xgboost_import_is_the_real_package():
 
 
 def test_objective_validation():
-    with pytest.raises(ValueError, match="only lambdarank_pair_method='topk' is reproduced; got 'mean'"):
-        RankNDCGObjective.from_params({"lambdarank_pair_method": "mean"})
-    with pytest.raises(ValueError, match="lambdarank_unbiased=True"):
-        RankNDCGObjective.from_params({"lambdarank_unbiased": True})
+    with pytest.raises(ValueError, match=r"lambdarank_pair_method must be one of \('topk', 'mean'\); got 'pairs'"):
+        RankNDCGObjective.from_params({"lambdarank_pair_method": "pairs"})
+    obj = RankNDCGObjective.from_params({"lambdarank_pair_method": "mean", "lambdarank_unbiased": "true",
+                                         "lambdarank_bias_norm": 0.5})
+    assert (obj.pair_method, obj.unbiased, obj.bias_norm, obj.seed_offset) == ("mean", True, 0.5, 1)
+    assert fxgb.mean_seed_offset("3.0.5") == 0 and fxgb.mean_seed_offset("3.3.0rc1") == 1
+    for version in ("3.4.0", "2.1.4", "4.0.0"):
+        with pytest.raises(ValueError, match=f"reproduced for XGBoost 3.0-3.3; this is {version}"):
+            fxgb.mean_seed_offset(version)
+    with pytest.raises(ValueError, match="use mode='xgboost'"):
+        RankNDCGObjective(mode="default", unbiased=True)
+    with pytest.raises(ValueError, match="bias_norm must be finite and >= 0; got -1"):
+        RankNDCGObjective(unbiased=True, bias_norm=-1)
     with pytest.raises(ValueError, match="sigma must be 1.0 in mode='xgboost'"):
         RankNDCGObjective(sigma=2.0)
     obj = RankNDCGObjective.from_params({"ndcg_exp_gain": False, "lambdarank_num_pair_per_sample": 4})
