@@ -30,13 +30,15 @@ Per query, the summands are exactly those of :meth:`fastndcg.NDCGScorer.mean`
 out). Two ways to add them up:
 
 * ``keep="queries"`` (default): the per-query summands are kept (8 bytes per
-  query and cutoff, twice) and summed at the end in query order with the same
-  numpy sum as the in-memory call, so the aggregate equals
-  :func:`fastndcg.mean_ndcg` on the concatenated data **bit for bit**.
-* ``keep="sums"``: only exact partial sums are kept (:class:`ExactSum`,
-  Shewchuk partials as :func:`math.fsum`): O(number of cutoffs) memory and a
-  correctly rounded total that does not depend on the chunking or the order;
-  it may differ from the in-memory (pairwise) sum in the last bits.
+  query and cutoff, twice) and summed at the end;
+* ``keep="sums"``: only exact running sums are kept
+  (:class:`fastndcg._exact.ExactSum`, Shewchuk partials as :func:`math.fsum`):
+  O(number of cutoffs) memory.
+
+Either way the sums are exact and correctly rounded, as in every aggregate of
+fastndcg (:func:`fastndcg._prepared.aggregate`), so the result equals
+:func:`fastndcg.mean_ndcg` on the concatenated data **bit for bit**, whatever
+the chunking and the order of the chunks.
 
 Memory bound
 ------------
@@ -60,7 +62,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer, _column_sums, finish_aggregate
+from fastndcg._api import NDCGScorer, exact_column_sums, finish_aggregate
+from fastndcg._exact import ExactSum
 from fastndcg._convention import Convention, as_convention
 from fastndcg._validation import plain
 from fastndcg.frames import query_weights_from_rows
@@ -77,47 +80,14 @@ KEEP = ("queries", "sums")
 
 
 def exact_partials(values: Iterable[float]) -> List[float]:
-    """Non-overlapping floats whose exact sum is the exact sum of ``values``.
-
-    Repeated :func:`math.fsum` of the residual: each step takes the correctly
-    rounded remainder, so a handful of floats (usually 1-3) carry the exact
-    sum. Partials of several parts combine exactly: ``math.fsum`` of all of
-    them is the correctly rounded sum of every value, whatever the split.
-    """
-    vals = [float(v) for v in values] if not isinstance(values, np.ndarray) else values.tolist()
-    parts: List[float] = []
-    while True:
-        rest = math.fsum(vals + [-p for p in parts])
-        if rest == 0.0:
-            return parts
-        parts.append(rest)
-
-
-class ExactSum:
-    """Exact running sums of several columns (one per cutoff), mergeable.
-
-    ``add(x)`` adds the columns of a 2-D array (n, n_columns);
-    ``merge(other)`` adds another accumulator (e.g. another partition's);
-    ``total()`` is the correctly rounded exact sum per column. The result does
-    not depend on how the values were split or in which order they came.
-    """
-
-    def __init__(self, n_columns: int) -> None:
-        self.parts: List[List[float]] = [[] for _ in range(n_columns)]
-
-    def add(self, x: np.ndarray) -> None:
-        x = np.asarray(x, dtype=np.float64).reshape(-1, len(self.parts))
-        for j in range(len(self.parts)):
-            self.parts[j] = exact_partials(np.concatenate((x[:, j], np.asarray(self.parts[j]))))
-
-    def merge(self, other: "ExactSum") -> None:
-        if len(other.parts) != len(self.parts):
-            raise ValueError(f"cannot merge sums of {len(other.parts)} columns into {len(self.parts)}")
-        for j, p in enumerate(other.parts):
-            self.parts[j] = exact_partials(self.parts[j] + list(p))
-
-    def total(self) -> np.ndarray:
-        return np.array([math.fsum(p) for p in self.parts], dtype=np.float64)
+    """Non-overlapping floats whose exact sum is the exact sum of ``values``
+    (the state of a :class:`ExactSum`: usually 1-3 floats). Partials of several
+    parts combine exactly: the correctly rounded sum of all of them is that of
+    every value, whatever the split."""
+    acc = ExactSum(1)
+    acc.add(np.asarray(values if isinstance(values, np.ndarray) else list(values),
+                       dtype=np.float64).reshape(-1, 1))
+    return acc.partials(0)
 
 
 # ----------------------------------------------------------------------------- chunks
@@ -357,8 +327,8 @@ class NDCGAccumulator:
             return x if order is None else x[order]
 
         if self.keep == "queries":
-            num = _column_sums(arranged(self._num))
-            den = _column_sums(arranged(self._den))
+            num = exact_column_sums(arranged(self._num))
+            den = exact_column_sums(arranged(self._den))
         else:
             num, den = self._exact_num.total(), self._exact_den.total()
         per = ids = None
@@ -918,14 +888,17 @@ def partial_rows(frames: Iterable[Any], n_cutoffs: int) -> Any:
 
 def combine_partial_rows(evaluator: ChunkEvaluator, part: Any, value: Any,
                          names: List[str]) -> Union[float, Dict[str, float]]:
-    """The aggregate from every partition's :func:`partial_rows`: ``math.fsum``
-    of all partials per cutoff (the correctly rounded exact sum, independent
-    of the partitioning and of the order of the rows), then num / den. A
+    """The aggregate from every partition's :func:`partial_rows`: the exact sum
+    of all partials per cutoff, correctly rounded (independent of the
+    partitioning and of the order of the rows), then num / den. A
     float for a single k, else {column name: value}."""
     nc = evaluator.n_cutoffs
     part = np.asarray(part, dtype=np.int64)
     value = np.asarray(value, dtype=np.float64)
-    sums = np.array([math.fsum(value[part == j].tolist()) for j in range(2 * nc)])
+    acc = ExactSum(2 * nc)
+    for j in range(2 * nc):
+        acc.add_partials(j, value[part == j].tolist())
+    sums = acc.values()
     values = evaluator.finish(sums[:nc], sums[nc:])
     if evaluator.single:
         return float(values)
