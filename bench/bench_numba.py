@@ -2,9 +2,9 @@
 
 Data: ``mslr100k`` (100,000 queries, ~12M documents) and ``mslr10k_ties``
 (10,000 queries), ties between different labels in ~20% of queries
-(bench/conftest.py). Rows: the numba baseline (bench/numba_baseline.py) and
-the whole ``fastndcg.ndcg`` call, each at 1 thread and at all cores, in the
-same run. numba compiles (or loads its cache) before any timed round. Run:
+(bench/conftest.py). Rows: the numba baseline (bench/numba_baseline.py; with and
+without its label/score checks) and the whole ``fastndcg.ndcg`` call, each at
+1 thread and at all cores, in the same run. numba compiles (or loads its cache) before any timed round. Run:
 
     pip install "fastndcg[bench]"
     pytest bench/bench_numba.py --benchmark-only --benchmark-json=bench.json
@@ -30,7 +30,8 @@ def data(request):
     d = request.getfixturevalue(request.param)
     # Compile outside the timed rounds, for these dtypes, at every thread count used.
     for n in THREADS:
-        numba_ndcg(d.scores[:1000], d.labels[:1000], np.array([0, 1000]), K, n)
+        for check in (True, False):
+            numba_ndcg(d.scores[:1000], d.labels[:1000], np.array([0, 1000]), K, n, check=check)
     return request.param, d
 
 
@@ -43,11 +44,14 @@ def _info(benchmark, name, d, impl, n_threads):
 
 
 @pytest.mark.parametrize("n_threads", THREADS)
-def test_numba_ndcg10(benchmark, data, n_threads):
+@pytest.mark.parametrize("check", [True, False], ids=["checked", "unchecked"])
+def test_numba_ndcg10(benchmark, data, n_threads, check):
+    # "numba": labels and scores checked inside the parallel pass, as fastndcg does;
+    # "numba-unchecked": the same kernel without those checks (their cost).
     name, d = data
-    _info(benchmark, name, d, "numba", n_threads)
+    _info(benchmark, name, d, "numba" if check else "numba-unchecked", n_threads)
     out = benchmark.pedantic(numba_ndcg, args=(d.scores, d.labels, d.offsets, K, n_threads),
-                             rounds=10, iterations=1, warmup_rounds=1)
+                             kwargs={"check": check}, rounds=10, iterations=1, warmup_rounds=1)
     ref = fastndcg.ndcg(d.scores, d.labels, d.offsets, K)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
 
@@ -70,7 +74,9 @@ def test_numba_baseline_matches_fastndcg_on_ties():
         for k in (1, 3, 10, 1000):
             ref = fastndcg.ndcg(sc, labels, d.offsets, k)
             for n in THREADS:
-                np.testing.assert_allclose(numba_ndcg(sc, labels, d.offsets, k, n), ref, rtol=0, atol=1e-12)
+                for check in (True, False):
+                    np.testing.assert_allclose(numba_ndcg(sc, labels, d.offsets, k, n, check=check), ref,
+                                               rtol=0, atol=1e-12)
     # empty queries and queries without a relevant document give 0
     off = np.array([0, 0, 3, 3, 5])
     out = numba_ndcg(np.array([1.0, 1.0, 2.0, 0.5, 0.5]), np.array([0, 0, 0, 2, 1]), off, K, 1)

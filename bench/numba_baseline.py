@@ -1,9 +1,10 @@
 """A numba ``prange`` top-k NDCG@k baseline for the benchmarks (issue 13).
 
 Written as a competent numba user would: one parallel pass over blocks of
-queries; per query one pass over its documents that counts labels per level
-and keeps the top k by insertion into a sorted buffer of k; the ideal from the
-label counts. No full sort. Needs the ``bench`` extra (``pip install
+queries; per query one pass over its documents that counts labels per level,
+checks labels and scores, and keeps the top k by insertion into a sorted buffer
+of k (positions and scores); the ideal from the label counts. No full sort;
+insertion makes it O(n k) per query, meant for small k. Needs the ``bench`` extra (``pip install
 "fastndcg[bench]"``).
 
 Convention (``fastndcg.ndcg``'s default): gain 2**l - 1 for integer labels
@@ -24,11 +25,12 @@ BLOCK = 64           # queries per prange iteration (buffers allocated once per 
 
 
 @njit(parallel=True, fastmath=False, cache=True)
-def _ndcg_topk(scores, labels, offsets, k, gain, disc, out, bad):
+def _ndcg_topk(scores, labels, offsets, k, gain, disc, check, out, bad):
     nq = offsets.shape[0] - 1
     n_blocks = (nq + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
         top = np.empty(k, np.int64)            # positions of the current top k, best first
+        topv = np.empty(k, scores.dtype)       # and their scores
         counts = np.empty(N_LEVELS, np.int64)
         for q in range(b * BLOCK, min(nq, (b + 1) * BLOCK)):
             lo, hi = offsets[q], offsets[q + 1]
@@ -41,21 +43,23 @@ def _ndcg_topk(scores, labels, offsets, k, gain, disc, out, bad):
             m = 0
             for i in range(lo, hi):
                 lab, s = labels[i], scores[i]
-                if lab < 0 or lab >= N_LEVELS or not np.isfinite(s):
+                if check and (lab < 0 or lab >= N_LEVELS or not np.isfinite(s)):
                     bad[q] = 1
                     break
                 counts[lab] += 1
                 if m < kk:                     # buffer not full: insert
                     j = m
                     m += 1
-                elif s > scores[top[kk - 1]]:  # beats the last one (equal: earlier stays ahead)
+                elif s > topv[kk - 1]:         # beats the last one (equal: earlier stays ahead)
                     j = kk - 1
                 else:
                     continue
-                while j > 0 and s > scores[top[j - 1]]:
+                while j > 0 and s > topv[j - 1]:
                     top[j] = top[j - 1]
+                    topv[j] = topv[j - 1]
                     j -= 1
                 top[j] = i
+                topv[j] = s
             if bad[q]:
                 continue
             idcg = 0.0
@@ -74,7 +78,7 @@ def _ndcg_topk(scores, labels, offsets, k, gain, disc, out, bad):
 
 
 def numba_ndcg(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray, k: int,
-               n_threads: Optional[int] = None) -> np.ndarray:
+               n_threads: Optional[int] = None, check: bool = True) -> np.ndarray:
     """Per-query NDCG@k with numba (the benchmark baseline of issue 13).
 
     Parameters
@@ -89,6 +93,10 @@ def numba_ndcg(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray, k: i
         Cutoff, >= 1; clamped to each query's size n.
     n_threads : int, optional
         Threads for numba (``numba.set_num_threads``); None is every thread numba has.
+    check : bool, default True
+        Check labels (0..31) and scores (finite) inside the parallel pass. False
+        skips these checks: a label outside 0..31 then reads and writes out of
+        bounds, a NaN score gives a wrong value. For measuring the checks' cost.
 
     Returns
     -------
@@ -102,7 +110,8 @@ def numba_ndcg(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray, k: i
     ------
     ValueError
         For a bad k, n_threads, offsets end points, or a query with a label outside
-        0..31, a non-finite score or decreasing offsets (naming the first such query).
+        0..31, a non-finite score (with ``check``) or decreasing offsets (naming the
+        first such query).
     """
     scores = np.ascontiguousarray(scores)
     if scores.dtype not in (np.float32, np.float64):
@@ -128,7 +137,7 @@ def numba_ndcg(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray, k: i
     nq = offsets.shape[0] - 1
     out = np.empty(nq, dtype=np.float64)
     bad = np.zeros(nq, dtype=np.uint8)
-    _ndcg_topk(scores, labels, offsets, k, gain, disc, out, bad)
+    _ndcg_topk(scores, labels, offsets, k, gain, disc, bool(check), out, bad)
     if nq and bad.any():
         q = int(np.argmax(bad))
         raise ValueError(f"query {q} (rows {offsets[q]}:{offsets[q + 1]}): offsets must not decrease, "
