@@ -30,8 +30,18 @@ def main(path):
             if base is None and nb is not None and r is not nb:
                 line += f"  {nb['stats']['min'] / t:7.2f}x numba"
             t1 = one_thread.get(info.get("impl"))
-            if info.get("n_threads", 1) > 1 and t1:
+            if isinstance(info.get("n_threads"), int) and info.get("n_threads", 1) > 1 and t1:
                 line += f"  {t1 / t:5.2f}x 1 thread"
+            if "vs" in info:
+                other = next((o for o in rows if o["extra_info"].get("impl") == info["vs"]
+                              and o["extra_info"].get("n_threads") == info.get("n_threads")), None)
+                if other is not None:
+                    ratio = t / other["stats"]["min"]
+                    line += f"  {ratio:6.3f}x {info['vs']}"
+                    if info["vs"].startswith("kernel"):
+                        line += f" (serial share {max(0.0, 1 - 1 / ratio) * 100:4.1f}%)"
+            if r["stats"]["min"] < 1e-3:
+                line += f"  {t * 1e6:8.2f} us a call"
             print(line)
 
 

@@ -15,6 +15,7 @@ so they agree to the last bit.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
@@ -319,9 +320,10 @@ class NDCGScorer:
         num, den = _aggregate.sums(nd, dcg, self._idcg, self.offsets, self._short_limit, self.weights,
                                    conv.aggregation == "ratio", conv.empty_weight == "unweighted",
                                    threads_for(self.n_queries * 64, n_threads))
-        if self._column.shape[0] != num.shape[0] or not self._single:
-            num, den = num[self._column], den[self._column]
-        return finish_aggregate(num, den, conv, self._single)
+        if self._single:
+            c = int(self._column[0])
+            return _finish_one(float(num[c]), float(den[c]), conv.above_one)
+        return finish_aggregate(num[self._column], den[self._column], conv, False)
 
 
 # ----------------------------------------------------------------------------- the aggregate
@@ -334,10 +336,21 @@ def finish_aggregate(num: ArrayLike, den: ArrayLike, convention: Convention,
     summed :meth:`NDCGScorer.summands` themselves pass their exact sums."""
     num = np.asarray(num, dtype=np.float64).reshape(-1)
     den = np.asarray(den, dtype=np.float64).reshape(-1)
+    if single:
+        return _finish_one(float(num[0]), float(den[0]), convention.above_one)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-    values = _cap(values, convention.above_one)
-    return float(values[0]) if single else values
+    return _cap(values, convention.above_one)
+
+
+def _finish_one(num: float, den: float, above_one: str) -> float:
+    # finish_aggregate for one cutoff, in Python floats (no numpy call overhead)
+    value = num / den if den > 0 else math.nan
+    if above_one != "keep" and value > 1.0:
+        if above_one == "check" and value > 1.0 + ABOVE_ONE_TOLERANCE:
+            _cap(np.array([value]), above_one)          # raises with the message
+        value = 1.0
+    return value
 
 
 def aggregate(num: ArrayLike, den: ArrayLike, convention: Convention,

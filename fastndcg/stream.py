@@ -62,7 +62,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer, exact_column_sums, finish_aggregate
+from fastndcg._api import NDCGScorer, exact_column_sums, finish_aggregate, one_shot
 from fastndcg._exact import ExactSum
 from fastndcg._convention import Convention, as_convention
 from fastndcg._validation import plain
@@ -183,9 +183,10 @@ class ChunkEvaluator:
         The summands are those of :meth:`fastndcg.NDCGScorer.mean`, so their
         column sums in query order give the in-memory aggregate bit for bit.
         """
-        scorer = NDCGScorer(chunk.labels, chunk.offsets, self.k, convention=self.convention,
-                            weights=chunk.weights, ideal_labels=chunk.ideal_labels,
-                            ideal_offsets=chunk.ideal_offsets, n_threads=self.n_threads)
+        # one kernel pass: labels and scores checked, ideal computed, ranked
+        scorer, _, _ = one_shot(chunk.scores, chunk.labels, chunk.offsets, self.k, self.convention,
+                                chunk.tie_key, chunk.weights, None, chunk.ideal_labels,
+                                chunk.ideal_offsets, self.n_threads)
         return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
@@ -284,6 +285,11 @@ class NDCGAccumulator:
         if chunk.query_ids is not None and len(chunk.query_ids) != nq:
             raise ValueError(f"chunk {self.n_chunks}: query_ids has {len(chunk.query_ids)} entries "
                              f"but offsets describe {nq} queries")
+        return self._keep(chunk, nd, num, den, 1, int(np.asarray(chunk.offsets)[-1]) if nq else 0)
+
+    def _keep(self, chunk: Chunk, nd: np.ndarray, num: np.ndarray, den: np.ndarray, n_chunks: int,
+              largest: int) -> np.ndarray:
+        nq = nd.shape[0]
         if self.keep == "queries":
             self._num.append(num)
             self._den.append(den)
@@ -299,9 +305,31 @@ class NDCGAccumulator:
         rows = int(np.asarray(chunk.offsets)[-1]) if nq else 0
         self.n_queries += nq
         self.n_rows += rows
-        self.n_chunks += 1
-        self.max_chunk_rows = max(self.max_chunk_rows, rows)
+        self.n_chunks += n_chunks
+        self.max_chunk_rows = max(self.max_chunk_rows, largest)
         return nd[:, 0].copy() if self.evaluator.single else nd
+
+    def add_many(self, chunks: List[Chunk]) -> None:
+        """Add several chunks as :meth:`add` does, evaluated together in one
+        kernel call (the results are the same: queries are independent and the
+        aggregate's sums are exact). A problem is reported for the chunk it is in."""
+        if len(chunks) == 1:
+            self.add(chunks[0])
+            return
+        merged = _concatenate(chunks)
+        try:
+            if merged is None:
+                raise ValueError("chunks differ in their optional columns")
+            for i, ch in enumerate(chunks):
+                if ch.query_ids is not None and len(ch.query_ids) != ch.n_queries:
+                    raise ValueError(f"chunk {self.n_chunks + i}: query_ids has {len(ch.query_ids)} entries")
+            nd, num, den = self.evaluator.terms(merged)
+        except (ValueError, TypeError):
+            for ch in chunks:          # one by one: the error names the chunk it is in
+                self.add(ch)
+            return
+        largest = max(int(np.asarray(ch.offsets)[-1]) for ch in chunks)
+        self._keep(merged, nd, num, den, len(chunks), largest)
 
     def result(self, order: Optional[np.ndarray] = None) -> StreamResult:
         """The aggregate and the per-query values of the chunks added so far.
@@ -372,9 +400,74 @@ def evaluate(chunks: Iterable[Any], k: Cutoffs = 10, *, convention: Any = None,
     """
     acc = NDCGAccumulator(k, convention=convention, keep=keep, per_query=per_query,
                           n_threads=n_threads)
+    batch: List[Chunk] = []
+    rows = 0
     for i, obj in enumerate(chunks):
-        acc.add(_as_chunk(obj, i))
+        # Small chunks are evaluated together, up to COALESCE_ROWS rows: a
+        # kernel call per tiny chunk would cost more than its queries.
+        chunk = _as_chunk(obj, i)
+        if batch and _columns(batch[0]) != _columns(chunk):
+            acc.add_many(batch)
+            batch, rows = [], 0
+        batch.append(chunk)
+        rows += len(chunk.scores)
+        if rows >= COALESCE_ROWS:
+            acc.add_many(batch)
+            batch, rows = [], 0
+    if batch:
+        acc.add_many(batch)
     return acc.result()
+
+
+#: Rows up to which :func:`evaluate` gathers consecutive chunks into one
+#: kernel call (about 1.5 MB of scores, labels and offsets).
+COALESCE_ROWS = 1 << 16
+
+
+def _columns(chunk: Chunk) -> Tuple[bool, ...]:
+    return (chunk.query_ids is None, chunk.tie_key is None, chunk.weights is None,
+            chunk.ideal_labels is None)
+
+
+def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
+    """One chunk holding the queries of several (same optional columns), or
+    None when a chunk is malformed (its own evaluation will say how)."""
+    try:
+        offs = [np.asarray(ch.offsets) for ch in chunks]
+        for ch, o in zip(chunks, offs):
+            # each chunk must be well formed on its own: lengths cannot be
+            # allowed to make up for each other across chunks
+            n = len(ch.scores)
+            if (o.ndim != 1 or o.shape[0] < 1 or o.dtype.kind not in "iu" or o[0] != 0 or o[-1] != n
+                    or len(ch.labels) != n or (ch.tie_key is not None and len(ch.tie_key) != n)
+                    or (ch.weights is not None and len(ch.weights) != o.shape[0] - 1)):
+                return None
+            if ch.ideal_labels is not None:
+                io = np.asarray(ch.ideal_offsets)
+                if (io.ndim != 1 or io.shape[0] != o.shape[0] or io.dtype.kind not in "iu" or io[0] != 0
+                        or io[-1] != len(ch.ideal_labels)):
+                    return None
+        sizes = np.concatenate([np.diff(o) for o in offs])
+        if (sizes < 0).any():
+            return None
+        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+
+        def cat(name):
+            parts = [getattr(ch, name) for ch in chunks]
+            return None if parts[0] is None else np.concatenate([np.asarray(p) for p in parts])
+
+        ideal_offsets = None
+        if chunks[0].ideal_labels is not None:
+            isizes = np.concatenate([np.diff(np.asarray(ch.ideal_offsets)) for ch in chunks])
+            if (isizes < 0).any():
+                return None
+            ideal_offsets = np.zeros(isizes.shape[0] + 1, dtype=np.int64)
+            np.cumsum(isizes, out=ideal_offsets[1:])
+        return Chunk(cat("scores"), cat("labels"), offsets, cat("query_ids"), cat("tie_key"), cat("weights"),
+                     cat("ideal_labels"), ideal_offsets)
+    except (ValueError, TypeError):
+        return None
 
 
 # ----------------------------------------------------------------------------- .npy
