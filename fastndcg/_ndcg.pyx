@@ -20,8 +20,9 @@
 from cython cimport floating
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, NAN, fabs, floor, log2
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -29,6 +30,62 @@ import numpy as np
 cdef extern from *:
     # GCC/Clang builtin; a hint only, it never faults.
     void __builtin_prefetch(const void* addr, int rw, int locality) noexcept nogil
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* Branch-free screens over a query's values: integer and/or/add only, so
+       that -O3 vectorises them with baseline SSE2 (no float reduction, which
+       would need -ffast-math). Each returns the OR of per-value words whose
+       top bit is set exactly for an invalid value.
+       Scores: |x| as bits compared with the bits of the limit (bit patterns of
+       non-negative floats order as their values; NaN sits above infinity):
+       |x| >= limit  <=>  |x|bits + (2^63 - limitbits) has the top bit set. */
+    static inline uint64_t fastndcg_screen_f64(const double* s, Py_ssize_t n, uint64_t limit_bits) {
+        uint64_t acc = 0, c = 0x8000000000000000ULL - limit_bits, b;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            memcpy(&b, s + i, sizeof b);
+            acc |= (b & 0x7fffffffffffffffULL) + c;
+        }
+        return acc >> 63;
+    }
+    static inline uint64_t fastndcg_screen_f32(const float* s, Py_ssize_t n) {
+        uint32_t acc = 0, b;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            memcpy(&b, s + i, sizeof b);
+            acc |= (b & 0x7fffffffU) + 0x00800000U;      /* 2^31 - bits(+inf) */
+        }
+        return acc >> 31;
+    }
+    /* Integer labels in [0, limit]: negative ones have the top bit already,
+       larger ones get it from the add. *orv collects the OR of the labels (a
+       bound on the largest: the counting ideal starts from it). */
+    static inline uint64_t fastndcg_screen_i64(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) {
+        uint64_t acc = 0, o = 0, c = 0x8000000000000000ULL - (limit + 1), u;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            u = (uint64_t)y[i];
+            acc |= u | (u + c);
+            o |= u;
+        }
+        *orv = o;
+        return acc >> 63;
+    }
+    static inline uint64_t fastndcg_screen_i32(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) {
+        uint32_t acc = 0, o = 0, c = 0x80000000U - (limit + 1), u;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            u = (uint32_t)y[i];
+            acc |= u | (u + c);
+            o |= u;
+        }
+        *orv = o;
+        return acc >> 31;
+    }
+    """
+    uint64_t screen_f64 "fastndcg_screen_f64"(const double* s, Py_ssize_t n, uint64_t limit_bits) noexcept nogil
+    uint64_t screen_f32 "fastndcg_screen_f32"(const float* s, Py_ssize_t n) noexcept nogil
+    uint64_t screen_i64 "fastndcg_screen_i64"(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) noexcept nogil
+    uint64_t screen_i32 "fastndcg_screen_i32"(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) noexcept nogil
 
 from fastndcg._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
 
@@ -120,23 +177,32 @@ cdef inline double _gain(label_t label, const Config* c) noexcept nogil:
     return c.table[i if i < c.last else c.last]
 
 
-cdef int _label_problem(const label_t* lab, Py_ssize_t n, const Config* c,
-                        Py_ssize_t* where) noexcept nogil:
-    """0, or the problem of the query's first invalid label (its position in *where)."""
+cdef int _label_problem(const label_t* lab, Py_ssize_t n, const Config* c, Py_ssize_t* where,
+                        Py_ssize_t* top) noexcept nogil:
+    """0, or the problem of the query's first invalid label (its position in
+    *where). *top receives a bound on the query's largest label when the
+    labels are integers (-1: unknown)."""
     cdef Py_ssize_t i
     cdef bint bad = False
-    cdef uint64_t ulimit
+    cdef uint64_t ulimit, orv = 0
     cdef double v
     cdef int code
+    top[0] = -1
     if label_t is int32_t or label_t is int64_t:
-        # Seen as unsigned, a negative label is above any limit: one
-        # branch-free (vectorisable) pass proves the usual valid case.
-        ulimit = <uint64_t>c.label_limit if c.label_limit < 9.2e18 else <uint64_t>(9223372036854775807)
-        for i in range(n):
-            bad |= (<uint64_t>(<int64_t>lab[i])) > ulimit
-        if not bad and c.table_holes:
-            for i in range(n):
-                bad |= c.table[<Py_ssize_t>lab[i]] != c.table[<Py_ssize_t>lab[i]]
+        if label_t is int64_t:
+            ulimit = <uint64_t>c.label_limit if c.label_limit < 9.2e18 else <uint64_t>9223372036854775807
+            bad = screen_i64(lab, n, ulimit, &orv) != 0
+        else:
+            ulimit = <uint64_t>c.label_limit if c.label_limit < 2147483647.0 else <uint64_t>2147483647
+            bad = screen_i32(lab, n, <uint32_t>ulimit, &orv) != 0
+        if not bad:
+            # the smallest 2**b - 1 >= every label (the OR has the top bit of the largest)
+            while orv & (orv + 1):
+                orv |= orv >> 1
+            top[0] = <Py_ssize_t>orv
+            if c.table_holes:
+                for i in range(n):
+                    bad |= c.table[<Py_ssize_t>lab[i]] != c.table[<Py_ssize_t>lab[i]]
     else:
         for i in range(n):
             v = <double>lab[i]
@@ -170,10 +236,13 @@ cdef int _score_problem(const floating* s, Py_ssize_t n, double limit, Py_ssize_
     """0, or the problem of the query's first invalid score (its position in *where):
     not finite, or |s| >= limit (a double that overflows float32 when rounded)."""
     cdef Py_ssize_t i
-    cdef bint bad = False
-    for i in range(n):
-        # no early exit, so this vectorises; NaN compares false
-        bad |= not (fabs(<double>s[i]) < limit)
+    cdef bint bad
+    cdef uint64_t limit_bits
+    if floating is float:
+        bad = screen_f32(s, n) != 0       # float32 input: only non-finite values are invalid
+    else:
+        memcpy(&limit_bits, &limit, sizeof(double))
+        bad = screen_f64(s, n, limit_bits) != 0
     if not bad:
         return PROBLEM_NONE
     for i in range(n):
@@ -204,9 +273,11 @@ cdef inline void _cumulate(const double* ranked, Py_ssize_t n, bint whole,
 
 
 cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c, int64_t* counts,
-                           double* out_row, double* gbuf, RankedDoc* docs) noexcept nogil:
-    # IDCG of one query at every cutoff; labels are valid.
-    cdef Py_ssize_t i, p, li, depth, lv, size = c.count_size, top = 0, a, b
+                           Py_ssize_t top, double* out_row, double* gbuf, RankedDoc* docs) noexcept nogil:
+    # IDCG of one query at every cutoff; labels are valid. ``top``: a bound on
+    # the largest label (from the label check), or -1 to find it here.
+    cdef Py_ssize_t i, p, li, depth, lv, size = c.count_size, a, b
+    cdef bint find_top = top < 0 or top >= size
     cdef int64_t cnt
     cdef double g
     if n == 0:
@@ -218,19 +289,20 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c,
         # Gain non-decreasing in the label: count per label, then emit from the
         # query's largest label down (no sort). Two interleaved counter banks
         # avoid a store-to-load stall on runs of equal labels.
+        if find_top:
+            top = 0
+            for i in range(n):
+                a = <Py_ssize_t>labels[i]
+                top = a if a > top else top
         i = 0
         while i + 1 < n:
             a = <Py_ssize_t>labels[i]
             b = <Py_ssize_t>labels[i + 1]
             counts[a] += 1
             counts[size + b] += 1
-            top = a if a > top else top
-            top = b if b > top else top
             i += 2
         if i < n:
-            a = <Py_ssize_t>labels[i]
-            counts[a] += 1
-            top = a if a > top else top
+            counts[<Py_ssize_t>labels[i]] += 1
         p = 0
         lv = top
         while lv >= 0:
@@ -385,7 +457,7 @@ cdef int _ideal_queries(const label_t* lab, const int64_t* off, Py_ssize_t n_que
                         const Config* c, bint check_labels, double* idcg, int8_t* flags,
                         int* any_bad, int n_threads) noexcept nogil:
     """IDCG per query (rows of idcg, n_cut wide); returns 1 on allocation failure."""
-    cdef Py_ssize_t q, n, where = 0
+    cdef Py_ssize_t q, n, where = 0, top = -1
     cdef Scratch s
     cdef int failed = 0
     cdef int* failed_flag = &failed      # written through pointers: shared, not thread-private
@@ -398,11 +470,12 @@ cdef int _ideal_queries(const label_t* lab, const int64_t* off, Py_ssize_t n_que
             for q in prange(n_queries, schedule="dynamic", chunksize=32):
                 n = off[q + 1] - off[q]
                 where = 0
-                if check_labels and _label_problem(lab + off[q], n, c, &where) != PROBLEM_NONE:
+                top = -1
+                if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
                     flags[q] = flags[q] | FLAG_LABELS
                     bad_flag[0] = 1
                 else:
-                    _ideal_one_query(lab + off[q], n, c, s.counts, idcg + q * c.n_cut, s.gbuf, s.docs)
+                    _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * c.n_cut, s.gbuf, s.docs)
         _scratch_free(&s)
     return failed
 
@@ -415,7 +488,7 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const int64_t* o
     """DCG and NDCG per query (NDCG when idcg != NULL); with ``fuse_ideal``
     also the IDCG (exactly as _ideal_queries), computed just before the query
     is ranked, while its labels are in cache. Returns 1 on allocation failure."""
-    cdef Py_ssize_t q, j, n, n_cut = c.n_cut, where = 0
+    cdef Py_ssize_t q, j, n, n_cut = c.n_cut, where = 0, top = -1
     cdef int8_t bad
     cdef double ideal
     cdef Scratch s
@@ -433,14 +506,15 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const int64_t* o
                 bad = 0
                 if check_scores and _score_problem(sc + off[q], n, c.score_limit, &where) != PROBLEM_NONE:
                     bad = FLAG_SCORES
-                if check_labels and _label_problem(lab + off[q], n, c, &where) != PROBLEM_NONE:
+                top = -1
+                if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
                     bad = bad | FLAG_LABELS
                 if bad != 0:
                     flags[q] = flags[q] | bad
                     bad_flag[0] = 1
                 else:
                     if fuse_ideal:
-                        _ideal_one_query(lab + off[q], n, c, s.counts, idcg + q * n_cut, s.gbuf, s.docs)
+                        _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * n_cut, s.gbuf, s.docs)
                     _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
                                    n, c, dcg_out + q * n_cut, s.docs, s.group, s.gbuf)
                     if ndcg_out != NULL:
@@ -648,17 +722,17 @@ cdef class NDCGKernel:
 
     def label_problem(self, Py_ssize_t q):
         """(row, code) of query q's first invalid label (row in the batch), or (-1, 0)."""
-        cdef Py_ssize_t where = 0
+        cdef Py_ssize_t where = 0, top = -1
         cdef int code
         cdef Py_ssize_t start = self.off[q], n = self.off[q + 1] - self.off[q]
         if self.label_kind == KIND_INT32:
-            code = _label_problem((<const int32_t*>self.lab) + start, n, &self.cfg, &where)
+            code = _label_problem((<const int32_t*>self.lab) + start, n, &self.cfg, &where, &top)
         elif self.label_kind == KIND_INT64:
-            code = _label_problem((<const int64_t*>self.lab) + start, n, &self.cfg, &where)
+            code = _label_problem((<const int64_t*>self.lab) + start, n, &self.cfg, &where, &top)
         elif self.label_kind == KIND_FLOAT32:
-            code = _label_problem((<const float*>self.lab) + start, n, &self.cfg, &where)
+            code = _label_problem((<const float*>self.lab) + start, n, &self.cfg, &where, &top)
         else:
-            code = _label_problem((<const double*>self.lab) + start, n, &self.cfg, &where)
+            code = _label_problem((<const double*>self.lab) + start, n, &self.cfg, &where, &top)
         if code == PROBLEM_NONE:
             return (-1, 0)
         return (start + where, code)
@@ -719,10 +793,10 @@ def check_labels_batch(const label_t[::1] labels, const int64_t[::1] offsets, ta
     """Check labels query by query in parallel (the rule of the NDCG kernels):
     flags[q] = 2 where query q has an invalid label; qmax[q] = the query's
     largest label (0 for an empty query). True if any query was flagged."""
-    cdef Py_ssize_t q, i, n, n_queries = offsets.shape[0] - 1, where = 0
+    cdef Py_ssize_t q, i, n, n_queries = offsets.shape[0] - 1, where = 0, top = -1
     cdef int bad = 0
     cdef int* bad_flag = &bad
-    cdef double top
+    cdef double qtop
     cdef Config c
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
     cdef const int64_t* off = &offsets[0]
@@ -737,21 +811,21 @@ def check_labels_batch(const label_t[::1] labels, const int64_t[::1] offsets, ta
         for q in prange(n_queries, schedule="dynamic", chunksize=64):
             n = off[q + 1] - off[q]
             where = 0
-            top = 0.0
-            if n > 0 and _label_problem(lab + off[q], n, &c, &where) != PROBLEM_NONE:
+            qtop = 0.0
+            if n > 0 and _label_problem(lab + off[q], n, &c, &where, &top) != PROBLEM_NONE:
                 flags[q] = FLAG_LABELS
                 bad_flag[0] = 1
             else:
                 for i in range(n):
-                    top = <double>lab[off[q] + i] if <double>lab[off[q] + i] > top else top
-            qmax[q] = top
+                    qtop = <double>lab[off[q] + i] if <double>lab[off[q] + i] > qtop else qtop
+            qmax[q] = qtop
     return bad != 0
 
 
 def first_label_problem(const label_t[::1] labels, Py_ssize_t start, Py_ssize_t stop, table,
                         Py_ssize_t last, bint need_integer, double label_limit, bint table_holes):
     """(row, code) of the first invalid label in rows start:stop, or (-1, 0)."""
-    cdef Py_ssize_t where = 0
+    cdef Py_ssize_t where = 0, top = -1
     cdef int code = 0
     cdef Config c
     c.table = _ptr_f64(table) if table is not None else NULL
@@ -760,7 +834,7 @@ def first_label_problem(const label_t[::1] labels, Py_ssize_t start, Py_ssize_t 
     c.label_limit = label_limit
     c.table_holes = table_holes and c.table != NULL
     if stop > start:
-        code = _label_problem(&labels[start], stop - start, &c, &where)
+        code = _label_problem(&labels[start], stop - start, &c, &where, &top)
     if code == PROBLEM_NONE:
         return (-1, 0)
     return (start + where, code)
