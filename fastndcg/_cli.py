@@ -511,7 +511,8 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
-    from fastndcg import mean_ndcg, ndcg
+    from fastndcg._api import ndcg_and_mean
+    from fastndcg.stream import NDCGAccumulator
 
     ks = inputs.cutoffs
     out = []
@@ -525,38 +526,29 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
                             mean=np.atleast_1d(res.mean), notes=notes))
             continue
         if sys_.chunks is not None:
-            qids, values = [], []
+            # query-complete chunks of an SVMlight file: the stream evaluator,
+            # whose aggregate is the in-memory one (exact sums)
+            acc = NDCGAccumulator(ks, convention=inputs.convention, n_threads=n_threads)
             for ch in sys_.chunks():
-                values.append(np.asarray(ndcg(ch.scores, _int_labels(ch.labels), ch.offsets, ks,
-                                              convention=inputs.convention, n_threads=n_threads)))
-                qids.append(ch.query_ids)
+                acc.add(ch.scores, ch.labels, ch.offsets, query_ids=ch.query_ids)
             if progress is not None:
                 progress.done()
-            vals = np.concatenate(values) if values else np.empty((0, len(ks)))
-            qid_arr = np.concatenate(qids) if qids else np.empty(0, dtype=np.int64)
-            counted = ~np.isnan(vals)
-            with np.errstate(invalid="ignore"):
-                mean = np.where(counted.any(axis=0),
-                                np.where(counted, vals, 0.0).sum(axis=0) / np.maximum(counted.sum(axis=0), 1),
-                                np.nan)
-            out.append(dict(name=sys_.name, path=sys_.path, qids=qid_arr, values=vals, mean=mean,
-                            notes=sys_.notes))
+            res = acc.result()
+            qid_arr = res.query_ids if res.query_ids is not None else np.empty(0, dtype=np.int64)
+            out.append(dict(name=sys_.name, path=sys_.path, qids=qid_arr,
+                            values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
+                            mean=np.atleast_1d(res.mean), notes=sys_.notes))
             continue
-        vals = np.asarray(ndcg(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays))
-        mean = np.atleast_1d(mean_ndcg(k=ks, convention=inputs.convention, n_threads=n_threads,
-                                       **sys_.arrays))
-        out.append(dict(name=sys_.name, path=sys_.path, qids=sys_.qids, values=vals, mean=mean,
-                        notes=sys_.notes))
+        # per-query values and the aggregate from one kernel pass
+        vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays)
+        out.append(dict(name=sys_.name, path=sys_.path, qids=sys_.qids, values=np.asarray(vals),
+                        mean=np.atleast_1d(mean), notes=sys_.notes))
     if any(sys_.stream is not None for sys_ in inputs.systems):
         # streamed runs are named by their last line's tag, as in memory
         names = _unique_names([r["name"] for r in out], [r["path"] for r in out])
         for r, name in zip(out, names):
             r["name"] = name
     return out
-
-
-def _int_labels(labels: np.ndarray) -> np.ndarray:
-    return labels.astype(np.int64) if np.all(labels == np.floor(labels)) else labels
 
 
 def measure_names(inputs: InputSet, fmt: str) -> List[str]:

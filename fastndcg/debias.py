@@ -176,7 +176,7 @@ class PositionBiasedLambdaMART:
             model's (input order for LightGBM), on the shifted scores.
         """
         model = self.model
-        sc = model._check_scores(scores)
+        sc = model._check_scores(scores, n_threads)
         grad, hess = model._check_outputs(sc, grad_out, hess_out)
         model._run(sc, grad, hess, n_threads, positions=self._ids, position_bias=self._factors)
         if _check_flag(update, "update"):
@@ -320,7 +320,7 @@ class XGBoostRankNDCG:
             float32 scores keep the input order.
         """
         model = self.model
-        sc = model._check_scores(scores)
+        sc = model._check_scores(scores, n_threads)
         grad, hess = model._check_outputs(sc, grad_out, hess_out)
         state = dict(mean_pairs=self.pair_method == "mean", num_pair=self.num_pair_per_sample,
                      seed_round=(self.iteration + self.seed_offset) % (1 << 32))

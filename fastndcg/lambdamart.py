@@ -22,11 +22,12 @@ import numpy as np
 
 from fastndcg import _lambdamart
 from fastndcg._api import NDCGScorer, _tie_key_for, discount_table
+from fastndcg._resolve import gain_tables
 from fastndcg._convention import Convention, as_convention
 from fastndcg._ndcg import discount_table as _log2_discount_table
-from fastndcg._threads import effective_n_threads
+from fastndcg._threads import effective_n_threads, threads_for
 from fastndcg._validation import (FULL_LIST, _one_d, _show, check_labels, check_offsets, check_query_weights,
-                                  check_same_length, check_scores, finite_nonnegative, float32_reason, gain_tables,
+                                  check_same_length, check_scores, finite_nonnegative, float32_reason,
                                   max_query_size)
 
 ArrayLike = Any
@@ -255,13 +256,13 @@ class LambdaMART:
             raise ValueError(f"labels must be 1-D; got an array of shape {labels_arr.shape}")
         off = check_offsets(offsets, labels_arr.shape[0])
         self._validate(labels_arr, off, mode, convention, truncation, sigma, normalize,
-                       score_normalization, query_weights, sample_weights, tie_key)
+                       score_normalization, query_weights, sample_weights, tie_key, n_threads=n_threads)
         self._compute_ideal(n_threads)
 
     # -- set-up ------------------------------------------------------------------------
     def _validate(self, labels, off, mode, convention, truncation, sigma, normalize,
                   score_normalization, query_weights, sample_weights, tie_key,
-                  other: str = "labels") -> None:
+                  other: str = "labels", n_threads: Optional[int] = None) -> None:
         self.mode = _check_mode(mode)
         if convention is None:
             convention = "lightgbm" if self.mode == "lightgbm" else None
@@ -279,7 +280,8 @@ class LambdaMART:
         self.offsets = off
         self.n_queries = off.shape[0] - 1
         self._max_n = max_query_size(off)
-        lab, top = check_labels(labels, int(off[-1]), conv, off, other=other)
+        lab, top = check_labels(labels, int(off[-1]), conv, off, other=other,
+                                n_threads=threads_for(int(off[-1]), n_threads))
         self.labels = lab
         self.n_docs = lab.shape[0]
         if self.mode == "xgboost" and conv.gain == "exponential" and top > XGBOOST_MAX_LABEL:
@@ -291,7 +293,7 @@ class LambdaMART:
             raise ValueError(f"labels must be < {LIGHTGBM_DEFAULT_LABELS} in mode='lightgbm' (LightGBM's "
                              f"default label_gain has {LIGHTGBM_DEFAULT_LABELS} entries); got "
                              f"labels[{i}]={_show(lab[i])}; pass a longer gain table")
-        self._table, self._linear, _ = gain_tables(conv, lab, top, off)
+        self._table, self._linear, _ = gain_tables(conv, top)
         if self.mode == "lightgbm" and self._linear:
             # LightGBM looks gains up by integer label; linear gain is the table 0, 1, 2, ...
             self._table = np.arange(int(top) + 1, dtype=np.float64)
@@ -362,6 +364,11 @@ class LambdaMART:
         with np.errstate(divide="ignore"):
             self._inv = np.ascontiguousarray(np.where(self._idcg > 0, 1.0 / self._idcg, 0.0))
 
+    def _pair_work(self) -> int:
+        # pairs a call visits (at most n x min(n, T) per query), the thread policy's work
+        t = self.truncation if self.truncation is not None else self._max_n
+        return self.n_docs * max(1, min(t, self._max_n))
+
     # -- properties ----------------------------------------------------------------------
     @property
     def ideal_dcg(self) -> np.ndarray:
@@ -379,10 +386,10 @@ class LambdaMART:
         return None if self.mode == "default" else np.dtype(np.float32)
 
     # -- gradients -----------------------------------------------------------------------
-    def _check_scores(self, scores) -> np.ndarray:
+    def _check_scores(self, scores, n_threads: Optional[int] = None) -> np.ndarray:
         why = ("mode='xgboost' ranks float32 scores, as XGBoost" if self.mode == "xgboost"
                else float32_reason(self.convention))
-        sc = check_scores(scores, self.offsets, float32=why)
+        sc = check_scores(scores, self.offsets, float32=why, n_threads=threads_for(self.n_docs, n_threads))
         check_same_length(sc, self.n_docs, "scores", "labels")
         return sc
 
@@ -410,7 +417,7 @@ class LambdaMART:
             MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
             self._short_limit, self.sigma, self.score_normalization, self.normalize,
             sig, lo, hi, factor, self._w_norm, grad, hess, self._max_n,
-            effective_n_threads(n_threads), **state)
+            threads_for(self._pair_work(), n_threads), **state)
 
     def gradients(self, scores: ArrayLike, *, grad_out: Optional[np.ndarray] = None,
                   hess_out: Optional[np.ndarray] = None,
@@ -435,7 +442,7 @@ class LambdaMART:
         (grad, hess) : tuple of ndarray
             The gradient and the hessian per document, in input order.
         """
-        sc = self._check_scores(scores)
+        sc = self._check_scores(scores, n_threads)
         grad, hess = self._check_outputs(sc, grad_out, hess_out)
         self._run(sc, grad, hess, n_threads)
         return grad, hess
@@ -454,7 +461,7 @@ class LambdaMART:
         NDCG@T when the two documents swap places. Ranking and tie rule as in
         :meth:`gradients`.
         """
-        sc = self._check_scores(scores)
+        sc = self._check_scores(scores, n_threads)
         cut = _check_flag(cut_discount, "cut_discount")
         if queries is None:
             sel = np.arange(self.n_queries, dtype=np.int64)
@@ -485,7 +492,7 @@ class LambdaMART:
             self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64),
             self._key_desc, self._round_f32, self._table, self._linear, self._disc, self._inv,
             sel, slots, t, cut, hi, lo, rhi, rlo, delta, count, self._max_n,
-            effective_n_threads(n_threads))
+            threads_for(total + sel.shape[0], n_threads))
         keep = np.concatenate([np.arange(slots[i], slots[i] + count[i]) for i in range(sel.shape[0])]) \
             if sel.shape[0] else np.empty(0, dtype=np.int64)
         keep = keep.astype(np.int64)
@@ -583,8 +590,9 @@ def lambda_gradients(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *
     off = check_offsets(offsets, sc_raw.shape[0])
     model = LambdaMART.__new__(LambdaMART)
     model._validate(labels_arr, off, mode, convention, truncation, sigma, normalize,
-                    score_normalization, query_weights, sample_weights, tie_key, other="scores")
-    sc = model._check_scores(sc_raw)
+                    score_normalization, query_weights, sample_weights, tie_key, other="scores",
+                    n_threads=n_threads)
+    sc = model._check_scores(sc_raw, n_threads)
     grad, hess = model._check_outputs(sc, grad_out, hess_out)
     model._compute_ideal(n_threads)
     model._run(sc, grad, hess, n_threads)

@@ -901,28 +901,15 @@ def read_run(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE, progress: 
 
 # ----------------------------------------------------------------------------- alignment
 
-#: Presets whose tool takes the ideal ranking from the judgments (qrels),
-#: including judged documents the run did not retrieve.
-QRELS_IDEAL_PRESETS = frozenset({"trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut",
-                                 "ir_measures", "ranx", "ranx_burges", "gdeval", "standard"})
-
-
 def ideal_source(convention: Any) -> str:
-    """Where a convention's ideal list comes from for qrels + run input:
-    ``"qrels"`` (every judged document, retrieved or not, as trec_eval) or
-    ``"run"`` (the retrieved documents only, as learning-to-rank tools that
-    only see the list they are given). An ``ideal_source`` attribute on the
-    convention wins; otherwise presets in :data:`QRELS_IDEAL_PRESETS` and
-    custom conventions use the qrels."""
+    """Where a convention's ideal list comes from for qrels + run input: its
+    :attr:`~fastndcg.Convention.ideal_source` field, ``"qrels"`` (every judged
+    document, retrieved or not, as trec_eval) or ``"run"`` (the retrieved
+    documents only, as learning-to-rank tools that only see the list they are
+    given). Presets declare theirs; a custom convention uses the qrels."""
     from fastndcg._convention import as_convention
 
-    conv = as_convention(convention)
-    explicit = getattr(conv, "ideal_source", None)
-    if explicit in ("qrels", "run"):
-        return explicit
-    if conv.name in QRELS_IDEAL_PRESETS or conv.name == "custom":
-        return "qrels"
-    return "run"
+    return as_convention(convention).ideal_source
 
 
 @dataclass

@@ -30,13 +30,15 @@ Per query, the summands are exactly those of :meth:`fastndcg.NDCGScorer.mean`
 out). Two ways to add them up:
 
 * ``keep="queries"`` (default): the per-query summands are kept (8 bytes per
-  query and cutoff, twice) and summed at the end in query order with the same
-  numpy sum as the in-memory call, so the aggregate equals
-  :func:`fastndcg.mean_ndcg` on the concatenated data **bit for bit**.
-* ``keep="sums"``: only exact partial sums are kept (:class:`ExactSum`,
-  Shewchuk partials as :func:`math.fsum`): O(number of cutoffs) memory and a
-  correctly rounded total that does not depend on the chunking or the order;
-  it may differ from the in-memory (pairwise) sum in the last bits.
+  query and cutoff, twice) and summed at the end;
+* ``keep="sums"``: only exact running sums are kept
+  (:class:`fastndcg._exact.ExactSum`, Shewchuk partials as :func:`math.fsum`):
+  O(number of cutoffs) memory.
+
+Either way the sums are exact and correctly rounded, as in every aggregate of
+fastndcg (:func:`fastndcg._prepared.aggregate`), so the result equals
+:func:`fastndcg.mean_ndcg` on the concatenated data **bit for bit**, whatever
+the chunking and the order of the chunks.
 
 Memory bound
 ------------
@@ -60,7 +62,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer, _column_sums, finish_aggregate
+from fastndcg._api import NDCGScorer, exact_column_sums, finish_aggregate, one_shot
+from fastndcg._exact import ExactSum
 from fastndcg._convention import Convention, as_convention
 from fastndcg._validation import plain
 from fastndcg.frames import query_weights_from_rows
@@ -77,47 +80,14 @@ KEEP = ("queries", "sums")
 
 
 def exact_partials(values: Iterable[float]) -> List[float]:
-    """Non-overlapping floats whose exact sum is the exact sum of ``values``.
-
-    Repeated :func:`math.fsum` of the residual: each step takes the correctly
-    rounded remainder, so a handful of floats (usually 1-3) carry the exact
-    sum. Partials of several parts combine exactly: ``math.fsum`` of all of
-    them is the correctly rounded sum of every value, whatever the split.
-    """
-    vals = [float(v) for v in values] if not isinstance(values, np.ndarray) else values.tolist()
-    parts: List[float] = []
-    while True:
-        rest = math.fsum(vals + [-p for p in parts])
-        if rest == 0.0:
-            return parts
-        parts.append(rest)
-
-
-class ExactSum:
-    """Exact running sums of several columns (one per cutoff), mergeable.
-
-    ``add(x)`` adds the columns of a 2-D array (n, n_columns);
-    ``merge(other)`` adds another accumulator (e.g. another partition's);
-    ``total()`` is the correctly rounded exact sum per column. The result does
-    not depend on how the values were split or in which order they came.
-    """
-
-    def __init__(self, n_columns: int) -> None:
-        self.parts: List[List[float]] = [[] for _ in range(n_columns)]
-
-    def add(self, x: np.ndarray) -> None:
-        x = np.asarray(x, dtype=np.float64).reshape(-1, len(self.parts))
-        for j in range(len(self.parts)):
-            self.parts[j] = exact_partials(np.concatenate((x[:, j], np.asarray(self.parts[j]))))
-
-    def merge(self, other: "ExactSum") -> None:
-        if len(other.parts) != len(self.parts):
-            raise ValueError(f"cannot merge sums of {len(other.parts)} columns into {len(self.parts)}")
-        for j, p in enumerate(other.parts):
-            self.parts[j] = exact_partials(self.parts[j] + list(p))
-
-    def total(self) -> np.ndarray:
-        return np.array([math.fsum(p) for p in self.parts], dtype=np.float64)
+    """Non-overlapping floats whose exact sum is the exact sum of ``values``
+    (the state of a :class:`ExactSum`: usually 1-3 floats). Partials of several
+    parts combine exactly: the correctly rounded sum of all of them is that of
+    every value, whatever the split."""
+    acc = ExactSum(1)
+    acc.add(np.asarray(values if isinstance(values, np.ndarray) else list(values),
+                       dtype=np.float64).reshape(-1, 1))
+    return acc.partials(0)
 
 
 # ----------------------------------------------------------------------------- chunks
@@ -213,9 +183,10 @@ class ChunkEvaluator:
         The summands are those of :meth:`fastndcg.NDCGScorer.mean`, so their
         column sums in query order give the in-memory aggregate bit for bit.
         """
-        scorer = NDCGScorer(chunk.labels, chunk.offsets, self.k, convention=self.convention,
-                            weights=chunk.weights, ideal_labels=chunk.ideal_labels,
-                            ideal_offsets=chunk.ideal_offsets, n_threads=self.n_threads)
+        # one kernel pass: labels and scores checked, ideal computed, ranked
+        scorer, _, _ = one_shot(chunk.scores, chunk.labels, chunk.offsets, self.k, self.convention,
+                                chunk.tie_key, chunk.weights, None, chunk.ideal_labels,
+                                chunk.ideal_offsets, self.n_threads)
         return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
@@ -314,6 +285,11 @@ class NDCGAccumulator:
         if chunk.query_ids is not None and len(chunk.query_ids) != nq:
             raise ValueError(f"chunk {self.n_chunks}: query_ids has {len(chunk.query_ids)} entries "
                              f"but offsets describe {nq} queries")
+        return self._keep(chunk, nd, num, den, 1, int(np.asarray(chunk.offsets)[-1]) if nq else 0)
+
+    def _keep(self, chunk: Chunk, nd: np.ndarray, num: np.ndarray, den: np.ndarray, n_chunks: int,
+              largest: int) -> np.ndarray:
+        nq = nd.shape[0]
         if self.keep == "queries":
             self._num.append(num)
             self._den.append(den)
@@ -329,9 +305,31 @@ class NDCGAccumulator:
         rows = int(np.asarray(chunk.offsets)[-1]) if nq else 0
         self.n_queries += nq
         self.n_rows += rows
-        self.n_chunks += 1
-        self.max_chunk_rows = max(self.max_chunk_rows, rows)
+        self.n_chunks += n_chunks
+        self.max_chunk_rows = max(self.max_chunk_rows, largest)
         return nd[:, 0].copy() if self.evaluator.single else nd
+
+    def add_many(self, chunks: List[Chunk]) -> None:
+        """Add several chunks as :meth:`add` does, evaluated together in one
+        kernel call (the results are the same: queries are independent and the
+        aggregate's sums are exact). A problem is reported for the chunk it is in."""
+        if len(chunks) == 1:
+            self.add(chunks[0])
+            return
+        merged = _concatenate(chunks)
+        try:
+            if merged is None:
+                raise ValueError("chunks differ in their optional columns")
+            for i, ch in enumerate(chunks):
+                if ch.query_ids is not None and len(ch.query_ids) != ch.n_queries:
+                    raise ValueError(f"chunk {self.n_chunks + i}: query_ids has {len(ch.query_ids)} entries")
+            nd, num, den = self.evaluator.terms(merged)
+        except (ValueError, TypeError):
+            for ch in chunks:          # one by one: the error names the chunk it is in
+                self.add(ch)
+            return
+        largest = max(int(np.asarray(ch.offsets)[-1]) for ch in chunks)
+        self._keep(merged, nd, num, den, len(chunks), largest)
 
     def result(self, order: Optional[np.ndarray] = None) -> StreamResult:
         """The aggregate and the per-query values of the chunks added so far.
@@ -357,8 +355,8 @@ class NDCGAccumulator:
             return x if order is None else x[order]
 
         if self.keep == "queries":
-            num = _column_sums(arranged(self._num))
-            den = _column_sums(arranged(self._den))
+            num = exact_column_sums(arranged(self._num))
+            den = exact_column_sums(arranged(self._den))
         else:
             num, den = self._exact_num.total(), self._exact_den.total()
         per = ids = None
@@ -402,9 +400,74 @@ def evaluate(chunks: Iterable[Any], k: Cutoffs = 10, *, convention: Any = None,
     """
     acc = NDCGAccumulator(k, convention=convention, keep=keep, per_query=per_query,
                           n_threads=n_threads)
+    batch: List[Chunk] = []
+    rows = 0
     for i, obj in enumerate(chunks):
-        acc.add(_as_chunk(obj, i))
+        # Small chunks are evaluated together, up to COALESCE_ROWS rows: a
+        # kernel call per tiny chunk would cost more than its queries.
+        chunk = _as_chunk(obj, i)
+        if batch and _columns(batch[0]) != _columns(chunk):
+            acc.add_many(batch)
+            batch, rows = [], 0
+        batch.append(chunk)
+        rows += len(chunk.scores)
+        if rows >= COALESCE_ROWS:
+            acc.add_many(batch)
+            batch, rows = [], 0
+    if batch:
+        acc.add_many(batch)
     return acc.result()
+
+
+#: Rows up to which :func:`evaluate` gathers consecutive chunks into one
+#: kernel call (about 1.5 MB of scores, labels and offsets).
+COALESCE_ROWS = 1 << 16
+
+
+def _columns(chunk: Chunk) -> Tuple[bool, ...]:
+    return (chunk.query_ids is None, chunk.tie_key is None, chunk.weights is None,
+            chunk.ideal_labels is None)
+
+
+def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
+    """One chunk holding the queries of several (same optional columns), or
+    None when a chunk is malformed (its own evaluation will say how)."""
+    try:
+        offs = [np.asarray(ch.offsets) for ch in chunks]
+        for ch, o in zip(chunks, offs):
+            # each chunk must be well formed on its own: lengths cannot be
+            # allowed to make up for each other across chunks
+            n = len(ch.scores)
+            if (o.ndim != 1 or o.shape[0] < 1 or o.dtype.kind not in "iu" or o[0] != 0 or o[-1] != n
+                    or len(ch.labels) != n or (ch.tie_key is not None and len(ch.tie_key) != n)
+                    or (ch.weights is not None and len(ch.weights) != o.shape[0] - 1)):
+                return None
+            if ch.ideal_labels is not None:
+                io = np.asarray(ch.ideal_offsets)
+                if (io.ndim != 1 or io.shape[0] != o.shape[0] or io.dtype.kind not in "iu" or io[0] != 0
+                        or io[-1] != len(ch.ideal_labels)):
+                    return None
+        sizes = np.concatenate([np.diff(o) for o in offs])
+        if (sizes < 0).any():
+            return None
+        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+
+        def cat(name):
+            parts = [getattr(ch, name) for ch in chunks]
+            return None if parts[0] is None else np.concatenate([np.asarray(p) for p in parts])
+
+        ideal_offsets = None
+        if chunks[0].ideal_labels is not None:
+            isizes = np.concatenate([np.diff(np.asarray(ch.ideal_offsets)) for ch in chunks])
+            if (isizes < 0).any():
+                return None
+            ideal_offsets = np.zeros(isizes.shape[0] + 1, dtype=np.int64)
+            np.cumsum(isizes, out=ideal_offsets[1:])
+        return Chunk(cat("scores"), cat("labels"), offsets, cat("query_ids"), cat("tie_key"), cat("weights"),
+                     cat("ideal_labels"), ideal_offsets)
+    except (ValueError, TypeError):
+        return None
 
 
 # ----------------------------------------------------------------------------- .npy
@@ -918,14 +981,17 @@ def partial_rows(frames: Iterable[Any], n_cutoffs: int) -> Any:
 
 def combine_partial_rows(evaluator: ChunkEvaluator, part: Any, value: Any,
                          names: List[str]) -> Union[float, Dict[str, float]]:
-    """The aggregate from every partition's :func:`partial_rows`: ``math.fsum``
-    of all partials per cutoff (the correctly rounded exact sum, independent
-    of the partitioning and of the order of the rows), then num / den. A
+    """The aggregate from every partition's :func:`partial_rows`: the exact sum
+    of all partials per cutoff, correctly rounded (independent of the
+    partitioning and of the order of the rows), then num / den. A
     float for a single k, else {column name: value}."""
     nc = evaluator.n_cutoffs
     part = np.asarray(part, dtype=np.int64)
     value = np.asarray(value, dtype=np.float64)
-    sums = np.array([math.fsum(value[part == j].tolist()) for j in range(2 * nc)])
+    acc = ExactSum(2 * nc)
+    for j in range(2 * nc):
+        acc.add_partials(j, value[part == j].tolist())
+    sums = acc.values()
     values = evaluator.finish(sums[:nc], sums[nc:])
     if evaluator.single:
         return float(values)
