@@ -241,6 +241,7 @@ def test_mean_pairs_reference_structure():
 # ----------------------------------------------------------------------------- threads, big queries
 
 
+@pytest.mark.usefixtures("force_threads")
 @pytest.mark.parametrize("kind", ["lightgbm-bias", "unbiased", "mean-unbiased"])
 def test_stateful_gradients_identical_for_any_thread_count(rng, kind):
     s, y, off, pos = click_batch(rng, n_queries=200, max_docs=60)
@@ -308,6 +309,7 @@ def test_ranking_of_large_queries_equals_reference(rng, scores):
     np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.usefixtures("force_threads")
 @pytest.mark.parametrize("mode", MODES)
 def test_one_query_of_200000_documents(mode):
     # Time and memory linear in documents x truncation: a plain run, then the
