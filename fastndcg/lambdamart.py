@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any, Dict, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
-from fastndcg import _lambdamart
+from fastndcg import _lambdamart as _baseline
 from fastndcg._api import NDCGScorer, _tie_key_for, discount_table
 from fastndcg._resolve import gain_tables
 from fastndcg._convention import Convention, as_convention
@@ -46,6 +47,23 @@ XGBOOST_MAX_LABEL = 31
 _NO_TRUNCATION = 1 << 62
 
 _SIGMOID_TABLES: Dict[float, tuple] = {}
+
+
+def _kernels():
+    """The LambdaMART kernel module: the AVX2 build when the CPU runs it (same
+    bits, wider vectors), else the baseline one. FASTNDCG_NO_AVX2=1 forces the
+    baseline."""
+    if os.environ.get("FASTNDCG_NO_AVX2", "0") == "0" and _baseline.cpu_has_avx2():
+        try:
+            from fastndcg import _lambdamart_avx2 as wide
+        except ImportError:  # pragma: no cover - built without it
+            return _baseline
+        if wide.built_for_avx2():
+            return wide
+    return _baseline
+
+
+_lambdamart = _kernels()
 
 
 def _sigmoid_table(sigma: float) -> tuple:
