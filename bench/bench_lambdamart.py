@@ -3,7 +3,7 @@ objective's glue, end-to-end LightGBM training, one very long query.
 
 Groups (``--benchmark-group-by=group``):
 
-* ``gradient-step-1t`` / ``gradient-step-all``: on the 10,000-query MSLR-like
+* ``gradient-step`` (rows ``-1t`` and ``-all``): on the 10,000-query MSLR-like
   workload (~1.2M documents, truncation 30), 1 thread / every core:
   - LightGBM's own lambdarank gradient step, measured directly: a Booster whose
     trees cannot split (``min_data_in_leaf`` above the data size), with the
@@ -13,7 +13,10 @@ Groups (``--benchmark-group-by=group``):
     the summary;
   - the fastndcg gradient call per mode (lightgbm, xgboost, default), and the
     position-debiased ones (LightGBM's factors, XGBoost's unbiased ratios);
-  - LightGBM's own position-debiased step (Dataset ``position``), same trick.
+  - LightGBM's own position-debiased step (Dataset ``position``), same trick;
+  - XGBoost's own rank:ndcg step (and with ``lambdarank_unbiased``): a depth-1
+    round that cannot split (``min_child_weight`` huge) minus the same round
+    with squared error.
 * ``objective-glue``: everything in the LightGBM / XGBoost objective call but
   the kernel (the kernel replaced by a no-op): reading the cache, checking the
   scores, the output buffers.
