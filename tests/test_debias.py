@@ -380,3 +380,37 @@ def test_cascade_clicks_model():
     assert top > log.click[log.position == 10].mean()   # and the top gets the clicks
     with pytest.raises(ValueError, match="continue_after_click must be in"):
         cascade_clicks(y, off, continue_after_click=2.0)
+
+
+# ----------------------------------------------------------------------------- the AVX2 build
+
+
+def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
+    # The kernels compiled with AVX2 (chosen at run time) and the baseline build
+    # must agree to the bit in every mode and state.
+    import fastndcg.lambdamart as lm
+    from fastndcg import _lambdamart as baseline
+    if not baseline.cpu_has_avx2():
+        pytest.skip("this CPU has no AVX2: only the baseline build can run")
+    from fastndcg import _lambdamart_avx2 as wide
+    import platform
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        assert wide.built_for_avx2() and lm._lambdamart is wide and not baseline.built_for_avx2()
+    s, y, off, pos = click_batch(rng, n_queries=120, max_docs=90)
+    runs = {}
+    for name, module in (("baseline", baseline), ("avx2", wide)):
+        monkeypatch.setattr(lm, "_lambdamart", module)
+        out = []
+        for mode in MODES:
+            for options in (dict(), dict(truncation=None, sigma=1.7), dict(score_normalization=False)):
+                if mode == "xgboost":
+                    options.pop("sigma", None)
+                out.extend(lambda_gradients(s, y, off, mode=mode, **options))
+        pb = PositionBiasedLambdaMART(y, off, pos, regularization=0.3)
+        out.extend([pb.gradients(s)[0].copy(), pb.gradients(s)[0].copy(), pb.position_factors])
+        for method in ("topk", "mean"):
+            xb = XGBoostRankNDCG(y, off, pair_method=method, unbiased=True)
+            out.extend([xb.gradients(s.astype(np.float32))[1].copy(), xb.t_plus, xb.t_minus])
+        runs[name] = out
+    for a, b in zip(runs["baseline"], runs["avx2"]):
+        assert_bitwise(a, b)
