@@ -473,9 +473,9 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
     #   ds = s_h - s_l; dZ = (G_h - G_l) * |D_h - D_l| * inv [/ (0.01f + |ds|)]
     #   p = sigmoid_table(ds); ph = p * (1 - p); p *= (-sigma) * dZ; ph *= (sigma * sigma) * dZ
     #   lam[l] -= f32(p); hes[l] += f32(ph); lam[h] += f32(p); hes[h] += f32(ph); S -= 2 p
-    # Row i + 1's pass A runs before row i's sums, which prefetch the
-    # sigmoid-table entries of row i + 1 as they go (the 8 MiB table is
-    # mostly cache misses), so that the reads overlap the sums.
+    # Row i + 1's pass A, and prefetches of the sigmoid-table entries it will
+    # read (the 8 MiB table is mostly cache misses), run before row i's sums,
+    # so that the reads overlap the sums.
     cdef Py_ssize_t i, j, r, t, k, count, count_next, m = _pair_rows(n, p.trunc)
     cdef const int32_t* partners
     cdef const int32_t* partners_next
@@ -518,9 +518,9 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
             nbin = s.ti + r * s.stride
         acc_g = g[i]
         acc_h = h[i]
+        for t in range(count_next):
+            prefetch(table + nbin[partners_next[t]])
         for t in range(count):
-            if t < count_next:
-                prefetch(table + nbin[partners_next[t]])
             j = partners[t]
             pl = table[tbin[j]]
             q = pl * tc1[j]
@@ -531,8 +531,6 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
             acc_h = acc_h + h32
             h[j] = h[j] + h32
             total = total + tm2[j] * q
-        for t in range(count, count_next):
-            prefetch(table + nbin[partners_next[t]])
         g[i] = acc_g
         h[i] = acc_h
     if p.list_norm and total > 0.0:
