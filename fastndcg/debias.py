@@ -115,10 +115,14 @@ class PositionBiasedLambdaMART:
        b_p ← f32(b_p + learning_rate · G1 / (|G2| + 0.001)).
 
     The factors estimate how much a position lifts a document's score. They
-    are float32, as in LightGBM. LightGBM sums the per-position derivatives in
-    one buffer per OpenMP thread; with ``num_threads > 1`` its sum order
-    follows the thread schedule, so bit-exactness holds against
-    ``num_threads=1`` (this object sums in row order, for any ``n_threads``).
+    are float32, as in LightGBM. This object sums in row order, for any
+    ``n_threads``: LightGBM's order with ``num_threads=1``. LightGBM with more
+    threads sums per-thread buffers in an order that follows its schedule;
+    the float32 rounding of the factors almost always hides that, but it is
+    not guaranteed.
+
+    Tie rule: documents with equal shifted scores keep their input order
+    (or follow the convention's ``ties`` in default mode).
     """
 
     def __init__(self, labels: ArrayLike, offsets: ArrayLike, positions: ArrayLike, *,

@@ -414,3 +414,23 @@ def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
         runs[name] = out
     for a, b in zip(runs["baseline"], runs["avx2"]):
         assert_bitwise(a, b)
+
+
+def test_default_mode_exp_is_accurate():
+    # The default mode's vectorised exp against the C library's (math.exp).
+    import math
+    import fastndcg.lambdamart as lm
+    rng = np.random.default_rng(2)
+    a = np.concatenate([rng.uniform(0, 1, 20000), rng.uniform(0, 40, 20000), rng.uniform(700, 746, 2000),
+                        [0.0, 1e-300, 5e-324, 0.5 * math.log(2), math.log(2), 708.39, 708.4, 744.4, 745.1,
+                         745.13, 745.2, 746.0, 1e6, 1e308]])
+    for module in {lm._lambdamart, lm._baseline}:
+        out = np.empty_like(a)
+        module.exp_neg(a, out)
+        want = np.array([math.exp(-x) for x in a])
+        normal = want >= 2.2250738585072014e-308
+        rel = np.abs(out[normal] - want[normal]) / want[normal]
+        assert rel.max() <= 3e-16, (module.__name__, a[normal][np.argmax(rel)], rel.max())
+        # below 2^-1022 the result is rounded once into the subnormals
+        assert np.all(np.abs(out[~normal] - want[~normal]) <= 5e-324)
+        assert out[a == 0.0][0] == 1.0 and out[a >= 746.0].max() == 0.0
