@@ -162,7 +162,7 @@ def _gain_spec(text: str):
     from fastndcg.trec_gains import parse_gains
 
     try:
-        return parse_gains(text, name="--gain")
+        return parse_gains(text, name="")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -560,7 +560,7 @@ def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: s
     changes a value). Under other conventions custom gains are a gain table:
     evaluate with ``convention=fastndcg.trec_gains.textbook_convention(...)``
     and no ``gains`` (a ValueError says so)."""
-    chunk, quirks = _aligned_chunk(aligned, convention, ideal, gains)
+    chunk, quirks = _aligned_chunk(aligned, convention, ideal, gains, None)
     if gains is not None:
         from fastndcg.trec_gains import as_gains, warn_quirks
 
@@ -568,7 +568,7 @@ def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: s
     return chunk
 
 
-def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: Any):
+def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: Any, n_threads: Optional[int]):
     """(Chunk, GainQuirks or None): :func:`aligned_chunk` without the warning."""
     if gains is None:
         kw = aligned._kwargs(convention, ideal)
@@ -580,7 +580,7 @@ def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: An
         raise ValueError(
             f"gains: under convention {as_convention(convention).name!r} custom gains are a gain table; pass "
             "convention=fastndcg.trec_gains.textbook_convention(gains, convention, max_label) and no gains")
-    _, kw, quirks = aligned_inputs(aligned, gains, convention, ideal)
+    _, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
     gains_ = kw["gains"]
     chunk = Chunk(kw["scores"], np.zeros(gains_.shape[0], dtype=np.int64), kw["offsets"], aligned.qids,
                   kw.get("tie_key"), gains=gains_, ideal_dcg=kw["ideal_dcg"])
@@ -615,7 +615,7 @@ def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_thre
     conv = as_convention(convention)
     aligned = align_run(run, qrels, missing=missing, max_docs=max_docs,
                         float32_scores=conv.score_precision == "float32", n_threads=n_threads)
-    chunk, quirks = _aligned_chunk(aligned, conv, ideal, gains)
+    chunk, quirks = _aligned_chunk(aligned, conv, ideal, gains, n_threads)
     return aligned, chunk, quirks
 
 
@@ -738,7 +738,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
                                    status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
         if ordered:
             positions.append(np.flatnonzero(unseen))
-        chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec)
+        chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
         if piece_quirks is not None:
             quirks.merge(piece_quirks)
         acc.add(chunk)

@@ -135,18 +135,19 @@ def parse_gains(text: str, name: str = "gains") -> GainSpec:
         raise TypeError(f"{name} must be a string like '1=3,2=9'; got {type(text).__name__}")
     parts = text.split(",")
     pairs = []
+    head = f"{name}: " if name else ""
     for pos, part in enumerate(parts):
         level_s, sep, gain_s = part.partition("=")
-        where = f"pair {pos + 1} of {text!r}" if len(parts) > 1 else repr(text)
+        where = f" (pair {pos + 1} of {text!r})" if len(parts) > 1 else ""
         if not sep or not _LEVEL.match(level_s) or not _GAIN.match(gain_s):
             raise ValueError(
-                f"{name}: {part!r} ({where}) is not LEVEL=GAIN with LEVEL an integer and GAIN a number, "
+                f"{head}{part!r}{where} is not LEVEL=GAIN with LEVEL an integer and GAIN a number, "
                 "e.g. 1=3,2=9 (trec_eval would skip or misread it silently)")
         level, gain = int(level_s), float(gain_s)
         if abs(level) > _INT64_MAX:
-            raise ValueError(f"{name}: level {level_s} ({where}) is out of range")
+            raise ValueError(f"{head}level {level_s}{where} is out of range")
         if not math.isfinite(gain):
-            raise ValueError(f"{name}: gain {gain_s} ({where}) is not a finite double")
+            raise ValueError(f"{head}gain {gain_s}{where} is not a finite double")
         pairs.append((level, gain))
     return GainSpec(tuple(pairs), text)
 
@@ -398,7 +399,7 @@ class _Plan:
 
 
 def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, judged_offsets: Any,
-                       discount: Any = "log2") -> ResolvedGains:
+                       discount: Any = "log2", n_threads: Optional[int] = None) -> ResolvedGains:
     """Resolve trec_eval's custom gains for CSR topics.
 
     Parameters
@@ -416,6 +417,8 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
         included (they are not counted), in CSR form over the same topics.
     discount : str or array, default "log2"
         The convention's discount, for the ideal DCG.
+    n_threads : int, optional
+        Threads of the kernel that sums the ideal DCGs.
 
     Returns
     -------
@@ -499,7 +502,8 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
     np.cumsum(walk_sizes, out=woff[1:])
     wg = np.asarray(walk_gains, dtype=np.float64)
     wpos = (np.arange(wg.shape[0], dtype=np.int64) - np.repeat(woff[:-1], walk_sizes)).astype(np.float64)
-    ideal = np.asarray(_dcg(-wpos, wg, woff, None, convention=Convention(gain="linear", discount=discount)),
+    ideal = np.asarray(_dcg(-wpos, wg, woff, None, convention=Convention(gain="linear", discount=discount),
+                            n_threads=n_threads),
                        dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(ideal))
     if bad.size:
@@ -636,8 +640,8 @@ class GainScorer:
 BOGUS_RANKING_PRESETS = frozenset({"trec_eval"})
 
 
-def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval",
-                   ideal: str = "auto") -> Tuple[Convention, Dict[str, Any], GainQuirks]:
+def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", ideal: str = "auto",
+                   n_threads: Optional[int] = None) -> Tuple[Convention, Dict[str, Any], GainQuirks]:
     """The kernel inputs of a :class:`fastndcg.readers.AlignedRun` under custom gains.
 
     Returns ``(convention, kwargs, quirks)``; ``kwargs`` always holds ``scores``
@@ -683,7 +687,7 @@ def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval",
         add = np.zeros(offsets.shape[0], dtype=np.int64)
         add[empty + 1] = 1
         offsets = offsets + np.cumsum(add)
-    res = resolve_trec_gains(spec, levels, offsets, judged, joff, conv.discount)
+    res = resolve_trec_gains(spec, levels, offsets, judged, joff, conv.discount, n_threads)
     kw: Dict[str, Any] = dict(scores=scores, offsets=offsets, gains=res.doc_gains, ideal_dcg=res.ideal_dcg)
     if conv.uses_tie_key:
         kw["tie_key"] = tie_key
@@ -697,7 +701,7 @@ def aligned_scorer(aligned: Any, gains: Any, k: Any = None, convention: Any = "t
     :class:`TrecGainQuirkWarning` if a quirk changes a value), else a
     :class:`fastndcg.NDCGScorer` with the gain table; score ``scores`` with
     ``tie_key``. Used by :meth:`fastndcg.readers.AlignedRun.ndcg` and ``mean_ndcg``."""
-    conv, kw, quirks = aligned_inputs(aligned, gains, convention, ideal)
+    conv, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
     warn_quirks(quirks, as_gains(gains), stacklevel=4)
     scores, key = kw.pop("scores"), kw.pop("tie_key", None)
     if "gains" in kw:
