@@ -662,7 +662,7 @@ def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", idea
     from fastndcg.readers import ideal_source
 
     spec = as_gains(gains)
-    conv = as_convention(convention)
+    conv = as_convention("trec_eval" if convention is None else convention)   # as AlignedRun.ndcg
     if gain_rules(conv) == "table":
         top = max(float(np.max(aligned.labels, initial=0)), float(np.max(aligned.ideal_labels, initial=0)))
         tconv = textbook_convention(spec, conv, top)
