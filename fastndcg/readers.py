@@ -940,6 +940,14 @@ class AlignedRun:
         Run topics without judgments (never evaluated, as trec_eval).
     n_retrieved : int64 (n_queries,)
         Results per query (after ``max_docs``).
+    status : int8 (n_docs,), optional
+        How each retrieved document is judged, for trec_eval's custom gains:
+        0 judged >= 0 (its level is ``labels``), -1 not in the qrels, -2
+        judged below 0 (trec_eval's levels for them). None: every document
+        is taken as judged at its label.
+    ideal_status : int8 (len(ideal_labels),), optional
+        0 for a judgment >= 0, -2 for one below 0 (``ideal_labels`` holds it
+        as 0); None: every judgment is >= 0.
     """
 
     scores: np.ndarray
@@ -955,10 +963,26 @@ class AlignedRun:
     run_name: str = ""
     run_path: str = ""
     qrels_path: str = ""
+    status: Optional[np.ndarray] = field(default=None, repr=False)
+    ideal_status: Optional[np.ndarray] = field(default=None, repr=False)
 
     @property
     def n_queries(self) -> int:
         return int(self.offsets.shape[0] - 1)
+
+    def trec_levels(self) -> np.ndarray:
+        """trec_eval's level of each retrieved document: its judgment when
+        >= 0, -1 when it is not in the qrels, -2 when judged below 0."""
+        if self.status is None:
+            return self.labels.astype(np.int64)
+        return np.where(self.status < 0, self.status, self.labels).astype(np.int64)
+
+    def trec_judged(self) -> np.ndarray:
+        """Every judgment of each evaluated topic (CSR over ``ideal_offsets``),
+        those below 0 as -2: what trec_eval's ideal counts from (levels >= 0)."""
+        if self.ideal_status is None:
+            return self.ideal_labels.astype(np.int64)
+        return np.where(self.ideal_status < 0, self.ideal_status, self.ideal_labels).astype(np.int64)
 
     def _kwargs(self, convention, ideal):
         from fastndcg._convention import as_convention
@@ -976,18 +1000,39 @@ class AlignedRun:
         return kw
 
     def ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
-             n_threads: Optional[int] = None) -> np.ndarray:
+             gains: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
         """Per-query NDCG (see :func:`fastndcg.ndcg`); the ideal list comes
         from the qrels or the run as :func:`ideal_source` says, unless
-        ``ideal`` is "qrels" or "run"."""
+        ``ideal`` is "qrels" or "run".
+
+        ``gains``: custom gains, as trec_eval's ``-m ndcg.L=G,...`` (a string
+        ``"1=3,2=9"``, a mapping ``{level: gain}`` or a
+        :class:`fastndcg.trec_gains.GainSpec`). Under the ``trec_eval`` and
+        ``pytrec_eval`` presets they follow trec_eval's rules exactly
+        (:mod:`fastndcg.trec_gains`: unjudged documents are level -1,
+        negative judgments level -2, trec_eval's ideal walk; a
+        :class:`fastndcg.trec_gains.TrecGainQuirkWarning` when a quirk of its
+        ordering changes a value); under other conventions they are a gain
+        table (unlisted levels: gain = level)."""
+        if gains is not None:
+            from fastndcg.trec_gains import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
         from fastndcg import ndcg
 
         return ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
                     **self._kwargs(convention, ideal))
 
     def mean_ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
-                  n_threads: Optional[int] = None):
-        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`)."""
+                  gains: Any = None, n_threads: Optional[int] = None):
+        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`;
+        ``gains`` as :meth:`ndcg`)."""
+        if gains is not None:
+            from fastndcg.trec_gains import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.mean(scores, tie_key=key, n_threads=n_threads)
         from fastndcg import mean_ndcg
 
         return mean_ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
@@ -1008,9 +1053,11 @@ def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str]
         "left out of the mean)")
 
 
-def judged_ideal(qrels: Qrels, topics: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def judged_ideal(qrels: Qrels, topics: np.ndarray, *, with_status: bool = False) -> Tuple[np.ndarray, ...]:
     """trec_eval's ideal list of the selected topics: every judged document,
-    negative judgments as 0, as CSR ``(ideal_labels, ideal_offsets)``.
+    negative judgments as 0, as CSR ``(ideal_labels, ideal_offsets)``; with
+    ``with_status``, also the :attr:`AlignedRun.ideal_status` of each
+    judgment (0, or -2 below 0).
 
     Parameters
     ----------
@@ -1020,10 +1067,18 @@ def judged_ideal(qrels: Qrels, topics: np.ndarray) -> Tuple[np.ndarray, np.ndarr
     """
     jcounts = np.diff(qrels.offsets)
     jsel = np.repeat(topics, jcounts)
-    ideal_labels = np.maximum(qrels.relevance[jsel], 0).astype(np.int64)
+    relevance = qrels.relevance[jsel]
+    ideal_labels = np.maximum(relevance, 0).astype(np.int64)
     ideal_offsets = np.zeros(int(topics.sum()) + 1, dtype=np.int64)
     np.cumsum(jcounts[topics], out=ideal_offsets[1:])
+    if with_status:
+        return ideal_labels, ideal_offsets, _judgment_status(relevance)
     return ideal_labels, ideal_offsets
+
+
+def _judgment_status(relevance: np.ndarray) -> np.ndarray:
+    """0 for a judgment >= 0, -2 (trec_eval's level of a judgment below 0) else."""
+    return np.where(relevance < 0, -2, 0).astype(np.int8)
 
 
 def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = "error",
@@ -1091,8 +1146,12 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     del rt
     match = match[rows]
     labels = qrels.relevance[np.maximum(match, 0)]
-    labels[match < 0] = 0
-    del match
+    # trec_eval's levels: -1 not in the qrels, -2 judged below 0 (custom gains)
+    status = _judgment_status(labels)
+    unjudged = match < 0
+    status[unjudged] = -1
+    labels[unjudged] = 0
+    del match, unjudged
     np.maximum(labels, 0, out=labels)
     labels = labels.astype(np.int64, copy=False)
     scores = run.scores[rows]
@@ -1110,13 +1169,15 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
         rank = pos - first[qtopic]
         kept = rank < max_docs
         scores, labels, tie_key, qtopic = scores[kept], labels[kept], tie_key[kept], qtopic[kept]
+        status = status[kept]
     counts = np.bincount(qtopic, minlength=qrels.n_topics)[evaluated]
     offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    ideal_labels, ideal_offsets = judged_ideal(qrels, evaluated)
+    ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, evaluated, with_status=True)
     return AlignedRun(np.ascontiguousarray(scores), labels, offsets, np.ascontiguousarray(tie_key),
                       ideal_labels, ideal_offsets, qrels.topics[evaluated],
-                      missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path)
+                      missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path,
+                      np.ascontiguousarray(status), ideal_status)
 
 
 _CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
