@@ -392,7 +392,14 @@ def _apply_group(path, group, n_rows, qid_offsets, lines):
     if int(offsets[-1]) < n_rows:
         raise _group_short(path, gpath, int(offsets[-1]), int(lines[int(offsets[-1])]))
     if qid_offsets is not None and not np.array_equal(qid_offsets, offsets):
-        row = int(np.setxor1d(qid_offsets, offsets).min())
+        diff = np.setxor1d(qid_offsets, offsets)
+        if diff.size == 0:
+            # same boundaries, more queries: the group file has empty ones, which qids cannot have
+            empty = int(np.flatnonzero(np.diff(offsets) == 0)[0])
+            where = f"{gpath}:{empty + 1}:" if is_file else f"group[{empty}]:"
+            raise ValueError(f"{where} the qids of {os.fspath(path)} and the group file {gpath} disagree: "
+                             "an empty query here, which qids cannot express")
+        row = int(diff.min())
         by = "the qids" if np.isin(row, qid_offsets) else f"the group file {gpath}"
         line = int(lines[row]) if row < lines.shape[0] else int(lines[-1])
         raise _fail(path, line, f"the qids and the group file {gpath} disagree: only {by} start a new "

@@ -821,6 +821,7 @@ HAND_SEEDS = [
     ("svmlight", b"\x00\x02", [b"1 1:1 2:2\n0 0:0\n3 7:1e-400 8:.5"]),
     ("svmlight_group", b"\x00\x00", [b"1 1:1\n0 1:2\n1 1:1\n", b"2\n0\n1\n0\n"]),
     ("svmlight_group", b"\x03\x00", [b"1 qid:1\n0 qid:1\n1 qid:2\n", b"2\n1\n"]),
+    ("svmlight_group", b"\x03\x00", [b"1 qid:1\n0 qid:1\n1 qid:2\n", b"2\n0\n1\n"]),
     ("svmlight_predictions", b"\x00\x04", [b"1 qid:1\n0 qid:1\n1 qid:2\n", b"1 x 0.5\n2 y 0.25\n3 z -1\n"]),
     ("svmlight_predictions", b"\x05\x00", [b"1 qid:1\n0 qid:1\n", b"0.5\n-0\n"]),
     ("predictions", b"\x00\x00", [b"0.5\n-1e-3\r\n  7\n1.7976931348623157e308\n4.9e-324\n"]),

@@ -279,7 +279,10 @@ def read_svmlight(data: bytes, docids: bool, features: bool, qid_order: str,
         if offs[-1] < n:
             return Reject("GROUP_SHORT", out.lines[offs[-1]])
         if out.offsets is not None and out.offsets != offs:
-            row = min(set(out.offsets) ^ set(offs))
+            diff = set(out.offsets) ^ set(offs)
+            if not diff:         # the group file has empty queries; qids cannot
+                return Reject("GROUP_DISAGREE", sizes.index(0) + 1, 1)
+            row = min(diff)
             return Reject("GROUP_DISAGREE", out.lines[row] if row < n else out.lines[-1])
         out.offsets = offs
         if out.query_ids is None:

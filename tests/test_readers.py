@@ -559,6 +559,17 @@ def test_corrupt_compressed_file_is_a_value_error_at_a_line(tmp_path, kind, pos)
     assert 1 <= int(re.search(r":(\d+): ", str(err.value)).group(1)) <= 3001
 
 
+def test_group_file_with_an_empty_query_and_qids(tmp_path):
+    # qids 1,1,2 against sizes 2,0,1: the same boundaries, one more query;
+    # this raised numpy's "zero-size array to reduction operation minimum"
+    data = write(tmp_path, "d.svm", "1 qid:1\n0 qid:1\n1 qid:2\n")
+    g = write(tmp_path, "g", "2\n0\n1\n")
+    with raises_at(g, 2, "disagree: an empty query here"):
+        readers.read_svmlight(data, group=g)
+    with pytest.raises(ValueError, match=r"group\[1\]: the qids .* disagree"):
+        readers.read_svmlight(data, group=[2, 0, 1])
+
+
 def test_whole_file_errors_name_a_line(tmp_path):
     # these named no line ("path: no judgments in the file", "g: the group
     # sizes sum to ...", "iter_svmlight: give either ...")
