@@ -791,7 +791,8 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         del chunk
     missing_qids = qrels.topics[~seen].tolist()
     if missing_qids and missing == "error":
-        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids)
+        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+                                           readers.topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
     if missing_qids and missing == "zero":
         # judged topics without results: empty rankings against their judgments
         unseen = ~seen
