@@ -444,6 +444,23 @@ def _columns(chunk: Chunk) -> Tuple[bool, ...]:
             chunk.ideal_labels is None, chunk.gains is None, chunk.ideal_dcg is None)
 
 
+def _joined_offsets(offs: List[np.ndarray]) -> Optional[np.ndarray]:
+    """The offsets of several CSR parts one after the other (each starts at 0),
+    in a few numpy calls whatever the number of parts; None if one decreases."""
+    flat = np.concatenate(offs).astype(np.int64, copy=False)
+    steps = np.diff(flat)
+    # the step from one part's end to the next part's 0 is not a query
+    ends = np.cumsum([o.shape[0] for o in offs])[:-1] - 1
+    keep = np.ones(steps.shape[0], dtype=bool)
+    keep[ends] = False
+    sizes = steps[keep]
+    if (sizes < 0).any():
+        return None
+    out = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
 def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
     """One chunk holding the queries of several (same optional columns), or
     None when a chunk is malformed (its own evaluation will say how)."""
@@ -464,11 +481,9 @@ def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
                 if (io.ndim != 1 or io.shape[0] != o.shape[0] or io.dtype.kind not in "iu" or io[0] != 0
                         or io[-1] != len(ch.ideal_labels)):
                     return None
-        sizes = np.concatenate([np.diff(o) for o in offs])
-        if (sizes < 0).any():
+        offsets = _joined_offsets(offs)
+        if offsets is None:
             return None
-        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
 
         def cat(name):
             parts = [getattr(ch, name) for ch in chunks]
@@ -476,11 +491,9 @@ def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
 
         ideal_offsets = None
         if chunks[0].ideal_labels is not None:
-            isizes = np.concatenate([np.diff(np.asarray(ch.ideal_offsets)) for ch in chunks])
-            if (isizes < 0).any():
+            ideal_offsets = _joined_offsets([np.asarray(ch.ideal_offsets) for ch in chunks])
+            if ideal_offsets is None:
                 return None
-            ideal_offsets = np.zeros(isizes.shape[0] + 1, dtype=np.int64)
-            np.cumsum(isizes, out=ideal_offsets[1:])
         return Chunk(cat("scores"), cat("labels"), offsets, cat("query_ids"), cat("tie_key"), cat("weights"),
                      cat("ideal_labels"), ideal_offsets)
     except (ValueError, TypeError):
