@@ -223,8 +223,8 @@ def test_trec_eval_cli(benchmark, trec_files):
 
     def run():
         with redirect_stdout(io.StringIO()) as out:
-            assert main(["eval", qpath, rpath, "-k", str(K), "-q"]) == 0
+            assert main(["eval", qpath, rpath, "-k", str(K), "--per-query"]) == 0
         return out.getvalue()
 
-    _info(benchmark, "eval vs read+ndcg", "fastndcg eval -q", ALL, d, vs="read + align + ndcg_and_mean")
+    _info(benchmark, "eval vs read+ndcg", "fastndcg eval --per-query", ALL, d, vs="read + align + ndcg_and_mean")
     benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)

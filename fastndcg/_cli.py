@@ -27,6 +27,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -156,20 +157,14 @@ def _preset_list(text: str) -> Optional[List[str]]:
     return list(dict.fromkeys(names))
 
 
-def _gain_spec(text: str) -> Dict[int, float]:
-    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5``."""
-    out: Dict[int, float] = {}
-    for part in text.split(","):
-        level, sep, gain = part.partition("=")
-        try:
-            lv, g = int(level), float(gain)
-        except ValueError:
-            lv, g = -1, math.nan
-        if not sep or lv < 0 or not math.isfinite(g) or g < 0:
-            raise argparse.ArgumentTypeError(
-                f"--gain takes LEVEL=GAIN pairs with LEVEL an integer >= 0 and GAIN >= 0, e.g. 1=3,2=9; got {text!r}")
-        out[lv] = g
-    return out
+def _gain_spec(text: str):
+    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5`` (:func:`fastndcg.trec_gains.parse_gains`)."""
+    from fastndcg.trec_gains import parse_gains
+
+    try:
+        return parse_gains(text, name="")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _probability(text: str) -> float:
@@ -321,7 +316,9 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
                       help="ideal list from every judged document (qrels) or from the retrieved ones "
                            "(run); auto: as the preset's tool does")
     trec.add_argument("--gain", type=_gain_spec, default=None, metavar="L=G,...",
-                      help="custom gain per relevance level, as trec_eval -m ndcg.L=G,... (other levels: gain = level)")
+                      help="custom gain per relevance level, as trec_eval -m ndcg.L=G,... (other levels: gain = "
+                           "level; -1: unjudged, -2: judged below 0). trec_eval's rules under the trec_eval and "
+                           "pytrec_eval presets, a gain table under the others")
     data = p.add_argument_group("data + predictions")
     data.add_argument("--group", metavar="FILE",
                       help="query sizes (.query/.group) for data without qid: (default: DATA.query or DATA.group if present)")
@@ -355,22 +352,20 @@ def _unique_names(names: List[str], paths: List[str]) -> List[str]:
 
 
 def _convention_for(args, max_label: Optional[float]):
+    """(convention, gain text for the measure names, gains evaluated by trec_eval's rules or None)."""
     from fastndcg import get_preset
+    from fastndcg import trec_gains
 
     conv = get_preset(args.preset)
-    spec = None
-    if args.gain is not None:
-        top = int(max(max_label or 0, max(args.gain)))
-        table = [float(level) for level in range(top + 1)]
-        for level, g in args.gain.items():
-            table[level] = g
-        conv = conv.replace(gain=tuple(table), unknown_label="zero", name=conv.name)
-        spec = ",".join(f"{lv}={_fmt_num(g)}" for lv, g in args.gain.items())
-    return conv, spec
-
-
-def _fmt_num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else repr(v)
+    if args.gain is None:
+        return conv, None, None
+    try:
+        rules = trec_gains.gain_rules(conv)
+        if rules == "trec_eval":
+            return conv, args.gain.text, args.gain
+        return trec_gains.textbook_convention(args.gain, conv, max_label or 0), args.gain.text, None
+    except ValueError as exc:
+        raise _Usage(f"--gain: {exc}") from None
 
 
 def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
@@ -385,14 +380,19 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         for opt in ("group", "pred_column"):
             if getattr(args, opt) is not None:
                 raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
+        from fastndcg import trec_gains
         from fastndcg.stream import align_chunk, evaluate_run
 
         args.preset = args.preset or "trec_eval"
         qrels_path, run_paths = args.inputs[0], args.inputs[1:]
         qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=threads)
         progress.done()
-        conv, spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
+        conv, spec, trec_spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
         missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+        how_missing = "counted as 0"
+        if trec_spec is not None and args.preset in trec_gains.BOGUS_RANKING_PRESETS \
+                and trec_gains.LEVEL_UNJUDGED in trec_spec.levels:
+            how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
         ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
         systems = []
         if args.stream:
@@ -401,9 +401,9 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             for path in run_paths:
                 def run_stream(path=path):
                     res = evaluate_run(qrels, path, ks, convention=conv, ideal=args.ideal,
-                                       missing=missing, max_docs=args.max_docs, n_threads=threads,
-                                       progress=progress.start(path))
-                    return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing)
+                                       missing=missing, max_docs=args.max_docs, gains=trec_spec,
+                                       n_threads=threads, progress=progress.start(path))
+                    return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
                 systems.append(System(path, path, np.empty(0), {}, [], stream=run_stream))
             return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec)
         aligned = []
@@ -411,13 +411,14 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             run = readers.read_run(path, progress=progress.start(path), n_threads=threads)
             progress.done()
             aligned.append(align_chunk(run, qrels, conv, ideal=args.ideal, missing=missing,
-                                       max_docs=args.max_docs, n_threads=threads))
+                                       max_docs=args.max_docs, gains=trec_spec, n_threads=threads))
         names = _unique_names([a.run_name for a, _ in aligned], run_paths)
         for name, path, (a, chunk) in zip(names, run_paths, aligned):
-            arrays = {key: getattr(chunk, key) for key in ("scores", "labels", "offsets", "tie_key",
-                                                           "ideal_labels", "ideal_offsets")
-                      if getattr(chunk, key) is not None}
-            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
+            keys = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
+            if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG
+                keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
+            arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
+            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
             systems.append(System(name, path, a.qids, arrays, notes))
         return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec)
 
@@ -462,7 +463,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     if data.offsets is None:
         raise ValueError(f"{data_path}: the file has no qid: fields and no group file was found "
                          f"({data_path}.query / {data_path}.group); give one with --group")
-    conv, _ = _convention_for(args, None)
+    conv, _, _ = _convention_for(args, None)
     if conv.uses_tie_key:
         raise _Usage(f"preset {args.preset!r} breaks ties by doc id, which SVMlight data does not give")
     labels = data.grouped(data.labels)
@@ -478,13 +479,14 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     return InputSet("data", systems, conv, ks, args.preset, data_path)
 
 
-def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str) -> List[str]:
+def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,
+               how_missing: str = "counted as 0") -> List[str]:
     """Notes about a run's topics: without judgments, judged without results."""
     notes = []
     if ignored_qids:
         notes.append(f"{path}: {len(ignored_qids)} topic(s) without judgments ignored (as trec_eval)")
     if missing_qids:
-        how = "counted as 0" if missing == "zero" else "left out"
+        how = how_missing if missing == "zero" else "left out"
         notes.append(f"{path}: {len(missing_qids)} judged topic(s) without results {how}")
     return notes
 
@@ -539,8 +541,16 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
                             values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
                             mean=np.atleast_1d(res.mean), notes=sys_.notes))
             continue
-        # per-query values and the aggregate from one kernel pass
-        vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays)
+        if "gains" in sys_.arrays:      # trec_eval's custom gains (fastndcg.trec_gains)
+            from fastndcg.trec_gains import GainScorer
+
+            a = sys_.arrays
+            scorer = GainScorer(a["gains"], a["offsets"], ks, convention=inputs.convention,
+                                ideal_dcg=a["ideal_dcg"], n_threads=n_threads)
+            vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
+        else:
+            # per-query values and the aggregate from one kernel pass
+            vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays)
         out.append(dict(name=sys_.name, path=sys_.path, qids=sys_.qids, values=np.asarray(vals),
                         mean=np.atleast_1d(mean), notes=sys_.notes))
     if any(sys_.stream is not None for sys_ in inputs.systems):
@@ -904,7 +914,47 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
+    with warnings.catch_warnings():
+        _show_gain_warning_once()
+        return _run(args)
+
+
+def _joined_gain(argv: List[str]) -> List[str]:
+    """``--gain -1=2`` as ``--gain=-1=2``: argparse would take a value starting
+    with '-' (trec_eval's level -1 or -2 listed first) for an option."""
+    out: List[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--gain" and i + 1 < len(argv) and argv[i + 1][:1] == "-" and "=" in argv[i + 1]:
+            out.append("--gain=" + argv[i + 1])
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
+def _show_gain_warning_once() -> None:
+    """Print the first :class:`fastndcg.trec_gains.TrecGainQuirkWarning` of the
+    command on stderr as ``fastndcg: warning: ...`` (one for all runs)."""
+    from fastndcg.trec_gains import TrecGainQuirkWarning
+
+    shown = []
+    other = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, TrecGainQuirkWarning):
+            return other(message, category, filename, lineno, file, line)
+        if not shown:
+            shown.append(message)
+            print(f"fastndcg: warning: {message}", file=sys.stderr)
+
+    warnings.simplefilter("always", TrecGainQuirkWarning)
+    warnings.showwarning = show
+
+
+def _run(args) -> int:
     try:
         return args.func(args)
     except _Usage as exc:

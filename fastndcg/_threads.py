@@ -7,12 +7,13 @@ from typing import Optional
 
 from fastndcg._openmp import omp_max_threads, openmp_enabled
 
-#: Work units (documents for NDCG, pairs for LambdaMART) below which a kernel
-#: gains nothing from a second thread: each thread of a call gets at least
-#: this many. Measured with ``python bench/threshold.py`` (docs/performance.md):
-#: NDCG@10 on MSLR-like queries runs about 4 ns a document on one core, and
-#: starting and joining an OpenMP team costs 10-50 us, more under contention.
-MIN_WORK_PER_THREAD = 32768
+#: Work units (documents for NDCG, pairs for LambdaMART) each thread of a
+#: call gets at least: below 2x this a call runs serially, without an OpenMP
+#: team. Measured with ``python bench/threshold.py`` (docs/performance.md):
+#: on one-shot NDCG@10 a second thread pays 10% from about 7,000 documents
+#: (1.5x there, 1.6x from 15,000); 8,192 keeps a margin for the waits that a
+#: busy machine adds to every parallel region.
+MIN_WORK_PER_THREAD = 8192
 
 _OPENMP = openmp_enabled()
 

@@ -108,6 +108,12 @@ class Chunk:
         An external ideal list per query in CSR form (``ideal_offsets`` has
         n_queries + 1 entries), as :class:`fastndcg.NDCGScorer` takes it;
         without it each query's ideal comes from its own rows.
+    gains : float array (n_rows,), optional
+        Each document's own gain (any finite real), used instead of the
+        convention's gain of ``labels``; needs ``ideal_dcg``. TREC runs use it
+        for trec_eval's custom gains (:mod:`fastndcg.trec_gains`).
+    ideal_dcg : float array (n_queries,), optional
+        An external ideal DCG per query (instead of an ideal list).
     """
 
     scores: np.ndarray
@@ -118,6 +124,8 @@ class Chunk:
     weights: Optional[np.ndarray] = None
     ideal_labels: Optional[np.ndarray] = None
     ideal_offsets: Optional[np.ndarray] = None
+    gains: Optional[np.ndarray] = None
+    ideal_dcg: Optional[np.ndarray] = None
 
     @property
     def n_queries(self) -> int:
@@ -136,7 +144,8 @@ def _as_chunk(obj: Any, i: int) -> Chunk:
             raise ValueError(f"chunk {i} has no scores (for iter_svmlight, pass a prediction file)")
         return Chunk(obj.scores, obj.labels, obj.offsets, getattr(obj, "query_ids", None),
                      getattr(obj, "tie_key", None), getattr(obj, "weights", None),
-                     getattr(obj, "ideal_labels", None), getattr(obj, "ideal_offsets", None))
+                     getattr(obj, "ideal_labels", None), getattr(obj, "ideal_offsets", None),
+                     getattr(obj, "gains", None), getattr(obj, "ideal_dcg", None))
     raise TypeError(f"chunk {i}: expected a Chunk, a (scores, labels, offsets) tuple or an object "
                     f"with scores/labels/offsets; got {type(obj).__name__}")
 
@@ -183,10 +192,16 @@ class ChunkEvaluator:
         The summands are those of :meth:`fastndcg.NDCGScorer.mean`, so their
         column sums in query order give the in-memory aggregate bit for bit.
         """
-        # one kernel pass: labels and scores checked, ideal computed, ranked
-        scorer, _, _ = one_shot(chunk.scores, chunk.labels, chunk.offsets, self.k, self.convention,
-                                chunk.tie_key, chunk.weights, None, chunk.ideal_labels,
-                                chunk.ideal_offsets, self.n_threads)
+        if chunk.gains is not None:
+            from fastndcg.trec_gains import GainScorer
+
+            scorer = GainScorer(chunk.gains, chunk.offsets, self.k, convention=self.convention,
+                                ideal_dcg=chunk.ideal_dcg, weights=chunk.weights, n_threads=self.n_threads)
+        else:
+            # one kernel pass: labels and scores checked, ideal computed, ranked
+            scorer, _, _ = one_shot(chunk.scores, chunk.labels, chunk.offsets, self.k, self.convention,
+                                    chunk.tie_key, chunk.weights, chunk.ideal_dcg, chunk.ideal_labels,
+                                    chunk.ideal_offsets, self.n_threads)
         return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
@@ -426,12 +441,31 @@ COALESCE_ROWS = 1 << 16
 
 def _columns(chunk: Chunk) -> Tuple[bool, ...]:
     return (chunk.query_ids is None, chunk.tie_key is None, chunk.weights is None,
-            chunk.ideal_labels is None)
+            chunk.ideal_labels is None, chunk.gains is None, chunk.ideal_dcg is None)
+
+
+def _joined_offsets(offs: List[np.ndarray]) -> Optional[np.ndarray]:
+    """The offsets of several CSR parts one after the other (each starts at 0),
+    in a few numpy calls whatever the number of parts; None if one decreases."""
+    flat = np.concatenate(offs).astype(np.int64, copy=False)
+    steps = np.diff(flat)
+    # the step from one part's end to the next part's 0 is not a query
+    ends = np.cumsum([o.shape[0] for o in offs])[:-1] - 1
+    keep = np.ones(steps.shape[0], dtype=bool)
+    keep[ends] = False
+    sizes = steps[keep]
+    if (sizes < 0).any():
+        return None
+    out = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
 
 
 def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
     """One chunk holding the queries of several (same optional columns), or
     None when a chunk is malformed (its own evaluation will say how)."""
+    if chunks[0].gains is not None or chunks[0].ideal_dcg is not None:
+        return None              # trec_eval gains: evaluated chunk by chunk
     try:
         offs = [np.asarray(ch.offsets) for ch in chunks]
         for ch, o in zip(chunks, offs):
@@ -447,11 +481,9 @@ def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
                 if (io.ndim != 1 or io.shape[0] != o.shape[0] or io.dtype.kind not in "iu" or io[0] != 0
                         or io[-1] != len(ch.ideal_labels)):
                     return None
-        sizes = np.concatenate([np.diff(o) for o in offs])
-        if (sizes < 0).any():
+        offsets = _joined_offsets(offs)
+        if offsets is None:
             return None
-        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
 
         def cat(name):
             parts = [getattr(ch, name) for ch in chunks]
@@ -459,11 +491,9 @@ def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
 
         ideal_offsets = None
         if chunks[0].ideal_labels is not None:
-            isizes = np.concatenate([np.diff(np.asarray(ch.ideal_offsets)) for ch in chunks])
-            if (isizes < 0).any():
+            ideal_offsets = _joined_offsets([np.asarray(ch.ideal_offsets) for ch in chunks])
+            if ideal_offsets is None:
                 return None
-            ideal_offsets = np.zeros(isizes.shape[0] + 1, dtype=np.int64)
-            np.cumsum(isizes, out=ideal_offsets[1:])
         return Chunk(cat("scores"), cat("labels"), offsets, cat("query_ids"), cat("tie_key"), cat("weights"),
                      cat("ideal_labels"), ideal_offsets)
     except (ValueError, TypeError):
@@ -592,42 +622,85 @@ class RunStreamResult(StreamResult):
     ignored_qids: List[str] = field(default_factory=list)
 
 
-def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: str = "auto") -> Chunk:
+def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: str = "auto",
+                  gains: Any = None) -> Chunk:
     """The :class:`Chunk` of a :class:`fastndcg.readers.AlignedRun` under a
     convention: the docno tie key when the convention breaks ties by key, and
     the judged documents as external ideal where the convention's tool takes
     its ideal from the qrels (:func:`fastndcg.readers.ideal_source`; ``ideal``
     "qrels"/"run" overrides), exactly what :meth:`AlignedRun.ndcg` passes to
-    the kernels."""
-    kw = aligned._kwargs(convention, ideal)
-    return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
-                 None, kw.get("ideal_labels"), kw.get("ideal_offsets"))
+    the kernels.
+
+    ``gains``: trec_eval's custom gains under the ``trec_eval`` /
+    ``pytrec_eval`` presets (:mod:`fastndcg.trec_gains`): the chunk then
+    carries each document's gain and each topic's ideal DCG (one
+    :class:`fastndcg.trec_gains.TrecGainQuirkWarning` if a quirk of trec_eval
+    changes a value). Under other conventions custom gains are a gain table:
+    evaluate with ``convention=fastndcg.trec_gains.textbook_convention(...)``
+    and no ``gains`` (a ValueError says so)."""
+    chunk, quirks = _aligned_chunk(aligned, convention, ideal, gains, None)
+    if gains is not None:
+        from fastndcg.trec_gains import as_gains, warn_quirks
+
+        warn_quirks(quirks, as_gains(gains))
+    return chunk
+
+
+def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: Any, n_threads: Optional[int]):
+    """(Chunk, GainQuirks or None): :func:`aligned_chunk` without the warning."""
+    if gains is None:
+        kw = aligned._kwargs(convention, ideal)
+        return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
+                     None, kw.get("ideal_labels"), kw.get("ideal_offsets")), None
+    from fastndcg.trec_gains import aligned_inputs, gain_rules
+
+    if gain_rules(convention) != "trec_eval":
+        raise ValueError(
+            f"gains: under convention {as_convention(convention).name!r} custom gains are a gain table; pass "
+            "convention=fastndcg.trec_gains.textbook_convention(gains, convention, max_label) and no gains")
+    _, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
+    gains_ = kw["gains"]
+    chunk = Chunk(kw["scores"], np.zeros(gains_.shape[0], dtype=np.int64), kw["offsets"], aligned.qids,
+                  kw.get("tie_key"), gains=gains_, ideal_dcg=kw["ideal_dcg"])
+    return chunk, quirks
 
 
 def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
                 convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = "error",
-                max_docs: Optional[int] = None,
+                max_docs: Optional[int] = None, gains: Any = None,
                 n_threads: Optional[int] = None) -> Tuple["AlignedRun", Chunk]:
     """Join a run (or a topic-complete piece of one) with qrels as
     ``fastndcg eval`` does: :func:`fastndcg.readers.align_run` (``max_docs``
     ranked in float32 when the convention scores in float32, as trec_eval 9.x
-    and pytrec_eval), then :func:`aligned_chunk`.
+    and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
+    custom gains, see there).
 
     Returns
     -------
     (AlignedRun, Chunk)
     """
+    aligned, chunk, quirks = _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads)
+    if gains is not None:
+        from fastndcg.trec_gains import as_gains, warn_quirks
+
+        warn_quirks(quirks, as_gains(gains))
+    return aligned, chunk
+
+
+def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads):
     from fastndcg.readers import align_run
 
     conv = as_convention(convention)
     aligned = align_run(run, qrels, missing=missing, max_docs=max_docs,
                         float32_scores=conv.score_precision == "float32", n_threads=n_threads)
-    return aligned, aligned_chunk(aligned, conv, ideal)
+    chunk, quirks = _aligned_chunk(aligned, conv, ideal, gains, n_threads)
+    return aligned, chunk, quirks
 
 
 def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
                  convention: Any = "trec_eval", ideal: str = "auto", missing: str = "error",
-                 max_docs: Optional[int] = None, chunk_rows: int = 1 << 20, keep: str = "queries",
+                 max_docs: Optional[int] = None, gains: Any = None, chunk_rows: int = 1 << 20,
+                 keep: str = "queries",
                  per_query: bool = True, n_threads: Optional[int] = None,
                  block_size: Optional[int] = None,
                  progress: Optional[Callable[[int, int], None]] = None) -> RunStreamResult:
@@ -659,6 +732,12 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         10), NDCG 0 counted in the mean (trec_eval ``-c``), or left out.
     max_docs : int, optional
         Top ``max_docs`` results per topic (trec_eval ``-M``).
+    gains : str, mapping or GainSpec, optional
+        Custom gains, as trec_eval's ``-m ndcg.L=G,...``: trec_eval's rules under
+        the ``trec_eval`` / ``pytrec_eval`` presets, a gain table under other
+        conventions (:mod:`fastndcg.trec_gains`). One
+        :class:`fastndcg.trec_gains.TrecGainQuirkWarning` for the whole run if a
+        quirk of trec_eval changes a value.
     chunk_rows : int
         Results per piece (more when one topic is larger).
     keep, per_query, n_threads
@@ -689,6 +768,16 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     conv = as_convention(convention)
     if not isinstance(qrels, readers.Qrels):
         qrels = readers.read_qrels(qrels, n_threads=n_threads)
+    spec = quirks = None
+    if gains is not None:
+        from fastndcg import trec_gains
+
+        spec = trec_gains.as_gains(gains)
+        if trec_gains.gain_rules(conv) == "table":
+            conv = trec_gains.textbook_convention(spec, conv, float(np.max(qrels.relevance, initial=0)))
+            spec = None
+        else:
+            quirks = trec_gains.GainQuirks()
     qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
     acc = NDCGAccumulator(k, convention=conv, keep=keep, per_query=per_query, n_threads=n_threads)
     ordered = keep == "queries" or per_query
@@ -699,8 +788,10 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     pieces = readers.iter_run(run, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
                               block_size=block_size or readers.DEFAULT_BLOCK_SIZE)
     for piece in pieces:          # iter_run rejects a topic whose lines are interrupted
-        aligned, chunk = align_chunk(piece, qrels, conv, ideal=ideal, missing="skip",
-                                     max_docs=max_docs, n_threads=n_threads)
+        aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
+                                                    n_threads)
+        if piece_quirks is not None:
+            quirks.merge(piece_quirks)
         name = piece.name
         del piece               # free the parsed piece before the kernels run
         ignored.extend(aligned.ignored_qids)
@@ -713,18 +804,27 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         del chunk
     missing_qids = qrels.topics[~seen].tolist()
     if missing_qids and missing == "error":
-        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids)
+        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+                                           readers.topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
     if missing_qids and missing == "zero":
         # judged topics without results: empty rankings against their judgments
         unseen = ~seen
         n = int(unseen.sum())
-        ideal_labels, ideal_offsets = readers.judged_ideal(qrels, unseen)
+        ideal_labels, ideal_offsets, ideal_status = readers.judged_ideal(qrels, unseen, with_status=True)
         empty = readers.AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
                                    np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
-                                   qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64))
+                                   qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
+                                   status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
         if ordered:
             positions.append(np.flatnonzero(unseen))
-        acc.add(aligned_chunk(empty, conv, ideal))
+        chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
+        if piece_quirks is not None:
+            quirks.merge(piece_quirks)
+        acc.add(chunk)
+    if quirks is not None:
+        from fastndcg.trec_gains import warn_quirks
+
+        warn_quirks(quirks, spec)
     order = None
     if ordered and positions:
         arrival = np.concatenate(positions)

@@ -79,7 +79,7 @@ def test_trec_eval_missing_topic_is_an_error_without_c(shared_data, capsys):
     base = shared_data / "trec_eval-test"
     code, out, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc")
     assert code == EXIT_DATA and out == ""
-    assert "qrels.test: 1 judged topic(s) have no results" in err and "'302'" in err and "-c" in err
+    assert "qrels.test:1709: 1 judged topic(s) have no results" in err and "'302'" in err and "-c" in err
     code, out, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc", "--skip-missing",
                              "--format", "json")
     assert code == 0 and json.loads(out)["runs"][0]["n_queries"] == 2

@@ -346,7 +346,8 @@ def test_run_stream_missing_topics(tmp_path, rng):
     qrels = readers.read_qrels(qpath)
     a = readers.align_run(rpath, qrels, missing="skip")
     first = a.missing_qids[0]
-    with pytest.raises(ValueError, match=rf"qrels.txt: {len(a.missing_qids)} judged topic\(s\) have no "
+    line = readers.topic_first_line(qrels, qrels.topics.tolist().index(first))
+    with pytest.raises(ValueError, match=rf"qrels.txt:{line}: {len(a.missing_qids)} judged topic\(s\) have no "
                                          rf"results in .*run.txt: '{first}'"):
         stream.evaluate_run(qrels, rpath, 10, chunk_rows=5)
     zero = stream.evaluate_run(qpath, rpath, 10, missing="zero", chunk_rows=5)     # qrels from a path
