@@ -10,7 +10,11 @@ Three numeric modes share one kernel layout (:mod:`fastndcg._lambdamart`):
 * ``"xgboost"``: XGBoost 3.x ``objective="rank:ndcg"`` with
   ``lambdarank_pair_method="topk"`` bit for bit.
 
-The pure-Python specification is :mod:`fastndcg._ref_lambdamart`.
+The stateful variants (position debiasing, XGBoost's ``mean`` pairs) are in
+:mod:`fastndcg.debias`. The kernels come in two builds of the same code
+(``_lambdamart`` and, on x86-64, ``_lambdamart_avx2``, used when the CPU has
+AVX2); both give the same bits. The pure-Python specification is
+:mod:`fastndcg._ref_lambdamart`.
 """
 from __future__ import annotations
 

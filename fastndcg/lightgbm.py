@@ -3,7 +3,8 @@
 * :class:`LambdarankObjective` goes in ``params["objective"]`` (LightGBM 4.x
   callable form). In ``mode="lightgbm"`` it reproduces the built-in
   ``objective="lambdarank"`` bit for bit (identical trees, identical
-  predictions); in ``mode="default"`` it trains under any fastndcg
+  predictions), with LightGBM's position debiasing when the Dataset has a
+  ``position`` column; in ``mode="default"`` it trains under any fastndcg
   convention.
 * :class:`NDCGMetric` goes in ``feval=``: NDCG@k under any convention or
   preset; with the ``"lightgbm"`` preset it equals LightGBM's own ``ndcg@k``.

@@ -1,10 +1,11 @@
 """XGBoost integration: a LambdaMART objective (``obj=``) and an NDCG metric (``custom_metric=``).
 
 * :class:`RankNDCGObjective`: in ``mode="xgboost"`` it reproduces XGBoost
-  3.x ``objective="rank:ndcg"`` with ``lambdarank_pair_method="topk"`` bit for
-  bit (identical trees and predictions with ``tree_method="hist"`` and an
-  explicit ``base_score``); in ``mode="default"`` it trains under any
-  fastndcg convention.
+  3.x ``objective="rank:ndcg"`` bit for bit (identical trees and predictions
+  with ``tree_method="hist"`` and an explicit ``base_score``), including the
+  ``mean`` pair method (3.0-3.3) and Unbiased LambdaMART
+  (``lambdarank_unbiased``) with their round-to-round state; in
+  ``mode="default"`` it trains under any fastndcg convention.
 * :class:`NDCGMetric`: NDCG@k under any convention or preset.
 
 Both read the query structure (``group_ptr``), labels and group weights from
