@@ -57,7 +57,7 @@ class MeasureWarning(UserWarning):
     """A measure string read the way trec_eval reads it, which may not be what was meant."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Measure:
     """One NDCG measure, as a tool names it.
 
@@ -100,6 +100,21 @@ class Measure:
 
     def __str__(self) -> str:
         return self.name
+
+    # Equal to another Measure of the same name, to the name itself and to the
+    # ir_measures object of the same repr (ir_measures keys its results by
+    # repr), so that results[nDCG@10], results["nDCG@10"] both work.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Measure):
+            return self.name == other.name
+        if isinstance(other, str):
+            return self.name == other
+        if _is_irm_object(other):
+            return self.name == repr(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
     @property
     def key(self) -> tuple:
