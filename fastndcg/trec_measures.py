@@ -234,8 +234,11 @@ def _topics(a: Any, bogus: bool, judged_only: bool) -> _Topics:
 
 def _mean(values: np.ndarray) -> float:
     """The package's exact mean (trec_eval's sum / number of topics); NaN if any value is."""
-    if values.size == 0 or np.isnan(values).any():
+    if values.size == 0:
         return float("nan")
+    nan = np.isnan(values)
+    if nan.any():
+        return float(values[nan][0])     # trec_eval's sum propagates the first NaN, sign included
     return float(aggregate(values, np.ones_like(values), Convention(), True))
 
 
