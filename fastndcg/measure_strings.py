@@ -248,11 +248,10 @@ def _trec_error(text: str, what: str) -> MeasureError:
 
 def _unknown(text: str, name: str):
     known = list(TREC_MEASURES) + list(_IRM_NAMES)
-    guess = difflib.get_close_matches(name, known, n=1, cutoff=0.6) or \
-        difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.6)
+    guess = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.6)
     hint = ""
     if guess:
-        g = next(k for k in known if k.lower() == guess[0].lower())
+        g = next(k for k in known if k.lower() == guess[0])
         hint = f"; did you mean {g!r}?"
     if name.lower() == "ndcg" or name.lower().startswith("ndcg@"):
         hint = "; did you mean 'ndcg' (trec_eval) or 'nDCG' (ir_measures)?"
