@@ -35,6 +35,7 @@ document listed twice for a query is an error naming both rows.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
@@ -49,6 +50,7 @@ _QUERY = ("query_id", "qid", "query", "topic", "topic_id")
 _DOC = ("doc_id", "docno", "docid", "doc")
 _REL = ("relevance", "rel", "label", "judgment", "grade")
 _SCORE = ("score", "sim", "similarity")
+_BAD_ID = re.compile(r"[\s\x00]").search
 
 
 class Metric(NamedTuple):
@@ -210,6 +212,9 @@ def as_qrels(qrels: Any):
     if isinstance(qrels, (str, os.PathLike)):
         return readers.read_qrels(qrels)
     q, d, v = _columns(qrels, _REL, "qrels", "relevance")
+    arr = np.asarray(v) if v else np.zeros(0, dtype=np.int64)
+    if arr.ndim == 1 and arr.dtype.kind in "iu":
+        return _table(readers.Qrels, q, d, "qrels", relevance=arr.astype(np.int64))
     rel = np.empty(len(v), dtype=np.int64)
     for i, x in enumerate(v):
         try:
@@ -303,7 +308,7 @@ def _table(cls, qids: List[str], docs: List[str], what: str, **values):
     if n == 0:
         raise ValueError(f"{what}: no rows")
     for name, ids in (("query", qids), ("document", docs)):
-        bad = next((i for i, x in enumerate(ids) if not x or "\x00" in x or any(c.isspace() for c in x)), None)
+        bad = next((i for i, x in enumerate(ids) if not x or _BAD_ID(x)), None)
         if bad is not None:
             raise ValueError(f"{what} row {bad}: {name} id {ids[bad]!r} is empty or has a space or NUL "
                              "(TREC ids are single tokens)")

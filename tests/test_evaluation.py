@@ -40,14 +40,15 @@ def _per_query(metrics):
     return {(m.query_id, str(m.measure)): float(m.value) for m in metrics}
 
 
-def _compare(qrels, run, measure, tol):
+def _compare(qrels, run, measure, tol, ours_inputs=None):
     theirs = _per_query(ir_measures.iter_calc([measure], qrels, run))
-    ours = _per_query(fastndcg.iter_calc([measure], qrels, run))
+    oq, orun = ours_inputs or (qrels, run)
+    ours = _per_query(fastndcg.iter_calc([measure], oq, orun))
     assert set(ours) == set(theirs), str(measure)
     diff = max(abs(ours[k] - theirs[k]) for k in theirs)
     assert diff <= tol, (str(measure), diff)
     agg_t = ir_measures.calc_aggregate([measure], qrels, run)[measure]
-    agg_o = fastndcg.calc_aggregate([measure], qrels, run)[measure]
+    agg_o = fastndcg.calc_aggregate([measure], oq, orun)[measure]
     assert abs(agg_t - agg_o) <= tol, (str(measure), agg_t, agg_o)
     return len(theirs) + 1
 
@@ -228,3 +229,19 @@ def test_missing_error_and_rules():
                           rules="pytrec_eval")
     d = fastndcg.evaluate("ndcg_cut.1", {"q": {"d1": 1, "d2": 0}}, {"q": {"d1": 0.5 + 1e-12, "d2": 0.5}})
     assert c.values[0, 0] == 0.0 and d.values[0, 0] == 1.0
+
+
+def test_ir_measures_robust03(shared_data):
+    """Two Robust 2003 runs (100 topics), every variant."""
+    base = shared_data / "trectools-robust03"
+    qrels = ir_measures.util.QrelsConverter(ir_measures.read_trec_qrels(str(base / "robust03_qrels.txt"))
+                                            ).as_dict_of_dict()          # dicts: no conversion per call
+    n = 0
+    for name in ("humR03dc", "NLPR03vb10"):
+        run = ir_measures.util.RunConverter(ir_measures.read_trec_run(str(base / "runs" / f"input.{name}.gz"))
+                                            ).as_dict_of_dict()
+        ours = (fastndcg.evaluation.as_qrels(qrels), fastndcg.evaluation.as_run(run))   # converted once
+        for m in PYTREC_MEASURES:
+            n += _compare(qrels, run, m, 1e-12, ours)
+        n += _compare(qrels, run, nDCG(dcg="exp-log2") @ 10, 5e-6 + 1e-12, ours)
+    assert n == 2 * 12 * 101
