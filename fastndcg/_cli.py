@@ -671,6 +671,8 @@ def _measures_from_cutoffs(args) -> List[str]:
     """-J / -l without -m: the -k cutoffs (and --gain) as trec_eval measures."""
     if args.data is not None:
         raise _Usage("-J and -l apply to TREC qrels + runs")
+    if getattr(args, "stream", False):
+        raise _Usage("-J and -l evaluate each run in memory; they do not apply with --stream")
     preset = args.preset or "trec_eval"
     if preset not in TREC_MEASURE_PRESETS:
         raise _Usage(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "

@@ -8,7 +8,6 @@ import io
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 

@@ -33,7 +33,7 @@ from fastndcg._cli import main
 from fastndcg.trec_gains import TrecGainQuirkWarning, parse_gains
 from fastndcg.trec_measures import evaluate_trec
 
-from trec_cases import GAIN_SETS, OPTION_SETS, generated_trec, measure_groups
+from trec_cases import GAIN_SETS, generated_trec
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "trec_eval_golden.json").read_text())
 
