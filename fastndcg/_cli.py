@@ -84,6 +84,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import fastndcg
     from fastndcg.datasets import mslr_like
 
+    if args.write_examples is not None:
+        from fastndcg.example_files import write_examples
+
+        paths = write_examples(args.write_examples)
+        d = args.write_examples
+        print(f"wrote {', '.join(str(p) for p in paths.values())}")
+        print("try:")
+        print(f"  fastndcg eval {d}/qrels.txt {d}/run_a.txt -k 5,10")
+        print(f"  fastndcg compare {d}/qrels.txt {d}/run_a.txt {d}/run_b.txt -c -k 5,10")
+        print(f"  fastndcg eval --data {d}/data.svm {d}/pred.txt -k 1,3,10")
+        return 0
+
     t0 = time.perf_counter()
     data = mslr_like(args.queries, seed=args.seed)
     t_gen = time.perf_counter() - t0
@@ -1098,6 +1110,9 @@ def _add_demo_parser(sub) -> None:
     demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     demo.add_argument("-k", type=_cutoffs, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
     demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    demo.add_argument("--write-examples", metavar="DIR", default=None,
+                      help="write the README's example files (TREC qrels and two runs, SVMlight data and "
+                           "predictions) into DIR and exit")
     demo.set_defaults(func=cmd_demo, value_error_code=EXIT_USAGE)
 
 
