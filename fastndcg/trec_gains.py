@@ -61,7 +61,7 @@ from fastndcg._ref_trec_gains import (LEVEL_NEGATIVE, LEVEL_UNJUDGED, trec_gain_
                                       trec_ideal_gains, trec_level_gain)
 
 __all__ = ["GainSpec", "GainScorer", "ResolvedGains", "TrecGainQuirkWarning", "GainQuirks",
-           "TREC_GAIN_PRESETS", "NO_GAIN_PRESETS", "as_gains", "gain_rules", "parse_gains",
+           "TREC_GAIN_PRESETS", "NO_GAIN_PRESETS", "as_gains", "bogus_ranking", "gain_rules", "parse_gains",
            "resolve_trec_gains", "textbook_convention", "LEVEL_UNJUDGED", "LEVEL_NEGATIVE"]
 
 #: Presets whose custom gains follow trec_eval's rules (``ndcg.L=G``).
@@ -343,11 +343,17 @@ class ResolvedGains:
     ideal_dcg : float64 (n_topics,)
         Each topic's ideal DCG by trec_eval's walk (>= 0; never cut at k).
     quirks : GainQuirks
+    ideal_gains, ideal_offsets : float64 / int64
+        The walk itself in CSR form: the gains of each topic's ideal ranking,
+        best position first (trec_eval's ``ndcg_rel`` and ``Rndcg`` read it
+        position by position; :mod:`fastndcg.trec_measures`).
     """
 
     doc_gains: np.ndarray
     ideal_dcg: np.ndarray
     quirks: GainQuirks
+    ideal_gains: Optional[np.ndarray] = None
+    ideal_offsets: Optional[np.ndarray] = None
 
 
 class _Plan:
@@ -537,7 +543,7 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
                 nl = max(distinct)
                 g_ideal = next(g for lv, g in spec.pairs if lv == level)
                 quirks.duplicate(level, plans[nl].level_gain(level), g_ideal, nl)
-    return ResolvedGains(doc_gains, ideal, quirks)
+    return ResolvedGains(doc_gains, ideal, quirks, wg, woff)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -643,6 +649,24 @@ class GainScorer:
 BOGUS_RANKING_PRESETS = frozenset({"trec_eval"})
 
 
+def bogus_ranking(scores: Any, levels: Any, tie_key: Any, offsets: Any):
+    """trec_eval 10's ``-c``: every topic without a retrieved document is ranked
+    as one document that is not in the qrels (score 1, level -1, tie key 0),
+    as ``trec_eval.c``'s ``bogus_ranking``. Returns ``(scores, levels,
+    tie_key, offsets)``, unchanged when no topic is empty."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    empty = np.flatnonzero(np.diff(offsets) == 0)
+    if not empty.size:
+        return scores, levels, tie_key, offsets
+    at = offsets[empty]
+    scores = np.insert(np.asarray(scores, dtype=np.float64), at, 1.0)
+    levels = np.insert(np.asarray(levels, dtype=np.int64), at, LEVEL_UNJUDGED)
+    tie_key = np.insert(np.asarray(tie_key, dtype=np.int64), at, 0)
+    add = np.zeros(offsets.shape[0], dtype=np.int64)
+    add[empty + 1] = 1
+    return scores, levels, tie_key, offsets + np.cumsum(add)
+
+
 def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", ideal: str = "auto",
                    n_threads: Optional[int] = None) -> Tuple[Convention, Dict[str, Any], GainQuirks]:
     """The kernel inputs of a :class:`fastndcg.readers.AlignedRun` under custom gains.
@@ -681,15 +705,8 @@ def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", idea
         judged, joff = aligned.trec_judged(), aligned.ideal_offsets
     else:
         judged, joff = levels, offsets
-    empty = np.flatnonzero(np.diff(offsets) == 0)
-    if conv.name in BOGUS_RANKING_PRESETS and empty.size:
-        at = offsets[empty]          # one document, score 1, not in the qrels
-        scores = np.insert(np.asarray(scores, dtype=np.float64), at, 1.0)
-        levels = np.insert(levels, at, LEVEL_UNJUDGED)
-        tie_key = np.insert(np.asarray(tie_key, dtype=np.int64), at, 0)
-        add = np.zeros(offsets.shape[0], dtype=np.int64)
-        add[empty + 1] = 1
-        offsets = offsets + np.cumsum(add)
+    if conv.name in BOGUS_RANKING_PRESETS:
+        scores, levels, tie_key, offsets = bogus_ranking(scores, levels, tie_key, offsets)
     res = resolve_trec_gains(spec, levels, offsets, judged, joff, conv.discount, n_threads)
     kw: Dict[str, Any] = dict(scores=scores, offsets=offsets, gains=res.doc_gains, ideal_dcg=res.ideal_dcg)
     if conv.uses_tie_key:
