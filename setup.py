@@ -1,11 +1,14 @@
 """Build script: Cython extensions with an OpenMP probe and a serial fallback.
 
-Every ``fastndcg/_*.pyx`` is an extension module. OpenMP is used when a small
+Every ``fastndcg/_*.pyx`` is an extension module (``_lambdamart_avx2`` is the
+LambdaMART kernels again, with ``-mavx2`` on x86-64; picked at run time when the
+CPU has AVX2). OpenMP is used when a small
 program that uses it compiles, links and runs; otherwise the build warns and
 the kernels run serially (``fastndcg.openmp_enabled()`` reports which).
 """
 import glob
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -77,6 +80,9 @@ class BuildExt(build_ext):
         for ext in self.extensions:
             if self.compiler.compiler_type != "msvc":
                 ext.extra_compile_args += BASE_CFLAGS
+                if ext.name.endswith("_avx2") and platform.machine().lower() in ("x86_64", "amd64"):
+                    # The same kernels with AVX2 (not FMA), chosen at run time by CPU.
+                    ext.extra_compile_args += ["-mavx2"]
             if use_omp:
                 ext.extra_compile_args += cflags
                 ext.extra_link_args += ldflags

@@ -1,41 +1,59 @@
-"""LambdaMART: gradient-kernel throughput and end-to-end LightGBM training.
+"""LambdaMART: gradient calls against the libraries' own gradient steps, the
+objective's glue, end-to-end LightGBM training, one very long query.
 
-Two groups:
+Groups (``--benchmark-group-by=group``):
 
-* ``lambdamart-gradients``: the gradient + hessian call on the 10,000-query
-  MSLR-like workload (~1.2M docs, truncation 30), per mode, 1 and 2 threads.
-* ``lightgbm-train``: ``lightgbm.train`` on the same workload (features
-  derived from the labels, seeded) with the built-in ``lambdarank``, with the
-  fastndcg objective in ``mode="lightgbm"`` (bit-identical models), and with
-  the built-in L2 regression, same parameters, same run. LightGBM's own
-  gradient step is estimated as (lambdarank round - L2 round); the fastndcg
-  gradient call on the same training set is timed next to it. A summary line
-  is printed at the end of the module (run with ``-s`` to see it).
+* ``gradient-step`` (rows ``-1t`` and ``-all``): on the 10,000-query MSLR-like
+  workload (~1.2M documents, truncation 30), 1 thread / every core:
+  - LightGBM's own lambdarank gradient step, measured directly: a Booster whose
+    trees cannot split (``min_data_in_leaf`` above the data size), with the
+    workload's scores as ``init_score``, so that each ``update()`` is one
+    gradient step plus a one-leaf round; the same round with L2 regression
+    (the one-leaf round alone, ~2 ms) is timed next to it and subtracted in
+    the summary;
+  - the fastndcg gradient call per mode (lightgbm, xgboost, default), and the
+    position-debiased ones (LightGBM's factors, XGBoost's unbiased ratios);
+  - LightGBM's own position-debiased step (Dataset ``position``), same trick;
+  - XGBoost's own rank:ndcg step (and with ``lambdarank_unbiased``): a depth-1
+    round that cannot split (``min_child_weight`` huge) minus the same round
+    with squared error.
+* ``objective-glue``: everything in the LightGBM / XGBoost objective call but
+  the kernel (the kernel replaced by a no-op): reading the cache, checking the
+  scores, the output buffers.
+* ``lightgbm-train``: ``lightgbm.train`` for FASTNDCG_BENCH_ROUNDS (default 50)
+  rounds with the built-in lambdarank and with the fastndcg objective in
+  ``mode="lightgbm"`` (bit-identical models), same data, same parameters.
+* ``large-query``: one query of 200,000 documents (LightGBM refuses queries of
+  more than 10,000), truncation 30, per mode, 1 thread.
 
-Run:
+A summary with the ratios of this run is printed at the end (run with ``-s``):
 
-    pytest bench/bench_lambdamart.py --benchmark-only --benchmark-json=lm.json -s
+    pytest bench/bench_lambdamart.py --benchmark-only -s --benchmark-json=lm.json
     python bench/summarize.py lm.json
 
-Sizes: FASTNDCG_BENCH_TRAIN_QUERIES (default 10000) queries,
-FASTNDCG_BENCH_ROUNDS (default 20) boosting rounds and FASTNDCG_BENCH_THREADS
-(default 2) threads (LightGBM's and the objective's) for the training group.
-On a shared machine, time it when nothing else runs: LightGBM's many short
-parallel regions slow down badly when a core is taken.
-Benchmarks only: nothing here asserts on time.
+Sizes: FASTNDCG_BENCH_TRAIN_QUERIES (default 10000) queries for training,
+FASTNDCG_BENCH_ROUNDS (default 50) rounds, FASTNDCG_BENCH_THREADS (default: all
+cores) threads for the training group. On a shared machine the ratios move
+with the load (the LightGBM table reads are cache misses for both sides):
+repeat the run and report ranges. Benchmarks only: nothing here asserts on time.
 """
 import os
 
 import lightgbm as lgb
 import numpy as np
 import pytest
+import xgboost as xgb
 
 import fastndcg
+from fastndcg.debias import PositionBiasedLambdaMART, XGBoostRankNDCG
 from fastndcg.lambdamart import LambdaMART
+from fastndcg.lightgbm import LambdarankObjective
+from fastndcg.xgboost import RankNDCGObjective
 
+ALL = os.cpu_count() or 1
 TRAIN_QUERIES = int(os.environ.get("FASTNDCG_BENCH_TRAIN_QUERIES", "10000"))
-ROUNDS = int(os.environ.get("FASTNDCG_BENCH_ROUNDS", "20"))
-TRAIN_THREADS = int(os.environ.get("FASTNDCG_BENCH_THREADS", "2"))
+ROUNDS = int(os.environ.get("FASTNDCG_BENCH_ROUNDS", "50"))
+TRAIN_THREADS = int(os.environ.get("FASTNDCG_BENCH_THREADS", str(ALL)))
 N_FEATURES = 16
 _TIMES = {}
 
@@ -53,24 +71,123 @@ def _record(name, benchmark, per=1):
 @pytest.fixture(scope="module", autouse=True)
 def _summary():
     yield
-    need = {"lambdarank", "regression", "fastndcg", "gradient call"}
-    if need <= _TIMES.keys():
-        step = _TIMES["lambdarank"] - _TIMES["regression"]
-        print(f"\n[lambdamart] per boosting round (min over runs, {ROUNDS} rounds): "
-              f"built-in lambdarank {_TIMES['lambdarank'] * 1e3:.1f} ms, L2 regression "
-              f"{_TIMES['regression'] * 1e3:.1f} ms, fastndcg objective {_TIMES['fastndcg'] * 1e3:.1f} ms")
-        print(f"[lambdamart] LightGBM gradient step (lambdarank - L2): {step * 1e3:.1f} ms; "
-              f"fastndcg gradient call: {_TIMES['gradient call'] * 1e3:.1f} ms; end-to-end "
-              f"fastndcg / built-in: {_TIMES['fastndcg'] / _TIMES['lambdarank']:.3f}")
+    lines = []
+    for threads in ("1t", "all"):
+        step = _TIMES.get(f"lgb-lambdarank-{threads}")
+        base = _TIMES.get(f"lgb-l2-{threads}")
+        if step is None or base is None:
+            continue
+        step -= base
+        lines.append(f"[{threads}] LightGBM lambdarank gradient step {step * 1e3:.1f} ms "
+                     f"(no-split round {(step + base) * 1e3:.1f} - L2 round {base * 1e3:.1f})")
+        for mode in ("lightgbm", "xgboost", "default"):
+            t = _TIMES.get(f"fastndcg-{mode}-{threads}")
+            if t:
+                lines.append(f"    fastndcg mode={mode:<9} {t * 1e3:7.1f} ms   {step / t:5.2f}x faster than LightGBM's step")
+        pos_step = _TIMES.get(f"lgb-lambdarank-position-{threads}")
+        t = _TIMES.get(f"fastndcg-position-{threads}")
+        if pos_step and t:
+            pos_step -= base
+            lines.append(f"    position-debiased: LightGBM {pos_step * 1e3:.1f} ms, fastndcg {t * 1e3:.1f} ms: "
+                         f"{pos_step / t:5.2f}x")
+        xbase = _TIMES.get(f"xgb-l2-{threads}")
+        for xname, ours in (("ndcg", "xgboost"), ("unbiased", "unbiased")):
+            xstep, t = _TIMES.get(f"xgb-{xname}-{threads}"), _TIMES.get(f"fastndcg-{ours}-{threads}")
+            if xstep and xbase and t:
+                xs = xstep - xbase
+                lines.append(f"    XGBoost rank:ndcg{' unbiased' if xname == 'unbiased' else ''} step "
+                             f"{xs * 1e3:.1f} ms (depth-1 round - L2 round): fastndcg {t * 1e3:.1f} ms, "
+                             f"{xs / t:5.2f}x")
+    for name in ("lightgbm", "xgboost"):
+        if f"glue-{name}" in _TIMES:
+            lines.append(f"objective glue ({name}): {_TIMES[f'glue-{name}'] * 1e3:.3f} ms per round")
+    if "train-builtin" in _TIMES and "train-fastndcg" in _TIMES:
+        a, b = _TIMES["train-builtin"], _TIMES["train-fastndcg"]
+        lines.append(f"lightgbm.train {ROUNDS} rounds, {TRAIN_THREADS} thread(s): built-in {a:.2f} s, "
+                     f"fastndcg objective {b:.2f} s: fastndcg / built-in = {b / a:.3f}")
+    for mode in ("lightgbm", "xgboost", "default"):
+        if f"large-{mode}" in _TIMES:
+            lines.append(f"one query of 200,000 documents, mode={mode}: {_TIMES[f'large-{mode}'] * 1e3:.1f} ms")
+    if lines:
+        print("\n[lambdamart]\n" + "\n".join(lines))
 
 
-# ----------------------------------------------------------------------------- gradient kernel
+# ----------------------------------------------------------------------------- the libraries' own steps
 
 
-@pytest.mark.benchmark(group="lambdamart-gradients")
-@pytest.mark.parametrize("n_threads", [1, 2])
-@pytest.mark.parametrize("mode", ["lightgbm", "default", "xgboost"])
-def test_gradient_kernel(benchmark, mslr10k, mode, n_threads):
+@pytest.fixture(scope="module")
+def step_data(mslr10k):
+    """Workload scores as init_score; two constant features (no useful split)."""
+    d = mslr10k
+    X = np.zeros((d.n_docs, 2), dtype=np.float32)
+    X[:, 1] = np.arange(d.n_docs) % 7
+    positions = np.concatenate([np.arange(n) for n in np.diff(d.offsets)]).astype(np.int32)
+    return d, X, positions
+
+
+def _lgb_booster(step_data, objective, threads, position=False):
+    d, X, positions = step_data
+    ds = lgb.Dataset(X, d.labels.astype(np.float64), group=np.diff(d.offsets), init_score=d.scores,
+                     position=positions if position else None, free_raw_data=False,
+                     params={"verbose": -1}).construct()
+    params = dict(objective=objective, num_threads=threads, min_data_in_leaf=d.n_docs + 1,
+                  min_data_in_bin=1, verbose=-1, force_row_wise=True, deterministic=True)
+    if position:
+        params["lambdarank_position_bias_regularization"] = 0.5
+    return lgb.Booster(params, ds)
+
+
+def _xgb_booster(step_data, objective, threads, unbiased=False):
+    d, X, _ = step_data
+    qid = np.repeat(np.arange(d.n_queries), np.diff(d.offsets))
+    dm = xgb.DMatrix(X, d.labels.astype(np.float32), qid=qid, base_margin=d.scores.astype(np.float32))
+    params = dict(objective=objective, nthread=threads, tree_method="hist", max_depth=1,
+                  min_child_weight=1e30, base_score=0.0)
+    if unbiased:
+        params["lambdarank_unbiased"] = True
+    booster = xgb.Booster(params, [dm])
+    return booster, dm
+
+
+THREADS = [pytest.param(1, id="1t"), pytest.param(ALL, id="all")]
+
+
+def _tag(threads):
+    return "1t" if threads == 1 else "all"
+
+
+@pytest.mark.benchmark(group="gradient-step")
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("objective, position", [("lambdarank", False), ("regression", False),
+                                                 ("lambdarank", True)],
+                         ids=["lambdarank", "l2", "lambdarank-position"])
+def test_lightgbm_builtin_step(benchmark, step_data, objective, position, threads):
+    booster = _lgb_booster(step_data, objective, threads, position)
+    booster.update()
+    name = {"regression": "l2"}.get(objective, objective) + ("-position" if position else "")
+    _info(benchmark, step_data[0].n_docs, impl=f"lightgbm {name} no-split round", n_threads=threads)
+    benchmark.pedantic(booster.update, rounds=5, iterations=1)
+    _record(f"lgb-{name}-{_tag(threads)}", benchmark)
+
+
+@pytest.mark.benchmark(group="gradient-step")
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("objective, unbiased", [("rank:ndcg", False), ("rank:ndcg", True),
+                                                 ("reg:squarederror", False)], ids=["ndcg", "unbiased", "l2"])
+def test_xgboost_builtin_step(benchmark, step_data, objective, unbiased, threads):
+    booster, dm = _xgb_booster(step_data, objective, threads, unbiased)
+    booster.update(dm, 0)
+    it = iter(range(1, 10_000))
+    name = "unbiased" if unbiased else "ndcg" if objective == "rank:ndcg" else "l2"
+    _info(benchmark, step_data[0].n_docs, impl=f"xgboost {name} depth-1 round", n_threads=threads)
+    benchmark.pedantic(lambda: booster.update(dm, next(it)), rounds=5, iterations=1)
+    _record(f"xgb-{name}-{_tag(threads)}", benchmark)
+
+
+@pytest.mark.benchmark(group="gradient-step")
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("mode", ["lightgbm", "xgboost", "default"])
+def test_fastndcg_gradient_call(benchmark, mslr10k, mode, threads):
     d = mslr10k
     model = LambdaMART(d.labels, d.offsets, mode=mode, truncation=30)
     # XGBoost hands its objective float32 predictions; LightGBM float64 scores.
@@ -78,10 +195,61 @@ def test_gradient_kernel(benchmark, mslr10k, mode, n_threads):
     dtype = np.float64 if mode == "default" else np.float32
     grad = np.empty(d.n_docs, dtype=dtype)
     hess = np.empty(d.n_docs, dtype=dtype)
-    _info(benchmark, d.n_docs, impl=f"lambdamart[{mode}]", n_threads=n_threads, truncation=30)
+    _info(benchmark, d.n_docs, impl=f"fastndcg[{mode}]", n_threads=threads, truncation=30,
+          vs="lightgbm lambdarank no-split round")
     benchmark.pedantic(model.gradients, args=(scores,),
-                       kwargs=dict(grad_out=grad, hess_out=hess, n_threads=n_threads),
+                       kwargs=dict(grad_out=grad, hess_out=hess, n_threads=threads),
                        rounds=5, iterations=1, warmup_rounds=1)
+    _record(f"fastndcg-{mode}-{_tag(threads)}", benchmark)
+
+
+@pytest.mark.benchmark(group="gradient-step")
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("kind", ["position", "unbiased", "mean"])
+def test_fastndcg_stateful_gradient_call(benchmark, step_data, kind, threads):
+    d, _, positions = step_data
+    if kind == "position":
+        model = PositionBiasedLambdaMART(d.labels, d.offsets, positions, regularization=0.5)
+        scores = d.scores
+    else:
+        model = XGBoostRankNDCG(d.labels, d.offsets, unbiased=kind == "unbiased",
+                                pair_method="mean" if kind == "mean" else "topk")
+        scores = d.scores.astype(np.float32)
+    _info(benchmark, d.n_docs, impl=f"fastndcg[{kind}]", n_threads=threads)
+    benchmark.pedantic(model.gradients, args=(scores,), kwargs=dict(n_threads=threads),
+                       rounds=5, iterations=1, warmup_rounds=1)
+    _record(f"fastndcg-{kind}-{_tag(threads)}", benchmark)
+
+
+# ----------------------------------------------------------------------------- glue
+
+
+def _stub_kernel(obj, data, scores):
+    obj(scores, data)                         # builds and caches the model
+    model = obj._model
+    model._run = lambda *args, **kwargs: None  # the objective call minus the kernel
+    return lambda: obj(scores, data)
+
+
+@pytest.mark.benchmark(group="objective-glue")
+def test_lightgbm_objective_glue(benchmark, step_data):
+    d, X, _ = step_data
+    ds = lgb.Dataset(X, d.labels.astype(np.float64), group=np.diff(d.offsets), free_raw_data=False,
+                     params={"verbose": -1}).construct()
+    call = _stub_kernel(LambdarankObjective(n_threads=1), ds, d.scores)
+    _info(benchmark, d.n_docs, impl="LambdarankObjective glue", n_threads=1)
+    benchmark.pedantic(call, rounds=50, iterations=1, warmup_rounds=2)
+    _record("glue-lightgbm", benchmark)
+
+
+@pytest.mark.benchmark(group="objective-glue")
+def test_xgboost_objective_glue(benchmark, step_data):
+    d, X, _ = step_data
+    dm = xgb.DMatrix(X, d.labels.astype(np.float32), qid=np.repeat(np.arange(d.n_queries), np.diff(d.offsets)))
+    call = _stub_kernel(RankNDCGObjective(n_threads=1), dm, d.scores.astype(np.float32))
+    _info(benchmark, d.n_docs, impl="RankNDCGObjective glue", n_threads=1)
+    benchmark.pedantic(call, rounds=50, iterations=1, warmup_rounds=2)
+    _record("glue-xgboost", benchmark)
 
 
 # ----------------------------------------------------------------------------- LightGBM training
@@ -116,51 +284,40 @@ def _train(ds, objective):
 @pytest.mark.benchmark(group="lightgbm-train")
 def test_train_builtin_lambdarank(benchmark, train_set):
     ds, n, nq = train_set
-    _info(benchmark, n, impl="lightgbm lambdarank", n_threads=PARAMS["num_threads"], rounds=ROUNDS,
-          n_queries=nq)
+    _info(benchmark, n, impl="lightgbm lambdarank", n_threads=TRAIN_THREADS, rounds=ROUNDS, n_queries=nq)
     benchmark.pedantic(_train, args=(ds, "lambdarank"), rounds=3, iterations=1)
-    _record("lambdarank", benchmark, ROUNDS)
+    _record("train-builtin", benchmark)
 
 
 @pytest.mark.benchmark(group="lightgbm-train")
 def test_train_fastndcg_objective(benchmark, train_set):
-    from fastndcg.lightgbm import LambdarankObjective
-
     ds, n, nq = train_set
-    obj = LambdarankObjective(n_threads=PARAMS["num_threads"])
-    _info(benchmark, n, impl="fastndcg LambdarankObjective(mode='lightgbm')",
-          n_threads=PARAMS["num_threads"], rounds=ROUNDS, n_queries=nq)
+    obj = LambdarankObjective(n_threads=TRAIN_THREADS)
+    _info(benchmark, n, impl="fastndcg LambdarankObjective(mode='lightgbm')", n_threads=TRAIN_THREADS,
+          rounds=ROUNDS, n_queries=nq, vs="lightgbm lambdarank")
     benchmark.pedantic(_train, args=(ds, obj), rounds=3, iterations=1, warmup_rounds=1)
-    _record("fastndcg", benchmark, ROUNDS)
+    _record("train-fastndcg", benchmark)
 
 
-@pytest.mark.benchmark(group="lightgbm-train")
-def test_train_builtin_l2_regression(benchmark, train_set):
-    """The same trees without a ranking gradient: (lambdarank - this) estimates
-    LightGBM's own lambdarank gradient step."""
-    ds, n, nq = train_set
-    _info(benchmark, n, impl="lightgbm regression (L2)", n_threads=PARAMS["num_threads"],
-          rounds=ROUNDS, n_queries=nq)
-    benchmark.pedantic(_train, args=(ds, "regression"), rounds=3, iterations=1)
-    _record("regression", benchmark, ROUNDS)
+# ----------------------------------------------------------------------------- a very long query
 
 
-@pytest.mark.benchmark(group="lightgbm-train")
-def test_fastndcg_gradient_call_on_train_set(benchmark, train_set):
-    """The fastndcg gradient call alone, on the training set, at the scores of a
-    partly trained model (tied tree scores, as during training)."""
-    ds, n, nq = train_set
-    from fastndcg.lightgbm import LambdarankObjective
+@pytest.fixture(scope="module")
+def large_query():
+    rng = np.random.default_rng(11)
+    n = 200_000
+    y = rng.choice(5, size=n, p=[0.6, 0.25, 0.1, 0.04, 0.01]).astype(np.int32)
+    s = 0.5 * y + rng.normal(size=n)
+    return s, y, np.array([0, n])
 
-    obj = LambdarankObjective(n_threads=PARAMS["num_threads"])
-    booster = lgb.train(dict(PARAMS, objective="lambdarank"), ds, max(ROUNDS // 2, 1))
-    scores = booster.predict(ds.get_data(), raw_score=True)
-    model = obj.model_for(ds)
-    grad = np.empty(n, dtype=np.float32)
-    hess = np.empty(n, dtype=np.float32)
-    _info(benchmark, n, impl="fastndcg gradients (lightgbm mode)", n_threads=PARAMS["num_threads"],
-          n_queries=nq)
-    benchmark.pedantic(model.gradients, args=(scores,),
-                       kwargs=dict(grad_out=grad, hess_out=hess, n_threads=PARAMS["num_threads"]),
-                       rounds=10, iterations=1, warmup_rounds=1)
-    _record("gradient call", benchmark)
+
+@pytest.mark.benchmark(group="large-query")
+@pytest.mark.parametrize("mode", ["lightgbm", "xgboost", "default"])
+def test_one_query_of_200000_documents(benchmark, large_query, mode):
+    s, y, off = large_query
+    model = LambdaMART(y, off, mode=mode, truncation=30)
+    scores = s.astype(np.float32) if mode == "xgboost" else s
+    _info(benchmark, len(s), impl=f"fastndcg[{mode}] one query", n_threads=1, truncation=30)
+    benchmark.pedantic(model.gradients, args=(scores,), kwargs=dict(n_threads=1), rounds=5,
+                       iterations=1, warmup_rounds=1)
+    _record(f"large-{mode}", benchmark)

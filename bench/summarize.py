@@ -15,7 +15,9 @@ def main(path):
         groups[b["group"]].append(b)
     for group, rows in groups.items():
         print(f"== {group}")
+        # Baseline of the group: the numpy row, else the numba one at the same thread count.
         base = next((r for r in rows if r["extra_info"].get("impl") == "numpy"), None)
+        numba_rows = {r["extra_info"].get("n_threads"): r for r in rows if r["extra_info"].get("impl") == "numba"}
         one_thread = {r["extra_info"].get("impl"): r["stats"]["min"] for r in rows if r["extra_info"].get("n_threads") == 1}
         for r in rows:
             info, t = r["extra_info"], r["stats"]["min"]
@@ -24,9 +26,22 @@ def main(path):
                 line += f"  {info['n_docs'] / t / 1e6:8.1f} Mdocs/s"
             if base is not None and r is not base:
                 line += f"  {base['stats']['min'] / t:7.1f}x numpy"
+            nb = numba_rows.get(info.get("n_threads"))
+            if base is None and nb is not None and r is not nb:
+                line += f"  {nb['stats']['min'] / t:7.2f}x numba"
             t1 = one_thread.get(info.get("impl"))
-            if info.get("n_threads", 1) > 1 and t1:
+            if isinstance(info.get("n_threads"), int) and info.get("n_threads", 1) > 1 and t1:
                 line += f"  {t1 / t:5.2f}x 1 thread"
+            if "vs" in info:
+                other = next((o for o in rows if o["extra_info"].get("impl") == info["vs"]
+                              and o["extra_info"].get("n_threads") == info.get("n_threads")), None)
+                if other is not None:
+                    ratio = t / other["stats"]["min"]
+                    line += f"  {ratio:6.3f}x {info['vs']}"
+                    if info["vs"].startswith("kernel"):
+                        line += f" (serial share {max(0.0, 1 - 1 / ratio) * 100:4.1f}%)"
+            if r["stats"]["min"] < 1e-3:
+                line += f"  {t * 1e6:8.2f} us a call"
             print(line)
 
 

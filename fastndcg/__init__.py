@@ -9,6 +9,7 @@ from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg._openmp import openmp_enabled
 from fastndcg._threads import effective_n_threads
 from fastndcg.compare import compare
+from fastndcg.evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
 from fastndcg.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.presets import PRESETS, get_preset, list_presets
 from fastndcg.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
@@ -18,19 +19,23 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Convention",
+    "Evaluation",
     "LambdaMART",
     "LightGBMSoftNDCGObjective",
     "SoftNDCGObjective",
     "XGBoostSoftNDCGObjective",
     "NDCGScorer",
     "PRESETS",
+    "calc_aggregate",
     "compare",
     "dcg",
     "delta_ndcg_matrix",
     "delta_ndcg_pairs",
     "effective_n_threads",
+    "evaluate",
     "get_preset",
     "ideal_dcg",
+    "iter_calc",
     "lambda_gradients",
     "list_presets",
     "mean_ndcg",

@@ -1,74 +1,36 @@
-# Validation scans: one pass, no temporaries, return the first offending
-# position so that Python can name it in the error message.
-from cython cimport floating
-from libc.math cimport isfinite, floor
-from libc.stdint cimport int32_t, int64_t
+# Compiled checks of per-query arrays (offsets), so that a small call pays no
+# chain of numpy passes. Per-document values (scores, labels) are checked by
+# the kernels themselves (see _ndcg.pyx).
+from libc.stdint cimport int64_t
 
-from fastndcg._rank cimport label_t
-
-
-cdef inline void _int_range(const label_t* y, Py_ssize_t n, label_t* low, label_t* high) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef label_t lo = y[0], hi = y[0], v
-    for i in range(1, n):
-        v = y[i]
-        lo = min(lo, v)
-        hi = max(hi, v)
-    low[0] = lo
-    high[0] = hi
+# Offsets problem codes (kept in sync with _validation.check_offsets).
+cdef enum:
+    OFFSETS_OK = 0
+    OFFSETS_FIRST_NOT_ZERO = 1
+    OFFSETS_DECREASING = 2
+    OFFSETS_END = 3
 
 
-cdef inline bint _any_nonfinite(const floating* x, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef bint found = False
-    for i in range(n):
-        # x - x is NaN exactly for NaN and +-inf; no early exit, so this vectorises.
-        found |= (x[i] - x[i]) != 0.0
-    return found
-
-
-def first_nonfinite(const floating[::1] x):
-    """Index of the first NaN or +-inf in x, or -1."""
-    cdef Py_ssize_t i, n = x.shape[0], bad = -1
+def offsets_problem(const int64_t[::1] offsets, int64_t n_docs):
+    """(code, index, max_size): 0 when offsets start at 0, never decrease and
+    end at n_docs, else the first problem and where; max_size is the largest
+    query (valid only when code is 0)."""
+    cdef Py_ssize_t i, n = offsets.shape[0]
+    cdef int64_t size, top = 0
+    cdef bint down = False
+    if n == 0:
+        return OFFSETS_END, 0, 0
+    if offsets[0] != 0:
+        return OFFSETS_FIRST_NOT_ZERO, 0, 0
     with nogil:
-        # One streaming pass for the usual all-finite case; a search only when
-        # something is wrong.
-        if n > 0 and _any_nonfinite(&x[0], n):
-            for i in range(n):
-                if not isfinite(x[i]):
-                    bad = i
-                    break
-    return bad
-
-
-def scan_labels(const label_t[::1] y, bint need_integer):
-    """Return (first_bad_index, max_label) for labels that must be finite and
-    >= 0 (and integers when need_integer); first_bad_index is -1 if none.
-    max_label is 0 for an empty array."""
-    cdef Py_ssize_t i, n = y.shape[0], bad = -1
-    cdef double v, top = 0.0
-    cdef label_t itop = 0
-    cdef label_t ilow = 0
-    if label_t is int32_t or label_t is int64_t:
-        # Integers: only the sign can be wrong. min and max without an early
-        # exit, so the loop vectorises; the first negative label is searched
-        # only when there is one.
-        if n == 0:
-            return bad, 0.0
-        with nogil:
-            _int_range(&y[0], n, &ilow, &itop)
-            if ilow < 0:
-                for i in range(n):
-                    if y[i] < 0:
-                        bad = i
-                        break
-        return bad, <double>(itop if itop > 0 else 0)
-    with nogil:
-        for i in range(n):
-            v = <double>y[i]
-            if not (v >= 0.0) or not isfinite(v) or (need_integer and floor(v) != v):
-                bad = i
-                break
-            if v > top:
-                top = v
-    return bad, top
+        for i in range(1, n):
+            size = offsets[i] - offsets[i - 1]
+            down |= size < 0
+            top = size if size > top else top
+    if down:
+        for i in range(1, n):
+            if offsets[i] < offsets[i - 1]:
+                return OFFSETS_DECREASING, i - 1, 0
+    if offsets[n - 1] != n_docs:
+        return OFFSETS_END, n - 1, 0
+    return OFFSETS_OK, 0, top

@@ -27,6 +27,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -83,6 +84,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import fastndcg
     from fastndcg.datasets import mslr_like
 
+    if args.write_examples is not None:
+        from fastndcg.example_files import write_examples
+
+        paths = write_examples(args.write_examples)
+        d = args.write_examples
+        print(f"wrote {', '.join(str(p) for p in paths.values())}")
+        print("try:")
+        print(f"  fastndcg eval {d}/qrels.txt {d}/run_a.txt -k 5,10")
+        print(f"  fastndcg compare {d}/qrels.txt {d}/run_a.txt {d}/run_b.txt -c -k 5,10")
+        print(f"  fastndcg eval --data {d}/data.svm {d}/pred.txt -k 1,3,10")
+        return 0
+
     t0 = time.perf_counter()
     data = mslr_like(args.queries, seed=args.seed)
     t_gen = time.perf_counter() - t0
@@ -137,10 +150,15 @@ def _cutoff_list(text: str) -> List[Optional[int]]:
 
 
 def _preset_name(text: str) -> str:
+    import difflib
+
     from fastndcg import list_presets
 
     if text not in list_presets():
-        raise argparse.ArgumentTypeError(f"unknown preset {text!r}; known presets: {', '.join(list_presets())}")
+        guess = difflib.get_close_matches(text, list_presets(), n=1, cutoff=0.5) or \
+            difflib.get_close_matches(text.lower().replace("-", "_"), list_presets(), n=1, cutoff=0.5)
+        hint = f"did you mean {guess[0]!r}? " if guess else ""
+        raise argparse.ArgumentTypeError(f"unknown preset {text!r}; {hint}(known presets: {', '.join(list_presets())})")
     return text
 
 
@@ -156,20 +174,14 @@ def _preset_list(text: str) -> Optional[List[str]]:
     return list(dict.fromkeys(names))
 
 
-def _gain_spec(text: str) -> Dict[int, float]:
-    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5``."""
-    out: Dict[int, float] = {}
-    for part in text.split(","):
-        level, sep, gain = part.partition("=")
-        try:
-            lv, g = int(level), float(gain)
-        except ValueError:
-            lv, g = -1, math.nan
-        if not sep or lv < 0 or not math.isfinite(g) or g < 0:
-            raise argparse.ArgumentTypeError(
-                f"--gain takes LEVEL=GAIN pairs with LEVEL an integer >= 0 and GAIN >= 0, e.g. 1=3,2=9; got {text!r}")
-        out[lv] = g
-    return out
+def _gain_spec(text: str):
+    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5`` (:func:`fastndcg.trec_gains.parse_gains`)."""
+    from fastndcg.trec_gains import parse_gains
+
+    try:
+        return parse_gains(text, name="")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _probability(text: str) -> float:
@@ -190,6 +202,8 @@ DEFAULT_CUTOFFS = {
     "pytrec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
 }
 FALLBACK_CUTOFFS = [1, 3, 5, 10]
+#: Presets of trec_eval's ndcg whose numeric cutoffs are trec_eval's ndcg_cut.
+CUT_PRESETS = {"trec_eval": "trec_eval_cut", "pytrec_eval": "pytrec_eval_cut"}
 TREC_MEASURE_PRESETS = ("trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut")
 
 
@@ -248,6 +262,10 @@ def _note(msg: str) -> None:
     print(f"fastndcg: note: {msg}", file=sys.stderr)
 
 
+def _warn(msg: str) -> None:
+    print(f"fastndcg: warning: {msg}", file=sys.stderr)
+
+
 # ---------------------------------------------------------------------------- systems
 
 
@@ -269,6 +287,7 @@ class System:
     qids: np.ndarray
     arrays: Dict[str, Any]
     notes: List[str] = field(default_factory=list)
+    runid: str = ""                              # TREC runs: the run tag (trec_eval's runid)
     chunks: Optional[Callable[[], Any]] = None   # streaming: yields arrays dicts
     stream: Optional[Callable[[], Any]] = None   # streaming TREC run: () -> (RunStreamResult, notes)
 
@@ -288,13 +307,18 @@ class InputSet:
     preset: str
     truth_path: str
     gain_spec: Optional[str] = None
+    #: trec_eval's ndcg_cut: numeric cutoffs of TREC files under the trec_eval / pytrec_eval presets
+    cut: bool = False
 
 
-def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, presets: bool = False) -> None:
+def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, presets: bool = False,
+                        gain_and_stream: bool = True) -> None:
     """Options shared by the subcommands that read qrels/runs or data/predictions.
 
     ``presets=True``: ``--preset``/``--presets`` takes a comma-separated list
-    (``args.presets``, None for all) instead of one preset (``args.preset``)."""
+    (``args.presets``, None for all) instead of one preset (``args.preset``).
+    ``gain_and_stream=False``: no ``--gain`` and ``--stream`` (compare, which
+    evaluates every preset in memory with its own gain)."""
     p.add_argument("inputs", nargs="+", metavar="FILE",
                    help="QRELS RUN [RUN ...] (TREC files), or with --data: PRED [PRED ...]")
     p.add_argument("--data", metavar="DATA",
@@ -320,8 +344,11 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
     trec.add_argument("--ideal", choices=("auto", "qrels", "run"), default="auto",
                       help="ideal list from every judged document (qrels) or from the retrieved ones "
                            "(run); auto: as the preset's tool does")
-    trec.add_argument("--gain", type=_gain_spec, default=None, metavar="L=G,...",
-                      help="custom gain per relevance level, as trec_eval -m ndcg.L=G,... (other levels: gain = level)")
+    if gain_and_stream:
+        trec.add_argument("--gain", type=_gain_spec, default=None, metavar="L=G,...",
+                          help="custom gain per relevance level, as trec_eval -m ndcg.L=G,... (other levels: gain "
+                               "= level; -1: unjudged, -2: judged below 0). trec_eval's rules under the trec_eval "
+                               "and pytrec_eval presets, a gain table under the others")
     data = p.add_argument_group("data + predictions")
     data.add_argument("--group", metavar="FILE",
                       help="query sizes (.query/.group) for data without qid: (default: DATA.query or DATA.group if present)")
@@ -329,9 +356,10 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
                       help="contiguous (default): a qid block that reappears is an error; any: regroup")
     data.add_argument("--pred-column", type=int, default=None, metavar="N",
                       help="take field N (0-based) of each prediction line (default: one value per line)")
-    p.add_argument("--stream", action="store_true",
-                   help="evaluate in query-complete chunks (bounded memory, for files larger than memory); "
-                        "TREC: qrels in memory, each run read by whole topics (each topic's lines contiguous)")
+    if gain_and_stream:
+        p.add_argument("--stream", action="store_true",
+                       help="evaluate in query-complete chunks (bounded memory, for files larger than memory); "
+                            "TREC: qrels in memory, each run read by whole topics (each topic's lines contiguous)")
     p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
     prog = p.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None,
@@ -355,27 +383,26 @@ def _unique_names(names: List[str], paths: List[str]) -> List[str]:
 
 
 def _convention_for(args, max_label: Optional[float]):
+    """(convention, gain text for the measure names, gains evaluated by trec_eval's rules or None)."""
     from fastndcg import get_preset
+    from fastndcg import trec_gains
 
     conv = get_preset(args.preset)
-    spec = None
-    if args.gain is not None:
-        top = int(max(max_label or 0, max(args.gain)))
-        table = [float(level) for level in range(top + 1)]
-        for level, g in args.gain.items():
-            table[level] = g
-        conv = conv.replace(gain=tuple(table), unknown_label="zero", name=conv.name)
-        spec = ",".join(f"{lv}={_fmt_num(g)}" for lv, g in args.gain.items())
-    return conv, spec
-
-
-def _fmt_num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else repr(v)
+    gain = getattr(args, "gain", None)
+    if gain is None:
+        return conv, None, None
+    try:
+        rules = trec_gains.gain_rules(conv)
+        if rules == "trec_eval":
+            return conv, gain.text, gain
+        return trec_gains.textbook_convention(gain, conv, max_label or 0), gain.text, None
+    except ValueError as exc:
+        raise _Usage(f"--gain: {exc}") from None
 
 
 def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     """Read the inputs named on the command line into :class:`System` objects."""
-    from fastndcg import readers
+    from fastndcg import get_preset, readers
 
     progress = progress or Progress(False)
     threads = args.threads
@@ -385,47 +412,63 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         for opt in ("group", "pred_column"):
             if getattr(args, opt) is not None:
                 raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
+        from fastndcg import trec_gains
         from fastndcg.stream import align_chunk, evaluate_run
 
         args.preset = args.preset or "trec_eval"
         qrels_path, run_paths = args.inputs[0], args.inputs[1:]
         qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=threads)
         progress.done()
-        conv, spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
-        missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+        conv, spec, trec_spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
         ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+        cut = False
+        if args.preset in CUT_PRESETS and any(k is not None for k in ks):
+            if spec is None:
+                # a cutoff of trec_eval's ndcg is its ndcg_cut (the ideal cut at k too); the whole
+                # list stays ndcg (an ideal "cut" at the whole list is the full ideal)
+                conv, cut = get_preset(CUT_PRESETS[args.preset]), True
+            else:
+                _warn(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
+                      f"(ndcg_cut takes none); ndcg_{spec}@k is the DCG of the top k over the ideal DCG of "
+                      "the whole list")
+        missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+        how_missing = "counted as 0"
+        if trec_spec is not None and args.preset in trec_gains.BOGUS_RANKING_PRESETS \
+                and trec_gains.LEVEL_UNJUDGED in trec_spec.levels:
+            how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
         systems = []
-        if args.stream:
-            # each run is read by whole topics when evaluated; its name (the
-            # tag of its last line) and its notes are known only then
-            for path in run_paths:
+        names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
+        if getattr(args, "stream", False):
+            # each run is read by whole topics when evaluated; its tag (the
+            # tag of its last line, trec_eval's runid) and its notes are known only then
+            for name, path in zip(names, run_paths):
                 def run_stream(path=path):
                     res = evaluate_run(qrels, path, ks, convention=conv, ideal=args.ideal,
-                                       missing=missing, max_docs=args.max_docs, n_threads=threads,
-                                       progress=progress.start(path))
-                    return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing)
-                systems.append(System(path, path, np.empty(0), {}, [], stream=run_stream))
-            return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec)
+                                       missing=missing, max_docs=args.max_docs, gains=trec_spec,
+                                       n_threads=threads, progress=progress.start(path))
+                    return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
+                systems.append(System(name, path, np.empty(0), {}, [], stream=run_stream))
+            return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
         aligned = []
         for path in run_paths:
             run = readers.read_run(path, progress=progress.start(path), n_threads=threads)
             progress.done()
             aligned.append(align_chunk(run, qrels, conv, ideal=args.ideal, missing=missing,
-                                       max_docs=args.max_docs, n_threads=threads))
-        names = _unique_names([a.run_name for a, _ in aligned], run_paths)
+                                       max_docs=args.max_docs, gains=trec_spec, n_threads=threads))
         for name, path, (a, chunk) in zip(names, run_paths, aligned):
-            arrays = {key: getattr(chunk, key) for key in ("scores", "labels", "offsets", "tie_key",
-                                                           "ideal_labels", "ideal_offsets")
-                      if getattr(chunk, key) is not None}
-            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
-            systems.append(System(name, path, a.qids, arrays, notes))
-        return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec)
+            keys = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
+            if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG
+                keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
+            arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
+            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
+            systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
+        return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
 
     # data + predictions
     for opt, flag in (("complete", "-c"), ("skip_missing", "--skip-missing"), ("max_docs", "-M")):
         if getattr(args, opt):
             raise _Usage(f"{flag} only applies to TREC qrels + runs")
-    if args.gain is not None:
+    if getattr(args, "gain", None) is not None:
         raise _Usage("--gain only applies to TREC qrels + runs (use a preset or a Convention)")
     args.preset = args.preset or "standard"
     data_path, pred_paths = args.data, args.inputs
@@ -437,8 +480,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                 break
     names = _unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
     ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
-    if args.stream:
-        from fastndcg import get_preset
+    if getattr(args, "stream", False):
 
         if args.qid_order != "contiguous":
             raise _Usage("--stream needs each query's rows to be contiguous; --qid-order does not apply")
@@ -454,7 +496,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                 return readers.iter_svmlight(data_path, path, group=group,
                                              prediction_column=args.pred_column,
                                              progress=progress.start(path))
-            systems.append(System(name, path, np.empty(0), {}, [], chunks))
+            systems.append(System(name, path, np.empty(0), {}, [], chunks=chunks))
         return InputSet("data", systems, conv, ks, args.preset, data_path)
     data = readers.read_svmlight(data_path, group=group,
                                  qid_order=args.qid_order, progress=progress.start(data_path))
@@ -462,7 +504,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     if data.offsets is None:
         raise ValueError(f"{data_path}: the file has no qid: fields and no group file was found "
                          f"({data_path}.query / {data_path}.group); give one with --group")
-    conv, _ = _convention_for(args, None)
+    conv, _, _ = _convention_for(args, None)
     if conv.uses_tie_key:
         raise _Usage(f"preset {args.preset!r} breaks ties by doc id, which SVMlight data does not give")
     labels = data.grouped(data.labels)
@@ -478,13 +520,14 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     return InputSet("data", systems, conv, ks, args.preset, data_path)
 
 
-def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str) -> List[str]:
+def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,
+               how_missing: str = "counted as 0") -> List[str]:
     """Notes about a run's topics: without judgments, judged without results."""
     notes = []
     if ignored_qids:
         notes.append(f"{path}: {len(ignored_qids)} topic(s) without judgments ignored (as trec_eval)")
     if missing_qids:
-        how = "counted as 0" if missing == "zero" else "left out"
+        how = how_missing if missing == "zero" else "left out"
         notes.append(f"{path}: {len(missing_qids)} judged topic(s) without results {how}")
     return notes
 
@@ -511,7 +554,8 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
-    from fastndcg import mean_ndcg, ndcg
+    from fastndcg._api import ndcg_and_mean
+    from fastndcg.stream import NDCGAccumulator
 
     ks = inputs.cutoffs
     out = []
@@ -520,43 +564,37 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
             res, notes = sys_.stream()
             if progress is not None:
                 progress.done()
-            out.append(dict(name=res.run_name, path=sys_.path, qids=res.query_ids,
+            out.append(dict(name=sys_.name, runid=res.run_name, path=sys_.path, qids=res.query_ids,
                             values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
                             mean=np.atleast_1d(res.mean), notes=notes))
             continue
         if sys_.chunks is not None:
-            qids, values = [], []
+            # query-complete chunks of an SVMlight file: the stream evaluator,
+            # whose aggregate is the in-memory one (exact sums)
+            acc = NDCGAccumulator(ks, convention=inputs.convention, n_threads=n_threads)
             for ch in sys_.chunks():
-                values.append(np.asarray(ndcg(ch.scores, _int_labels(ch.labels), ch.offsets, ks,
-                                              convention=inputs.convention, n_threads=n_threads)))
-                qids.append(ch.query_ids)
+                acc.add(ch.scores, ch.labels, ch.offsets, query_ids=ch.query_ids)
             if progress is not None:
                 progress.done()
-            vals = np.concatenate(values) if values else np.empty((0, len(ks)))
-            qid_arr = np.concatenate(qids) if qids else np.empty(0, dtype=np.int64)
-            counted = ~np.isnan(vals)
-            with np.errstate(invalid="ignore"):
-                mean = np.where(counted.any(axis=0),
-                                np.where(counted, vals, 0.0).sum(axis=0) / np.maximum(counted.sum(axis=0), 1),
-                                np.nan)
-            out.append(dict(name=sys_.name, path=sys_.path, qids=qid_arr, values=vals, mean=mean,
-                            notes=sys_.notes))
+            res = acc.result()
+            qid_arr = res.query_ids if res.query_ids is not None else np.empty(0, dtype=np.int64)
+            out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=qid_arr,
+                            values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
+                            mean=np.atleast_1d(res.mean), notes=sys_.notes))
             continue
-        vals = np.asarray(ndcg(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays))
-        mean = np.atleast_1d(mean_ndcg(k=ks, convention=inputs.convention, n_threads=n_threads,
-                                       **sys_.arrays))
-        out.append(dict(name=sys_.name, path=sys_.path, qids=sys_.qids, values=vals, mean=mean,
-                        notes=sys_.notes))
-    if any(sys_.stream is not None for sys_ in inputs.systems):
-        # streamed runs are named by their last line's tag, as in memory
-        names = _unique_names([r["name"] for r in out], [r["path"] for r in out])
-        for r, name in zip(out, names):
-            r["name"] = name
+        if "gains" in sys_.arrays:      # trec_eval's custom gains (fastndcg.trec_gains)
+            from fastndcg.trec_gains import GainScorer
+
+            a = sys_.arrays
+            scorer = GainScorer(a["gains"], a["offsets"], ks, convention=inputs.convention,
+                                ideal_dcg=a["ideal_dcg"], n_threads=n_threads)
+            vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
+        else:
+            # per-query values and the aggregate from one kernel pass
+            vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays)
+        out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=sys_.qids, values=np.asarray(vals),
+                        mean=np.atleast_1d(mean), notes=sys_.notes))
     return out
-
-
-def _int_labels(labels: np.ndarray) -> np.ndarray:
-    return labels.astype(np.int64) if np.all(labels == np.floor(labels)) else labels
 
 
 def measure_names(inputs: InputSet, fmt: str) -> List[str]:
@@ -565,10 +603,8 @@ def measure_names(inputs: InputSet, fmt: str) -> List[str]:
     trec = fmt == "trec" and inputs.preset in TREC_MEASURE_PRESETS
     for k in inputs.cutoffs:
         if trec and inputs.gain_spec is None:
-            if inputs.preset.endswith("_cut"):
-                names.append("ndcg" if k is None else f"ndcg_cut_{k}")
-            else:
-                names.append("ndcg" if k is None else f"ndcg@{k}")
+            # numeric cutoffs of the trec_eval presets are trec_eval's ndcg_cut (load_systems)
+            names.append("ndcg" if k is None else f"ndcg_cut_{k}")
         elif inputs.gain_spec is not None:
             base = f"ndcg_{inputs.gain_spec}"
             names.append(base if k is None else f"{base}@{k}")
@@ -597,32 +633,206 @@ def _fmt_value(v: float, digits: int) -> str:
 def add_eval_parser(sub) -> None:
     p = sub.add_parser("eval", help="NDCG of TREC runs against qrels, or of prediction files against LETOR/SVMlight data",
                        description="Evaluate TREC runs against qrels (fastndcg eval QRELS RUN ...) or prediction "
-                                   "files against SVMlight/LETOR data (fastndcg eval --data DATA PRED ...).")
+                                   "files against SVMlight/LETOR data (fastndcg eval --data DATA PRED ...). "
+                                   "-m takes the measures as trec_eval (-m ndcg_cut.5,10 -m ndcg.1=3,2=9) or "
+                                   "ir_measures (-m 'nDCG@10' -m \"nDCG(dcg='exp-log2')@20\") name them.")
     add_input_arguments(p)
+    meas = p.add_argument_group("measures (TREC files)")
+    meas.add_argument("-m", "--measure", dest="measures", action="append", default=None, metavar="MEASURE",
+                      help="a measure in trec_eval syntax (ndcg, ndcg.L=G,..., ndcg_cut.5,10, ndcg_rel, Rndcg, dcg, "
+                           "ideal_dcg, ndcg_p; runid and num_q for --format trec) or ir_measures syntax (nDCG@10, "
+                           "nDCG(dcg='exp-log2')@20, nDCG(gains={0:0,1:1,2:3})@10, nDCG(judged_only=True)@10); "
+                           "repeat for several. Replaces -k and --gain")
+    meas.add_argument("-J", "--judged-only", action="store_true",
+                      help="trec_eval -J: rank only the retrieved documents judged >= 0 (condensed lists)")
+    meas.add_argument("-l", "--level-for-rel", dest="level", type=int, default=None, metavar="L",
+                      help="trec_eval -l: the relevance level of Rndcg and ndcg_p (default 1)")
     add_output_arguments(p, formats=("table", "json", "csv", "trec"))
-    p.add_argument("--per-query", action="store_true", help="also print every query's values")
+    p.add_argument("-q", "--per-query", action="store_true", help="also print every query's values (trec_eval -q)")
+    p.add_argument("--layout", choices=("wide", "long"), default="wide",
+                   help="csv: one column per measure (wide) or one row per run, query and measure (long: "
+                        "run,query,measure,value)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="table: open with every field of the convention")
     p.set_defaults(func=cmd_eval)
 
 
 def cmd_eval(args) -> int:
     progress = _progress_for(args)
+    if args.layout == "long" and args.format != "csv":
+        raise _Usage("--layout long applies to --format csv")
+    if args.measures is None and (args.judged_only or args.level is not None):
+        args.measures = _measures_from_cutoffs(args)
+    if args.measures is not None:
+        return _eval_measures(args, progress)
     inputs = load_systems(args, progress)
     results = evaluate(inputs, args.threads, progress)
     for r in results:
         for n in r["notes"]:
             _note(n)
     names = measure_names(inputs, args.format)
-    text = render_eval(inputs, results, names, args.format, args.per_query, args.digits)
+    meta = dict(preset=inputs.preset, convention=inputs.convention.describe(), cutoffs=inputs.cutoffs,
+                truth=inputs.truth_path)
+    text = render_eval(meta, results, names, args.format, args.per_query, args.digits, args.layout,
+                       _header(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"))
     write_output(text, args.output)
     return EXIT_OK
 
 
-def render_eval(inputs: InputSet, results, names: List[str], fmt: str, per_query: bool, digits: int) -> str:
-    if fmt == "json":
-        doc = {"preset": inputs.preset, "convention": inputs.convention.describe(),
-               "cutoffs": inputs.cutoffs, "measures": names, "truth": inputs.truth_path, "runs": []}
+def _measures_from_cutoffs(args) -> List[str]:
+    """-J / -l without -m: the -k cutoffs (and --gain) as trec_eval measures."""
+    if args.data is not None:
+        raise _Usage("-J and -l apply to TREC qrels + runs")
+    if getattr(args, "stream", False):
+        raise _Usage("-J and -l evaluate each run in memory; they do not apply with --stream")
+    preset = args.preset or "trec_eval"
+    if preset not in TREC_MEASURE_PRESETS:
+        raise _Usage(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "
+                     f"got --preset {preset}")
+    ks = args.k or DEFAULT_CUTOFFS.get(preset, FALLBACK_CUTOFFS)
+    gain = getattr(args, "gain", None)
+    cut = [k for k in ks if k is not None]
+    if gain is not None and cut:
+        raise _Usage("-J with --gain and cutoffs: trec_eval has no cutoff for ndcg with custom gains; "
+                     "use -m ndcg.L=G,... and -m ndcg_cut.K")
+    out = ["runid", "num_q"]
+    if None in ks:
+        out.append("ndcg" if gain is None else f"ndcg.{gain.text}")
+    if cut:
+        out.append("ndcg_cut." + ",".join(str(k) for k in cut))
+    args.k = None
+    args.gain = None
+    return out
+
+
+#: --preset with -m: the rules of the trec_eval-syntax measures
+_RULES_OF_PRESET = {None: "trec_eval", "trec_eval": "trec_eval", "trec_eval_cut": "trec_eval",
+                    "pytrec_eval": "pytrec_eval", "pytrec_eval_cut": "pytrec_eval"}
+
+
+def _eval_measures(args, progress: Progress) -> int:
+    """fastndcg eval QRELS RUN ... -m MEASURE ...: trec_eval's and ir_measures' measures."""
+    from fastndcg import readers
+    from fastndcg.measure_strings import BOOKKEEPING, MeasureWarning, parse_measures
+    from fastndcg.trec_measures import evaluate_trec
+
+    if args.data is not None:
+        raise _Usage("-m applies to TREC qrels + runs; with --data use --preset and -k")
+    if args.k is not None or getattr(args, "gain", None) is not None:
+        raise _Usage("-m replaces -k and --gain: give cutoffs and gains in the measure (e.g. -m ndcg_cut.5,10 "
+                     "-m ndcg.1=3,2=9 -m nDCG@10)")
+    if getattr(args, "stream", False):
+        raise _Usage("--stream does not apply with -m yet; -m evaluates each run in memory")
+    if args.ideal != "auto":
+        raise _Usage("--ideal does not apply with -m: each measure takes its ideal as its tool does (the qrels)")
+    if args.preset not in _RULES_OF_PRESET:
+        raise _Usage(f"--preset {args.preset} does not go with -m: the measures follow trec_eval 10 (--preset "
+                     "trec_eval, the default) or trec_eval 9 as pytrec_eval bundles it (--preset pytrec_eval)")
+    if len(args.inputs) < 2:
+        raise _Usage("TREC mode needs QRELS and at least one RUN")
+    rules = _RULES_OF_PRESET[args.preset]
+    book = [m for m in args.measures if m.strip() in BOOKKEEPING]
+    strings = [m for m in args.measures if m.strip() not in BOOKKEEPING]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MeasureWarning)
+        try:
+            measures = parse_measures(strings) if strings else []
+        except ValueError as exc:
+            raise _Usage(str(exc)) from None
+    for w in caught:
+        _warn(str(w.message))
+    _note_trec_repeats(strings)
+    missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+    qrels_path, run_paths = args.inputs[0], args.inputs[1:]
+    qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=args.threads)
+    progress.done()
+    names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
+    results = []
+    for name, path in zip(names, run_paths):
+        run = readers.read_run(path, progress=progress.start(path), n_threads=args.threads)
+        progress.done()
+        if measures:
+            res = evaluate_trec(run, qrels, measures, rules=rules, missing=missing, max_docs=args.max_docs,
+                                judged_only=args.judged_only, relevance_level=1 if args.level is None else args.level,
+                                n_threads=args.threads)
+            qids, values, means, runid = res.qids, res.values, res.means, res.run_name
+            notes = _run_notes(path, res.ignored_qids, res.missing_qids, missing)
+        else:       # only runid / num_q
+            a = readers.align_run(run, qrels, missing=missing, max_docs=args.max_docs, n_threads=args.threads)
+            qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
+            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
+        for n in notes:
+            _note(n)
+        results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))
+    order = list(range(len(measures)))
+    if args.format == "trec":       # trec_eval prints its measures in the order of its measure table
+        order.sort(key=lambda j: _trec_rank(measures[j]))
         for r in results:
-            run = {"name": r["name"], "path": r["path"], "n_queries": int(r["values"].shape[0]),
+            r["values"], r["mean"] = r["values"][:, order], r["mean"][order]
+    names_m = [measures[j].name for j in order]
+    how = {"trec_eval": "trec_eval 10", "pytrec_eval": "trec_eval 9 (pytrec_eval: float32 scores)"}[rules]
+    meta = dict(preset=args.preset or "trec_eval", convention=f"trec_eval-syntax measures by {how}'s rules; "
+                "ir_measures-syntax measures as ir_measures' providers compute them",
+                cutoffs=None, truth=qrels_path, measure_strings=list(args.measures),
+                judged_only=bool(args.judged_only))
+    header = f"measures: trec_eval syntax by {how}'s rules, ir_measures syntax as ir_measures computes them"
+    if args.judged_only:
+        header += "; -J: judged documents only"
+    text = render_eval(meta, results, names_m, args.format, args.per_query, args.digits, args.layout,
+                       header + "\n", bookkeeping=[b.strip() for b in book])
+    write_output(text, args.output)
+    return EXIT_OK
+
+
+def _trec_rank(m) -> Tuple[int, int]:
+    from fastndcg.measure_strings import TREC_MEASURES
+
+    if m.syntax == "trec_eval":
+        return (TREC_MEASURES.index(m.family), 0)
+    return (len(TREC_MEASURES), 0)
+
+
+def _note_trec_repeats(strings: List[str]) -> None:
+    """trec_eval keeps the parameters of the first -m of a measure only."""
+    seen: Dict[str, str] = {}
+    for text in strings:
+        t = text.strip()
+        name, dot, _ = t.partition(".")
+        if not dot or "@" in t or "(" in t:
+            continue
+        if name in seen and seen[name] != t:
+            _note(f"-m {seen[name]} and -m {t}: trec_eval would compute only the first; fastndcg computes both")
+        seen.setdefault(name, t)
+
+
+def _header(preset: str, convention: Any, verbose: bool) -> str:
+    """The table's opening: the preset, and with --verbose every field of its convention."""
+    if not verbose:
+        return f"preset {preset}\n"
+    lines = [f"preset {preset}"]
+    for part in convention.describe().split(" "):
+        key, _, value = part.partition("=")
+        lines.append(f"  {key:<17} {value}")
+    return "\n".join(lines) + "\n\n"
+
+
+def _c_fixed(v: float, digits: int) -> str:
+    """printf's %6.4f (trec_eval's format), NaN as glibc prints it (-nan when the sign bit is set)."""
+    if math.isnan(v):
+        return f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
+    return f"{v:6.{digits}f}"
+
+
+def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_query: bool, digits: int,
+                layout: str = "wide", header: str = "", bookkeeping=("runid", "num_q")) -> str:
+    """The output of ``fastndcg eval``. Runs are named by their file (the
+    base name when those are unique); ``runid`` is the run tag (trec_eval's)."""
+    if fmt == "json":
+        doc = dict(meta)
+        doc.update(measures=names, runs=[])
+        for r in results:
+            run = {"name": r["name"], "runid": r.get("runid", ""), "path": r["path"],
+                   "n_queries": int(r["values"].shape[0]),
                    "mean": {m: _num(v) for m, v in zip(names, r["mean"].tolist())}}
             if per_query:
                 run["per_query"] = [dict(query=_qid_json(q), **{m: _num(v) for m, v in zip(names, row)})
@@ -631,7 +841,15 @@ def render_eval(inputs: InputSet, results, names: List[str], fmt: str, per_query
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        buf.write(",".join(["run", "query"] + names) + "\n")
+        if layout == "long":
+            buf.write("run,query,measure,value\n")
+            for r in results:
+                rows = list(zip(r["qids"].tolist(), r["values"].tolist())) if per_query else []
+                for q, row in rows + [("all", r["mean"].tolist())]:
+                    for m, v in zip(names, row):
+                        buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q)), _csv(m), _csv_num(v)]) + "\n")
+            return buf.getvalue()
+        buf.write(",".join(["run", "query"] + [_csv(n) for n in names]) + "\n")
         for r in results:
             if per_query:
                 for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
@@ -644,21 +862,22 @@ def render_eval(inputs: InputSet, results, names: List[str], fmt: str, per_query
             if per_query:
                 for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
                     for m, v in zip(names, row):
-                        lines.append(f"{m:<22}\t{_qid_text(q)}\t{_fmt_value(v, digits)}")
-            lines.append(f"{'runid':<22}\tall\t{r['name']}")
-            lines.append(f"{'num_q':<22}\tall\t{r['values'].shape[0]}")
+                        lines.append(f"{m:<22}\t{_qid_text(q)}\t{_c_fixed(v, digits)}")
+            if "runid" in bookkeeping:
+                lines.append(f"{'runid':<22}\tall\t{r.get('runid') or r['name']}")
+            if "num_q" in bookkeeping:
+                lines.append(f"{'num_q':<22}\tall\t{r['values'].shape[0]}")
             for m, v in zip(names, r["mean"].tolist()):
-                lines.append(f"{m:<22}\tall\t{_fmt_value(v, digits)}")
-        return "\n".join(lines) + "\n"
-    header = ["run", "query"] + names
+                lines.append(f"{m:<22}\tall\t{_c_fixed(v, digits)}")
+        return "\n".join(lines) + "\n" if lines else ""
+    head = ["run", "query"] + names
     rows = []
     for r in results:
         if per_query:
             for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
                 rows.append([r["name"], _qid_text(q)] + [_fmt_value(v, digits) for v in row])
         rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [_fmt_value(v, digits) for v in r["mean"].tolist()])
-    head = f"preset {inputs.preset}: {inputs.convention.describe()}\n"
-    return head + _table(header, rows, right_from=2)
+    return header + _table(head, rows, right_from=2)
 
 
 # ============================================================================ test
@@ -796,7 +1015,7 @@ def add_compare_parser(sub) -> None:
                                    "empty and short queries, ties across gain levels and the [worst, best] "
                                    "range they allow, the spread between presets, and with several systems "
                                    "their order under each preset and the pairs whose order flips.")
-    add_input_arguments(p, presets=True)
+    add_input_arguments(p, presets=True, gain_and_stream=False)
     add_output_arguments(p)
     p.add_argument("--per-query", action="store_true", help="json/csv: also every query's NDCG under every preset")
     p.add_argument("--plot", metavar="FILE.png", default=None,
@@ -830,11 +1049,6 @@ def _check_writable(path: Optional[str], option: str) -> None:
 def cmd_compare(args) -> int:
     from fastndcg.compare import RunData, compare
 
-    if args.gain is not None:
-        raise _Usage("--gain does not apply to compare: each preset uses its own gain "
-                     "(compare a custom convention with fastndcg.compare(...) in Python)")
-    if args.stream:
-        raise _Usage("--stream does not apply to compare: every preset is evaluated on data held in memory")
     if args.per_query and args.format == "table":
         _note("--per-query applies to --format json and csv; the table shows the aggregates")
     if args.plot_max_k is not None and args.plot is None:
@@ -896,11 +1110,22 @@ def _add_demo_parser(sub) -> None:
     demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     demo.add_argument("-k", type=_cutoffs, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
     demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    demo.add_argument("--write-examples", metavar="DIR", default=None,
+                      help="write the README's example files (TREC qrels and two runs, SVMlight data and "
+                           "predictions) into DIR and exit")
     demo.set_defaults(func=cmd_demo, value_error_code=EXIT_USAGE)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the one error prefix of every fastndcg error (``fastndcg: error:``)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"fastndcg: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fastndcg", description="Exact NDCG under every convention.",
         epilog="exit codes: 0 ok, 1 internal error, 2 usage, 3 file cannot be read/written, "
                "4 invalid input data, 130 interrupted")
@@ -912,11 +1137,51 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
+    with warnings.catch_warnings():
+        _show_gain_warning_once()
+        return _run(args)
+
+
+def _joined_gain(argv: List[str]) -> List[str]:
+    """``--gain -1=2`` as ``--gain=-1=2``: argparse would take a value starting
+    with '-' (trec_eval's level -1 or -2 listed first) for an option."""
+    out: List[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--gain" and i + 1 < len(argv) and argv[i + 1][:1] == "-" and "=" in argv[i + 1]:
+            out.append("--gain=" + argv[i + 1])
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
+def _show_gain_warning_once() -> None:
+    """Print the first :class:`fastndcg.trec_gains.TrecGainQuirkWarning` of the
+    command on stderr as ``fastndcg: warning: ...`` (one for all runs)."""
+    from fastndcg.trec_gains import TrecGainQuirkWarning
+
+    shown = []
+    other = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, TrecGainQuirkWarning):
+            return other(message, category, filename, lineno, file, line)
+        if not shown:
+            shown.append(message)
+            print(f"fastndcg: warning: {message}", file=sys.stderr)
+
+    warnings.simplefilter("always", TrecGainQuirkWarning)
+    warnings.showwarning = show
+
+
+def _run(args) -> int:
     try:
         return args.func(args)
     except _Usage as exc:
-        print(f"fastndcg {args.command}: error: {exc}", file=sys.stderr)
+        print(f"fastndcg: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fastndcg: interrupted", file=sys.stderr)

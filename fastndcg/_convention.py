@@ -25,6 +25,7 @@ SCORE_PRECISION = ("native", "float32")
 WEIGHT_PRECISION = ("native", "float32")
 EMPTY_WEIGHT = ("weighted", "unweighted")
 ABOVE_ONE = ("keep", "clamp", "check")
+IDEAL_SOURCES = ("qrels", "run")
 
 # XGBoost's kRtEps (a float32 1e-6): "check" raises above 1 + this.
 ABOVE_ONE_TOLERANCE = float(np.float32(1e-6))
@@ -145,6 +146,13 @@ class Convention:
         reports it), ``"clamp"``: min(1, value), ``"check"``: a ValueError
         when value > 1 + 1e-6 (XGBoost's float32 ``kRtEps``), else min(1, value)
         (XGBoost >= 2.0).
+    ideal_source : {"qrels", "run"}, default "qrels"
+        For TREC qrels + runs (:func:`fastndcg.readers.align_run`, ``fastndcg
+        eval``, compare): where the ideal list comes from, every judged
+        document of the topic, retrieved or not (``"qrels"``, as trec_eval
+        and the IR tools), or the retrieved documents only (``"run"``, as
+        learning-to-rank tools, which only see the list they are given).
+        Arrays without an external ideal always use their own list.
     name : str, default "custom"
         A label for reports; presets set it.
     """
@@ -162,6 +170,7 @@ class Convention:
     weight_precision: str = "native"
     empty_weight: str = "weighted"
     above_one: str = "keep"
+    ideal_source: str = "qrels"
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -188,6 +197,7 @@ class Convention:
             ("weight_precision", WEIGHT_PRECISION),
             ("empty_weight", EMPTY_WEIGHT),
             ("above_one", ABOVE_ONE),
+            ("ideal_source", IDEAL_SOURCES),
         ):
             value = getattr(self, name)
             if value not in allowed:

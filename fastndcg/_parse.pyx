@@ -39,12 +39,13 @@ cdef enum:
     BAD_NUMBER = 10
     EMPTY_LINE = 11
     BAD_INTEGER = 12
+    NUL_BYTE = 13
 
 STATUS = {"OK": OK, "BAD_LABEL": BAD_LABEL, "BAD_QID": BAD_QID, "QID_MIXED": QID_MIXED,
           "BAD_FEATURE": BAD_FEATURE, "MISSING_DOCID": MISSING_DOCID,
           "MISSING_FIELDS": MISSING_FIELDS, "TOO_MANY_FIELDS": TOO_MANY_FIELDS, "BAD_REL": BAD_REL,
           "BAD_SCORE": BAD_SCORE, "BAD_NUMBER": BAD_NUMBER, "EMPTY_LINE": EMPTY_LINE,
-          "BAD_INTEGER": BAD_INTEGER}
+          "BAD_INTEGER": BAD_INTEGER, "NUL_BYTE": NUL_BYTE}
 
 cdef int64_t INT64_MAX_DIV10 = 922337203685477580
 
@@ -266,6 +267,11 @@ cdef void _parse_svmlight(const unsigned char* p, const unsigned char* end, SvmS
                 st.status = MISSING_DOCID
                 st.err_line = st.line
                 return
+            # Doc ids become fixed-width numpy bytes, which drop trailing NULs.
+            if memchr(d, 0, de - d) != NULL:
+                st.status = NUL_BYTE
+                st.err_line = st.line
+                return
             dstart[r] = st.pool_used
             st.pool_used = copy_to_pool(pool, st.pool_used, d, de)
         r += 1
@@ -406,6 +412,12 @@ cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecS
         if s == eol or s[0] == 35:  # blank line or "#" comment line
             p = eol + 1
             continue
+        # Topics and docnos become fixed-width numpy bytes, which drop
+        # trailing NULs ("1" and "1\0" would be one topic): refuse NULs.
+        if memchr(s, 0, eol - s) != NULL:
+            st.status = NUL_BYTE
+            st.err_line = st.line
+            return
         nf = 0
         while nf < need and s < eol:
             f[nf] = s
@@ -558,7 +570,7 @@ def sort_groups(const uint8_t[::1] pool,
         raise MemoryError()
     try:
         with nogil:
-            for g in prange(ng, schedule="dynamic", num_threads=n_threads):
+            for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
                 merge_sort(&order[0] + goff[g], tmp + goff[g], goff[g + 1] - goff[g],
                            &pool[0] if pool.shape[0] else NULL, &start[0], &length[0])
     finally:
@@ -600,7 +612,7 @@ def join_sorted(const uint8_t[::1] apool, const int64_t[::1] astart, const int64
     if npairs == 0:
         return
     with nogil:
-        for k in prange(npairs, schedule="dynamic", num_threads=n_threads):
+        for k in prange(npairs, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
             ga = pair_a[k]
             gb = pair_b[k]
             i = aoff[ga]

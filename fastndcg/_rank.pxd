@@ -8,6 +8,7 @@
 # Everything here is `noexcept nogil` and trusts its inputs (validated in Python).
 from cython cimport floating
 from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memcpy
 
 ctypedef fused label_t:
     int32_t
@@ -290,3 +291,66 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
             out[0] = x
             sift_down_worst(out, 0, m)
     heap_sort_worst(out, m)
+
+
+# ----------------------------------------------------------------------------- bucket ranking
+#
+# The same order in expected linear time: documents go to n buckets by
+# (max - score) * n / (max - min), a non-decreasing function of -score
+# (every step rounds monotonically), so every document of a bucket ranks
+# before every document of a later bucket; each bucket is then ordered with
+# THE comparator (insertion sort while small, sort_docs beyond). Any correct
+# sort under the comparator gives the same ranking, so this is sort_docs's
+# result, faster on large queries and with fewer mispredicted branches.
+
+
+cdef inline bint bucket_sort_docs(const RankedDoc* src, RankedDoc* out, Py_ssize_t* counts,
+                                  Py_ssize_t n) noexcept nogil:
+    """Write src[0..n) into out[0..n), ranked best first. ``counts`` needs
+    n + 1 entries. Returns False (nothing written) when the score range is
+    not finite; the caller then sorts as usual."""
+    cdef Py_ssize_t i, b, c, total, start, stop
+    cdef double hi = src[0].score, lo = src[0].score, scale, x, top
+    for i in range(1, n):
+        x = src[i].score
+        hi = x if x > hi else hi
+        lo = x if x < lo else lo
+    if hi == lo:
+        # every score tied: the comparator alone decides
+        memcpy(out, src, n * sizeof(RankedDoc))
+        if n > 16:
+            sort_docs(out, n)
+        else:
+            insertion_sort(out, n)
+        return True
+    scale = <double>n / (hi - lo)
+    if not (scale > 0.0 and scale < 1e300 and (hi - lo) < 1e300):
+        return False
+    top = <double>(n - 1)
+    for b in range(n + 1):
+        counts[b] = 0
+    for i in range(n):
+        x = (hi - src[i].score) * scale
+        x = x if x < top else top
+        counts[<Py_ssize_t>x + 1] += 1
+    total = 0
+    for b in range(n + 1):
+        total += counts[b]
+        counts[b] = total
+    for i in range(n):
+        x = (hi - src[i].score) * scale
+        x = x if x < top else top
+        b = <Py_ssize_t>x
+        out[counts[b]] = src[i]
+        counts[b] += 1
+    # counts[b] is now the end of bucket b (and the start of bucket b + 1)
+    start = 0
+    for b in range(n):
+        stop = counts[b]
+        c = stop - start
+        if c > 32:
+            sort_docs(out + start, c)
+        elif c > 1:
+            insertion_sort(out + start, c)
+        start = stop
+    return True

@@ -96,7 +96,7 @@ def rankdcg_batch(const double[::1] reference,              # IN
     cdef int* failed_flag = &failed   # written through a pointer: shared, not thread-private
     if n_queries == 0:
         return
-    with nogil, parallel(num_threads=n_threads):
+    with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         docs = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
         rev = <double*>malloc((max_n + 1) * sizeof(double))
         rr = <double*>malloc((max_n + 1) * sizeof(double))

@@ -241,20 +241,73 @@ def query_lambdas_lightgbm(scores, labels, convention: Convention, truncation: O
     return lam, hes
 
 
+class Unbiased:
+    """XGBoost's Unbiased LambdaMART state for one round: the position ratios
+    t+ and t- (K entries each, read) and the per-document cost sums li, lj of
+    the query being computed (written; lists indexed by position in the query)."""
+
+    def __init__(self, t_plus: Sequence[float], t_minus: Sequence[float]):
+        self.t_plus = [float(x) for x in t_plus]
+        self.t_minus = [float(x) for x in t_minus]
+        self.li: List[float] = []
+        self.lj: List[float] = []
+
+
+def xgboost_pair(s, y, order, hr: int, lr: int, inv: float, convention: Convention,
+                 normalize_by_distance: bool, unbiased: Optional[Unbiased]) -> Tuple[np.float32, np.float32]:
+    """XGBoost's LambdaGrad for ranks (hr, lr), y[order[hr]] > y[order[lr]]:
+    float32 (lambda, hessian) of the high document (the low one gets -lambda).
+
+    d = f32(s_h - s_l); rho = Sigmoid(d); dZ = |((G_h D_h + G_l D_l) - (G_l D_h + G_h D_l)) inv|
+    (/ (|d| + 0.01)); lambda = (rho - 1) dZ; H = max(rho (1 - rho), 1e-16) dZ 2. Unbiased, with
+    i_h, i_l the documents' positions in the query and K = len(t+): cost = log(1 / (1 - rho)) dZ;
+    if i_h, i_l < K: lambda and H are divided by t+[i_h] t-[i_l] (both >= 1e-16), and
+    li[i_h] += cost / t-[i_l], lj[i_l] += cost / t+[i_h] (each when its divisor >= 1e-16).
+    """
+    h, l = order[hr], order[lr]
+    d32 = f32(s[h] - s[l])
+    rho = float(xgboost_sigmoid(d32))
+    gh, gl = gain(y[h], convention), gain(y[l], convention)
+    dh, dl = discount(hr, convention), discount(lr, convention)
+    dz = abs(((gh * dh + gl * dl) - (gl * dh + gh * dl)) * inv)
+    if normalize_by_distance:
+        dz = dz / (float(abs(d32)) + 0.01)
+    lam = (rho - 1.0) * dz
+    w = max(rho * (1.0 - rho), 1e-16) * dz * 2.0
+    if unbiased is not None:
+        cost = math.log(1.0 / (1.0 - rho)) * dz
+        k = len(unbiased.t_plus)
+        if h < k and l < k:
+            tp, tm = unbiased.t_plus[h], unbiased.t_minus[l]
+            if tm >= 1e-16 and tp >= 1e-16:
+                lam = lam / (tp * tm)
+                w = w / (tp * tm)
+            if tm >= 1e-16:
+                unbiased.li[h] += cost / tm
+            if tp >= 1e-16:
+                unbiased.lj[l] += cost / tp
+    return f32(lam), f32(w)
+
+
 def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Optional[int],
-                          normalize: bool = True,
-                          score_normalization: bool = True) -> Tuple[List[np.float32], List[np.float32]]:
+                          normalize: bool = True, score_normalization: bool = True,
+                          unbiased: Optional[Unbiased] = None) -> Tuple[List[np.float32], List[np.float32]]:
     """XGBoost 3.x rank:ndcg (topk) for one query (float32 results, before group weights)."""
     n = len(scores)
     grad = [f32(0.0)] * n
     hess = [f32(0.0)] * n
     y = [float(f32(x)) for x in labels]           # XGBoost's labels are float32
-    inv = _inverse(ideal_dcg(y, truncation, convention, mode="xgboost"))
+    if unbiased is not None:
+        unbiased.li = [0.0] * n
+        unbiased.lj = [0.0] * n
     if n < 2:
+        return grad, hess
+    inv = _inverse(ideal_dcg(y, truncation, convention, mode="xgboost"))
+    if inv == 0.0:
         return grad, hess
     s = [f32(_spec().float32_score(x)) for x in scores]
     order = sorted(range(n), key=lambda i: (-float(s[i]), i))    # stable ArgSort, greater
-    best, worst = s[order[0]], s[order[-1]]
+    by_distance = score_normalization and s[order[0]] != s[order[-1]]
     total = 0.0
     top = n if truncation is None else min(n, truncation)
     for i in range(top):
@@ -262,18 +315,8 @@ def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Op
             if y[order[i]] == y[order[j]]:
                 continue
             hr, lr = (j, i) if y[order[i]] < y[order[j]] else (i, j)
+            lam32, w32 = xgboost_pair(s, y, order, hr, lr, inv, convention, by_distance, unbiased)
             h, l = order[hr], order[lr]
-            d32 = f32(s[h] - s[l])
-            dsc = float(abs(d32))
-            rho = float(xgboost_sigmoid(d32))
-            gh, gl = gain(y[h], convention), gain(y[l], convention)
-            dh, dl = discount(hr, convention), discount(lr, convention)
-            dz = abs(((gh * dh + gl * dl) - (gl * dh + gh * dl)) * inv)
-            if score_normalization and best != worst:
-                dz = dz / (dsc + 0.01)
-            lam = (rho - 1.0) * dz
-            w = max(rho * (1.0 - rho), 1e-16) * dz * 2.0
-            lam32, w32 = f32(lam), f32(w)
             grad[h] = f32(grad[h] + lam32)
             hess[h] = f32(hess[h] + w32)
             grad[l] = f32(grad[l] + (-lam32))
@@ -285,6 +328,177 @@ def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Op
             grad = [f32(x * f32(nf)) for x in grad]
             hess = [f32(x * f32(nf)) for x in hess]
     return grad, hess
+
+
+# ----------------------------------------------------------------------------- XGBoost mean pairs
+
+
+class MinstdRand:
+    """std::minstd_rand: x <- 48271 x mod (2^31 - 1); a seed s starts at s mod (2^31 - 1), 0 -> 1."""
+
+    M = 2147483647
+
+    def __init__(self, seed: int):
+        self.x = int(seed) % self.M or 1
+
+    def __call__(self) -> int:
+        self.x = (self.x * 48271) % self.M
+        return self.x
+
+
+def uniform_int(rng: MinstdRand, top: int) -> int:
+    """libstdc++'s uniform_int_distribution<size_t>(0, top)(rng) for minstd_rand.
+
+    The engine's range max - min = 2^31 - 3 is neither 2^32 - 1 nor 2^64 - 1, so
+    libstdc++ takes its two-division path: scaling = range // (top + 1);
+    draw v = rng() - 1 until v < (top + 1) * scaling; return v // scaling.
+    """
+    urngrange = MinstdRand.M - 2
+    if top == urngrange:
+        return rng() - 1
+    if top > urngrange:
+        raise ValueError("groups of 2^31 - 2 or more documents are not supported")
+    scaling = urngrange // (top + 1)
+    past = (top + 1) * scaling
+    v = rng() - 1
+    while v >= past:
+        v = rng() - 1
+    return v // scaling
+
+
+def mean_pairs(labels_by_rank: Sequence[float], num_pair: int, seed: int) -> List[Tuple[int, int]]:
+    """XGBoost 3.1-3.3 MakePairs, `mean` branch: the (rank, rank) pairs in drawing order.
+
+    Labels in model-rank order are stably sorted descending; for each bucket
+    [i, j) of equal labels with nl = i ranks before and nr = n - j after it,
+    num_pair times, each bucket member draws r = uniform_int(0, nl + nr - 1),
+    shifted past the bucket when r >= nl, and pairs with that rank.
+    """
+    n = len(labels_by_rank)
+    ys = sorted(range(n), key=lambda r: (-labels_by_rank[r], r))
+    rng = MinstdRand(seed)
+    out = []
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and labels_by_rank[ys[i]] == labels_by_rank[ys[j]]:
+            j += 1
+        nl, nr = i, n - j
+        if nl + nr > 0:
+            for _ in range(num_pair):
+                for k in range(i, j):
+                    r = uniform_int(rng, nl + nr - 1)
+                    if r >= nl:
+                        r = r - i + j
+                    out.append((ys[k], ys[r]))
+        i = j
+    return out
+
+
+def query_lambdas_xgboost_mean(scores, labels, convention: Convention, num_pair: int, seed: int,
+                               normalize: bool = True, score_normalization: bool = True,
+                               unbiased: Optional[Unbiased] = None
+                               ) -> Tuple[List[np.float32], List[np.float32]]:
+    """XGBoost 3.1-3.3 rank:ndcg with lambdarank_pair_method="mean" for one query.
+
+    seed = (iteration + 1) * n_groups + g (mod 2^32). Ideal DCG over the whole
+    list; pairs of :func:`mean_pairs` accumulated in drawing order; with
+    normalisation every value is multiplied by f32(1 / num_pair) (unless 1).
+    """
+    n = len(scores)
+    grad = [f32(0.0)] * n
+    hess = [f32(0.0)] * n
+    if unbiased is not None:
+        unbiased.li = [0.0] * n
+        unbiased.lj = [0.0] * n
+    if n < 2:
+        return grad, hess
+    y = [float(f32(x)) for x in labels]           # XGBoost's labels are float32
+    inv = _inverse(ideal_dcg(y, None, convention, mode="xgboost"))
+    if inv == 0.0:
+        return grad, hess
+    s = [f32(_spec().float32_score(x)) for x in scores]
+    order = sorted(range(n), key=lambda i: (-float(s[i]), i))
+    by_distance = score_normalization and s[order[0]] != s[order[-1]]
+    for a, b in mean_pairs([y[i] for i in order], num_pair, seed):
+        if y[order[a]] == y[order[b]]:
+            continue
+        hr, lr = (b, a) if y[order[a]] < y[order[b]] else (a, b)
+        lam32, w32 = xgboost_pair(s, y, order, hr, lr, inv, convention, by_distance, unbiased)
+        h, l = order[hr], order[lr]
+        grad[h] = f32(grad[h] + lam32)
+        hess[h] = f32(hess[h] + w32)
+        grad[l] = f32(grad[l] + (-lam32))
+        hess[l] = f32(hess[l] + w32)
+    if normalize:
+        nf = 1.0 / num_pair
+        if nf != 1.0:
+            grad = [f32(x * f32(nf)) for x in grad]
+            hess = [f32(x * f32(nf)) for x in hess]
+    return grad, hess
+
+
+# ----------------------------------------------------------------------------- position debiasing
+
+
+def position_ids(positions) -> Tuple[np.ndarray, np.ndarray]:
+    """LightGBM's position ids: raw positions numbered in order of first appearance.
+
+    Returns (ids per row, the raw position of each id)."""
+    ids, values, seen = [], [], {}
+    for x in positions:
+        x = int(x)
+        if x not in seen:
+            seen[x] = len(values)
+            values.append(x)
+        ids.append(seen[x])
+    return np.asarray(ids, dtype=np.int32), np.asarray(values, dtype=np.int64)
+
+
+def lightgbm_position_bias_update(grad, hess, ids, factors, regularization: float,
+                                  learning_rate: float) -> np.ndarray:
+    """LightGBM's UpdatePositionBiasFactors (one thread), from the round's
+    float32 (weighted) gradients: per position p, in row order,
+    G1 = -sum g_i, G2 = -sum h_i (double), n_p rows; G1 -= b_p reg n_p;
+    G2 -= reg n_p; b_p = f32(b_p + lr G1 / (|G2| + 0.001)). Returns the new factors."""
+    n_pos = len(factors)
+    d1, d2, cnt = [0.0] * n_pos, [0.0] * n_pos, [0] * n_pos
+    for g, h, p in zip(grad, hess, ids):
+        d1[p] -= float(g)
+        d2[p] -= float(h)
+        cnt[p] += 1
+    out = np.empty(n_pos, dtype=np.float32)
+    for p in range(n_pos):
+        b = float(f32(factors[p]))
+        first = 0.0 + d1[p]
+        second = 0.0 + d2[p]
+        first -= b * regularization * cnt[p]
+        second -= regularization * cnt[p]
+        out[p] = f32(b + learning_rate * first / (abs(second) + 0.001))
+    return out
+
+
+def xgboost_position_bias_update(li_rows, lj_rows, offsets, t_plus, t_minus,
+                                 bias_norm: float) -> Tuple[np.ndarray, np.ndarray]:
+    """XGBoost's LambdaRankUpdatePositionBias: L_i = sum over groups (in order)
+    of li[i] for i < min(n_g, K), likewise M_i from lj; then
+    t+_i = (L_i / L_0)^(1 / (1 + bias_norm)) if L_0 >= 1e-16, t-_i likewise
+    (left unchanged otherwise). Returns the new (t+, t-)."""
+    k = len(t_plus)
+    li, lj = [0.0] * k, [0.0] * k
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        for i in range(min(int(b) - int(a), k)):
+            li[i] += float(li_rows[int(a) + i])
+            lj[i] += float(lj_rows[int(a) + i])
+    reg = 1.0 / (1.0 + bias_norm)
+    tp = [float(x) for x in t_plus]
+    tm = [float(x) for x in t_minus]
+    for i in range(k):
+        if li[0] >= 1e-16:
+            tp[i] = math.pow(li[i] / li[0], reg)
+        if lj[0] >= 1e-16:
+            tm[i] = math.pow(lj[i] / lj[0], reg)
+    return np.asarray(tp), np.asarray(tm)
 
 
 # ----------------------------------------------------------------------------- batches
@@ -335,16 +549,23 @@ def _check_ideals(labels, offsets, conv: Convention, truncation: Optional[int]) 
 def lambda_gradients(scores, labels, offsets, *, mode: str = "default", convention=None,
                      truncation="auto", sigma: float = 1.0, normalize: bool = True,
                      score_normalization: bool = True, query_weights=None, sample_weights=None,
-                     tie_key=None) -> Tuple[np.ndarray, np.ndarray]:
+                     tie_key=None, position_ids=None, position_factors=None
+                     ) -> Tuple[np.ndarray, np.ndarray]:
     """Gradient and hessian per document (see the module docstring).
 
     Returns float64 arrays in default mode (computed in double) and float32
-    arrays in the exact modes.
+    arrays in the exact modes. With ``position_ids`` and ``position_factors``
+    (LightGBM's position bias), every score is first shifted by its
+    position's float32 factor: s + f32(b[id]) in double (then rounded to
+    float32 where the mode or convention ranks float32 scores).
     """
     conv, t = _resolve(mode, convention, truncation)
     if not (sigma > 0 and math.isfinite(sigma)):
         raise ValueError(f"sigma must be finite and > 0; got {sigma!r}")
     scores = np.asarray(scores)
+    if position_ids is not None:
+        shifted = [float(x) + float(f32(position_factors[int(p)])) for x, p in zip(scores, position_ids)]
+        scores = np.asarray(shifted, dtype=np.float64)
     if mode == "xgboost" or conv.score_precision == "float32":
         for x in scores:            # every score is ranked in float32, in every query
             _spec().float32_score(x)
@@ -409,6 +630,54 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
     return grad, hess
 
 
+def xgboost_lambda_gradients(scores, labels, offsets, *, pair_method: str = "topk", num_pair=None,
+                             iteration: int = 0, gain: str = "exponential", normalize: bool = True,
+                             score_normalization: bool = True, query_weights=None,
+                             t_plus=None, t_minus=None):
+    """XGBoost 3.x rank:ndcg with its state: ``pair_method`` "topk" (k =
+    ``num_pair``, default 32) or "mean" (``num_pair`` pairs per document,
+    default 1, drawn with seed (iteration + 1) * n_groups + g), and, with
+    ``t_plus`` / ``t_minus``, Unbiased LambdaMART.
+
+    Returns (grad, hess, li_rows, lj_rows): float32 gradients (group weights
+    applied) and the per-row unbiased cost sums (zeros when not unbiased).
+    """
+    conv = Convention(gain=gain)
+    topk = pair_method == "topk"
+    k = (32 if topk else 1) if num_pair is None else int(num_pair)
+    scores = np.asarray(scores)
+    labels = np.asarray(labels)
+    offsets = [int(x) for x in offsets]
+    n_queries = len(offsets) - 1
+    grad = np.zeros(len(scores), dtype=np.float32)
+    hess = np.zeros_like(grad)
+    li_rows = np.zeros(len(scores))
+    lj_rows = np.zeros(len(scores))
+    w_norm = 1.0
+    if query_weights is not None:
+        total = 0.0
+        for w in query_weights:
+            total += float(f32(w))
+        w_norm = n_queries / total
+    for q in range(n_queries):
+        a, b = offsets[q], offsets[q + 1]
+        sq, yq = list(scores[a:b]), list(labels[a:b])
+        ub = None if t_plus is None else Unbiased(t_plus, t_minus)
+        if topk:
+            g, h = query_lambdas_xgboost(sq, yq, conv, k, normalize, score_normalization, ub)
+        else:
+            seed = ((iteration + 1) * n_queries + q) % (1 << 32)
+            g, h = query_lambdas_xgboost_mean(sq, yq, conv, k, seed, normalize, score_normalization, ub)
+        wq = f32(1.0 if query_weights is None else query_weights[q])
+        for i in range(b - a):
+            grad[a + i] = f32(f32(g[i] * wq) * f32(w_norm))
+            hess[a + i] = f32(f32(h[i] * wq) * f32(w_norm))
+            if ub is not None:
+                li_rows[a + i] = ub.li[i]
+                lj_rows[a + i] = ub.lj[i]
+    return grad, hess, li_rows, lj_rows
+
+
 def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, truncation=None,
                      cut_discount: bool = False, tie_key=None):
     """(query, high, low, rank_high, rank_low, delta) arrays of the LambdaMART pairs.
@@ -456,5 +725,7 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
     return (*ints, np.asarray(cols[5], dtype=np.float64))
 
 
-__all__ = ["delta_ndcg_pairs", "lambda_gradients", "lightgbm_sigmoid", "query_lambdas_default",
-           "query_lambdas_lightgbm", "query_lambdas_xgboost", "xgboost_sigmoid"]
+__all__ = ["MinstdRand", "Unbiased", "delta_ndcg_pairs", "lambda_gradients", "lightgbm_position_bias_update",
+           "lightgbm_sigmoid", "mean_pairs", "position_ids", "query_lambdas_default", "query_lambdas_lightgbm",
+           "query_lambdas_xgboost", "query_lambdas_xgboost_mean", "uniform_int", "xgboost_lambda_gradients",
+           "xgboost_pair", "xgboost_position_bias_update", "xgboost_sigmoid"]

@@ -324,7 +324,7 @@ def soft_ndcg_batch(const floating[::1] scores,             # IN
         return
     if big_k < 1:
         big_k = 1
-    with nogil, parallel(num_threads=n_threads):
+    with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         w = <Scratch*>malloc(sizeof(Scratch))
         if w == NULL:
             failed_flag[0] = 1
@@ -384,7 +384,7 @@ def rank_distribution_batch(const floating[::1] scores,     # IN
         return
     if big_k < 1:
         big_k = 1
-    with nogil, parallel(num_threads=n_threads):
+    with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         w = <Scratch*>malloc(sizeof(Scratch))
         if w == NULL:
             failed_flag[0] = 1

@@ -1,8 +1,15 @@
-"""Input validation: every check runs once, in Python, before any kernel.
+"""Input checks and their messages: every check exists once, here.
+
+Shape, dtype and per-query checks run in Python (O(1) or O(n_queries), the
+latter compiled for offsets). Per-document values are checked in parallel by
+compiled kernels, query by query: the NDCG kernels check scores and labels
+inside their own pass (see :mod:`fastndcg._prepared`); :func:`check_scores`
+and :func:`check_labels` run the same rule for the other kernels. A problem
+is raised afterwards, naming the argument, the position (row, query) and the
+offending value.
 
 Each function returns arrays ready for the kernels (C-contiguous, kernel
-dtypes) without copying inputs that already are, and raises ValueError or
-TypeError naming the argument, the position and the offending value.
+dtypes) without copying inputs that already are.
 """
 from __future__ import annotations
 
@@ -11,17 +18,24 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from fastndcg._check import first_nonfinite, scan_labels
+from fastndcg import _ndcg
+from fastndcg._check import offsets_problem
 from fastndcg._convention import MAX_EXPONENTIAL_LABEL, Convention
+from fastndcg._resolve import FLOAT32_OVERFLOW, float32_reason, resolve  # noqa: F401 (re-exported)
 
 SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
 OFFSET_DTYPE = np.dtype(np.int64)
 # A cutoff larger than any query: "the whole list".
 FULL_LIST = 1 << 62
-# Doubles at or beyond this magnitude round to an infinite float32 (the
-# midpoint between FLT_MAX and 2**128 rounds to even, i.e. up).
-FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
+
+# Problem codes of the kernels (kept in sync with _ndcg.pyx).
+SCORE_NOT_FINITE = 1
+SCORE_FLOAT32_OVERFLOW = 2
+LABEL_NEGATIVE = 3
+LABEL_NOT_INTEGER = 4
+LABEL_ABOVE_LIMIT = 5
+LABEL_OUTSIDE_TABLE = 6
 
 
 def plain(value: Any) -> Any:
@@ -43,7 +57,7 @@ def _where(i: int, offsets: Optional[np.ndarray]) -> str:
 
 
 def _one_d(x: Any, name: str) -> np.ndarray:
-    arr = np.asarray(x)
+    arr = x if type(x) is np.ndarray else np.asarray(x)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
     if arr.dtype.kind not in "biuf":
@@ -51,58 +65,97 @@ def _one_d(x: Any, name: str) -> np.ndarray:
     return arr
 
 
-def check_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> np.ndarray:
-    """int64 offsets: 1-D, starts at 0, non-decreasing, ends at n_docs."""
+# ----------------------------------------------------------------------------- offsets
+
+
+def prepare_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> Tuple[np.ndarray, int]:
+    """int64 offsets (1-D, start at 0, non-decreasing, end at n_docs) and the
+    largest query size, checked in one compiled pass."""
     arr = _one_d(offsets, name)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be an integer array; got dtype {arr.dtype}")
+    if arr.dtype != OFFSET_DTYPE:
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"{name} must be an integer array; got dtype {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} has values beyond int64")
+        arr = arr.astype(OFFSET_DTYPE)
+    elif not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
     if arr.size == 0:
         raise ValueError(f"{name} must have at least one entry (0 for no queries); got an empty array")
-    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} has values beyond int64")
-    arr = np.ascontiguousarray(arr, dtype=OFFSET_DTYPE)
-    if arr[0] != 0:
+    code, i, top = offsets_problem(arr, n_docs)
+    if code == 1:
         raise ValueError(f"{name} must start at 0; got {name}[0]={int(arr[0])}")
-    steps = np.diff(arr)
-    bad = np.flatnonzero(steps < 0)
-    if bad.size:
-        i = int(bad[0])
+    if code == 2:
         raise ValueError(f"{name} must be non-decreasing; got {name}[{i}]={int(arr[i])} > {name}[{i + 1}]={int(arr[i + 1])}")
-    if arr[-1] != n_docs:
+    if code == 3:
         raise ValueError(f"{name} must end at the number of documents ({n_docs}); got {name}[-1]={int(arr[-1])}")
-    return arr
+    return arr, int(top)
+
+
+def check_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> np.ndarray:
+    """int64 offsets: 1-D, starts at 0, non-decreasing, ends at n_docs."""
+    return prepare_offsets(offsets, n_docs, name)[0]
 
 
 def max_query_size(offsets: np.ndarray) -> int:
     return int(np.diff(offsets).max(initial=0))
 
 
+# ----------------------------------------------------------------------------- scores
+
+
+def as_scores(scores: Any, name: str = "scores") -> np.ndarray:
+    """1-D scores as float32/float64 (other numbers become float64), C-contiguous.
+    Values are checked by the kernels (:func:`check_scores`)."""
+    arr = _one_d(scores, name)
+    if arr.dtype not in SCORE_DTYPES:
+        arr = arr.astype(np.float64)
+    elif not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    return arr
+
+
+def score_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
+                float32: Optional[str]) -> ValueError:
+    """The message for the kernels' score problem ``code`` at row ``i``."""
+    if code == SCORE_NOT_FINITE:
+        return ValueError(f"{name} must be finite; got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
+    return ValueError(
+        f"{name} must stay finite when rounded to float32 ({float32}): |{name}| must be below "
+        f"{FLOAT32_OVERFLOW!r}; got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
+
+
+def raise_score_problem(arr: np.ndarray, offsets: np.ndarray, flags: np.ndarray, limit: float,
+                        name: str = "scores", float32: Optional[str] = None) -> None:
+    """Raise for the first query flagged (bit 1) by a kernel's score check."""
+    q = int(np.flatnonzero(flags & 1)[0])
+    i, code = _ndcg.first_score_problem(arr, int(offsets[q]), int(offsets[q + 1]), limit)
+    raise score_error(name, arr, i, code, offsets, float32)
+
+
 def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores",
-                 float32: Optional[str] = None) -> np.ndarray:
+                 float32: Optional[str] = None, n_threads: int = 1) -> np.ndarray:
     """float32/float64 kept as given (others become float64); all finite.
 
     ``float32``: why the kernels will round the scores to float32 (e.g. "the
     convention's score_precision='float32'"), or None. Then finiteness is
     checked after that rounding: a double that overflows float32 would rank
-    as an infinity (two of them give inf - inf = NaN in a gradient).
+    as an infinity (two of them give inf - inf = NaN in a gradient). The
+    check runs query by query in parallel (``n_threads``) when ``offsets``
+    are given.
     """
-    arr = _one_d(scores, name)
-    if arr.dtype not in SCORE_DTYPES:
-        arr = arr.astype(np.float64)
-    arr = np.ascontiguousarray(arr)
-    rounds = float32 is not None and arr.dtype == np.float64
-    # One SIMD-dispatched numpy pass proves the usual all-finite case; the
-    # compiled scan only locates a culprit for the message.
-    if arr.size and (np.isfinite(arr).all() if not rounds else (np.abs(arr) < FLOAT32_OVERFLOW).all()):
+    arr = as_scores(scores, name)
+    limit = FLOAT32_OVERFLOW if (float32 is not None and arr.dtype == np.float64) else np.inf
+    if offsets is None or len(offsets) < 2:
+        i, code = _ndcg.first_score_problem(arr, 0, arr.shape[0], limit)
+        if code:
+            raise score_error(name, arr, i, code, offsets, float32)
         return arr
-    bad = first_nonfinite(arr)
-    if bad >= 0:
-        raise ValueError(f"{name} must be finite; got {name}[{bad}]={_show(arr[bad])}{_where(bad, offsets)}")
-    if rounds and arr.size:
-        bad = int(np.flatnonzero(np.abs(arr) >= FLOAT32_OVERFLOW)[0])
-        raise ValueError(
-            f"{name} must stay finite when rounded to float32 ({float32}): |{name}| must be below "
-            f"{FLOAT32_OVERFLOW!r}; got {name}[{bad}]={_show(arr[bad])}{_where(bad, offsets)}")
+    if arr.shape[0] != int(offsets[-1]):
+        return arr   # the caller's length check names the argument at fault
+    flags = np.zeros(offsets.shape[0] - 1, dtype=np.int8)
+    if _ndcg.score_problems(arr, offsets, limit, flags, n_threads):
+        raise_score_problem(arr, offsets, flags, limit, name, float32)
     return arr
 
 
@@ -111,72 +164,76 @@ def check_same_length(arr: np.ndarray, n: int, name: str, other: str = "scores")
         raise ValueError(f"{name} must have the same length as {other} ({n}); got length {arr.shape[0]}")
 
 
-def check_labels(labels: Any, n_docs: int, convention: Convention,
-                 offsets: Optional[np.ndarray] = None, name: str = "labels",
-                 other: str = "scores") -> Tuple[np.ndarray, float]:
-    """Labels in a kernel dtype, with their maximum. Non-negative and finite;
-    integers when the gain is exponential or a table."""
+# ----------------------------------------------------------------------------- labels
+
+
+def as_labels(labels: Any, name: str = "labels") -> np.ndarray:
+    """1-D labels in a kernel dtype (int32, int64, float32, float64), C-contiguous.
+    Values are checked by the kernels (:func:`check_labels`)."""
     arr = _one_d(labels, name)
-    check_same_length(arr, n_docs, name, other)
     if arr.dtype not in LABEL_DTYPES:
         if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
             raise ValueError(f"{name} has values beyond int64")
         arr = arr.astype(np.int64 if arr.dtype.kind in "biu" else np.float64)
-    arr = np.ascontiguousarray(arr)
+    elif not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    return arr
+
+
+def label_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
+                convention: Convention, limit_message: Optional[str] = None) -> ValueError:
+    """The message for the kernels' label problem ``code`` at row ``i``."""
+    where = _where(i, offsets)
+    v = _show(arr[i])
     need_integer = convention.needs_integer_labels
-    unsigned_top = arr.view(arr.dtype.str.replace("i", "u")).max() if arr.dtype.kind == "i" and arr.size else None
-    if unsigned_top is not None and unsigned_top <= np.iinfo(arr.dtype).max:
-        # Integer labels: only the sign can be wrong. Seen as unsigned, a
-        # negative label is larger than any non-negative one, so one SIMD max
-        # both proves every label >= 0 and gives the largest.
-        bad, top = -1, float(unsigned_top)
-    else:
-        bad, top = scan_labels(arr, need_integer)
-    if bad >= 0:
-        v = arr[bad]
+    if code in (LABEL_NEGATIVE, LABEL_NOT_INTEGER):
         what = "non-negative integers (the gain is exponential or a table)" if need_integer else "finite and >= 0"
-        raise ValueError(f"{name} must be {what}; got {name}[{bad}]={_show(v)}{_where(bad, offsets)}")
-    if convention.gain == "exponential" and top > MAX_EXPONENTIAL_LABEL:
-        i = int(np.argmax(arr))
-        raise ValueError(
+        return ValueError(f"{name} must be {what}; got {name}[{i}]={v}{where}")
+    if code == LABEL_ABOVE_LIMIT and limit_message is not None:
+        return ValueError(limit_message.format(name=name, i=i, value=v, where=where))
+    if code == LABEL_ABOVE_LIMIT and convention.gain == "exponential":
+        return ValueError(
             f"{name} must be <= {MAX_EXPONENTIAL_LABEL} with exponential gain (2**label overflows); "
-            f"got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
-    return arr, float(top)
+            f"got {name}[{i}]={v}{where}")
+    known = [lv for lv, g in enumerate(convention.gain) if g == g] if convention.gain_is_table else []
+    return ValueError(
+        f"{name}[{i}]={v} is outside the gain table (labels {known}; "
+        f"use unknown_label='zero' to give such labels gain 0){where}")
 
 
-def gain_tables(convention: Convention, labels: np.ndarray, max_label: float,
-                offsets: Optional[np.ndarray] = None, name: str = "labels",
-                counting_limit: int = 64) -> Tuple[np.ndarray, bool, np.ndarray]:
-    """Resolve the gain into (table, linear, levels_desc) for the kernels.
+def label_rule(convention: Convention, label_limit: Optional[float] = None):
+    """(table, last, need_integer, limit, holes) of the label check under ``convention``;
+    ``label_limit`` lowers the largest valid label (a library's own limit)."""
+    res = resolve(convention)
+    limit = res.label_limit if label_limit is None else min(res.label_limit, float(label_limit))
+    return (res.table if res.table_holes else None), res.last, res.need_integer, limit, res.table_holes
 
-    ``levels_desc`` lists table levels by gain descending (stable) when the
-    table is small enough for the counting ideal; otherwise it is empty.
-    """
-    empty_i64 = np.empty(0, dtype=np.int64)
-    if convention.gain == "linear":
-        return np.empty(0, dtype=np.float64), True, empty_i64
-    size = int(max_label) + 1
-    if convention.gain == "exponential":
-        table = np.exp2(np.arange(size, dtype=np.float64)) - 1.0
-    else:
-        given = np.asarray(convention.gain, dtype=np.float64)
-        table = np.full(max(size, given.size), np.nan)
-        table[: given.size] = given
-        holes = np.isnan(table[:size])
-        if holes.any():
-            if convention.unknown_label == "error":
-                bad_levels = np.flatnonzero(holes)
-                level_of = labels.astype(np.int64, copy=False)
-                hit = np.flatnonzero(np.isin(level_of, bad_levels))
-                if hit.size:    # holes no label falls into (e.g. {1: g} without 0) are fine
-                    i = int(hit[0])
-                    known = [lv for lv, g in enumerate(convention.gain) if g == g]
-                    raise ValueError(
-                        f"{name}[{i}]={_show(labels[i])} is outside the gain table (labels {known}; "
-                        f"use unknown_label='zero' to give such labels gain 0){_where(i, offsets)}")
-        table = np.where(np.isnan(table), 0.0, table)
-    levels = np.argsort(-table, kind="stable").astype(np.int64) if table.size <= counting_limit else empty_i64
-    return np.ascontiguousarray(table), False, levels
+
+def check_labels(labels: Any, n_docs: int, convention: Convention,
+                 offsets: Optional[np.ndarray] = None, name: str = "labels",
+                 other: str = "scores", n_threads: int = 1, label_limit: Optional[float] = None,
+                 limit_message: Optional[str] = None) -> Tuple[np.ndarray, float]:
+    """Labels in a kernel dtype, with their maximum. Non-negative and finite;
+    integers when the gain is exponential or a table, and inside the table
+    unless ``unknown_label="zero"``; at most ``label_limit`` when given (then
+    ``limit_message``, formatted with name, i, value and where, explains it).
+    Checked query by query in parallel (``n_threads``)."""
+    arr = as_labels(labels, name)
+    check_same_length(arr, n_docs, name, other)
+    off = offsets if offsets is not None and len(offsets) >= 2 else np.array([0, arr.shape[0]], dtype=np.int64)
+    table, last, need_integer, limit, holes = label_rule(convention, label_limit)
+    nq = off.shape[0] - 1
+    flags = np.zeros(nq, dtype=np.int8)
+    qmax = np.zeros(nq, dtype=np.float64)
+    if _ndcg.check_labels_batch(arr, off, table, last, need_integer, limit, holes, flags, qmax, n_threads):
+        q = int(np.flatnonzero(flags)[0])
+        i, code = _ndcg.first_label_problem(arr, int(off[q]), int(off[q + 1]), table, last, need_integer,
+                                            limit, holes)
+        raise label_error(name, arr, i, code, offsets, convention, limit_message)
+    return arr, float(qmax.max(initial=0.0))
+
+
+# ----------------------------------------------------------------------------- cutoffs and the rest
 
 
 def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
@@ -185,7 +242,11 @@ def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
     ``k`` is None (whole list), an int >= 1, or a non-empty sequence of them
     (None in a sequence also means the whole list).
     """
-    single = k is None or isinstance(k, (numbers.Integral, np.integer))
+    if k is None:
+        return np.array([FULL_LIST], dtype=np.int64), np.zeros(1, dtype=np.intp), True
+    if type(k) is int and k >= 1:
+        return np.array([min(k, FULL_LIST - 1)], dtype=np.int64), np.zeros(1, dtype=np.intp), True
+    single = isinstance(k, (numbers.Integral, np.integer))
     items: List[Any] = [k] if single else list(k) if _is_sequence(k) else None  # type: ignore[assignment]
     if items is None:
         raise TypeError(f"k must be None, an int or a sequence of ints; got {type(k).__name__}")
@@ -206,7 +267,7 @@ def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
         values.append(min(int(item), FULL_LIST - 1))
     requested = np.asarray(values, dtype=np.int64)
     unique, column = np.unique(requested, return_inverse=True)
-    return np.ascontiguousarray(unique), column.astype(np.intp), single
+    return np.ascontiguousarray(unique), column.astype(np.intp).reshape(-1), single
 
 
 def _is_sequence(x: Any) -> bool:
@@ -279,24 +340,34 @@ def check_no_overflow(values: np.ndarray, what: str, offsets: np.ndarray, hint: 
     raise ValueError(f"{what}[{i}] overflows (got {_show(values[i])}){_where(i, offsets)}; {hint}")
 
 
-def float32_reason(convention: Convention) -> Optional[str]:
-    """Why NDCG kernels round scores to float32 under ``convention`` (None: they do not)."""
-    return "the convention's score_precision='float32'" if convention.score_precision == "float32" else None
-
-
 def check_csr(scores: Any, labels: Any, offsets: Any, convention: Convention,
-              float32: Optional[str] = None) -> Tuple[np.ndarray, np.ndarray, float, np.ndarray]:
-    """Validate a CSR batch: 1-D finite scores (finite after the float32
-    rounding that ``float32`` explains, see :func:`check_scores`), offsets
-    over them, labels as the convention needs. Returns (scores, labels,
-    max_label, offsets)."""
-    sc_raw = np.asarray(scores)
-    if sc_raw.ndim != 1:
-        raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
-    off = check_offsets(offsets, sc_raw.shape[0])
-    sc = check_scores(sc_raw, off, float32=float32)
-    lab, top = check_labels(labels, sc.shape[0], convention, off)
+              float32: Optional[str] = None, n_threads: int = 1
+              ) -> Tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Validate a CSR batch for kernels that do not check values themselves:
+    1-D finite scores (finite after the float32 rounding that ``float32``
+    explains, see :func:`check_scores`), offsets over them, labels as the
+    convention needs. Returns (scores, labels, max_label, offsets)."""
+    sc = as_scores(scores)
+    lab = as_labels(labels)
+    off, _ = check_csr_lengths(sc, lab, offsets)
+    sc = check_scores(sc, off, float32=float32, n_threads=n_threads)
+    lab, top = check_labels(lab, sc.shape[0], convention, off, n_threads=n_threads)
     return sc, lab, top, off
+
+
+def check_csr_lengths(sc: np.ndarray, lab: np.ndarray, offsets: Any, scores_name: str = "scores",
+                      labels_name: str = "labels") -> Tuple[np.ndarray, int]:
+    """Offsets checked against the documents (see :func:`prepare_offsets`),
+    blaming the argument at fault when scores and labels disagree on their
+    number (the one that the other and the offsets outvote)."""
+    n_s, n_l = sc.shape[0], lab.shape[0]
+    if n_s != n_l:
+        off_arr = np.asarray(offsets)
+        end = int(off_arr[-1]) if off_arr.ndim == 1 and off_arr.size and off_arr.dtype.kind in "iu" else None
+        if end == n_l:
+            check_same_length(sc, n_l, scores_name, labels_name)
+        check_same_length(lab, n_s, labels_name, scores_name)
+    return prepare_offsets(offsets, n_s)
 
 
 def check_ideal_dcg(values: Any, n_queries: int, n_requested: int, name: str = "ideal_dcg") -> np.ndarray:

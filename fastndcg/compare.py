@@ -31,14 +31,15 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer, mean_ndcg
+from fastndcg._api import NDCGScorer, exact_column_sums, mean_ndcg
 from fastndcg._format import csv_field as _csv
 from fastndcg._format import csv_num as _csv_num
 from fastndcg._format import qid_json as _qid
 from fastndcg._format import table as _table
 from fastndcg._format import write_output
 from fastndcg._convention import Convention
-from fastndcg._validation import check_cutoffs, gain_tables
+from fastndcg._resolve import gain_tables
+from fastndcg._validation import check_cutoffs
 from fastndcg.presets import PRESETS, list_presets
 
 ArrayLike = Any
@@ -527,7 +528,7 @@ def preset_fields(conv: Convention) -> Dict[str, str]:
 def _other_fields(conv: Convention) -> str:
     default = Convention()
     return " ".join(f"{f.name}={getattr(conv, f.name)}" for f in dataclass_fields(conv)
-                    if f.name not in PRESET_FIELDS and f.name != "name"
+                    if f.name not in PRESET_FIELDS and f.name not in ("name", "ideal_source")
                     and getattr(conv, f.name) != getattr(default, f.name)) or "-"
 
 
@@ -742,7 +743,7 @@ def _no_key_reason(conv: Convention) -> str:
 
 def _gains(labels: np.ndarray, conv: Convention) -> np.ndarray:
     """G(label) per document, from the same gain table as the kernels."""
-    table, linear, _ = gain_tables(conv, labels, float(labels.max(initial=0)))
+    table, linear, _ = gain_tables(conv, float(labels.max(initial=0)))
     return labels.astype(np.float64) if linear else table[labels.astype(np.intp)]
 
 
@@ -805,7 +806,7 @@ def _evaluate_preset(sys_: _System, s: int, j: int, conv: Convention, cutoffs: L
         return
     # one kernel run for both: the per-query values and the terms of the mean
     nd, num, den = scorer.summands(sys_.scores, tie_key=key, n_threads=n_threads)
-    mean[s, j] = scorer.finish(np.sum(num.T, axis=1), np.sum(den.T, axis=1))
+    mean[s, j] = scorer.finish(exact_column_sums(num), exact_column_sums(den))
     per_q[sys_.name][conv.name] = nd.reshape(sys_.n_queries, K)
 
 

@@ -18,10 +18,10 @@ with the in-memory kernels, and the results come back as a Dask DataFrame
   its per-query summands (``w_q NDCG_q`` and ``w_q``, or ``w_q DCG_q`` and
   ``w_q IDCG_q`` for ``aggregation="ratio"``, as :meth:`fastndcg.NDCGScorer.mean`)
   into exact partial sums (:func:`fastndcg.stream.exact_partials`, a few
-  floats), and the driver adds all partials with :func:`math.fsum`. The sums
-  are the correctly rounded exact sums, so the result does not depend on the
-  partitioning or the order of the partitions; it agrees with the in-memory
-  (pairwise) sum to about 1e-16 relative.
+  floats), and the driver adds all partials exactly and rounds once. These
+  are the correctly rounded exact sums of every in-memory aggregate too, so
+  the result does not depend on the partitioning or the order of the
+  partitions and equals :func:`fastndcg.mean_ndcg` on the same data bit for bit.
 
 Query ids may be of any sortable type (integers, strings). Works on the
 threaded scheduler and on ``distributed`` clusters.

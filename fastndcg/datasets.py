@@ -73,3 +73,82 @@ def mslr_like(n_queries: int = 10_000, *, seed: int = 0, dtype=np.float64,
     rounded = rng.random(n) < tie_fraction
     scores[rounded] = np.round(scores[rounded], 1)
     return RankingData(scores.astype(dtype), labels, offsets)
+
+
+class ClickLog(NamedTuple):
+    """A simulated click log over CSR queries (see :func:`cascade_clicks`).
+
+    ``order`` permutes the rows of each query into displayed order (apply it
+    to the features and labels); ``position`` (0-based displayed rank) and
+    ``click`` (0/1) are given in that new order.
+    """
+
+    order: np.ndarray
+    position: np.ndarray
+    click: np.ndarray
+
+
+#: P(click | examined) per relevance label 0..4 for :func:`cascade_clicks`.
+CLICK_PROBABILITIES = (0.05, 0.3, 0.5, 0.7, 0.9)
+
+
+def cascade_clicks(labels, offsets, *, seed: int = 0, click_probabilities=CLICK_PROBABILITIES,
+                   continue_after_click: float = 0.5, noise: float = 1.0) -> ClickLog:
+    """Simulate one impression per query under a cascade click model.
+
+    Each query is displayed in the order of a noisy production ranker (label
+    plus N(0, ``noise``²), descending). The user examines the list from the
+    top: an examined document at label l is clicked with probability
+    ``click_probabilities[l]`` (labels above the table use its last entry);
+    after a click the user goes on with probability ``continue_after_click``,
+    otherwise stops (1.0 gives independent clicks on every examined
+    document; 0.0 the strict cascade model, at most one click).
+
+    Parameters
+    ----------
+    labels : int array of shape (n_docs,)
+        Relevance labels (>= 0).
+    offsets : int array of shape (n_queries + 1,)
+        Query q owns rows ``offsets[q]:offsets[q+1]``.
+    seed : int
+        Seed of the numpy Generator: the same seed gives the same log.
+
+    Returns
+    -------
+    ClickLog
+        ``order`` (int64, a permutation of the rows, query by query),
+        ``position`` (int32, 0-based displayed rank) and ``click`` (int32).
+        Tie rule: production-ranker ties (probability 0) keep the input order.
+    """
+    lab = np.asarray(labels)
+    off = np.asarray(offsets, dtype=np.int64)
+    if lab.ndim != 1 or off.ndim != 1 or off.shape[0] < 1 or off[-1] != lab.shape[0]:
+        raise ValueError("labels must be 1-D and offsets must end at len(labels)")
+    if lab.size and (lab.min() < 0 or not np.all(lab == np.floor(lab))):
+        raise ValueError("labels must be non-negative integers")
+    probs = np.asarray(click_probabilities, dtype=np.float64)
+    if probs.ndim != 1 or probs.size == 0 or np.any((probs < 0) | (probs > 1)):
+        raise ValueError(f"click_probabilities must be probabilities; got {click_probabilities!r}")
+    if not 0.0 <= continue_after_click <= 1.0:
+        raise ValueError(f"continue_after_click must be in [0, 1]; got {continue_after_click!r}")
+    rng = np.random.default_rng(seed)
+    n = lab.shape[0]
+    production = lab.astype(np.float64) + rng.normal(0.0, noise, size=n)
+    order = np.empty(n, dtype=np.int64)
+    position = np.empty(n, dtype=np.int32)
+    click = np.zeros(n, dtype=np.int32)
+    p_click = probs[np.minimum(lab.astype(np.int64), probs.size - 1)]
+    u_click = rng.random(n)
+    u_stop = rng.random(n)
+    for q in range(off.shape[0] - 1):
+        a, b = int(off[q]), int(off[q + 1])
+        shown = a + np.argsort(-production[a:b], kind="stable")
+        order[a:b] = shown
+        position[a:b] = np.arange(b - a, dtype=np.int32)
+        for r in range(b - a):
+            i = a + r
+            if u_click[i] < p_click[shown[r]]:
+                click[i] = 1
+                if u_stop[i] >= continue_after_click:
+                    break
+    return ClickLog(order, position, click)

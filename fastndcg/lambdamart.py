@@ -10,24 +10,30 @@ Three numeric modes share one kernel layout (:mod:`fastndcg._lambdamart`):
 * ``"xgboost"``: XGBoost 3.x ``objective="rank:ndcg"`` with
   ``lambdarank_pair_method="topk"`` bit for bit.
 
-The pure-Python specification is :mod:`fastndcg._ref_lambdamart`.
+The stateful variants (position debiasing, XGBoost's ``mean`` pairs) are in
+:mod:`fastndcg.debias`. The kernels come in two builds of the same code
+(``_lambdamart`` and, on x86-64, ``_lambdamart_avx2``, used when the CPU has
+AVX2); both give the same bits. The pure-Python specification is
+:mod:`fastndcg._ref_lambdamart`.
 """
 from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any, Dict, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
-from fastndcg import _lambdamart
+from fastndcg import _lambdamart as _baseline
 from fastndcg._api import NDCGScorer, _tie_key_for, discount_table
+from fastndcg._resolve import gain_tables
 from fastndcg._convention import Convention, as_convention
 from fastndcg._ndcg import discount_table as _log2_discount_table
-from fastndcg._threads import effective_n_threads
+from fastndcg._threads import effective_n_threads, threads_for
 from fastndcg._validation import (FLOAT32_OVERFLOW, OVERFLOW_HINT, _one_d, _show, _where, check_labels,
                                   check_no_overflow, check_offsets, check_query_weights, check_same_length,
-                                  check_scores, finite_nonnegative, float32_reason, gain_tables,
+                                  check_scores, finite_nonnegative, float32_reason,
                                   max_query_size)
 
 ArrayLike = Any
@@ -48,6 +54,23 @@ XGBOOST_MAX_LABEL = 31
 _NO_TRUNCATION = 1 << 62
 
 _SIGMOID_TABLES: Dict[float, tuple] = {}
+
+
+def _kernels():
+    """The LambdaMART kernel module: the AVX2 build when the CPU runs it (same
+    bits, wider vectors), else the baseline one. FASTNDCG_NO_AVX2=1 forces the
+    baseline."""
+    if os.environ.get("FASTNDCG_NO_AVX2", "0") == "0" and _baseline.cpu_has_avx2():
+        try:
+            from fastndcg import _lambdamart_avx2 as wide
+        except ImportError:  # pragma: no cover - built without it
+            return _baseline
+        if wide.built_for_avx2():
+            return wide
+    return _baseline
+
+
+_lambdamart = _kernels()
 
 
 def _sigmoid_table(sigma: float) -> tuple:
@@ -259,13 +282,13 @@ class LambdaMART:
             raise ValueError(f"labels must be 1-D; got an array of shape {labels_arr.shape}")
         off = check_offsets(offsets, labels_arr.shape[0])
         self._validate(labels_arr, off, mode, convention, truncation, sigma, normalize,
-                       score_normalization, query_weights, sample_weights, tie_key)
+                       score_normalization, query_weights, sample_weights, tie_key, n_threads=n_threads)
         self._compute_ideal(n_threads)
 
     # -- set-up ------------------------------------------------------------------------
     def _validate(self, labels, off, mode, convention, truncation, sigma, normalize,
                   score_normalization, query_weights, sample_weights, tie_key,
-                  other: str = "labels") -> None:
+                  other: str = "labels", n_threads: Optional[int] = None) -> None:
         self.mode = _check_mode(mode)
         if convention is None:
             convention = "lightgbm" if self.mode == "lightgbm" else None
@@ -283,7 +306,8 @@ class LambdaMART:
         self.offsets = off
         self.n_queries = off.shape[0] - 1
         self._max_n = max_query_size(off)
-        lab, top = check_labels(labels, int(off[-1]), conv, off, other=other)
+        lab, top = check_labels(labels, int(off[-1]), conv, off, other=other,
+                                n_threads=threads_for(int(off[-1]), n_threads))
         if self.mode == "xgboost" and lab.dtype == np.float64:
             # XGBoost stores labels as float32: its gains, pairs and ideal DCG use them
             with np.errstate(over="ignore"):
@@ -305,7 +329,7 @@ class LambdaMART:
             raise ValueError(f"labels must be < {LIGHTGBM_DEFAULT_LABELS} in mode='lightgbm' (LightGBM's "
                              f"default label_gain has {LIGHTGBM_DEFAULT_LABELS} entries); got "
                              f"labels[{i}]={_show(lab[i])}; pass a longer gain table")
-        self._table, self._linear, _ = gain_tables(conv, lab, top, off)
+        self._table, self._linear, _ = gain_tables(conv, top)
         if self.mode == "lightgbm" and self._linear:
             # LightGBM looks gains up by integer label; linear gain is the table 0, 1, 2, ...
             # Its labels are float32, exact integers up to 2**24.
@@ -389,6 +413,11 @@ class LambdaMART:
         with np.errstate(divide="ignore"):
             self._inv = np.ascontiguousarray(np.where(self._idcg > 0, 1.0 / self._idcg, 0.0))
 
+    def _pair_work(self) -> int:
+        # pairs a call visits (at most n x min(n, T) per query), the thread policy's work
+        t = self.truncation if self.truncation is not None else self._max_n
+        return self.n_docs * max(1, min(t, self._max_n))
+
     # -- properties ----------------------------------------------------------------------
     @property
     def ideal_dcg(self) -> np.ndarray:
@@ -406,10 +435,10 @@ class LambdaMART:
         return None if self.mode == "default" else np.dtype(np.float32)
 
     # -- gradients -----------------------------------------------------------------------
-    def _check_scores(self, scores) -> np.ndarray:
+    def _check_scores(self, scores, n_threads: Optional[int] = None) -> np.ndarray:
         why = ("mode='xgboost' ranks float32 scores, as XGBoost" if self.mode == "xgboost"
                else float32_reason(self.convention))
-        sc = check_scores(scores, self.offsets, float32=why)
+        sc = check_scores(scores, self.offsets, float32=why, n_threads=threads_for(self.n_docs, n_threads))
         check_same_length(sc, self.n_docs, "scores", "labels")
         return sc
 
@@ -422,11 +451,13 @@ class LambdaMART:
                 else _check_out(hess_out, "hess_out", self.n_docs, dtype, inputs + [("grad_out", grad)]))
         return grad, hess
 
-    def _run(self, sc, grad, hess, n_threads) -> None:
+    def _run(self, sc, grad, hess, n_threads, **state) -> None:
+        # ``state``: the per-round inputs and outputs of the stateful variants
+        # (fastndcg.debias), passed through to the kernel.
         sig, lo, hi, factor = self._sig
         empty_f = np.empty(0, dtype=np.float64)
         empty_i = np.empty(0, dtype=np.int64)
-        _lambdamart.grad_hess_batch(
+        if _lambdamart.grad_hess_batch(
             sc, self.labels, self.offsets,
             self._tie_key if self._tie_key is not None else empty_i, self._key_desc, self._round_f32,
             self._table, self._linear, self._disc, self._inv,
@@ -435,9 +466,10 @@ class LambdaMART:
             MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
             self._short_limit, self.sigma, self.score_normalization, self.normalize,
             sig, lo, hi, factor, self._w_norm, grad, hess, self._max_n,
-            effective_n_threads(n_threads))
-        for name, out in (("grad", grad), ("hess", hess)):
-            check_no_overflow(out, name, self.offsets, self._overflow_hint(), per_query=False)
+            threads_for(self._pair_work(), n_threads), **state):
+            # the kernel saw a non-finite output: name the first one
+            for name, out in (("grad", grad), ("hess", hess)):
+                check_no_overflow(out, name, self.offsets, self._overflow_hint(), per_query=False)
 
     def _overflow_hint(self) -> str:
         return (f"the lambdas overflow {'float32' if self.mode != 'default' else 'the output dtype'}: "
@@ -468,7 +500,7 @@ class LambdaMART:
         (grad, hess) : tuple of ndarray
             The gradient and the hessian per document, in input order.
         """
-        sc = self._check_scores(scores)
+        sc = self._check_scores(scores, n_threads)
         grad, hess = self._check_outputs(sc, grad_out, hess_out)
         self._run(sc, grad, hess, n_threads)
         return grad, hess
@@ -487,7 +519,7 @@ class LambdaMART:
         NDCG@T when the two documents swap places. Ranking and tie rule as in
         :meth:`gradients`.
         """
-        sc = self._check_scores(scores)
+        sc = self._check_scores(scores, n_threads)
         cut = _check_flag(cut_discount, "cut_discount")
         if queries is None:
             sel = np.arange(self.n_queries, dtype=np.int64)
@@ -518,7 +550,7 @@ class LambdaMART:
             self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64),
             self._key_desc, self._round_f32, self._table, self._linear, self._disc, self._inv,
             sel, slots, t, cut, hi, lo, rhi, rlo, delta, count, self._max_n,
-            effective_n_threads(n_threads))
+            threads_for(total + sel.shape[0], n_threads))
         keep = np.concatenate([np.arange(slots[i], slots[i] + count[i]) for i in range(sel.shape[0])]) \
             if sel.shape[0] else np.empty(0, dtype=np.int64)
         keep = keep.astype(np.int64)
@@ -622,8 +654,9 @@ def lambda_gradients(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *
     off = check_offsets(offsets, sc_raw.shape[0])
     model = LambdaMART.__new__(LambdaMART)
     model._validate(labels_arr, off, mode, convention, truncation, sigma, normalize,
-                    score_normalization, query_weights, sample_weights, tie_key, other="scores")
-    sc = model._check_scores(sc_raw)
+                    score_normalization, query_weights, sample_weights, tie_key, other="scores",
+                    n_threads=n_threads)
+    sc = model._check_scores(sc_raw, n_threads)
     grad, hess = model._check_outputs(sc, grad_out, hess_out)
     model._compute_ideal(n_threads)
     model._run(sc, grad, hess, n_threads)

@@ -3,7 +3,8 @@
 * :class:`LambdarankObjective` goes in ``params["objective"]`` (LightGBM 4.x
   callable form). In ``mode="lightgbm"`` it reproduces the built-in
   ``objective="lambdarank"`` bit for bit (identical trees, identical
-  predictions); in ``mode="default"`` it trains under any fastndcg
+  predictions), with LightGBM's position debiasing when the Dataset has a
+  ``position`` column; in ``mode="default"`` it trains under any fastndcg
   convention.
 * :class:`NDCGMetric` goes in ``feval=``: NDCG@k under any convention or
   preset; with the ``"lightgbm"`` preset it equals LightGBM's own ``ndcg@k``.
@@ -29,6 +30,7 @@ import numpy as np
 
 from fastndcg._api import NDCGScorer, _cap
 from fastndcg._convention import Convention, as_convention
+from fastndcg.debias import PositionBiasedLambdaMART, _check_real
 from fastndcg.lambdamart import LambdaMART, _check_mode
 
 _INSTALL_HINT = "fastndcg.lightgbm needs LightGBM; install it with: pip install fastndcg[lightgbm]"
@@ -53,15 +55,20 @@ def _dataset_fields(dataset) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarra
         raise ValueError("the Dataset has no query information; build it with lightgbm.Dataset(..., group=sizes)")
     labels = dataset.get_field("label")
     weights = dataset.get_field("weight")
+    return (np.asarray(labels, dtype=np.float32), np.asarray(bounds, dtype=np.int64),
+            None if weights is None or len(weights) == 0 else np.asarray(weights, dtype=np.float32))
+
+
+def _dataset_positions(dataset) -> Optional[np.ndarray]:
+    """The Dataset's position ids (LightGBM >= 4.1 numbers the positions in
+    order of first appearance), or None."""
     try:
         position = dataset.get_field("position")
     except Exception:  # older LightGBM: no position field
-        position = None
-    if position is not None and len(position):
-        raise ValueError("the Dataset has a position column (LightGBM position-bias debiasing); the "
-                         "fastndcg objective does not model position bias")
-    return (np.asarray(labels, dtype=np.float32), np.asarray(bounds, dtype=np.int64),
-            None if weights is None or len(weights) == 0 else np.asarray(weights, dtype=np.float32))
+        return None
+    if position is None or len(position) == 0:
+        return None
+    return np.asarray(position, dtype=np.int32)
 
 
 def _as_bool(value: Any, name: str) -> bool:
@@ -112,21 +119,35 @@ class LambdarankObjective:
     label_gain : sequence of float, optional
         LightGBM ``label_gain``: the gain of label l is ``label_gain[l]``.
         Replaces the convention's gain.
+    position_bias_regularization : float, default 0.0
+        LightGBM ``lambdarank_position_bias_regularization``; used when the
+        Dataset has a ``position`` column.
+    learning_rate : float, default 0.1
+        The boosting learning rate: LightGBM scales the position-bias step by
+        it (set it to the training's ``learning_rate``; :meth:`from_params`
+        does).
     n_threads : int, optional
         Threads for the gradient kernel (bit-identical results for any value).
 
     Notes
     -----
-    The Dataset's labels, query boundaries and row weights are read once (on
-    the first call for that Dataset) and the ideal DCG is cached with them.
-    Row weights multiply each document's gradient and hessian, as LightGBM
-    does. A Dataset with a ``position`` column is rejected.
+    The Dataset's labels, query boundaries, row weights and positions are read
+    once (on the first call for that Dataset) and the ideal DCG is cached with
+    them. Row weights multiply each document's gradient and hessian, as
+    LightGBM does. With a ``position`` column (LightGBM >= 4.1), the gradients
+    are LightGBM's position-debiased ones: see
+    :class:`fastndcg.debias.PositionBiasedLambdaMART`; the learned factors are
+    :attr:`position_factors`. LightGBM's own factors are bit-identical when it
+    trains with ``num_threads=1`` (with more threads it sums the factors'
+    derivatives in an order that follows its thread schedule).
     """
 
     def __init__(self, *, mode: str = "lightgbm", convention: Any = None,
                  truncation: Union[str, int, None] = "auto", sigma: float = 1.0,
                  normalize: bool = True, score_normalization: Optional[bool] = None,
-                 label_gain: Optional[Sequence[float]] = None, n_threads: Optional[int] = None) -> None:
+                 label_gain: Optional[Sequence[float]] = None,
+                 position_bias_regularization: float = 0.0, learning_rate: float = 0.1,
+                 n_threads: Optional[int] = None) -> None:
         _require_lightgbm()
         self.mode = _check_mode(mode)
         if convention is None and self.mode == "lightgbm":
@@ -140,9 +161,13 @@ class LambdarankObjective:
         self.sigma = sigma
         self.normalize = normalize
         self.score_normalization = normalize if score_normalization is None else score_normalization
+        self.position_bias_regularization = _check_real(position_bias_regularization,
+                                                        "position_bias_regularization")
+        self.learning_rate = _check_real(learning_rate, "learning_rate")
         self.n_threads = n_threads
         self._dataset_ref = None
         self._model: Optional[LambdaMART] = None
+        self._debiased: Optional[PositionBiasedLambdaMART] = None
         self._grad = self._hess = None
         # Build a throw-away model to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
@@ -153,14 +178,19 @@ class LambdarankObjective:
                     n_threads: Optional[int] = None) -> "LambdarankObjective":
         """The objective that matches a LightGBM parameter dict.
 
-        Reads ``sigmoid``, ``lambdarank_truncation_level``, ``lambdarank_norm``
-        and ``label_gain`` (LightGBM's defaults when absent).
+        Reads ``sigmoid``, ``lambdarank_truncation_level``, ``lambdarank_norm``,
+        ``label_gain``, ``lambdarank_position_bias_regularization`` and
+        ``learning_rate`` (or its aliases ``shrinkage_rate``, ``eta``);
+        LightGBM's defaults when absent.
         """
         truncation = int(params.get("lambdarank_truncation_level", 30))
+        rate = next((params[k] for k in ("learning_rate", "shrinkage_rate", "eta") if k in params), 0.1)
         return cls(mode=mode, convention=convention, truncation=truncation,
                    sigma=float(params.get("sigmoid", 1.0)),
                    normalize=_as_bool(params.get("lambdarank_norm", True), "lambdarank_norm"),
-                   label_gain=_as_gain_list(params.get("label_gain")), n_threads=n_threads)
+                   label_gain=_as_gain_list(params.get("label_gain")),
+                   position_bias_regularization=float(params.get("lambdarank_position_bias_regularization", 0.0)),
+                   learning_rate=float(rate), n_threads=n_threads)
 
     def __deepcopy__(self, memo) -> "LambdarankObjective":
         # lightgbm.train deep-copies params; share this object (and its cache)
@@ -172,13 +202,28 @@ class LambdarankObjective:
         if self._model is not None and self._dataset_ref is not None and self._dataset_ref() is dataset:
             return self._model
         labels, offsets, weights = _dataset_fields(dataset)
-        self._model = LambdaMART(labels, offsets, mode=self.mode, convention=self.convention,
-                                 truncation=self.truncation, sigma=self.sigma, normalize=self.normalize,
-                                 score_normalization=self.score_normalization, sample_weights=weights,
-                                 n_threads=self.n_threads)
+        options = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
+                       sigma=self.sigma, normalize=self.normalize,
+                       score_normalization=self.score_normalization, sample_weights=weights,
+                       n_threads=self.n_threads)
+        positions = _dataset_positions(dataset)
+        if positions is None:
+            self._debiased = None
+            self._model = LambdaMART(labels, offsets, **options)
+        else:
+            self._debiased = PositionBiasedLambdaMART(
+                labels, offsets, positions, regularization=self.position_bias_regularization,
+                learning_rate=self.learning_rate, **options)
+            self._model = self._debiased.model
         self._dataset_ref = weakref.ref(dataset)
         self._grad = self._hess = None
         return self._model
+
+    @property
+    def position_factors(self) -> Optional[np.ndarray]:
+        """The learned float32 position-bias factor per position id (LightGBM's
+        ``pos_biases_``), or None when the training Dataset has no positions."""
+        return None if self._debiased is None else self._debiased.position_factors
 
     def __call__(self, preds: np.ndarray, train_data) -> Tuple[np.ndarray, np.ndarray]:
         model = self.model_for(train_data)
@@ -189,7 +234,8 @@ class LambdarankObjective:
         if self._grad is None or self._grad.dtype != dtype:
             self._grad = np.empty(model.n_docs, dtype=dtype)
             self._hess = np.empty(model.n_docs, dtype=dtype)
-        return model.gradients(scores, grad_out=self._grad, hess_out=self._hess, n_threads=self.n_threads)
+        compute = model.gradients if self._debiased is None else self._debiased.gradients
+        return compute(scores, grad_out=self._grad, hess_out=self._hess, n_threads=self.n_threads)
 
 
 # ----------------------------------------------------------------------------- metric

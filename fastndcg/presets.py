@@ -68,7 +68,7 @@ RANX_BURGES = _register(Convention(name="ranx_burges"))
 #: scikit-learn ``ndcg_score`` (1.9.1; all-zero rows score 0, "sklearn <= 1.9
 #: semantics", which its issue #29521 plans to change): linear gain, 1/log2(r+1),
 #: tie-averaged DCG (McSherry & Najork), ideal cut at k, weighted mean.
-SKLEARN = _register(Convention(gain="linear", ties="average", name="sklearn"))
+SKLEARN = _register(Convention(gain="linear", ties="average", ideal_source="run", name="sklearn"))
 
 #: torchmetrics ``retrieval_normalized_dcg`` / ``RetrievalNormalizedDCG``
 #: (1.9.0, default ``empty_target_action="neg"``): scikit-learn's rule (tie
@@ -76,7 +76,7 @@ SKLEARN = _register(Convention(gain="linear", ties="average", name="sklearn"))
 #: sums in float32; this preset sums in double, so it differs from torchmetrics
 #: by float32 rounding (about 1e-7), not by rule.
 TORCHMETRICS = _register(Convention(gain="linear", ties="average", score_precision="float32",
-                                    name="torchmetrics"))
+                                    ideal_source="run", name="torchmetrics"))
 
 #: LightGBM ``ndcg@k`` metric (4.x, 4.7.0 checked): label_gain 2**l - 1 for
 #: l = 0..30 (other labels are an error), input order on ties, k clamped,
@@ -85,7 +85,7 @@ TORCHMETRICS = _register(Convention(gain="linear", ties="average", score_precisi
 #: query adding a bare 1 to the weighted sum (so the mean can exceed 1; kept).
 LIGHTGBM = _register(Convention(gain=tuple(float(2**i - 1) for i in range(31)), empty="one",
                                 weight_precision="float32", empty_weight="unweighted",
-                                name="lightgbm"))
+                                ideal_source="run", name="lightgbm"))
 
 #: XGBoost ``ndcg`` / ``ndcg@k`` metric (>= 2.0; 3.2.0 checked), default
 #: ``ndcg_exp_gain=true``: gain 2**l - 1 for l = 0..31 (other labels are an
@@ -96,7 +96,8 @@ LIGHTGBM = _register(Convention(gain=tuple(float(2**i - 1) for i in range(31)), 
 #: (``replace(default_k=None)``) and an unweighted mean (pass no weights).
 XGBOOST = _register(Convention(gain=tuple(float(2**i - 1) for i in range(32)), empty="one",
                                score_precision="float32", default_k=32, weight_precision="float32",
-                               empty_weight="unweighted", above_one="check", name="xgboost"))
+                               empty_weight="unweighted", above_one="check", ideal_source="run",
+                               name="xgboost"))
 
 #: XGBoost ``ndcg-`` / ``ndcg@k-``: as ``xgboost`` but empty queries score 0.
 XGBOOST_MINUS = _register(XGBOOST.replace(empty="zero", name="xgboost_minus"))
@@ -106,12 +107,12 @@ XGBOOST_MINUS = _register(XGBOOST.replace(empty="zero", name="xgboost_minus"))
 #: empty queries 1 (older releases gave 0), float32 group weights
 #: that do weigh empty queries.
 CATBOOST = _register(Convention(gain="linear", ties="worst", empty="one", weight_precision="float32",
-                                name="catboost"))
+                                ideal_source="run", name="catboost"))
 
 #: RankLib ``NDCG@k`` (codelibs/ranklib e43f605f, as RankLib 2.x): 2**l - 1 on
 #: integer labels, stable merge sort (file order), ideal from the same list
 #: cut at min(k, n), empty 0, plain mean. RankLib's own default k is 10.
-RANKLIB = _register(Convention(name="ranklib"))
+RANKLIB = _register(Convention(ideal_source="run", name="ranklib"))
 
 # ----------------------------------------------------------------------------- LTR data set scripts
 
@@ -119,7 +120,7 @@ RANKLIB = _register(Convention(name="ranklib"))
 #: and 0 for any other label, D(r) = 1 for r <= 2 then 1/log2(r), file order on
 #: ties, NDCG@k = 0 for queries shorter than k, empty 0, plain mean.
 LETOR4 = _register(Convention(gain=(0.0, 1.0, 3.0), unknown_label="zero", discount="letor",
-                              short="zero", name="letor4"))
+                              short="zero", ideal_source="run", name="letor4"))
 
 #: LETOR 3.0 ``Eval-Score-3.0.pl``: as ``letor4`` (it has no NDCG@k for a
 #: query shorter than k, but its average divides by all queries, so such a
@@ -134,7 +135,7 @@ MSLR = _register(LETOR4.replace(gain=(0.0, 1.0, 3.0, 7.0, 15.0), name="mslr"))
 #: Yahoo! Learning to Rank Challenge ``evaluate.py`` (2010): 2**l - 1, log
 #: discount (ln, same ratio), file order, k clamped, empty queries 1; k = 10
 #: there.
-YAHOO = _register(Convention(empty="one", name="yahoo"))
+YAHOO = _register(Convention(empty="one", ideal_source="run", name="yahoo"))
 
 
 def get_preset(name: str) -> Convention:

@@ -17,7 +17,7 @@ import numpy as np
 from fastndcg import _rankdcg
 from fastndcg._api import EMPTY_CODES
 from fastndcg._convention import as_convention
-from fastndcg._threads import effective_n_threads
+from fastndcg._threads import effective_n_threads, threads_for
 from fastndcg._validation import check_offsets, check_same_length, check_scores, max_query_size
 
 __all__ = ["rankdcg"]
@@ -124,7 +124,7 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
         raise ValueError(f"reference must be 1-D; got an array of shape {ref_raw.shape}")
     off = check_offsets(offsets, ref_raw.shape[0])
     ref = _reference_values(ref_raw, off)
-    pred = check_scores(predictions, off, name="predictions")
+    pred = check_scores(predictions, off, name="predictions", n_threads=threads_for(ref.shape[0], n_threads))
     check_same_length(pred, ref.shape[0], "predictions", "reference")
     if conv.empty == "error":
         bad = np.flatnonzero(_degenerate(ref, off))
@@ -134,5 +134,7 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
                 f"query {q} (rows {int(off[q])}:{int(off[q + 1])}) has fewer than two distinct reference "
                 f"values, so RankDCG is undefined, and the convention says empty='error'")
     out = np.empty(off.shape[0] - 1, dtype=np.float64)
-    _rankdcg.rankdcg_batch(ref, pred, off, EMPTY_CODES[conv.empty], out, max_query_size(off), n_threads_eff)
+    # a sort and a scan per query: about 8 work units a document
+    _rankdcg.rankdcg_batch(ref, pred, off, EMPTY_CODES[conv.empty], out, max_query_size(off),
+                           threads_for(8 * ref.shape[0], n_threads))
     return out

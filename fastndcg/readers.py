@@ -22,6 +22,7 @@ import bz2
 import gzip
 import lzma
 import os
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, List, Optional, Tuple, Union
 
@@ -29,7 +30,7 @@ import numpy as np
 
 from fastndcg import _parse
 from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
-from fastndcg._threads import effective_n_threads
+from fastndcg._threads import threads_for
 
 PathLike = Union[str, "os.PathLike[str]"]
 Progress = Optional[Callable[[int, int], None]]
@@ -49,6 +50,7 @@ _MESSAGES = {
     S["BAD_NUMBER"]: "not a finite number",
     S["EMPTY_LINE"]: "empty line (a missing value)",
     S["BAD_INTEGER"]: "not an integer",
+    S["NUL_BYTE"]: "a NUL byte in a field (a binary or UTF-16 file?)",
 }
 
 
@@ -84,13 +86,18 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
     block is requested (copy it with ``bytes(block)`` to keep it). A missing
     final newline is added. A line longer than ``block_size`` is kept whole
     (the buffer grows to hold it). Memory: the buffer (about ``block_size``).
+    A compressed stream that breaks raises ValueError ``path:line:`` naming the
+    line being read when it broke (the lines before it were handed out).
     """
     if block_size < 1:
         raise ValueError(f"block_size must be >= 1; got {block_size}")
     stream, raw = _open_binary(path)
     total = os.fstat(raw.fileno()).st_size
+    compressed = stream is not raw
+    lines_out = 0          # lines handed out, counted for compressed streams only
     try:
-        buf = bytearray(block_size)
+        # a plain file smaller than a block needs no more (zeroing 16 MiB per small file shows)
+        buf = bytearray(block_size if compressed else max(1, min(block_size, total + 1)))
         filled = 0
         while True:
             if filled == len(buf):       # a line longer than the buffer: grow (a new buffer)
@@ -109,6 +116,8 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
             if cut < 0:
                 continue
             block = memoryview(buf).toreadonly()[: cut + 1]
+            if compressed:
+                lines_out += buf.count(b"\n", 0, cut + 1)
             yield block
             block.release()
             rest = filled - cut - 1
@@ -117,10 +126,13 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
             filled = rest
         if filled:
             yield memoryview(bytes(buf[:filled]) + b"\n")
-    except (OSError, EOFError, lzma.LZMAError) as exc:
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
-        raise ValueError(f"{os.fspath(path)}: cannot decompress/read: {exc}") from exc
+        if compressed:
+            raise _fail(path, lines_out + 1, f"cannot decompress: {exc} (the compressed stream breaks "
+                                             "while this line is read)") from exc
+        raise ValueError(f"{os.fspath(path)}: cannot read: {exc}") from exc
     finally:
         stream.close()
         raw.close()
@@ -303,13 +315,33 @@ class _SvmParser:
         return _pool_strings(self.pool.a, ds, ends - ds)
 
 
+def _qid_blocks(qids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """First row and qid of each maximal run of equal qids."""
+    starts = np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
+    return starts, qids[starts]
+
+
+def _qid_again(path, qids: np.ndarray, lines: np.ndarray, hint: str) -> Optional[ValueError]:
+    """The error for the first qid run whose qid had an earlier run (rows of
+    a query interrupted by another query), or None if each qid is one run."""
+    starts, block_ids = _qid_blocks(qids)
+    if np.unique(block_ids).size == block_ids.size:
+        return None
+    srt = np.argsort(block_ids, kind="stable")
+    dup = srt[1:][block_ids[srt[1:]] == block_ids[srt[:-1]]]
+    b = int(dup.min())
+    first = int(np.flatnonzero(block_ids == block_ids[b])[0])
+    return _fail(path, int(lines[starts[b]]),
+                 f"qid {int(block_ids[b])} appears again; its rows started at line "
+                 f"{int(lines[starts[first]])} and were interrupted by another qid. {hint}")
+
+
 def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str):
     """Offsets, order and per-query ids from per-row qids, enforcing qid_order."""
     n = qids.shape[0]
     if n == 0:
         return np.zeros(1, dtype=np.int64), None, qids[:0]
-    starts = np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
-    block_ids = qids[starts]
+    starts, block_ids = _qid_blocks(qids)
     if qid_order == "sorted":
         bad = np.flatnonzero(block_ids[1:] < block_ids[:-1])
         if bad.size:
@@ -321,31 +353,53 @@ def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str)
         if qid_order == "any":
             groups = offsets_from_qid(qids)
             return groups.offsets, groups.order, groups.qids
-        srt = np.argsort(block_ids, kind="stable")
-        dup = srt[1:][block_ids[srt[1:]] == block_ids[srt[:-1]]]
-        b = int(dup.min())
-        first = int(np.flatnonzero(block_ids == block_ids[b])[0])
-        raise _fail(path, int(lines[starts[b]]),
-                    f"qid {int(block_ids[b])} appears again; its rows started at line "
-                    f"{int(lines[starts[first]])} and were interrupted by another qid. Rows of a "
-                    "query must be contiguous (pass qid_order='any' to group them)")
+        raise _qid_again(path, qids, lines, "Rows of a query must be contiguous (pass qid_order='any' "
+                                            "to group them)")
     return np.append(starts, n).astype(np.int64), None, block_ids
+
+
+def _group_sizes(group) -> Tuple[np.ndarray, str, bool]:
+    """(sizes, name, is_file) of a ``group`` argument: a .query/.group path or sizes."""
+    if isinstance(group, (str, os.PathLike)):
+        return read_group_file(group), os.fspath(group), True
+    return np.asarray(group), "group", False
+
+
+def _group_overrun(path, gpath: str, is_file: bool, ends: np.ndarray, n_rows: int) -> Optional[ValueError]:
+    """The error for group sizes that add up to more than the n_rows rows of
+    path (naming the group file line where they pass it), else None."""
+    over = int(np.searchsorted(ends, n_rows, side="right"))
+    if over >= ends.shape[0]:
+        return None
+    where = f"{gpath}:{over + 1}:" if is_file else f"group[{over}]:"
+    return ValueError(f"{where} the group sizes reach {int(ends[over])} rows here but "
+                      f"{os.fspath(path)} has only {n_rows} rows")
+
+
+def _group_short(path, gpath: str, covered: int, line: int) -> ValueError:
+    """The error for a data row beyond the rows the group sizes add up to."""
+    return _fail(path, line, f"this row (row {covered + 1}) is beyond the {covered} rows that the "
+                             f"group sizes of {gpath} add up to")
 
 
 def _apply_group(path, group, n_rows, qid_offsets, lines):
     """Offsets from a group file or sizes; checked against the qids if any."""
-    if isinstance(group, (str, os.PathLike)):
-        gpath = os.fspath(group)
-        sizes = read_group_file(gpath)
-    else:
-        gpath = "group"
-        sizes = np.asarray(group)
+    sizes, gpath, is_file = _group_sizes(group)
     offsets = offsets_from_group_sizes(sizes)
-    if int(offsets[-1]) != n_rows:
-        raise ValueError(f"{gpath}: the group sizes sum to {int(offsets[-1])} rows but "
-                         f"{os.fspath(path)} has {n_rows} rows")
+    too_many = _group_overrun(path, gpath, is_file, offsets[1:], n_rows)
+    if too_many is not None:
+        raise too_many
+    if int(offsets[-1]) < n_rows:
+        raise _group_short(path, gpath, int(offsets[-1]), int(lines[int(offsets[-1])]))
     if qid_offsets is not None and not np.array_equal(qid_offsets, offsets):
-        row = int(np.setxor1d(qid_offsets, offsets).min())
+        diff = np.setxor1d(qid_offsets, offsets)
+        if diff.size == 0:
+            # same boundaries, more queries: the group file has empty ones, which qids cannot have
+            empty = int(np.flatnonzero(np.diff(offsets) == 0)[0])
+            where = f"{gpath}:{empty + 1}:" if is_file else f"group[{empty}]:"
+            raise ValueError(f"{where} the qids of {os.fspath(path)} and the group file {gpath} disagree: "
+                             "an empty query here, which qids cannot express")
+        row = int(diff.min())
         by = "the qids" if np.isin(row, qid_offsets) else f"the group file {gpath}"
         line = int(lines[row]) if row < lines.shape[0] else int(lines[-1])
         raise _fail(path, line, f"the qids and the group file {gpath} disagree: only {by} start a new "
@@ -415,8 +469,8 @@ def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
         offsets, order, query_ids = _check_qid_blocks(path, qids, lines, qid_order)
     if group is not None:
         if order is not None:
-            raise ValueError("a group file describes consecutive rows; it cannot be combined with "
-                             "qid_order='any' on a file whose qids are not contiguous")
+            raise _qid_again(path, qids, lines, "A group file describes consecutive rows, so it "
+                                                "cannot be combined with qid_order='any' here")
         offsets = _apply_group(path, group, n, offsets, lines)
         if query_ids is None:
             query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
@@ -517,11 +571,18 @@ def read_predictions(path: PathLike, n: Optional[int] = None, *, column: Optiona
 
 def read_group_file(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE) -> np.ndarray:
     """Read a LightGBM ``.query`` / XGBoost ``.group`` file: one query size
-    (an integer >= 0) per line, in file order. Returns int64 sizes."""
+    (an integer >= 0) per line, in file order, adding up to at most
+    2**63 - 1 rows. Returns int64 sizes."""
     sizes = _NumberStream(path, None, True, block_size).all()
     bad = np.flatnonzero(sizes < 0)
     if bad.size:
         raise _fail(path, int(bad[0]) + 1, f"a query size must be >= 0; got {int(sizes[bad[0]])}")
+    # The running total wraps around (and decreases) at the first line where
+    # it passes 2**63 - 1; every later offset would be garbage.
+    ends = np.cumsum(sizes)
+    wrap = np.flatnonzero(ends[1:] < ends[:-1])
+    if wrap.size:
+        raise _fail(path, int(wrap[0]) + 2, "the query sizes add up to more than 2**63 - 1 rows here")
     return sizes
 
 
@@ -566,12 +627,13 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
                                                           block_size)
     sizes = None
     if group is not None:
-        sizes = read_group_file(group) if isinstance(group, (str, os.PathLike)) else np.asarray(group, dtype=np.int64)
-        group_ends = np.cumsum(sizes)
-        gpath = os.fspath(group) if isinstance(group, (str, os.PathLike)) else "group"
+        sizes, gpath, g_is_file = _group_sizes(group)
+        group_ends = offsets_from_group_sizes(sizes)[1:]
+        sizes = np.diff(group_ends, prepend=0)
     seen: set = set()
     row0 = 0
     q0 = 0
+    total = int(group_ends[-1]) if sizes is not None and sizes.size else 0
     blocks = iter_line_blocks(path, block_size, progress)
 
     def emit(n_rows: int, offsets: np.ndarray, query_ids: np.ndarray) -> SvmlightChunk:
@@ -605,10 +667,8 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             ends = np.append(starts[1:], n) if done else starts[1:]
             return ends, q[starts[: ends.size]], starts[: ends.size]
         if sizes is None:
-            raise ValueError(f"{os.fspath(path)}: the file has no qid: fields; give the query "
-                             "sizes with group=<.query/.group file>")
-        if p.qid_mode == 1:
-            raise ValueError("iter_svmlight: give either qids in the file or a group file, not both")
+            raise _fail(path, int(p.lines.a[0]), "the file has no qid: fields (from this first row on); "
+                                                 "give the query sizes with group=<.query/.group file>")
         q1 = int(np.searchsorted(group_ends, row0 + n, side="right"))
         ends = (group_ends[q0:q1] - row0).astype(np.int64)
         starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
@@ -621,6 +681,12 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             done = True
         else:
             p.parse(block)
+            if sizes is not None and p.labels.n:
+                if p.qid_mode == 1:
+                    raise _fail(path, int(p.lines.a[0]), "this row has a qid: field and a group file was "
+                                                         "given too; iter_svmlight takes either, not both")
+                if row0 + p.labels.n > total:     # rows that no query covers
+                    raise _group_short(path, gpath, total, int(p.lines.a[total - row0]))
         while p.labels.n and (done or p.labels.n >= chunk_rows):
             n = p.labels.n
             ends, ids, starts = boundaries(n, done)
@@ -647,8 +713,11 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
                 q0 += ids.size
             yield emit(n_emit, offs, ids)
     if sizes is not None and q0 != sizes.size:
-        total = int(group_ends[-1]) if sizes.size else 0
-        raise ValueError(f"{gpath}: the group sizes sum to {total} rows but {os.fspath(path)} has {row0} rows")
+        too_many = _group_overrun(path, gpath, g_is_file, group_ends, row0)
+        if too_many is not None:
+            raise too_many
+        # only empty queries are left (all rows were emitted): one last chunk
+        yield emit(0, np.zeros(sizes.size - q0 + 1, dtype=np.int64), np.arange(q0, sizes.size, dtype=np.int64))
     if preds is not None and not preds.at_end():
         raise _fail(predictions, row0 + 1, f"the prediction file has more scores than "
                                            f"{os.fspath(path)} has rows ({row0})")
@@ -789,7 +858,7 @@ class _TrecParser:
         else:
             self.values.a = self.lines.a = self.dstart.a = self.pool.a = None
         return _sorted_table(self.path, self.is_run, cols, topics[:nseg], first[:nseg], n_threads,
-                             self.tag.decode("utf-8", "replace"))
+                             self.tag.decode("utf-8", "replace"), self.line)
 
     def drop_front(self, n_rows: int) -> None:
         pool_cut = int(self.dstart.a[n_rows]) if n_rows < self.dstart.n else self.pool.n
@@ -803,7 +872,15 @@ class _TrecParser:
         self.seg_first = [first[keep] - n_rows]
 
 
-def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag):
+def _no_rows(path, is_run: bool, n_lines: int) -> ValueError:
+    """The error for a TREC file without a result or judgment line (at the
+    line after its last)."""
+    what = "results" if is_run else "judgments"
+    why = f"its {n_lines} line(s) are blank or comments" if n_lines else "the file is empty"
+    return _fail(path, n_lines + 1, f"no {what} in the file: {why}")
+
+
+def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag, n_lines):
     """Group rows by topic (bytewise) and sort docnos within topics.
 
     ``cols`` (vals, lines, dstart, pool) is consumed: each unsorted array is
@@ -813,7 +890,7 @@ def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag):
     dstart_a = cols.pop("dstart")
     n = dstart_a.shape[0]
     if n == 0:
-        raise ValueError(f"{path_s}: no {'results' if is_run else 'judgments'} in the file")
+        raise _no_rows(path_s, is_run, n_lines)
     dlen = np.empty_like(dstart_a)
     dlen[:-1] = dstart_a[1:] - dstart_a[:-1]
     dlen[-1] = pool_a.shape[0] - dstart_a[-1]
@@ -824,7 +901,8 @@ def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag):
     offsets = np.zeros(uniq.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_code, minlength=uniq.shape[0]), out=offsets[1:])
     del row_code
-    _parse.sort_groups(pool_a, dstart_a, dlen, order, offsets, effective_n_threads(n_threads))
+    # about 16 work units a row (a merge sort of short strings)
+    _parse.sort_groups(pool_a, dstart_a, dlen, order, offsets, threads_for(16 * n, n_threads))
     dstart_a = dstart_a[order]
     dlen = dlen[order]
     topics = np.array([t.decode("utf-8", "surrogateescape") for t in uniq.tolist()], dtype=object)
@@ -901,28 +979,15 @@ def read_run(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE, progress: 
 
 # ----------------------------------------------------------------------------- alignment
 
-#: Presets whose tool takes the ideal ranking from the judgments (qrels),
-#: including judged documents the run did not retrieve.
-QRELS_IDEAL_PRESETS = frozenset({"trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut",
-                                 "ir_measures", "ranx", "ranx_burges", "gdeval", "standard"})
-
-
 def ideal_source(convention: Any) -> str:
-    """Where a convention's ideal list comes from for qrels + run input:
-    ``"qrels"`` (every judged document, retrieved or not, as trec_eval) or
-    ``"run"`` (the retrieved documents only, as learning-to-rank tools that
-    only see the list they are given). An ``ideal_source`` attribute on the
-    convention wins; otherwise presets in :data:`QRELS_IDEAL_PRESETS` and
-    custom conventions use the qrels."""
+    """Where a convention's ideal list comes from for qrels + run input: its
+    :attr:`~fastndcg.Convention.ideal_source` field, ``"qrels"`` (every judged
+    document, retrieved or not, as trec_eval) or ``"run"`` (the retrieved
+    documents only, as learning-to-rank tools that only see the list they are
+    given). Presets declare theirs; a custom convention uses the qrels."""
     from fastndcg._convention import as_convention
 
-    conv = as_convention(convention)
-    explicit = getattr(conv, "ideal_source", None)
-    if explicit in ("qrels", "run"):
-        return explicit
-    if conv.name in QRELS_IDEAL_PRESETS or conv.name == "custom":
-        return "qrels"
-    return "run"
+    return as_convention(convention).ideal_source
 
 
 @dataclass
@@ -953,6 +1018,14 @@ class AlignedRun:
         Run topics without judgments (never evaluated, as trec_eval).
     n_retrieved : int64 (n_queries,)
         Results per query (after ``max_docs``).
+    status : int8 (n_docs,), optional
+        How each retrieved document is judged, for trec_eval's custom gains:
+        0 judged >= 0 (its level is ``labels``), -1 not in the qrels, -2
+        judged below 0 (trec_eval's levels for them). None: every document
+        is taken as judged at its label.
+    ideal_status : int8 (len(ideal_labels),), optional
+        0 for a judgment >= 0, -2 for one below 0 (``ideal_labels`` holds it
+        as 0); None: every judgment is >= 0.
     """
 
     scores: np.ndarray
@@ -968,10 +1041,26 @@ class AlignedRun:
     run_name: str = ""
     run_path: str = ""
     qrels_path: str = ""
+    status: Optional[np.ndarray] = field(default=None, repr=False)
+    ideal_status: Optional[np.ndarray] = field(default=None, repr=False)
 
     @property
     def n_queries(self) -> int:
         return int(self.offsets.shape[0] - 1)
+
+    def trec_levels(self) -> np.ndarray:
+        """trec_eval's level of each retrieved document: its judgment when
+        >= 0, -1 when it is not in the qrels, -2 when judged below 0."""
+        if self.status is None:
+            return self.labels.astype(np.int64)
+        return np.where(self.status < 0, self.status, self.labels).astype(np.int64)
+
+    def trec_judged(self) -> np.ndarray:
+        """Every judgment of each evaluated topic (CSR over ``ideal_offsets``),
+        those below 0 as -2: what trec_eval's ideal counts from (levels >= 0)."""
+        if self.ideal_status is None:
+            return self.ideal_labels.astype(np.int64)
+        return np.where(self.ideal_status < 0, self.ideal_status, self.ideal_labels).astype(np.int64)
 
     def _kwargs(self, convention, ideal):
         from fastndcg._convention import as_convention
@@ -989,18 +1078,39 @@ class AlignedRun:
         return kw
 
     def ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
-             n_threads: Optional[int] = None) -> np.ndarray:
+             gains: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
         """Per-query NDCG (see :func:`fastndcg.ndcg`); the ideal list comes
         from the qrels or the run as :func:`ideal_source` says, unless
-        ``ideal`` is "qrels" or "run"."""
+        ``ideal`` is "qrels" or "run".
+
+        ``gains``: custom gains, as trec_eval's ``-m ndcg.L=G,...`` (a string
+        ``"1=3,2=9"``, a mapping ``{level: gain}`` or a
+        :class:`fastndcg.trec_gains.GainSpec`). Under the ``trec_eval`` and
+        ``pytrec_eval`` presets they follow trec_eval's rules exactly
+        (:mod:`fastndcg.trec_gains`: unjudged documents are level -1,
+        negative judgments level -2, trec_eval's ideal walk; a
+        :class:`fastndcg.trec_gains.TrecGainQuirkWarning` when a quirk of its
+        ordering changes a value); under other conventions they are a gain
+        table (unlisted levels: gain = level)."""
+        if gains is not None:
+            from fastndcg.trec_gains import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
         from fastndcg import ndcg
 
         return ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
                     **self._kwargs(convention, ideal))
 
     def mean_ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
-                  n_threads: Optional[int] = None):
-        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`)."""
+                  gains: Any = None, n_threads: Optional[int] = None):
+        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`;
+        ``gains`` as :meth:`ndcg`)."""
+        if gains is not None:
+            from fastndcg.trec_gains import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.mean(scores, tie_key=key, n_threads=n_threads)
         from fastndcg import mean_ndcg
 
         return mean_ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
@@ -1010,20 +1120,30 @@ class AlignedRun:
 MISSING = ("error", "zero", "skip")
 
 
-def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str]) -> ValueError:
+def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str],
+                         line: Optional[int] = None) -> ValueError:
     """The error for judged topics without results under ``missing="error"``
-    (:func:`align_run`, :func:`fastndcg.stream.evaluate_run`)."""
+    (:func:`align_run`, :func:`fastndcg.stream.evaluate_run`); ``line``: the
+    qrels line of the first judgment of the first topic listed."""
     shown = ", ".join(repr(t) for t in missing_qids[:5]) + (" ..." if len(missing_qids) > 5 else "")
+    where = f"{qrels_path}:{line}:" if line is not None else f"{qrels_path}:"
     return ValueError(
-        f"{qrels_path}: {len(missing_qids)} judged topic(s) have no results in {run_path}: {shown}. "
+        f"{where} {len(missing_qids)} judged topic(s) have no results in {run_path}: {shown}. "
         "trec_eval 10 stops here too. Use missing='zero' (command line: -c, as trec_eval -c: they "
         "count as 0) or missing='skip' (command line: --skip-missing; trec_eval 9.x: they are "
         "left out of the mean)")
 
 
-def judged_ideal(qrels: Qrels, topics: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def topic_first_line(qrels: Qrels, t: int) -> int:
+    """The file line of topic t's first judgment (t: index in qrels.topics)."""
+    return int(qrels.lines[qrels.offsets[t]:qrels.offsets[t + 1]].min())
+
+
+def judged_ideal(qrels: Qrels, topics: np.ndarray, *, with_status: bool = False) -> Tuple[np.ndarray, ...]:
     """trec_eval's ideal list of the selected topics: every judged document,
-    negative judgments as 0, as CSR ``(ideal_labels, ideal_offsets)``.
+    negative judgments as 0, as CSR ``(ideal_labels, ideal_offsets)``; with
+    ``with_status``, also the :attr:`AlignedRun.ideal_status` of each
+    judgment (0, or -2 below 0).
 
     Parameters
     ----------
@@ -1033,10 +1153,18 @@ def judged_ideal(qrels: Qrels, topics: np.ndarray) -> Tuple[np.ndarray, np.ndarr
     """
     jcounts = np.diff(qrels.offsets)
     jsel = np.repeat(topics, jcounts)
-    ideal_labels = np.maximum(qrels.relevance[jsel], 0).astype(np.int64)
+    relevance = qrels.relevance[jsel]
+    ideal_labels = np.maximum(relevance, 0).astype(np.int64)
     ideal_offsets = np.zeros(int(topics.sum()) + 1, dtype=np.int64)
     np.cumsum(jcounts[topics], out=ideal_offsets[1:])
+    if with_status:
+        return ideal_labels, ideal_offsets, _judgment_status(relevance)
     return ideal_labels, ideal_offsets
+
+
+def _judgment_status(relevance: np.ndarray) -> np.ndarray:
+    """0 for a judgment >= 0, -2 (trec_eval's level of a judgment below 0) else."""
+    return np.where(relevance < 0, -2, 0).astype(np.int8)
 
 
 def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = "error",
@@ -1079,13 +1207,14 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     ignored = [t for t, q in zip(run_topics, run_to_q.tolist()) if q < 0]
     missing_qids = [t for t, r in zip(qrels.topics.tolist(), in_run.tolist()) if not r]
     if missing_qids and missing == "error":
-        raise missing_topics_error(qrels.path, run.path, missing_qids)
+        raise missing_topics_error(qrels.path, run.path, missing_qids,
+                                   topic_first_line(qrels, int(np.flatnonzero(~in_run)[0])))
     pair_run = np.flatnonzero(run_to_q >= 0).astype(np.int64)
     pair_q = run_to_q[pair_run]
     match = np.full(len(run), -1, dtype=np.int64)
     _parse.join_sorted(run.pool, run.doc_start, run.doc_len, run.offsets,
                        qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets,
-                       pair_run, pair_q, match, effective_n_threads(n_threads))
+                       pair_run, pair_q, match, threads_for(4 * len(run), n_threads))
     # CSR: topics in bytewise order, file order within a topic. Temporaries
     # are freed as soon as possible (a run can hold tens of millions of rows).
     row_topic = np.repeat(np.arange(run.n_topics, dtype=np.int32), np.diff(run.offsets))
@@ -1104,8 +1233,12 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     del rt
     match = match[rows]
     labels = qrels.relevance[np.maximum(match, 0)]
-    labels[match < 0] = 0
-    del match
+    # trec_eval's levels: -1 not in the qrels, -2 judged below 0 (custom gains)
+    status = _judgment_status(labels)
+    unjudged = match < 0
+    status[unjudged] = -1
+    labels[unjudged] = 0
+    del match, unjudged
     np.maximum(labels, 0, out=labels)
     labels = labels.astype(np.int64, copy=False)
     scores = run.scores[rows]
@@ -1123,13 +1256,15 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
         rank = pos - first[qtopic]
         kept = rank < max_docs
         scores, labels, tie_key, qtopic = scores[kept], labels[kept], tie_key[kept], qtopic[kept]
+        status = status[kept]
     counts = np.bincount(qtopic, minlength=qrels.n_topics)[evaluated]
     offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    ideal_labels, ideal_offsets = judged_ideal(qrels, evaluated)
+    ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, evaluated, with_status=True)
     return AlignedRun(np.ascontiguousarray(scores), labels, offsets, np.ascontiguousarray(tie_key),
                       ideal_labels, ideal_offsets, qrels.topics[evaluated],
-                      missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path)
+                      missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path,
+                      np.ascontiguousarray(status), ideal_status)
 
 
 _CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
@@ -1206,4 +1341,4 @@ def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEF
     if p.values.n:
         yield piece(p.values.n)
     elif row0 == 0:
-        raise ValueError(f"{os.fspath(path)}: no results in the file")
+        raise _no_rows(path, True, p.line)

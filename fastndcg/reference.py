@@ -336,10 +336,12 @@ def _cap(value: float, above_one: str) -> float:
 
 
 # ----------------------------------------------------------------------------- other specs
-# LambdaMART gradients, SoftNDCG and RankDCG are specified in their own
+# LambdaMART gradients, SoftNDCG, RankDCG and trec_eval's custom gains are specified in their own
 # pure-Python modules and re-exported here, so that this module stays the one
 # place to read the spec from.
 from fastndcg._ref_softrank import (query_soft_dcg, rank_distribution, soft_ndcg,  # noqa: E402,F401
                                     soft_ndcg_grad, soft_ndcg_grad_hess, soft_rank_distributions)
 from fastndcg._ref_rankdcg import query_rankdcg, rankdcg  # noqa: E402,F401
 from fastndcg._ref_lambdamart import delta_ndcg_pairs, lambda_gradients  # noqa: E402,F401
+from fastndcg._ref_trec_gains import (trec_gain_entries, trec_gain_ndcg,  # noqa: E402,F401
+                                      trec_gain_topic_ndcg, trec_ideal_gains, trec_level_gain)

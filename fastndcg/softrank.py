@@ -25,9 +25,10 @@ from fastndcg import _softrank
 from fastndcg._api import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg._convention import Convention, as_convention
 from fastndcg._groups import offsets_from_group_sizes
-from fastndcg._threads import effective_n_threads
+from fastndcg._threads import effective_n_threads, threads_for
+from fastndcg._resolve import gain_tables
 from fastndcg._validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
-                                  check_offsets, check_scores, gain_tables, max_query_size)
+                                  check_offsets, check_scores, max_query_size)
 
 __all__ = [
     "soft_ndcg",
@@ -97,7 +98,7 @@ class _SoftPlan:
         self.max_n = max_query_size(offsets)
         self.kcut = FULL_LIST if k is None else k
         self.doc_cap = FULL_LIST if max_docs is None else max_docs
-        self.table, self.linear, _ = gain_tables(conv, labels, top, offsets)
+        self.table, self.linear, _ = gain_tables(conv, top)
         big_m = min(self.max_n, self.doc_cap)
         self.depth = max(1, min(self.kcut, big_m))
         self.disc = discount_table(conv, self.depth)
@@ -127,7 +128,7 @@ class _SoftPlan:
         _softrank.soft_ndcg_batch(sc, self.labels, self.offsets, sigma, self.table, self.linear,
                                   self.disc, self.kcut, self.doc_cap, self.short_limit, self.idcg,
                                   EMPTY_CODES[self.convention.empty], values, grad, hess, self.max_n,
-                                  effective_n_threads(n_threads))
+                                  threads_for(n * min(self.max_n, self.doc_cap), n_threads))
         check_no_overflow(values, "SoftNDCG", self.offsets, OVERFLOW_HINT, per_query=True, nan_ok=True)
         for name, out in (("grad", grad), ("hess", hess)):
             if out.shape[0]:
@@ -142,7 +143,8 @@ def _validated(scores, labels, offsets, sigma, k, convention, max_docs, n_thread
     max_docs = _check_positive_int(max_docs, "max_docs")
     conv = as_convention(convention)
     effective_n_threads(n_threads)
-    sc, lab, top, off = check_csr(scores, labels, offsets, conv)
+    sc, lab, top, off = check_csr(scores, labels, offsets, conv,
+                                  n_threads=threads_for(np.asarray(scores).shape[0], n_threads))
     return sc, _SoftPlan(lab, off, top, k, conv, max_docs, n_threads), sigma
 
 
@@ -292,13 +294,14 @@ def soft_rank_distributions(scores: ArrayLike, offsets: ArrayLike, *, sigma: flo
     if sc_raw.ndim != 1:
         raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
     off = check_offsets(offsets, sc_raw.shape[0])
-    sc = check_scores(sc_raw, off)
+    sc = check_scores(sc_raw, off, n_threads=threads_for(sc_raw.shape[0], n_threads))
     max_n = max_query_size(off)
     if depth is None:
         depth = max_n
     out = np.zeros((sc.shape[0], depth), dtype=np.float64)
     if sc.shape[0] and depth:
-        _softrank.rank_distribution_batch(sc, off, sigma, out, max_n, effective_n_threads(n_threads))
+        _softrank.rank_distribution_batch(sc, off, sigma, out, max_n,
+                                          threads_for(sc.shape[0] * min(max_n, depth), n_threads))
     return out
 
 
@@ -371,7 +374,8 @@ class SoftNDCGObjective:
         if lab_raw.ndim != 1:
             raise ValueError(f"labels must be 1-D; got an array of shape {lab_raw.shape}")
         off = check_offsets(offsets, lab_raw.shape[0])
-        lab, top = check_labels(lab_raw, lab_raw.shape[0], self.convention, off, other="labels")
+        lab, top = check_labels(lab_raw, lab_raw.shape[0], self.convention, off, other="labels",
+                                n_threads=threads_for(lab_raw.shape[0], self.n_threads))
         w = None
         if weights is not None:
             w = _row_weights(weights, off)
@@ -381,7 +385,8 @@ class SoftNDCGObjective:
     def grad_hess_with(self, plan: Tuple[_SoftPlan, Optional[np.ndarray]],
                        preds: ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
         soft, w = plan
-        sc = check_scores(np.ravel(np.asarray(preds)), soft.offsets, name="preds")
+        sc = check_scores(np.ravel(np.asarray(preds)), soft.offsets, name="preds",
+                          n_threads=threads_for(soft.labels.shape[0], self.n_threads))
         if sc.shape[0] != soft.labels.shape[0]:
             raise ValueError(f"preds must have one entry per row ({soft.labels.shape[0]}); got {sc.shape[0]}")
         _, grad, hess = soft.run(sc, self.sigma, True, True, self.n_threads)

@@ -21,10 +21,10 @@ row per query, and the aggregate as a number.
 * The aggregate is summed exactly: each partition turns its per-query
   summands (as :meth:`fastndcg.NDCGScorer.mean`) into exact partial sums
   (:func:`fastndcg.stream.exact_partials`, a few floats per cutoff), which are
-  collected and added on the driver with :func:`math.fsum`: the correctly
-  rounded exact sum, independent of the partitioning and of the order in
-  which partitions finish; it agrees with the in-memory pairwise sum to about
-  1e-16 relative.
+  collected and added exactly on the driver, then rounded once: the correctly
+  rounded exact sum of every in-memory aggregate too, independent of the
+  partitioning and of the order in which partitions finish, so the result
+  equals :func:`fastndcg.mean_ndcg` on the same data bit for bit.
 
 Query ids may be any type Spark can partition and sort (integers, strings).
 """

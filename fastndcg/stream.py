@@ -30,13 +30,15 @@ Per query, the summands are exactly those of :meth:`fastndcg.NDCGScorer.mean`
 out). Two ways to add them up:
 
 * ``keep="queries"`` (default): the per-query summands are kept (8 bytes per
-  query and cutoff, twice) and summed at the end in query order with the same
-  numpy sum as the in-memory call, so the aggregate equals
-  :func:`fastndcg.mean_ndcg` on the concatenated data **bit for bit**.
-* ``keep="sums"``: only exact partial sums are kept (:class:`ExactSum`,
-  Shewchuk partials as :func:`math.fsum`): O(number of cutoffs) memory and a
-  correctly rounded total that does not depend on the chunking or the order;
-  it may differ from the in-memory (pairwise) sum in the last bits.
+  query and cutoff, twice) and summed at the end;
+* ``keep="sums"``: only exact running sums are kept
+  (:class:`fastndcg._exact.ExactSum`, Shewchuk partials as :func:`math.fsum`):
+  O(number of cutoffs) memory.
+
+Either way the sums are exact and correctly rounded, as in every aggregate of
+fastndcg (:func:`fastndcg._prepared.aggregate`), so the result equals
+:func:`fastndcg.mean_ndcg` on the concatenated data **bit for bit**, whatever
+the chunking and the order of the chunks.
 
 Memory bound
 ------------
@@ -60,7 +62,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy as np
 
-from fastndcg._api import NDCGScorer, _column_sums, finish_aggregate
+from fastndcg._api import NDCGScorer, exact_column_sums, finish_aggregate, one_shot
+from fastndcg._exact import ExactSum
 from fastndcg._convention import Convention, as_convention
 from fastndcg._validation import plain
 from fastndcg.frames import query_weights_from_rows
@@ -77,47 +80,14 @@ KEEP = ("queries", "sums")
 
 
 def exact_partials(values: Iterable[float]) -> List[float]:
-    """Non-overlapping floats whose exact sum is the exact sum of ``values``.
-
-    Repeated :func:`math.fsum` of the residual: each step takes the correctly
-    rounded remainder, so a handful of floats (usually 1-3) carry the exact
-    sum. Partials of several parts combine exactly: ``math.fsum`` of all of
-    them is the correctly rounded sum of every value, whatever the split.
-    """
-    vals = [float(v) for v in values] if not isinstance(values, np.ndarray) else values.tolist()
-    parts: List[float] = []
-    while True:
-        rest = math.fsum(vals + [-p for p in parts])
-        if rest == 0.0:
-            return parts
-        parts.append(rest)
-
-
-class ExactSum:
-    """Exact running sums of several columns (one per cutoff), mergeable.
-
-    ``add(x)`` adds the columns of a 2-D array (n, n_columns);
-    ``merge(other)`` adds another accumulator (e.g. another partition's);
-    ``total()`` is the correctly rounded exact sum per column. The result does
-    not depend on how the values were split or in which order they came.
-    """
-
-    def __init__(self, n_columns: int) -> None:
-        self.parts: List[List[float]] = [[] for _ in range(n_columns)]
-
-    def add(self, x: np.ndarray) -> None:
-        x = np.asarray(x, dtype=np.float64).reshape(-1, len(self.parts))
-        for j in range(len(self.parts)):
-            self.parts[j] = exact_partials(np.concatenate((x[:, j], np.asarray(self.parts[j]))))
-
-    def merge(self, other: "ExactSum") -> None:
-        if len(other.parts) != len(self.parts):
-            raise ValueError(f"cannot merge sums of {len(other.parts)} columns into {len(self.parts)}")
-        for j, p in enumerate(other.parts):
-            self.parts[j] = exact_partials(self.parts[j] + list(p))
-
-    def total(self) -> np.ndarray:
-        return np.array([math.fsum(p) for p in self.parts], dtype=np.float64)
+    """Non-overlapping floats whose exact sum is the exact sum of ``values``
+    (the state of a :class:`ExactSum`: usually 1-3 floats). Partials of several
+    parts combine exactly: the correctly rounded sum of all of them is that of
+    every value, whatever the split."""
+    acc = ExactSum(1)
+    acc.add(np.asarray(values if isinstance(values, np.ndarray) else list(values),
+                       dtype=np.float64).reshape(-1, 1))
+    return acc.partials(0)
 
 
 # ----------------------------------------------------------------------------- chunks
@@ -138,6 +108,12 @@ class Chunk:
         An external ideal list per query in CSR form (``ideal_offsets`` has
         n_queries + 1 entries), as :class:`fastndcg.NDCGScorer` takes it;
         without it each query's ideal comes from its own rows.
+    gains : float array (n_rows,), optional
+        Each document's own gain (any finite real), used instead of the
+        convention's gain of ``labels``; needs ``ideal_dcg``. TREC runs use it
+        for trec_eval's custom gains (:mod:`fastndcg.trec_gains`).
+    ideal_dcg : float array (n_queries,), optional
+        An external ideal DCG per query (instead of an ideal list).
     """
 
     scores: np.ndarray
@@ -148,6 +124,8 @@ class Chunk:
     weights: Optional[np.ndarray] = None
     ideal_labels: Optional[np.ndarray] = None
     ideal_offsets: Optional[np.ndarray] = None
+    gains: Optional[np.ndarray] = None
+    ideal_dcg: Optional[np.ndarray] = None
 
     @property
     def n_queries(self) -> int:
@@ -166,7 +144,8 @@ def _as_chunk(obj: Any, i: int) -> Chunk:
             raise ValueError(f"chunk {i} has no scores (for iter_svmlight, pass a prediction file)")
         return Chunk(obj.scores, obj.labels, obj.offsets, getattr(obj, "query_ids", None),
                      getattr(obj, "tie_key", None), getattr(obj, "weights", None),
-                     getattr(obj, "ideal_labels", None), getattr(obj, "ideal_offsets", None))
+                     getattr(obj, "ideal_labels", None), getattr(obj, "ideal_offsets", None),
+                     getattr(obj, "gains", None), getattr(obj, "ideal_dcg", None))
     raise TypeError(f"chunk {i}: expected a Chunk, a (scores, labels, offsets) tuple or an object "
                     f"with scores/labels/offsets; got {type(obj).__name__}")
 
@@ -213,9 +192,16 @@ class ChunkEvaluator:
         The summands are those of :meth:`fastndcg.NDCGScorer.mean`, so their
         column sums in query order give the in-memory aggregate bit for bit.
         """
-        scorer = NDCGScorer(chunk.labels, chunk.offsets, self.k, convention=self.convention,
-                            weights=chunk.weights, ideal_labels=chunk.ideal_labels,
-                            ideal_offsets=chunk.ideal_offsets, n_threads=self.n_threads)
+        if chunk.gains is not None:
+            from fastndcg.trec_gains import GainScorer
+
+            scorer = GainScorer(chunk.gains, chunk.offsets, self.k, convention=self.convention,
+                                ideal_dcg=chunk.ideal_dcg, weights=chunk.weights, n_threads=self.n_threads)
+        else:
+            # one kernel pass: labels and scores checked, ideal computed, ranked
+            scorer, _, _ = one_shot(chunk.scores, chunk.labels, chunk.offsets, self.k, self.convention,
+                                    chunk.tie_key, chunk.weights, chunk.ideal_dcg, chunk.ideal_labels,
+                                    chunk.ideal_offsets, self.n_threads)
         return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
@@ -314,6 +300,11 @@ class NDCGAccumulator:
         if chunk.query_ids is not None and len(chunk.query_ids) != nq:
             raise ValueError(f"chunk {self.n_chunks}: query_ids has {len(chunk.query_ids)} entries "
                              f"but offsets describe {nq} queries")
+        return self._keep(chunk, nd, num, den, 1, int(np.asarray(chunk.offsets)[-1]) if nq else 0)
+
+    def _keep(self, chunk: Chunk, nd: np.ndarray, num: np.ndarray, den: np.ndarray, n_chunks: int,
+              largest: int) -> np.ndarray:
+        nq = nd.shape[0]
         if self.keep == "queries":
             self._num.append(num)
             self._den.append(den)
@@ -329,9 +320,31 @@ class NDCGAccumulator:
         rows = int(np.asarray(chunk.offsets)[-1]) if nq else 0
         self.n_queries += nq
         self.n_rows += rows
-        self.n_chunks += 1
-        self.max_chunk_rows = max(self.max_chunk_rows, rows)
+        self.n_chunks += n_chunks
+        self.max_chunk_rows = max(self.max_chunk_rows, largest)
         return nd[:, 0].copy() if self.evaluator.single else nd
+
+    def add_many(self, chunks: List[Chunk]) -> None:
+        """Add several chunks as :meth:`add` does, evaluated together in one
+        kernel call (the results are the same: queries are independent and the
+        aggregate's sums are exact). A problem is reported for the chunk it is in."""
+        if len(chunks) == 1:
+            self.add(chunks[0])
+            return
+        merged = _concatenate(chunks)
+        try:
+            if merged is None:
+                raise ValueError("chunks differ in their optional columns")
+            for i, ch in enumerate(chunks):
+                if ch.query_ids is not None and len(ch.query_ids) != ch.n_queries:
+                    raise ValueError(f"chunk {self.n_chunks + i}: query_ids has {len(ch.query_ids)} entries")
+            nd, num, den = self.evaluator.terms(merged)
+        except (ValueError, TypeError):
+            for ch in chunks:          # one by one: the error names the chunk it is in
+                self.add(ch)
+            return
+        largest = max(int(np.asarray(ch.offsets)[-1]) for ch in chunks)
+        self._keep(merged, nd, num, den, len(chunks), largest)
 
     def result(self, order: Optional[np.ndarray] = None) -> StreamResult:
         """The aggregate and the per-query values of the chunks added so far.
@@ -357,8 +370,8 @@ class NDCGAccumulator:
             return x if order is None else x[order]
 
         if self.keep == "queries":
-            num = _column_sums(arranged(self._num))
-            den = _column_sums(arranged(self._den))
+            num = exact_column_sums(arranged(self._num))
+            den = exact_column_sums(arranged(self._den))
         else:
             num, den = self._exact_num.total(), self._exact_den.total()
         per = ids = None
@@ -402,9 +415,89 @@ def evaluate(chunks: Iterable[Any], k: Cutoffs = 10, *, convention: Any = None,
     """
     acc = NDCGAccumulator(k, convention=convention, keep=keep, per_query=per_query,
                           n_threads=n_threads)
+    batch: List[Chunk] = []
+    rows = 0
     for i, obj in enumerate(chunks):
-        acc.add(_as_chunk(obj, i))
+        # Small chunks are evaluated together, up to COALESCE_ROWS rows: a
+        # kernel call per tiny chunk would cost more than its queries.
+        chunk = _as_chunk(obj, i)
+        if batch and _columns(batch[0]) != _columns(chunk):
+            acc.add_many(batch)
+            batch, rows = [], 0
+        batch.append(chunk)
+        rows += len(chunk.scores)
+        if rows >= COALESCE_ROWS:
+            acc.add_many(batch)
+            batch, rows = [], 0
+    if batch:
+        acc.add_many(batch)
     return acc.result()
+
+
+#: Rows up to which :func:`evaluate` gathers consecutive chunks into one
+#: kernel call (about 1.5 MB of scores, labels and offsets).
+COALESCE_ROWS = 1 << 16
+
+
+def _columns(chunk: Chunk) -> Tuple[bool, ...]:
+    return (chunk.query_ids is None, chunk.tie_key is None, chunk.weights is None,
+            chunk.ideal_labels is None, chunk.gains is None, chunk.ideal_dcg is None)
+
+
+def _joined_offsets(offs: List[np.ndarray]) -> Optional[np.ndarray]:
+    """The offsets of several CSR parts one after the other (each starts at 0),
+    in a few numpy calls whatever the number of parts; None if one decreases."""
+    flat = np.concatenate(offs).astype(np.int64, copy=False)
+    steps = np.diff(flat)
+    # the step from one part's end to the next part's 0 is not a query
+    ends = np.cumsum([o.shape[0] for o in offs])[:-1] - 1
+    keep = np.ones(steps.shape[0], dtype=bool)
+    keep[ends] = False
+    sizes = steps[keep]
+    if (sizes < 0).any():
+        return None
+    out = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
+def _concatenate(chunks: List[Chunk]) -> Optional[Chunk]:
+    """One chunk holding the queries of several (same optional columns), or
+    None when a chunk is malformed (its own evaluation will say how)."""
+    if chunks[0].gains is not None or chunks[0].ideal_dcg is not None:
+        return None              # trec_eval gains: evaluated chunk by chunk
+    try:
+        offs = [np.asarray(ch.offsets) for ch in chunks]
+        for ch, o in zip(chunks, offs):
+            # each chunk must be well formed on its own: lengths cannot be
+            # allowed to make up for each other across chunks
+            n = len(ch.scores)
+            if (o.ndim != 1 or o.shape[0] < 1 or o.dtype.kind not in "iu" or o[0] != 0 or o[-1] != n
+                    or len(ch.labels) != n or (ch.tie_key is not None and len(ch.tie_key) != n)
+                    or (ch.weights is not None and len(ch.weights) != o.shape[0] - 1)):
+                return None
+            if ch.ideal_labels is not None:
+                io = np.asarray(ch.ideal_offsets)
+                if (io.ndim != 1 or io.shape[0] != o.shape[0] or io.dtype.kind not in "iu" or io[0] != 0
+                        or io[-1] != len(ch.ideal_labels)):
+                    return None
+        offsets = _joined_offsets(offs)
+        if offsets is None:
+            return None
+
+        def cat(name):
+            parts = [getattr(ch, name) for ch in chunks]
+            return None if parts[0] is None else np.concatenate([np.asarray(p) for p in parts])
+
+        ideal_offsets = None
+        if chunks[0].ideal_labels is not None:
+            ideal_offsets = _joined_offsets([np.asarray(ch.ideal_offsets) for ch in chunks])
+            if ideal_offsets is None:
+                return None
+        return Chunk(cat("scores"), cat("labels"), offsets, cat("query_ids"), cat("tie_key"), cat("weights"),
+                     cat("ideal_labels"), ideal_offsets)
+    except (ValueError, TypeError):
+        return None
 
 
 # ----------------------------------------------------------------------------- .npy
@@ -529,42 +622,85 @@ class RunStreamResult(StreamResult):
     ignored_qids: List[str] = field(default_factory=list)
 
 
-def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: str = "auto") -> Chunk:
+def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: str = "auto",
+                  gains: Any = None) -> Chunk:
     """The :class:`Chunk` of a :class:`fastndcg.readers.AlignedRun` under a
     convention: the docno tie key when the convention breaks ties by key, and
     the judged documents as external ideal where the convention's tool takes
     its ideal from the qrels (:func:`fastndcg.readers.ideal_source`; ``ideal``
     "qrels"/"run" overrides), exactly what :meth:`AlignedRun.ndcg` passes to
-    the kernels."""
-    kw = aligned._kwargs(convention, ideal)
-    return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
-                 None, kw.get("ideal_labels"), kw.get("ideal_offsets"))
+    the kernels.
+
+    ``gains``: trec_eval's custom gains under the ``trec_eval`` /
+    ``pytrec_eval`` presets (:mod:`fastndcg.trec_gains`): the chunk then
+    carries each document's gain and each topic's ideal DCG (one
+    :class:`fastndcg.trec_gains.TrecGainQuirkWarning` if a quirk of trec_eval
+    changes a value). Under other conventions custom gains are a gain table:
+    evaluate with ``convention=fastndcg.trec_gains.textbook_convention(...)``
+    and no ``gains`` (a ValueError says so)."""
+    chunk, quirks = _aligned_chunk(aligned, convention, ideal, gains, None)
+    if gains is not None:
+        from fastndcg.trec_gains import as_gains, warn_quirks
+
+        warn_quirks(quirks, as_gains(gains))
+    return chunk
+
+
+def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: Any, n_threads: Optional[int]):
+    """(Chunk, GainQuirks or None): :func:`aligned_chunk` without the warning."""
+    if gains is None:
+        kw = aligned._kwargs(convention, ideal)
+        return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
+                     None, kw.get("ideal_labels"), kw.get("ideal_offsets")), None
+    from fastndcg.trec_gains import aligned_inputs, gain_rules
+
+    if gain_rules(convention) != "trec_eval":
+        raise ValueError(
+            f"gains: under convention {as_convention(convention).name!r} custom gains are a gain table; pass "
+            "convention=fastndcg.trec_gains.textbook_convention(gains, convention, max_label) and no gains")
+    _, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
+    gains_ = kw["gains"]
+    chunk = Chunk(kw["scores"], np.zeros(gains_.shape[0], dtype=np.int64), kw["offsets"], aligned.qids,
+                  kw.get("tie_key"), gains=gains_, ideal_dcg=kw["ideal_dcg"])
+    return chunk, quirks
 
 
 def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
                 convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = "error",
-                max_docs: Optional[int] = None,
+                max_docs: Optional[int] = None, gains: Any = None,
                 n_threads: Optional[int] = None) -> Tuple["AlignedRun", Chunk]:
     """Join a run (or a topic-complete piece of one) with qrels as
     ``fastndcg eval`` does: :func:`fastndcg.readers.align_run` (``max_docs``
     ranked in float32 when the convention scores in float32, as trec_eval 9.x
-    and pytrec_eval), then :func:`aligned_chunk`.
+    and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
+    custom gains, see there).
 
     Returns
     -------
     (AlignedRun, Chunk)
     """
+    aligned, chunk, quirks = _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads)
+    if gains is not None:
+        from fastndcg.trec_gains import as_gains, warn_quirks
+
+        warn_quirks(quirks, as_gains(gains))
+    return aligned, chunk
+
+
+def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads):
     from fastndcg.readers import align_run
 
     conv = as_convention(convention)
     aligned = align_run(run, qrels, missing=missing, max_docs=max_docs,
                         float32_scores=conv.score_precision == "float32", n_threads=n_threads)
-    return aligned, aligned_chunk(aligned, conv, ideal)
+    chunk, quirks = _aligned_chunk(aligned, conv, ideal, gains, n_threads)
+    return aligned, chunk, quirks
 
 
 def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
                  convention: Any = "trec_eval", ideal: str = "auto", missing: str = "error",
-                 max_docs: Optional[int] = None, chunk_rows: int = 1 << 20, keep: str = "queries",
+                 max_docs: Optional[int] = None, gains: Any = None, chunk_rows: int = 1 << 20,
+                 keep: str = "queries",
                  per_query: bool = True, n_threads: Optional[int] = None,
                  block_size: Optional[int] = None,
                  progress: Optional[Callable[[int, int], None]] = None) -> RunStreamResult:
@@ -596,6 +732,12 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         10), NDCG 0 counted in the mean (trec_eval ``-c``), or left out.
     max_docs : int, optional
         Top ``max_docs`` results per topic (trec_eval ``-M``).
+    gains : str, mapping or GainSpec, optional
+        Custom gains, as trec_eval's ``-m ndcg.L=G,...``: trec_eval's rules under
+        the ``trec_eval`` / ``pytrec_eval`` presets, a gain table under other
+        conventions (:mod:`fastndcg.trec_gains`). One
+        :class:`fastndcg.trec_gains.TrecGainQuirkWarning` for the whole run if a
+        quirk of trec_eval changes a value.
     chunk_rows : int
         Results per piece (more when one topic is larger).
     keep, per_query, n_threads
@@ -626,6 +768,16 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     conv = as_convention(convention)
     if not isinstance(qrels, readers.Qrels):
         qrels = readers.read_qrels(qrels, n_threads=n_threads)
+    spec = quirks = None
+    if gains is not None:
+        from fastndcg import trec_gains
+
+        spec = trec_gains.as_gains(gains)
+        if trec_gains.gain_rules(conv) == "table":
+            conv = trec_gains.textbook_convention(spec, conv, float(np.max(qrels.relevance, initial=0)))
+            spec = None
+        else:
+            quirks = trec_gains.GainQuirks()
     qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
     acc = NDCGAccumulator(k, convention=conv, keep=keep, per_query=per_query, n_threads=n_threads)
     ordered = keep == "queries" or per_query
@@ -636,8 +788,10 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     pieces = readers.iter_run(run, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
                               block_size=block_size or readers.DEFAULT_BLOCK_SIZE)
     for piece in pieces:          # iter_run rejects a topic whose lines are interrupted
-        aligned, chunk = align_chunk(piece, qrels, conv, ideal=ideal, missing="skip",
-                                     max_docs=max_docs, n_threads=n_threads)
+        aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
+                                                    n_threads)
+        if piece_quirks is not None:
+            quirks.merge(piece_quirks)
         name = piece.name
         del piece               # free the parsed piece before the kernels run
         ignored.extend(aligned.ignored_qids)
@@ -650,18 +804,27 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         del chunk
     missing_qids = qrels.topics[~seen].tolist()
     if missing_qids and missing == "error":
-        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids)
+        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+                                           readers.topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
     if missing_qids and missing == "zero":
         # judged topics without results: empty rankings against their judgments
         unseen = ~seen
         n = int(unseen.sum())
-        ideal_labels, ideal_offsets = readers.judged_ideal(qrels, unseen)
+        ideal_labels, ideal_offsets, ideal_status = readers.judged_ideal(qrels, unseen, with_status=True)
         empty = readers.AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
                                    np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
-                                   qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64))
+                                   qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
+                                   status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
         if ordered:
             positions.append(np.flatnonzero(unseen))
-        acc.add(aligned_chunk(empty, conv, ideal))
+        chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
+        if piece_quirks is not None:
+            quirks.merge(piece_quirks)
+        acc.add(chunk)
+    if quirks is not None:
+        from fastndcg.trec_gains import warn_quirks
+
+        warn_quirks(quirks, spec)
     order = None
     if ordered and positions:
         arrival = np.concatenate(positions)
@@ -918,14 +1081,17 @@ def partial_rows(frames: Iterable[Any], n_cutoffs: int) -> Any:
 
 def combine_partial_rows(evaluator: ChunkEvaluator, part: Any, value: Any,
                          names: List[str]) -> Union[float, Dict[str, float]]:
-    """The aggregate from every partition's :func:`partial_rows`: ``math.fsum``
-    of all partials per cutoff (the correctly rounded exact sum, independent
-    of the partitioning and of the order of the rows), then num / den. A
+    """The aggregate from every partition's :func:`partial_rows`: the exact sum
+    of all partials per cutoff, correctly rounded (independent of the
+    partitioning and of the order of the rows), then num / den. A
     float for a single k, else {column name: value}."""
     nc = evaluator.n_cutoffs
     part = np.asarray(part, dtype=np.int64)
     value = np.asarray(value, dtype=np.float64)
-    sums = np.array([math.fsum(value[part == j].tolist()) for j in range(2 * nc)])
+    acc = ExactSum(2 * nc)
+    for j in range(2 * nc):
+        acc.add_partials(j, value[part == j].tolist())
+    sums = acc.values()
     values = evaluator.finish(sums[:nc], sums[nc:])
     if evaluator.single:
         return float(values)

@@ -155,3 +155,13 @@ def scattered_frame(seed: int, n: int = 4000, n_queries: int = 250, str_ids: boo
         "doc": [f"d{v:05d}" for v in rng.permutation(n)],
         "w": weights[q],
     })
+
+
+@pytest.fixture
+def force_threads(monkeypatch):
+    """Let every kernel call use the threads it is given, whatever its size:
+    the thread policy (fastndcg._threads.threads_for) runs small inputs
+    serially, which would make a thread-count comparison compare 1 with 1."""
+    import fastndcg._threads as threads
+
+    monkeypatch.setattr(threads, "MIN_WORK_PER_THREAD", 1)

@@ -79,7 +79,7 @@ def test_trec_eval_missing_topic_is_an_error_without_c(shared_data, capsys):
     base = shared_data / "trec_eval-test"
     code, out, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc")
     assert code == EXIT_DATA and out == ""
-    assert "qrels.test: 1 judged topic(s) have no results" in err and "'302'" in err and "-c" in err
+    assert "qrels.test:1709: 1 judged topic(s) have no results" in err and "'302'" in err and "-c" in err
     code, out, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc", "--skip-missing",
                              "--format", "json")
     assert code == 0 and json.loads(out)["runs"][0]["n_queries"] == 2
@@ -99,12 +99,16 @@ def test_robust03_all_runs(shared_data, capsys, tmp_path):
     for run_doc, path in zip(doc["runs"], runs):
         assert run_doc["n_queries"] == 100 and len(run_doc["per_query"]) == 100
         a = readers.align_run(path, qrels)
-        api = a.ndcg([10, None], convention="trec_eval")
+        # issue 15: a cutoff of the trec_eval preset is trec_eval's ndcg_cut (the ideal cut at k too)
+        api = a.ndcg([10, None], convention="trec_eval_cut")
         got = np.array([[r["ndcg@10"], r["ndcg"]] for r in run_doc["per_query"]])
         np.testing.assert_array_equal(got, api)
-        assert [run_doc["mean"]["ndcg@10"], run_doc["mean"]["ndcg"]] == a.mean_ndcg([10, None]).tolist()
+        assert [run_doc["mean"]["ndcg@10"], run_doc["mean"]["ndcg"]] == a.mean_ndcg([10, None],
+                                                                                    convention="trec_eval_cut").tolist()
         assert run_doc["mean"]["ndcg"] == pytest.approx(a.mean_ndcg(None), rel=1e-14)
-    tags = [r["name"] for r in doc["runs"]]
+        # issue 15: one rule for names: the run is its file, runid its tag
+        assert run_doc["name"] == path.name and run_doc["runid"] == a.run_name
+    tags = [r["runid"] for r in doc["runs"]]
     assert "MU03rob01" in tags and "rutcor03100" in tags
 
 
@@ -172,7 +176,8 @@ def test_lightgbm_preset_matches_lightgbm_itself(shared_data, capsys, tmp_path):
 def test_default_cutoffs_and_table(shared_data, capsys):
     base = shared_data / "trec_eval-test"
     code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test")
-    assert code == 0 and "ndcg" in out and "STANDARD" in out and "0.4021" in out and "all (3)" in out
+    # issue 15: the run column is the file (its tag is the runid of --format trec)
+    assert code == 0 and "ndcg" in out and "results.test" in out and "0.4021" in out and "all (3)" in out
     code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--preset", "trec_eval_cut",
                            "--format", "csv")
     assert out.splitlines()[0] == "run,query," + ",".join(f"ndcg@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))

@@ -198,6 +198,7 @@ def test_negative_control_exact_logistic_differs_from_table(rng):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.usefixtures("force_threads")
 def test_bit_identical_for_any_thread_count(rng, mode, dtype):
     s, y, off = batch(rng, dtype, n_queries=300, max_docs=80)
     one = lambda_gradients(s, y, off, mode=mode, n_threads=1)

@@ -10,6 +10,7 @@ import fastndcg
 from conftest import load_ranking_dataset
 import fastndcg.lightgbm as flgb
 from fastndcg import Convention
+from fastndcg.datasets import cascade_clicks
 from fastndcg.lightgbm import LambdarankObjective, NDCGMetric
 
 ROUNDS = 20
@@ -88,6 +89,109 @@ def test_gradients_equal_on_real_data_at_trained_scores(shared_data):
     rg, rh = ref.lambda_gradients(s, ytr, off, mode="lightgbm")
     assert np.array_equal(g.view(np.uint32), rg.view(np.uint32))
     assert np.array_equal(h.view(np.uint32), rh.view(np.uint32))
+
+
+# ----------------------------------------------------------------------------- position debiasing
+
+
+def click_data(shared_data, name, seed=3):
+    """Rows in displayed order, cascade-model clicks as labels, 0-based displayed positions."""
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, name)
+    off = fastndcg.offsets_from_group_sizes(gtr)
+    log = cascade_clicks(ytr.astype(np.int64), off, seed=seed)
+    return Xtr[log.order], log.click.astype(np.float64), gtr, log.position
+
+
+class _Capture:
+    """A LightGBM logger that keeps the text (the position factors are logged at debug level)."""
+
+    def __init__(self):
+        self.text = []
+
+    def info(self, msg):
+        self.text.append(msg)
+
+    warning = info
+
+
+def lightgbm_factor_log(params, dataset, rounds):
+    """Train the built-in objective and read its position-bias factors from the debug log:
+    one list of (position, factor text) per round."""
+    import re
+
+    capture = _Capture()
+    previous = lgb.basic._LOGGER
+    lgb.register_logger(capture)
+    try:
+        booster = lgb.train(dict(params, verbose=2), dataset, rounds)
+    finally:
+        lgb.register_logger(previous)
+    text = "".join(capture.text)
+    blocks = text.split("bias_factor")[1:]
+    rows = [re.findall(r"\[Debug\]\s+(-?\d+)\s+(\S+?)(?=\[LightGBM\]|\n|$)", b) for b in blocks]
+    return booster, rows
+
+
+POSITION_CASES = [
+    ("lightgbm-rank", dict(lambdarank_position_bias_regularization=0.5), False),
+    ("lightgbm-rank", dict(learning_rate=0.3), True),
+    ("mq2008", dict(lambdarank_position_bias_regularization=0.5), False),
+    ("mq2008", dict(lambdarank_position_bias_regularization=2.0, lambdarank_truncation_level=10, sigmoid=1.5), True),
+]
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("name, extra, weighted", POSITION_CASES,
+                         ids=[f"{c[0]}-{c[1]}-w{int(c[2])}" for c in POSITION_CASES])
+def test_position_debiased_lambdarank_trains_identical_trees(shared_data, name, extra, weighted):
+    X, clicks, group, position = click_data(shared_data, name)
+    weights = np.random.default_rng(5).uniform(0.3, 3.0, size=len(clicks)) if weighted else None
+    params = dict(BASE, objective="lambdarank", **extra)
+
+    def dataset():
+        return lgb.Dataset(X, clicks, group=group, position=position, weight=weights)
+
+    builtin, logged = lightgbm_factor_log(params, dataset(), 50)
+    obj = LambdarankObjective.from_params(params)
+    history = []
+    custom = lgb.train(dict(params, objective=obj), dataset(), 50,
+                       callbacks=[lambda env: history.append(obj.position_factors)])
+    assert builtin.dump_model()["tree_info"] == custom.dump_model()["tree_info"]
+    p1, p2 = builtin.predict(X, raw_score=True), custom.predict(X, raw_score=True)
+    assert np.array_equal(bits(p1), bits(p2)), f"max |diff| {np.abs(p1 - p2).max()}"
+    # The factors, round by round, as LightGBM logs them (6 significant digits).
+    assert len(logged) == len(history) == 50
+    n_pos = int(position.max()) + 1
+    for round_log, ours in zip(logged, history):
+        assert [int(p) for p, _ in round_log[:n_pos]] == list(range(n_pos))
+        assert [v for _, v in round_log[:n_pos]] == ["%g" % f for f in ours]
+    assert np.count_nonzero(history[-1]) == n_pos and history[-1][0] > history[-1][-1]
+
+
+@pytest.mark.peers
+def test_negative_control_positions_ignored_is_not_lightgbm(shared_data):
+    # The same comparison fails when the objective does not see the positions.
+    X, clicks, group, position = click_data(shared_data, "lightgbm-rank")
+    params = dict(BASE, objective="lambdarank", lambdarank_position_bias_regularization=0.5)
+    builtin = lgb.train(params, lgb.Dataset(X, clicks, group=group, position=position), 20)
+    custom = lgb.train(dict(params, objective=LambdarankObjective.from_params(params)),
+                       lgb.Dataset(X, clicks, group=group), 20)
+    assert not np.array_equal(bits(builtin.predict(X, raw_score=True)), bits(custom.predict(X, raw_score=True)))
+
+
+def test_objective_reads_positions_and_learning_rate(shared_data):
+    X, clicks, group, position = click_data(shared_data, "mq2008")
+    obj = LambdarankObjective.from_params({"eta": 0.2, "lambdarank_position_bias_regularization": 1.5})
+    assert (obj.learning_rate, obj.position_bias_regularization) == (0.2, 1.5)
+    assert obj.position_factors is None
+    ds = lgb.Dataset(X, clicks, group=group, position=position * 10 + 3).construct()
+    obj(np.zeros(len(clicks)), ds)
+    factors = obj.position_factors
+    assert factors.dtype == np.float32 and factors.shape == (int(position.max()) + 1,)
+    # LightGBM numbers positions by first appearance: our ids are its ids
+    assert np.array_equal(obj._debiased.position_ids, ds.get_field("position"))
+    with pytest.raises(ValueError, match="position_bias_regularization must be finite and >= 0"):
+        LambdarankObjective(position_bias_regularization=-1.0)
 
 
 # ----------------------------------------------------------------------------- metric

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastndcg
+from fastndcg._prepared import aggregate
 from fastndcg import Convention, NDCGScorer, reference
 from conftest import make_batch
 
@@ -141,16 +142,20 @@ def test_label_dtypes(rng, label_dtype):
 def test_no_copies_of_kernel_ready_inputs(rng, monkeypatch):
     s, y, off = make_batch(rng)
     y = y.astype(np.int32)
-    from fastndcg import _ndcg
+    from fastndcg import _prepared
 
     seen = {}
-    real = _ndcg.ndcg_batch
 
-    def spy(scores, labels, offsets, *args, **kwargs):
-        seen.update(scores=scores, labels=labels, offsets=offsets)
-        return real(scores, labels, offsets, *args, **kwargs)
+    class Spy(_prepared.NDCGKernel):
+        def __init__(self, labels, offsets, *args):
+            seen.update(labels=labels, offsets=offsets)
+            super().__init__(labels, offsets, *args)
 
-    monkeypatch.setattr(_ndcg, "ndcg_batch", spy)
+        def score(self, scores, *args):
+            seen["scores"] = scores
+            return super().score(scores, *args)
+
+    monkeypatch.setattr(_prepared, "NDCGKernel", Spy)
     fastndcg.ndcg(s, y, off, 3)
     assert seen["scores"] is s and seen["labels"] is y and seen["offsets"] is off
 
@@ -175,6 +180,7 @@ def test_read_only_inputs(rng, tmp_path, how):
 
 
 @pytest.mark.parametrize("conv", CONVENTIONS[:5], ids=lambda c: c.ties)
+@pytest.mark.usefixtures("force_threads")
 def test_bit_identical_for_any_thread_count(conv):
     from fastndcg.datasets import mslr_like
 
@@ -235,8 +241,11 @@ def test_one_shot_empty_error_names_the_query():
 @pytest.mark.parametrize("preset", fastndcg.list_presets())
 def test_summands_add_up_to_mean_in_any_split(rng, preset):
     # summands()/finish() are what out-of-core and distributed evaluation
-    # combine: the whole set gives mean() to the bit, and two halves summed
-    # with exact partials give it to 1e-15.
+    # combine. The aggregate's sums are exact and correctly rounded, so the
+    # whole set, the terms in reverse order and two halves summed with
+    # math.fsum all give mean() to the bit.
+    import math
+
     conv = fastndcg.get_preset(preset)
     s, y, off = make_batch(rng, n_queries=30, max_docs=40)
     y = np.minimum(y, 2)
@@ -246,23 +255,28 @@ def test_summands_add_up_to_mean_in_any_split(rng, preset):
     scorer = NDCGScorer(y, off, ks, convention=conv, weights=w)
     nd, num, den = scorer.summands(s, tie_key=key)
     np.testing.assert_array_equal(nd, scorer.ndcg(s, tie_key=key))
+
+    def fsums(x):
+        return [math.fsum(x[:, j]) for j in range(x.shape[1])]
+
     try:
         expected = scorer.mean(s, tie_key=key)
     except ValueError as err:          # xgboost's above_one="check" on a mean above 1
         with pytest.raises(ValueError, match=str(err)[:30]):
-            scorer.finish(np.sum(num.T, axis=1), np.sum(den.T, axis=1))
+            scorer.finish(fsums(num), fsums(den))
         return
-    np.testing.assert_array_equal(scorer.finish(np.sum(num.T, axis=1), np.sum(den.T, axis=1)), expected)
-    import math
+    np.testing.assert_array_equal(scorer.finish(fsums(num), fsums(den)), expected)
+    np.testing.assert_array_equal(scorer.finish(fsums(num[::-1]), fsums(den[::-1])), expected)
+    np.testing.assert_array_equal(aggregate(num, den, conv, False), expected)
     half = 15
     parts = [(NDCGScorer(y[: off[half]], off[: half + 1], ks, convention=conv, weights=w[:half]),
               s[: off[half]], None if key is None else key[: off[half]]),
              (NDCGScorer(y[off[half]:], off[half:] - off[half], ks, convention=conv, weights=w[half:]),
               s[off[half]:], None if key is None else key[off[half]:])]
     terms = [p.summands(sc, tie_key=kk) for p, sc, kk in parts]
-    num2 = [math.fsum(np.concatenate([t[1][:, j] for t in terms])) for j in range(len(ks))]
-    den2 = [math.fsum(np.concatenate([t[2][:, j] for t in terms])) for j in range(len(ks))]
-    np.testing.assert_allclose(scorer.finish(num2, den2), expected, rtol=1e-15, atol=1e-15)
+    num2 = fsums(np.concatenate([t[1] for t in terms]))
+    den2 = fsums(np.concatenate([t[2] for t in terms]))
+    np.testing.assert_array_equal(scorer.finish(num2, den2), expected)
 
 
 def test_output_shapes_and_column_order(rng):

@@ -199,6 +199,7 @@ def test_read_only_inputs(rng, tmp_path, how):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.usefixtures("force_threads")
 def test_bit_identical_for_any_thread_count(rng, dtype):
     pred, refv, off = make_batch(rng, n_queries=300, max_docs=60, dtype=dtype)
     conv = Convention(empty="skip")

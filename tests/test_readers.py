@@ -135,7 +135,7 @@ def test_svmlight_repeated_and_unsorted_qids(tmp_path):
 
 def test_group_file_errors(tmp_path):
     data = write(tmp_path, "d.svm", "1 1:1\n0 1:1\n1 1:1\n")
-    with pytest.raises(ValueError, match=re.escape("g1: the group sizes sum to 2 rows but") + ".*d.svm has 3 rows"):
+    with raises_at(data, 3, r"this row \(row 3\) is beyond the 2 rows that the group sizes of .*g1 add up to"):
         readers.read_svmlight(data, group=write(tmp_path, "g1", "1\n1\n"))
     with raises_at(str(tmp_path / "g2"), 2, "not an integer"):
         readers.read_svmlight(data, group=write(tmp_path, "g2", "1\n1.5\n"))
@@ -355,7 +355,7 @@ def test_align_conventions_golden_values(tmp_path):
 def test_align_missing_and_ignored_topics(tmp_path):
     q, r = _qrels_run(tmp_path, [("1", "a", 1), ("2", "a", 0), ("3", "b", 2)],
                       [("1", "a", 1.0), ("2", "z", 1.0), ("9", "a", 1.0)])
-    with pytest.raises(ValueError, match=re.escape(q) + r": 1 judged topic\(s\) have no results in .*'3'.*-c"):
+    with raises_at(q, 3, r"1 judged topic\(s\) have no results in .*'3'.*-c"):
         readers.align_run(r, q)
     zero = readers.align_run(r, q, missing="zero")
     assert zero.qids.tolist() == ["1", "2", "3"] and zero.missing_qids == ["3"] and zero.ignored_qids == ["9"]
@@ -480,3 +480,120 @@ def test_ideal_source():
     assert readers.ideal_source("standard") == "qrels"
     assert readers.ideal_source("lightgbm") == "run"
     assert readers.ideal_source(fastndcg.Convention(gain="linear")) == "qrels"
+
+
+# ----------------------------------------------------------------------------- found by fuzzing (docs/fuzzing.md)
+
+
+def test_trec_nul_byte_is_refused(tmp_path):
+    # numpy's fixed-width bytes drop trailing NULs: "1\0" became topic "1" (a
+    # false duplicate) and docno "a\0" was shown as "a"
+    q = write(tmp_path, "q.txt", b"1 0 a 1\n1\x00 0 a 2\n")
+    with raises_at(q, 2, "NUL byte"):
+        readers.read_qrels(q)
+    r = write(tmp_path, "r.txt", b"1 Q0 a 1 0.5 t\n# \x00 comments are not read\n1 Q0 a\x00 2 0.4 t\n")
+    with raises_at(r, 3, "NUL byte"):
+        readers.read_run(r)
+    with raises_at(r, 3, "NUL byte"):
+        list(readers.iter_run(r))
+
+
+def test_svmlight_nul_byte_in_docid_is_refused(tmp_path):
+    path = write(tmp_path, "d.svm", b"1 qid:1 # docid = a\n0 qid:1 # docid = a\x00\n")
+    assert readers.read_svmlight(path).n_rows == 2            # comments are not read without docids
+    with raises_at(path, 2, "NUL byte"):
+        readers.read_svmlight(path, docids=True)
+
+
+def test_group_sizes_that_overflow_int64(tmp_path):
+    # the running total wrapped around: sizes adding up to 2**64 + 3 gave
+    # "offsets" [0, 2**63 - 1, -2, 3] for a 3-row file, accepted
+    g = write(tmp_path, "g", "9223372036854775807\n9223372036854775807\n5\n")
+    with raises_at(g, 2, r"more than 2\*\*63 - 1"):
+        readers.read_group_file(g)
+    data = write(tmp_path, "d.svm", "1 1:1\n0 1:1\n1 1:1\n")
+    with raises_at(g, 2, r"more than 2\*\*63 - 1"):
+        readers.read_svmlight(data, group=g)
+
+
+def test_iter_svmlight_rows_beyond_the_group_sizes(tmp_path):
+    # the fourth row was dropped silently (chunks of 3 rows, no error)
+    data = write(tmp_path, "d.svm", "1 1:1\n0 1:1\n1 1:1\n0 1:1\n")
+    g = write(tmp_path, "g", "2\n1\n")
+    for chunk_rows in (1, 2, 100):
+        with raises_at(data, 4, r"this row \(row 4\) is beyond the 3 rows"):
+            list(readers.iter_svmlight(data, group=g, chunk_rows=chunk_rows))
+    with raises_at(data, 4, r"this row \(row 4\) is beyond the 3 rows"):
+        readers.read_svmlight(data, group=g)
+
+
+def test_iter_svmlight_trailing_empty_queries(tmp_path):
+    # a group file ending in empty queries was an error ("sizes sum to 3
+    # rows but the file has 3 rows") where read_svmlight accepts it
+    data = write(tmp_path, "d.svm", "1 1:1\n0 1:2\n1 1:1\n")
+    g = write(tmp_path, "g", "2\n0\n1\n0\n")
+    whole = readers.read_svmlight(data, group=g)
+    np.testing.assert_array_equal(whole.offsets, [0, 2, 2, 3, 3])
+    for chunk_rows in (1, 2, 100):
+        chunks = list(readers.iter_svmlight(data, group=g, chunk_rows=chunk_rows))
+        offs = np.concatenate([[0]] + [c.offsets[1:] + c.first_row for c in chunks])
+        np.testing.assert_array_equal(offs, whole.offsets)
+        np.testing.assert_array_equal(np.concatenate([c.query_ids for c in chunks]), whole.query_ids)
+    empty = write(tmp_path, "e.svm", "")
+    chunks = list(readers.iter_svmlight(empty, group=write(tmp_path, "g0", "0\n0\n")))
+    assert [c.offsets.tolist() for c in chunks] == [[0, 0, 0]]
+
+
+@pytest.mark.parametrize("kind, pos", [("gz", 30), ("gz", -6), ("bz2", 20), ("xz", 670)])
+def test_corrupt_compressed_file_is_a_value_error_at_a_line(tmp_path, kind, pos):
+    # a corrupt deflate stream raised zlib.error (not a ValueError); the
+    # other errors named no line
+    body = b"".join(b"1 0 d%d 1\n" % i for i in range(3000))
+    z = bytearray({"gz": lambda b: gzip.compress(b, mtime=0), "bz2": bz2.compress, "xz": lzma.compress}[kind](body))
+    z[pos] ^= 0xFF                       # gz -6: the CRC, checked after the last line
+    path = write(tmp_path, "q.txt", bytes(z))
+    with pytest.raises(ValueError, match=re.escape(path) + r":(\d+): cannot decompress") as err:
+        readers.read_qrels(path, block_size=256)
+    # the first line not handed out when the stream broke (decompressors
+    # detect corruption a little after it, or only at the end for a CRC)
+    assert 1 <= int(re.search(r":(\d+): ", str(err.value)).group(1)) <= 3001
+
+
+def test_group_file_with_an_empty_query_and_qids(tmp_path):
+    # qids 1,1,2 against sizes 2,0,1: the same boundaries, one more query;
+    # this raised numpy's "zero-size array to reduction operation minimum"
+    data = write(tmp_path, "d.svm", "1 qid:1\n0 qid:1\n1 qid:2\n")
+    g = write(tmp_path, "g", "2\n0\n1\n")
+    with raises_at(g, 2, "disagree: an empty query here"):
+        readers.read_svmlight(data, group=g)
+    with pytest.raises(ValueError, match=r"group\[1\]: the qids .* disagree"):
+        readers.read_svmlight(data, group=[2, 0, 1])
+
+
+def test_whole_file_errors_name_a_line(tmp_path):
+    # these named no line ("path: no judgments in the file", "g: the group
+    # sizes sum to ...", "iter_svmlight: give either ...")
+    empty = write(tmp_path, "e.txt", "# nothing\n\n")
+    with raises_at(empty, 3, "no judgments in the file: its 2 line"):
+        readers.read_qrels(empty)
+    with raises_at(empty, 3, "no results in the file"):
+        readers.read_run(empty)
+    with raises_at(empty, 3, "no results in the file"):
+        list(readers.iter_run(empty))
+    nothing = write(tmp_path, "n.txt", "")
+    with raises_at(nothing, 1, "the file is empty"):
+        readers.read_run(nothing)
+    data = write(tmp_path, "d.svm", "1 1:1\n\n0 1:1\n")
+    g = write(tmp_path, "g", "1\n0\n3\n")
+    with raises_at(g, 3, "the group sizes reach 4 rows here but .*d.svm has only 2 rows"):
+        readers.read_svmlight(data, group=g)
+    with raises_at(g, 3, "the group sizes reach 4 rows here"):
+        list(readers.iter_svmlight(data, group=g))
+    with raises_at(data, 1, "no qid: fields"):
+        list(readers.iter_svmlight(data))
+    qdata = write(tmp_path, "q.svm", "\n1 qid:1\n0 qid:2\n1 qid:1\n")
+    with raises_at(qdata, 2, "not both"):
+        list(readers.iter_svmlight(qdata, group=[1, 1, 1]))
+    with raises_at(qdata, 4, "qid 1 appears again; its rows started at line 2.*cannot be combined with "
+                             "qid_order='any'"):
+        readers.read_svmlight(qdata, group=[2, 1], qid_order="any")

@@ -28,3 +28,17 @@ def test_effective_n_threads():
         fastndcg.effective_n_threads(0)
     with pytest.raises(TypeError):
         fastndcg.effective_n_threads("2")
+
+
+def test_threads_follow_the_work(monkeypatch):
+    import fastndcg._threads as threads
+
+    m = threads.MIN_WORK_PER_THREAD
+    assert threads.threads_for(0) == 1
+    assert threads.threads_for(2 * m - 1, 8) == 1          # small work: serial, no team
+    if fastndcg.openmp_enabled():
+        assert threads.threads_for(2 * m, 8) == 2
+        assert threads.threads_for(100 * m, 3) == 3          # n_threads is an upper bound
+        assert threads.threads_for(100 * m, None) == fastndcg.effective_n_threads(None)
+    with pytest.raises(ValueError):                          # bad arguments still fail on small work
+        threads.threads_for(1, 0)

@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 import xgboost as xgb
 
+import json
+
 import fastndcg
 from conftest import load_ranking_dataset
+from fastndcg.datasets import cascade_clicks
 import fastndcg.xgboost as fxgb
 from fastndcg import Convention
 from fastndcg.xgboost import XGBOOST_NDCG, NDCGMetric, RankNDCGObjective
@@ -94,6 +97,84 @@ def test_gradients_equal_reference_on_real_data(shared_data):
     rg, rh = ref.lambda_gradients(s, ytr, off, mode="xgboost")
     assert np.array_equal(g.view(np.uint32), rg.view(np.uint32))
     assert np.array_equal(h.view(np.uint32), rh.view(np.uint32))
+
+
+# ----------------------------------------------------------------------------- unbiased, mean pairs
+
+
+def click_data(shared_data, name, seed=3):
+    """Rows in displayed order (XGBoost's positions), cascade-model clicks as labels."""
+    Xtr, ytr, qtr, _, _, _ = load(shared_data, name)
+    off = fastndcg.offsets_from_qid(qtr).offsets
+    log = cascade_clicks(ytr.astype(np.int64), off, seed=seed)
+    return Xtr[log.order], log.click.astype(np.float64), qtr
+
+
+class RatioLog(xgb.callback.TrainingCallback):
+    """XGBoost's saved t+ / t- (float32 in the config) after every round."""
+
+    def __init__(self):
+        super().__init__()
+        self.rounds = []
+
+    def after_iteration(self, model, epoch, evals_log):
+        cfg = json.loads(model.save_config())["learner"]["objective"]
+        self.rounds.append((np.asarray(cfg["ti+"], dtype=np.float32), np.asarray(cfg["tj-"], dtype=np.float32)))
+        return False
+
+
+STATE_CASES = [
+    ("mq2008", dict(lambdarank_unbiased=True)),
+    ("mq2008", dict(lambdarank_unbiased=True, lambdarank_num_pair_per_sample=8, lambdarank_bias_norm=0.5)),
+    ("mq2008", dict(lambdarank_pair_method="mean")),
+    ("mq2008", dict(lambdarank_pair_method="mean", lambdarank_num_pair_per_sample=4, lambdarank_unbiased=True)),
+    ("lightgbm-rank", dict(lambdarank_unbiased=True, nthread=2)),
+    ("lightgbm-rank", dict(lambdarank_pair_method="mean", lambdarank_unbiased=True, lambdarank_bias_norm=0.5)),
+    ("lightgbm-rank", dict(lambdarank_pair_method="mean", lambdarank_num_pair_per_sample=3, ndcg_exp_gain=False)),
+]
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("name, extra", STATE_CASES, ids=[f"{c[0]}-{c[1]}" for c in STATE_CASES])
+def test_unbiased_and_mean_train_identical_trees(shared_data, name, extra):
+    X, clicks, qid = click_data(shared_data, name)
+    params = dict(BASE, objective="rank:ndcg", **extra)
+    theirs, ours = RatioLog(), []
+    builtin = xgb.train(params, xgb.DMatrix(X, clicks, qid=qid), 50,
+                        callbacks=[theirs] if extra.get("lambdarank_unbiased") else None)
+    obj = RankNDCGObjective.from_params(params)
+    plain = {k: v for k, v in params.items() if not k.startswith(("objective", "lambdarank", "ndcg"))}
+
+    class Track(xgb.callback.TrainingCallback):
+        def after_iteration(self, model, epoch, evals_log):
+            if obj.unbiased:
+                ours.append((obj.t_plus, obj.t_minus))
+            return False
+
+    custom = xgb.train(plain, xgb.DMatrix(X, clicks, qid=qid), 50, obj=obj, callbacks=[Track()])
+    assert (builtin.get_dump(dump_format="json", with_stats=True)
+            == custom.get_dump(dump_format="json", with_stats=True))
+    p1, p2 = margins(builtin, X), margins(custom, X)
+    assert np.array_equal(p1.view(np.uint32), p2.view(np.uint32)), f"max |diff| {np.abs(p1 - p2).max()}"
+    assert obj._state.iteration == 50
+    if obj.unbiased:
+        assert len(theirs.rounds) == len(ours) == 50
+        for (tp, tm), (op, om) in zip(theirs.rounds, ours):
+            assert np.array_equal(tp, op.astype(np.float32)) and np.array_equal(tm, om.astype(np.float32))
+        assert np.all(ours[-1][0][1:] != 1.0)
+
+
+@pytest.mark.peers
+def test_negative_control_mean_seed_rule(shared_data):
+    # XGBoost 3.0's seed rule (iteration * n_groups + g) draws other pairs than 3.2's.
+    X, clicks, qid = click_data(shared_data, "mq2008")
+    params = dict(BASE, objective="rank:ndcg", lambdarank_pair_method="mean")
+    builtin = xgb.train(params, xgb.DMatrix(X, clicks, qid=qid), 10)
+    plain = {k: v for k, v in params.items() if not k.startswith(("objective", "lambdarank"))}
+    obj = RankNDCGObjective.from_params(params)
+    obj.seed_offset = 0
+    custom = xgb.train(plain, xgb.DMatrix(X, clicks, qid=qid), 10, obj=obj)
+    assert not np.array_equal(margins(builtin, X).view(np.uint32), margins(custom, X).view(np.uint32))
 
 
 # ----------------------------------------------------------------------------- metric
@@ -184,10 +265,19 @@ def test_xgboost_import_is_the_real_package():
 
 
 def test_objective_validation():
-    with pytest.raises(ValueError, match="only lambdarank_pair_method='topk' is reproduced; got 'mean'"):
-        RankNDCGObjective.from_params({"lambdarank_pair_method": "mean"})
-    with pytest.raises(ValueError, match="lambdarank_unbiased=True"):
-        RankNDCGObjective.from_params({"lambdarank_unbiased": True})
+    with pytest.raises(ValueError, match=r"lambdarank_pair_method must be one of \('topk', 'mean'\); got 'pairs'"):
+        RankNDCGObjective.from_params({"lambdarank_pair_method": "pairs"})
+    obj = RankNDCGObjective.from_params({"lambdarank_pair_method": "mean", "lambdarank_unbiased": "true",
+                                         "lambdarank_bias_norm": 0.5})
+    assert (obj.pair_method, obj.unbiased, obj.bias_norm, obj.seed_offset) == ("mean", True, 0.5, 1)
+    assert fxgb.mean_seed_offset("3.0.5") == 0 and fxgb.mean_seed_offset("3.3.0rc1") == 1
+    for version in ("3.4.0", "2.1.4", "4.0.0"):
+        with pytest.raises(ValueError, match=f"reproduced for XGBoost 3.0-3.3; this is {version}"):
+            fxgb.mean_seed_offset(version)
+    with pytest.raises(ValueError, match="use mode='xgboost'"):
+        RankNDCGObjective(mode="default", unbiased=True)
+    with pytest.raises(ValueError, match="bias_norm must be finite and >= 0; got -1"):
+        RankNDCGObjective(unbiased=True, bias_norm=-1)
     with pytest.raises(ValueError, match="sigma must be 1.0 in mode='xgboost'"):
         RankNDCGObjective(sigma=2.0)
     obj = RankNDCGObjective.from_params({"ndcg_exp_gain": False, "lambdarank_num_pair_per_sample": 4})
