@@ -1,6 +1,6 @@
 """Build script: Cython extensions with an OpenMP probe and a serial fallback.
 
-Every ``fastndcg/_*.pyx`` is an extension module (``_lambdamart_avx2`` is the
+Every ``fastndcg/<room>/_*.pyx`` is an extension module (``_lambdamart_avx2`` is the
 LambdaMART kernels again, with ``-mavx2`` on x86-64; picked at run time when the
 CPU has AVX2). OpenMP is used when a small
 program that uses it compiles, links and runs; otherwise the build warns and
@@ -92,9 +92,11 @@ class BuildExt(build_ext):
 def _extensions():
     from Cython.Build import cythonize
 
-    sources = sorted(glob.glob(os.path.join("fastndcg", "_*.pyx")))
+    # every fastndcg/<room>/_*.pyx is the extension module fastndcg.<room>._*
+    sources = sorted(glob.glob(os.path.join("fastndcg", "*", "_*.pyx")))
     exts = [
-        Extension("fastndcg." + os.path.splitext(os.path.basename(s))[0], [s], libraries=["m"] if sys.platform != "win32" else [])
+        Extension(os.path.splitext(s)[0].replace(os.sep, "."), [s],
+                  libraries=["m"] if sys.platform != "win32" else [])
         for s in sources
     ]
     return cythonize(exts, compiler_directives=DIRECTIVES, nthreads=int(os.environ.get("FASTNDCG_BUILD_JOBS", "0")) or None)

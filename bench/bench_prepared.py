@@ -28,10 +28,11 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg import readers, stream
-from fastndcg._api import ndcg_and_mean
-from fastndcg._prepared import one_shot
-from fastndcg._threads import effective_n_threads, threads_for
+from fastndcg.io import readers
+from fastndcg.report import stream
+from fastndcg.measures.ndcg import ndcg_and_mean
+from fastndcg._core.prepared import one_shot
+from fastndcg._core.threads import effective_n_threads, threads_for
 
 K = 10
 ALL = effective_n_threads(None)
@@ -217,7 +218,7 @@ def test_trec_stream_one_topic_per_piece(benchmark, trec_files):
 
 
 def test_trec_eval_cli(benchmark, trec_files):
-    from fastndcg._cli import main
+    from fastndcg.cli.main import main
 
     qpath, rpath, d = trec_files
 

@@ -1,5 +1,5 @@
 """Measure the work size below which a second thread does not pay
-(fastndcg._threads.MIN_WORK_PER_THREAD).
+(fastndcg._core.threads.MIN_WORK_PER_THREAD).
 
 For MSLR-like inputs of growing size, times a one-shot ``fastndcg.ndcg`` (k=10)
 on 1 thread and on 2 threads with the thread policy switched off (every call
@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 import fastndcg
-import fastndcg._threads as threads
-from fastndcg.datasets import mslr_like
+import fastndcg._core.threads as threads
+from fastndcg.io.datasets import mslr_like
 
 
 def times(f, repeats):

@@ -4,7 +4,7 @@ Clicks are biased labels: users click the top of a list more, whatever it
 shows. This script simulates a click log on LETOR 4.0 MQ2008 (Fold1,
 ``vali.txt``; the shared copy has no ``train.txt``) — several sessions per
 query, each shown in the order of a noisy production ranker and clicked under
-a cascade model (:func:`fastndcg.datasets.cascade_clicks`) — trains on the
+a cascade model (:func:`fastndcg.io.datasets.cascade_clicks`) — trains on the
 clicks, and evaluates on the graded relevance labels of ``test.txt``:
 
 * LightGBM ``lambdarank`` on the clicks, plain and with position debiasing
@@ -28,10 +28,10 @@ import numpy as np
 import xgboost as xgb
 
 import fastndcg
-from fastndcg.datasets import cascade_clicks
-from fastndcg.lightgbm import LambdarankObjective
-from fastndcg.readers import read_svmlight
-from fastndcg.xgboost import RankNDCGObjective
+from fastndcg.io.datasets import cascade_clicks
+from fastndcg.integrations.lightgbm import LambdarankObjective
+from fastndcg.io.readers import read_svmlight
+from fastndcg.integrations.xgboost import RankNDCGObjective
 
 SESSIONS = 8          # impressions per query in the log
 ROUNDS = 100

@@ -27,8 +27,8 @@ import lightgbm as lgb
 import numpy as np
 
 import fastndcg
-from fastndcg.lightgbm import LambdarankObjective
-from fastndcg.readers import read_svmlight
+from fastndcg.integrations.lightgbm import LambdarankObjective
+from fastndcg.io.readers import read_svmlight
 
 ROUNDS = 100
 PARAMS = dict(learning_rate=0.05, num_leaves=15, min_data_in_leaf=10, num_threads=2,

@@ -3,17 +3,21 @@
 Inputs are CSR: ``scores`` and ``labels`` of shape (n_docs,), and ``offsets``
 of shape (n_queries + 1,) where query q owns rows ``offsets[q]:offsets[q+1]``.
 """
-from fastndcg._api import NDCGScorer, dcg, ideal_dcg, mean_ndcg, ndcg
-from fastndcg._convention import Convention
-from fastndcg._groups import offsets_from_group_sizes, offsets_from_qid
-from fastndcg._openmp import openmp_enabled
-from fastndcg._threads import effective_n_threads
-from fastndcg.compare import compare
-from fastndcg.evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
-from fastndcg.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
-from fastndcg.presets import PRESETS, get_preset, list_presets
-from fastndcg.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
+from fastndcg.measures.ndcg import NDCGScorer, dcg, ideal_dcg, mean_ndcg, ndcg
+from fastndcg.conventions import Convention
+from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
+from fastndcg._core._openmp import openmp_enabled
+from fastndcg._core.threads import effective_n_threads
+from fastndcg.report.compare import compare
+from fastndcg.measures.evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
+from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
+from fastndcg.conventions import PRESETS, get_preset, list_presets
+from fastndcg.measures.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
                                soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
+
+from fastndcg import _legacy
+
+_legacy.install()
 
 __version__ = "0.1.0"
 
@@ -47,3 +51,13 @@ __all__ = [
     "soft_ndcg_grad",
     "soft_rank_distributions",
 ]
+
+
+def __getattr__(name: str):
+    # fastndcg.readers and the other old module attributes (see fastndcg._legacy)
+    old = "fastndcg." + name
+    if old in _legacy.MOVED:
+        import importlib
+
+        return importlib.import_module(old)
+    raise AttributeError(f"module 'fastndcg' has no attribute {name!r}")

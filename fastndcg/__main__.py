@@ -1,3 +1,3 @@
-from fastndcg._cli import main
+from fastndcg.cli.main import main
 
 raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""Fuzz targets for the file parsers (fastndcg._parse through fastndcg.readers).
+"""Fuzz targets for the file parsers (fastndcg.io._parse through fastndcg.io.readers).
 
 One input is ``[target options][file bytes]``; multi-file targets separate
 their files with :data:`SEP`. Each target writes the files, calls the public
@@ -15,7 +15,7 @@ readers and checks the outcome against the pure-Python oracle in
   bit) or break the output invariants (lengths, offsets from 0 to n and
   non-decreasing, permutations, sort orders): no partial or re-aligned output.
 
-The atheris runner (run.py) and the CI test (tests/test_fuzz_parsers.py) call
+The atheris runner (run.py) and the CI test (tests/fuzz/test_fuzz_parsers.py) call
 :func:`run_one`; :func:`seed_inputs` builds seed corpora from the shared data
 folder (at run time, never committed) and a few hand-made inputs.
 """
@@ -37,7 +37,7 @@ import numpy as np
 import spec
 from spec import Reject
 
-from fastndcg import readers
+from fastndcg.io import readers
 
 SEP = b"\n@@@@\n"
 BLOCK_SIZES = (readers.DEFAULT_BLOCK_SIZE, 1, 2, 3, 5, 8, 64, 4096)
@@ -644,7 +644,7 @@ _KIND_TO_STATUS = {"MISSING_COLUMN": "MISSING_FIELDS", "TOO_MANY_TREC": "TOO_MAN
 
 
 def _status_matches(status: int, err_line: int, want) -> None:
-    from fastndcg import _parse
+    from fastndcg.io import _parse
 
     names = {v: k for k, v in _parse.STATUS.items()}
     if isinstance(want, Reject):
@@ -657,12 +657,12 @@ def _status_matches(status: int, err_line: int, want) -> None:
 
 
 def target_parse_direct(data: bytes, tmpdir: str) -> None:
-    """The compiled scanners of fastndcg._parse called directly on one block,
+    """The compiled scanners of fastndcg.io._parse called directly on one block,
     with every output sized exactly as the readers' contract says (one entry
     per line, bytes of the block for pools, one per ':' for features), and
     the string-pool helpers (sort, duplicates, join, fixed width) on the
     result: an overrun is an AddressSanitizer report in the ASan build."""
-    from fastndcg import _parse
+    from fastndcg.io import _parse
 
     inp = Input(data, 1)
     which = inp.field(0, 2)

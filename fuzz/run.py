@@ -42,18 +42,18 @@ def worker(args) -> None:
     import atheris
 
     sys.path.insert(0, str(HERE))
-    # Python coverage for the code under test only: fastndcg.readers (the
+    # Python coverage for the code under test only: fastndcg.io.readers (the
     # package's other modules and the oracle would slow the fuzzer down).
     import fastndcg  # noqa: F401  (imported first, so not instrumented; it does not import readers)
 
     with atheris.instrument_imports(include=["fastndcg"]):
-        import fastndcg.readers  # noqa: F401
+        import fastndcg.io.readers  # noqa: F401
     import harness
-    import fastndcg._parse as _parse
+    import fastndcg.io._parse as _parse
 
-    print(f"fuzz worker: target={args.worker} fastndcg._parse={_parse.__file__}", file=sys.stderr, flush=True)
+    print(f"fuzz worker: target={args.worker} fastndcg.io._parse={_parse.__file__}", file=sys.stderr, flush=True)
     if args.asan and not _parse.__file__.startswith(str(ASAN_LIB)):
-        sys.exit(f"--asan but fastndcg._parse comes from {_parse.__file__}")
+        sys.exit(f"--asan but fastndcg.io._parse comes from {_parse.__file__}")
     scratch = _scratch()
     target = args.worker
 

@@ -1,9 +1,9 @@
-"""Pure-Python reference parsers: the fuzz oracle for fastndcg.readers.
+"""Pure-Python reference parsers: the fuzz oracle for fastndcg.io.readers.
 
 Written from the readers' documentation (docs/files-and-cli.md, the
-docstrings in fastndcg/readers.py), line by line and without numpy or any
+docstrings in fastndcg/io/readers.py), line by line and without numpy or any
 compiled code, so that a disagreement with the compiled parsers
-(fastndcg/_parse.pyx) is a finding in one of the two. Each function takes the
+(fastndcg/io/_parse.pyx) is a finding in one of the two. Each function takes the
 file's *decompressed* bytes and returns either the expected result or a
 :class:`Reject` naming the line and the kind of error the reader must raise.
 
@@ -233,7 +233,7 @@ def group_sizes(data: bytes):
 
 def read_svmlight(data: bytes, docids: bool, features: bool, qid_order: str,
                   group: Optional[bytes] = None):
-    """Expected :func:`fastndcg.readers.read_svmlight` (group: the bytes of a
+    """Expected :func:`fastndcg.io.readers.read_svmlight` (group: the bytes of a
     group file, path index 1 in a Reject)."""
     out = svmlight_rows(data, docids, features)
     if isinstance(out, Reject):
@@ -430,7 +430,7 @@ class Aligned:
 
 
 def align(qrels: Trec, run: Trec, missing: str, max_docs: Optional[int], float32: bool):
-    """Expected :func:`fastndcg.readers.align_run` (a Reject on path index 0 = qrels)."""
+    """Expected :func:`fastndcg.io.readers.align_run` (a Reject on path index 0 = qrels)."""
     import struct
 
     judged = {}

@@ -32,7 +32,7 @@ def make_batch(rng: np.random.Generator, n_queries: int = 20, max_docs: int = 30
 
 # ----------------------------------------------------------------------------- fuzz tier
 # Hypothesis profiles of the differential fuzz tier (tests marked ``fuzz``; see
-# tests/test_fuzz_differential.py and docs/testing.md). A profile gives the
+# tests/fuzz/test_fuzz_differential.py and docs/testing.md). A profile gives the
 # number of cases of a weight-1 test; each test scales it by its cost weight.
 #   quick  the default: the tier runs in well under a minute on a busy 2-core machine
 #   ci     selected when CI is set (CI=true): the tier in about 1.5 minutes on CI's 2 cores,
@@ -83,7 +83,7 @@ def shared_data():
 def read_svmlight_dense(path):
     """Dense (X, y, qid or None) from an SVMlight/LETOR file; features are 1-based.
 
-    A plain test-side parser, so the exactness tests do not depend on fastndcg.readers."""
+    A plain test-side parser, so the exactness tests do not depend on fastndcg.io.readers."""
     labels, qids, rows = [], [], []
     with open(path) as fh:
         for line in fh:
@@ -160,8 +160,8 @@ def scattered_frame(seed: int, n: int = 4000, n_queries: int = 250, str_ids: boo
 @pytest.fixture
 def force_threads(monkeypatch):
     """Let every kernel call use the threads it is given, whatever its size:
-    the thread policy (fastndcg._threads.threads_for) runs small inputs
+    the thread policy (fastndcg._core.threads.threads_for) runs small inputs
     serially, which would make a thread-count comparison compare 1 with 1."""
-    import fastndcg._threads as threads
+    import fastndcg._core.threads as threads
 
     monkeypatch.setattr(threads, "MIN_WORK_PER_THREAD", 1)

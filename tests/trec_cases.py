@@ -1,4 +1,4 @@
-"""Inputs of the trec_eval golden tests (tests/test_trec_measures.py): tie-heavy
+"""Inputs of the trec_eval golden tests (tests/measures/test_trec_measures.py): tie-heavy
 generated TREC files and the option sets run through trec_eval.
 
 The generator uses Python's ``random.Random`` (its sequence is fixed across

@@ -1,0 +1,867 @@
+# NDCG kernels over CSR queries.
+#
+# Layers: per-query `cdef ... noexcept nogil` functions that take base
+# pointers plus a length and write only their own query's output row; batch
+# functions that run `prange` over queries with per-thread scratch; and
+# `NDCGKernel`, which holds the kernel-ready inputs of prepared queries (built
+# once by fastndcg._core.prepared) so that a call only hands over the scores.
+#
+# Checks that read per-document arrays run here, inside the parallel pass, on
+# the query's data while it is in cache: a query whose scores are not finite
+# (after the float32 rounding the convention asks for) or whose labels are
+# invalid gets a flag and no result, and Python raises afterwards naming the
+# first such position. Nothing reduces across queries, so results are
+# bit-identical for any thread count; below a size chosen by the caller
+# (fastndcg._core.threads.threads_for) the pass runs on the calling thread without
+# an OpenMP team.
+#
+# Cutoffs arrive sorted ascending and unique; "the whole list" is a cutoff
+# larger than any query. All sums are in double, in rank order.
+from cython cimport floating
+from cython.parallel cimport parallel, prange
+from libc.float cimport DBL_MAX
+from libc.math cimport INFINITY, NAN, fabs, floor, log2
+from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
+import numpy as np
+
+
+cdef extern from *:
+    # GCC/Clang builtin; a hint only, it never faults.
+    void __builtin_prefetch(const void* addr, int rw, int locality) noexcept nogil
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* Branch-free screens over a query's values: integer and/or/add only, so
+       that -O3 vectorises them with baseline SSE2 (no float reduction, which
+       would need -ffast-math). Each returns the OR of per-value words whose
+       top bit is set exactly for an invalid value.
+       Scores: |x| as bits compared with the bits of the limit (bit patterns of
+       non-negative floats order as their values; NaN sits above infinity):
+       |x| >= limit  <=>  |x|bits + (2^63 - limitbits) has the top bit set. */
+    static inline uint64_t fastndcg_screen_f64(const double* s, Py_ssize_t n, uint64_t limit_bits) {
+        uint64_t acc = 0, c = 0x8000000000000000ULL - limit_bits, b;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            memcpy(&b, s + i, sizeof b);
+            acc |= (b & 0x7fffffffffffffffULL) + c;
+        }
+        return acc >> 63;
+    }
+    static inline uint64_t fastndcg_screen_f32(const float* s, Py_ssize_t n) {
+        uint32_t acc = 0, b;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            memcpy(&b, s + i, sizeof b);
+            acc |= (b & 0x7fffffffU) + 0x00800000U;      /* 2^31 - bits(+inf) */
+        }
+        return acc >> 31;
+    }
+    /* Integer labels in [0, limit]: negative ones have the top bit already,
+       larger ones get it from the add. *orv collects the OR of the labels (a
+       bound on the largest: the counting ideal starts from it). */
+    static inline uint64_t fastndcg_screen_i64(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) {
+        uint64_t acc = 0, o = 0, c = 0x8000000000000000ULL - (limit + 1), u;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            u = (uint64_t)y[i];
+            acc |= u | (u + c);
+            o |= u;
+        }
+        *orv = o;
+        return acc >> 63;
+    }
+    static inline uint64_t fastndcg_screen_i32(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) {
+        uint32_t acc = 0, o = 0, c = 0x80000000U - (limit + 1), u;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            u = (uint32_t)y[i];
+            acc |= u | (u + c);
+            o |= u;
+        }
+        *orv = o;
+        return acc >> 31;
+    }
+    """
+    uint64_t screen_f64 "fastndcg_screen_f64"(const double* s, Py_ssize_t n, uint64_t limit_bits) noexcept nogil
+    uint64_t screen_f32 "fastndcg_screen_f32"(const float* s, Py_ssize_t n) noexcept nogil
+    uint64_t screen_i64 "fastndcg_screen_i64"(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) noexcept nogil
+    uint64_t screen_i32 "fastndcg_screen_i32"(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) noexcept nogil
+
+from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
+
+# Tie modes (kept in sync with _prepared.TIE_CODES).
+cdef enum:
+    TIES_INPUT = 0      # stable or by key: the comparator decides
+    TIES_AVERAGE = 1
+    TIES_WORST = 2
+    TIES_BEST = 3
+
+# Per-query flags (bits) and problem codes (kept in sync with _prepared).
+cdef enum:
+    FLAG_SCORES = 1
+    FLAG_LABELS = 2
+    FLAG_IDEAL_OVERFLOW = 4     # sums beyond DBL_MAX (huge gains or discounts)
+    FLAG_DCG_OVERFLOW = 8
+    FLAG_NDCG_OVERFLOW = 16     # DCG / IDCG: an ideal far smaller than the DCG
+
+cdef enum:
+    PROBLEM_NONE = 0
+    SCORE_NOT_FINITE = 1
+    SCORE_FLOAT32_OVERFLOW = 2
+    LABEL_NEGATIVE = 3          # negative, NaN or infinite
+    LABEL_NOT_INTEGER = 4
+    LABEL_ABOVE_LIMIT = 5
+    LABEL_OUTSIDE_TABLE = 6
+
+# Label kinds of NDCGKernel (the label_t specialisations).
+cdef enum:
+    KIND_INT32 = 0
+    KIND_INT64 = 1
+    KIND_FLOAT32 = 2
+    KIND_FLOAT64 = 3
+
+
+cdef struct Config:
+    # gains: G(l) = l (linear), else table[min(l, last)]; table[last] = 0 is the
+    # gain of labels above the table (unknown_label="zero")
+    const double* table
+    Py_ssize_t last
+    bint linear
+    # the counting ideal: by label value (gain non-decreasing in the label,
+    # labels <= count_size - 1), or in `levels` order (small tables), or none
+    Py_ssize_t count_size
+    const int64_t* levels
+    Py_ssize_t n_levels
+    # label checks
+    bint need_integer
+    double label_limit           # largest valid label (INFINITY: none)
+    bint table_holes             # NaN table entries: labels outside the table
+    # scores
+    bint round_f32
+    double score_limit           # |s| < score_limit (INFINITY: finite)
+    int tie_mode
+    bint key_desc
+    # cutoffs and discounts
+    const double* disc
+    const double* ideal_disc
+    bint ideal_whole
+    const int64_t* cutoffs
+    Py_ssize_t n_cut
+    const int64_t* short_limit
+    double empty_value
+
+
+def discount_table(int kind, Py_ssize_t n):
+    """D(r) for r = 1..n with libc log2 (so LambdaMART can match C++ bit for bit).
+
+    kind: 0 log2 (1/log2(r+1)), 1 letor (1 for r <= 2, then 1/log2 r), 2 reciprocal (1/r).
+    """
+    out = np.empty(n, dtype=np.float64)
+    cdef double[::1] d = out
+    cdef Py_ssize_t i
+    for i in range(n):
+        if kind == 0:
+            d[i] = 1.0 / log2(2.0 + <double>i)
+        elif kind == 1:
+            d[i] = 1.0 if i < 2 else 1.0 / log2(1.0 + <double>i)
+        else:
+            d[i] = 1.0 / (1.0 + <double>i)
+    return out
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+cdef inline double _gain(label_t label, const Config* c) noexcept nogil:
+    cdef Py_ssize_t i
+    if c.linear:
+        return <double>label
+    i = <Py_ssize_t>label
+    return c.table[i if i < c.last else c.last]
+
+
+cdef int _label_problem(const label_t* lab, Py_ssize_t n, const Config* c, Py_ssize_t* where,
+                        Py_ssize_t* top) noexcept nogil:
+    """0, or the problem of the query's first invalid label (its position in
+    *where). *top receives a bound on the query's largest label when the
+    labels are integers (-1: unknown)."""
+    cdef Py_ssize_t i
+    cdef bint bad = False
+    cdef uint64_t ulimit, orv = 0
+    cdef double v
+    cdef int code
+    top[0] = -1
+    if label_t is int32_t or label_t is int64_t:
+        if label_t is int64_t:
+            ulimit = <uint64_t>c.label_limit if c.label_limit < 9.2e18 else <uint64_t>9223372036854775807
+            bad = screen_i64(lab, n, ulimit, &orv) != 0
+        else:
+            ulimit = <uint64_t>c.label_limit if c.label_limit < 2147483647.0 else <uint64_t>2147483647
+            bad = screen_i32(lab, n, <uint32_t>ulimit, &orv) != 0
+        if not bad:
+            # the smallest 2**b - 1 >= every label (the OR has the top bit of the largest)
+            while orv & (orv + 1):
+                orv |= orv >> 1
+            top[0] = <Py_ssize_t>orv
+            if c.table_holes:
+                for i in range(n):
+                    bad |= c.table[<Py_ssize_t>lab[i]] != c.table[<Py_ssize_t>lab[i]]
+    else:
+        for i in range(n):
+            v = <double>lab[i]
+            bad |= not (v >= 0.0 and v <= c.label_limit and v - v == 0.0)
+        if not bad and c.need_integer:
+            for i in range(n):
+                bad |= floor(<double>lab[i]) != <double>lab[i]
+        if not bad and c.table_holes:
+            for i in range(n):
+                bad |= c.table[<Py_ssize_t>lab[i]] != c.table[<Py_ssize_t>lab[i]]
+    if not bad:
+        return PROBLEM_NONE
+    for i in range(n):
+        v = <double>lab[i]
+        code = PROBLEM_NONE
+        if not (v >= 0.0) or v - v != 0.0:
+            code = LABEL_NEGATIVE
+        elif c.need_integer and floor(v) != v:
+            code = LABEL_NOT_INTEGER
+        elif v > c.label_limit:
+            code = LABEL_ABOVE_LIMIT
+        elif c.table_holes and c.table[<Py_ssize_t>v] != c.table[<Py_ssize_t>v]:
+            code = LABEL_OUTSIDE_TABLE
+        if code != PROBLEM_NONE:
+            where[0] = i
+            return code
+    return PROBLEM_NONE
+
+
+cdef int _score_problem(const floating* s, Py_ssize_t n, double limit, Py_ssize_t* where) noexcept nogil:
+    """0, or the problem of the query's first invalid score (its position in *where):
+    not finite, or |s| >= limit (a double that overflows float32 when rounded)."""
+    cdef Py_ssize_t i
+    cdef bint bad
+    cdef uint64_t limit_bits
+    if floating is float:
+        bad = screen_f32(s, n) != 0       # float32 input: only non-finite values are invalid
+    else:
+        memcpy(&limit_bits, &limit, sizeof(double))
+        bad = screen_f64(s, n, limit_bits) != 0
+    if not bad:
+        return PROBLEM_NONE
+    for i in range(n):
+        if <double>s[i] - <double>s[i] != 0.0:
+            where[0] = i
+            return SCORE_NOT_FINITE
+        if not (fabs(<double>s[i]) < limit):
+            where[0] = i
+            return SCORE_FLOAT32_OVERFLOW
+    return PROBLEM_NONE
+
+
+# ----------------------------------------------------------------------------- per query
+
+
+cdef inline void _cumulate(const double* ranked, Py_ssize_t n, bint whole,
+                           const double* disc, const int64_t* cutoffs, Py_ssize_t n_cut,
+                           double* out_row) noexcept nogil:
+    # out_row[j] = sum_{r < min(cutoffs[j], n)} ranked[r] * disc[r]  (or all n when whole)
+    cdef Py_ssize_t j, r = 0, depth
+    cdef double acc = 0.0
+    for j in range(n_cut):
+        depth = n if whole or cutoffs[j] > n else cutoffs[j]
+        while r < depth:
+            acc = acc + ranked[r] * disc[r]
+            r += 1
+        out_row[j] = acc
+
+
+cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c, int64_t* counts,
+                           Py_ssize_t top, double* out_row, double* gbuf, RankedDoc* docs) noexcept nogil:
+    # IDCG of one query at every cutoff; labels are valid. ``top``: a bound on
+    # the largest label (from the label check), or -1 to find it here.
+    cdef Py_ssize_t i, p, li, depth, lv, size = c.count_size, a, b
+    cdef bint find_top = top < 0 or top >= size
+    cdef int64_t cnt
+    cdef double g
+    if n == 0:
+        for i in range(c.n_cut):
+            out_row[i] = 0.0
+        return
+    depth = n if c.ideal_whole or c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+    if counts != NULL and c.levels == NULL:
+        # Gain non-decreasing in the label: count per label, then emit from the
+        # query's largest label down (no sort). Two interleaved counter banks
+        # avoid a store-to-load stall on runs of equal labels.
+        if find_top:
+            top = 0
+            for i in range(n):
+                a = <Py_ssize_t>labels[i]
+                top = a if a > top else top
+        i = 0
+        while i + 1 < n:
+            a = <Py_ssize_t>labels[i]
+            b = <Py_ssize_t>labels[i + 1]
+            counts[a] += 1
+            counts[size + b] += 1
+            i += 2
+        if i < n:
+            counts[<Py_ssize_t>labels[i]] += 1
+        p = 0
+        lv = top
+        while lv >= 0:
+            cnt = counts[lv] + counts[size + lv]
+            counts[lv] = 0
+            counts[size + lv] = 0
+            g = c.table[lv]
+            while cnt > 0 and p < depth:
+                gbuf[p] = g
+                p += 1
+                cnt -= 1
+            lv -= 1
+    elif counts != NULL:
+        # A small gain table: count per level, emit levels by gain descending.
+        i = 0
+        while i + 1 < n:
+            a = <Py_ssize_t>labels[i]
+            b = <Py_ssize_t>labels[i + 1]
+            counts[a if a < c.last else c.last] += 1
+            counts[size + (b if b < c.last else c.last)] += 1
+            i += 2
+        if i < n:
+            a = <Py_ssize_t>labels[i]
+            counts[a if a < c.last else c.last] += 1
+        p = 0
+        for li in range(c.n_levels):
+            lv = c.levels[li]
+            cnt = counts[lv] + counts[size + lv]
+            counts[lv] = 0
+            counts[size + lv] = 0
+            g = c.table[lv]
+            while cnt > 0 and p < depth:
+                gbuf[p] = g
+                p += 1
+                cnt -= 1
+    else:
+        for i in range(n):
+            gbuf[i] = _gain(labels[i], c)
+        select_top(gbuf, <const int64_t*>NULL, False, False, n, depth, docs)
+        for p in range(depth):
+            gbuf[p] = docs[p].score
+    _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
+
+
+cdef void _resolve_ties(const floating* scores, const label_t* labels, Py_ssize_t n, Py_ssize_t m,
+                        const Config* c, RankedDoc* docs, RankedDoc* group, double* gbuf) noexcept nogil:
+    # Rewrites gbuf[0..m) for average / worst / best ties. Every document
+    # scoring above docs[m-1] is among the m selected, so only the last group
+    # can have members beyond the selection; those are gathered by a scan.
+    cdef Py_ssize_t r = 0, e, t, cnt, i
+    cdef double s, total, g
+    cdef int tie_mode = c.tie_mode
+    while r < m:
+        s = docs[r].score
+        e = r + 1
+        while e < m and docs[e].score == s:
+            e += 1
+        if e == m and m < n:
+            cnt = 0
+            for i in range(n):
+                if ranked_score(scores[i], c.round_f32) == s:
+                    g = _gain(labels[i], c)
+                    group[cnt].score = -g if tie_mode == TIES_WORST else g
+                    group[cnt].key = i
+                    group[cnt].idx = i
+                    cnt += 1
+        elif e - r > 1:
+            cnt = e - r
+            for t in range(cnt):
+                g = gbuf[r + t]
+                group[t].score = -g if tie_mode == TIES_WORST else g
+                group[t].key = t
+                group[t].idx = t
+        else:
+            r = e
+            continue
+        if tie_mode == TIES_AVERAGE:
+            total = 0.0
+            for t in range(cnt):
+                total = total + group[t].score
+            total = total / cnt
+            for t in range(r, e):
+                gbuf[t] = total
+        else:
+            sort_docs(group, cnt)
+            for t in range(r, e):
+                g = group[t - r].score
+                gbuf[t] = -g if tie_mode == TIES_WORST else g
+        r = e
+
+
+cdef void _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
+                         Py_ssize_t n, const Config* c, double* out_row, RankedDoc* docs,
+                         RankedDoc* group, double* gbuf) noexcept nogil:
+    cdef Py_ssize_t r, m
+    if n == 0:
+        for r in range(c.n_cut):
+            out_row[r] = 0.0
+        return
+    m = n if c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+    # The labels of the top m are gathered at scattered rows after the
+    # selection; ask for the query's label lines now, so that their cache
+    # misses overlap the selection instead of following it.
+    for r in range(0, n * sizeof(label_t), 64):
+        __builtin_prefetch((<const char*>labels) + r, 0, 3)
+    select_top(scores, keys, c.key_desc, c.round_f32, n, m, docs)
+    for r in range(m):
+        gbuf[r] = _gain(labels[docs[r].idx], c)
+    if c.tie_mode != TIES_INPUT:
+        _resolve_ties(scores, labels, n, m, c, docs, group, gbuf)
+    _cumulate(gbuf, m, False, c.disc, c.cutoffs, c.n_cut, out_row)
+
+
+# ----------------------------------------------------------------------------- batches
+
+
+cdef struct Scratch:
+    double* gbuf
+    RankedDoc* docs
+    RankedDoc* group
+    int64_t* counts
+    bint ok
+
+
+cdef Scratch _scratch_alloc(Py_ssize_t max_n, bint with_group, Py_ssize_t count_size) noexcept nogil:
+    # Returned by value: assigned inside a parallel block, it is thread-private.
+    cdef Py_ssize_t i
+    cdef Scratch s
+    s.gbuf = <double*>malloc((max_n + 1) * sizeof(double))
+    s.docs = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
+    s.group = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc)) if with_group else NULL
+    s.counts = NULL
+    s.ok = True
+    if count_size > 0:
+        s.counts = <int64_t*>malloc(2 * count_size * sizeof(int64_t))
+        if s.counts != NULL:
+            for i in range(2 * count_size):
+                s.counts[i] = 0
+    s.ok = not (s.gbuf == NULL or s.docs == NULL or (with_group and s.group == NULL)
+                or (count_size > 0 and s.counts == NULL))
+    return s
+
+
+cdef void _scratch_free(Scratch* s) noexcept nogil:
+    free(s.gbuf)
+    free(s.docs)
+    free(s.group)
+    free(s.counts)
+
+
+cdef inline bint _row_finite(const double* row, Py_ssize_t n, bint nan_ok) noexcept nogil:
+    # One query's results: an infinity (a NaN unless nan_ok, the empty="skip"
+    # value) means a sum overflowed; reported by the caller with the query.
+    cdef Py_ssize_t j
+    for j in range(n):
+        if fabs(row[j]) > DBL_MAX or (not nan_ok and row[j] != row[j]):
+            return False
+    return True
+
+
+cdef int _ideal_queries(const label_t* lab, const int64_t* off, Py_ssize_t n_queries, Py_ssize_t max_n,
+                        const Config* c, bint check_labels, double* idcg, int8_t* flags,
+                        int* any_bad, int n_threads) noexcept nogil:
+    """IDCG per query (rows of idcg, n_cut wide); returns 1 on allocation failure."""
+    cdef Py_ssize_t q, n, where = 0, top = -1
+    cdef Scratch s
+    cdef int failed = 0
+    cdef int* failed_flag = &failed      # written through pointers: shared, not thread-private
+    cdef int* bad_flag = any_bad
+    with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
+        s = _scratch_alloc(max_n, False, c.count_size)
+        if not s.ok:
+            failed_flag[0] = 1
+        else:
+            for q in prange(n_queries, schedule="dynamic", chunksize=32):
+                n = off[q + 1] - off[q]
+                where = 0
+                top = -1
+                if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
+                    flags[q] = flags[q] | FLAG_LABELS
+                    bad_flag[0] = 1
+                else:
+                    _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * c.n_cut, s.gbuf, s.docs)
+                    if not _row_finite(idcg + q * c.n_cut, c.n_cut, False):
+                        flags[q] = flags[q] | FLAG_IDEAL_OVERFLOW
+                        bad_flag[0] = 1
+        _scratch_free(&s)
+    return failed
+
+
+cdef int _score_queries(const floating* sc, const label_t* lab, const int64_t* off, const int64_t* keys,
+                        Py_ssize_t n_queries, Py_ssize_t max_n, const Config* c,
+                        bint fuse_ideal, bint check_labels, bint check_scores,
+                        double* idcg, double* dcg_out, double* ndcg_out, int8_t* flags,
+                        int* any_bad, int n_threads) noexcept nogil:
+    """DCG and NDCG per query (NDCG when idcg != NULL); with ``fuse_ideal``
+    also the IDCG (exactly as _ideal_queries), computed just before the query
+    is ranked, while its labels are in cache. Returns 1 on allocation failure."""
+    cdef Py_ssize_t q, j, n, n_cut = c.n_cut, where = 0, top = -1
+    cdef int8_t bad
+    cdef double ideal
+    cdef Scratch s
+    cdef int failed = 0
+    cdef int* failed_flag = &failed
+    cdef int* bad_flag = any_bad
+    with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
+        s = _scratch_alloc(max_n, c.tie_mode != TIES_INPUT, c.count_size if fuse_ideal else 0)
+        if not s.ok:
+            failed_flag[0] = 1
+        else:
+            for q in prange(n_queries, schedule="dynamic", chunksize=32):
+                n = off[q + 1] - off[q]
+                where = 0
+                bad = 0
+                if check_scores and _score_problem(sc + off[q], n, c.score_limit, &where) != PROBLEM_NONE:
+                    bad = FLAG_SCORES
+                top = -1
+                if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
+                    bad = bad | FLAG_LABELS
+                if bad != 0:
+                    flags[q] = flags[q] | bad
+                    bad_flag[0] = 1
+                else:
+                    if fuse_ideal:
+                        _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * n_cut, s.gbuf, s.docs)
+                    _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
+                                   n, c, dcg_out + q * n_cut, s.docs, s.group, s.gbuf)
+                    if ndcg_out != NULL:
+                        for j in range(n_cut):
+                            ideal = idcg[q * n_cut + j]
+                            if n < c.short_limit[j]:
+                                ndcg_out[q * n_cut + j] = 0.0
+                            elif ideal > 0.0:
+                                ndcg_out[q * n_cut + j] = dcg_out[q * n_cut + j] / ideal
+                            else:
+                                ndcg_out[q * n_cut + j] = c.empty_value
+                    bad = 0
+                    if fuse_ideal and not _row_finite(idcg + q * n_cut, n_cut, False):
+                        bad = FLAG_IDEAL_OVERFLOW
+                    if not _row_finite(dcg_out + q * n_cut, n_cut, False):
+                        bad = bad | FLAG_DCG_OVERFLOW
+                    if ndcg_out != NULL and not _row_finite(ndcg_out + q * n_cut, n_cut, True):
+                        bad = bad | FLAG_NDCG_OVERFLOW
+                    if bad != 0:
+                        flags[q] = flags[q] | bad
+                        bad_flag[0] = 1
+        _scratch_free(&s)
+    return failed
+
+
+# ----------------------------------------------------------------------------- prepared queries
+
+
+cdef const double* _ptr_f64(object arr) except? NULL:
+    cdef const double[::1] v = arr
+    return &v[0] if v.shape[0] > 0 else NULL
+
+
+cdef const int64_t* _ptr_i64(object arr) except? NULL:
+    cdef const int64_t[::1] v = arr
+    return &v[0] if v.shape[0] > 0 else NULL
+
+
+cdef class NDCGKernel:
+    """Kernel-ready inputs of prepared queries (see fastndcg._core.prepared).
+
+    Holds pointers into arrays it keeps alive: labels (int32, int64, float32
+    or float64), int64 offsets, an optional int64 tie key, the gain and
+    discount tables and the cutoffs; ``idcg`` is the (n_queries, n_cutoffs)
+    ideal DCG array, filled by :meth:`compute_ideal` or by a fused
+    :meth:`score` call. Every input is trusted (the caller validated shapes
+    and dtypes); per-document values are checked in the kernels.
+    """
+    cdef Config cfg
+    cdef const void* lab
+    cdef int label_kind
+    cdef const int64_t* off
+    cdef const int64_t* keys
+    cdef Py_ssize_t n_queries
+    cdef Py_ssize_t max_n
+    cdef double* idcg
+    cdef object _refs
+    cdef readonly object labels
+
+    def __init__(self, labels, offsets, double[:, ::1] idcg, table, Py_ssize_t last, bint linear,
+                 Py_ssize_t count_size, levels, bint need_integer, double label_limit,
+                 bint table_holes, bint round_f32, double score_limit, int tie_mode, bint key_desc,
+                 disc, ideal_disc, bint ideal_whole, cutoffs, short_limit, double empty_value,
+                 Py_ssize_t max_n):
+        cdef const int32_t[::1] l32
+        cdef const int64_t[::1] l64
+        cdef const float[::1] f32
+        cdef const double[::1] f64
+        dt = labels.dtype
+        self.lab = NULL
+        if dt == np.int32:
+            self.label_kind = KIND_INT32
+            l32 = labels
+            self.lab = &l32[0] if l32.shape[0] > 0 else NULL
+        elif dt == np.int64:
+            self.label_kind = KIND_INT64
+            l64 = labels
+            self.lab = &l64[0] if l64.shape[0] > 0 else NULL
+        elif dt == np.float32:
+            self.label_kind = KIND_FLOAT32
+            f32 = labels
+            self.lab = &f32[0] if f32.shape[0] > 0 else NULL
+        elif dt == np.float64:
+            self.label_kind = KIND_FLOAT64
+            f64 = labels
+            self.lab = &f64[0] if f64.shape[0] > 0 else NULL
+        else:
+            raise TypeError(f"labels dtype {dt} is not a kernel dtype")
+        self.labels = labels
+        self.off = _ptr_i64(offsets)
+        self.n_queries = offsets.shape[0] - 1
+        self.keys = NULL
+        self.idcg = &idcg[0, 0] if idcg.shape[0] > 0 and idcg.shape[1] > 0 else NULL
+        self.max_n = max_n
+        c = &self.cfg
+        c.table = _ptr_f64(table)
+        c.last = last
+        c.linear = linear
+        c.count_size = count_size
+        c.levels = _ptr_i64(levels) if levels is not None else NULL
+        c.n_levels = levels.shape[0] if levels is not None else 0
+        c.need_integer = need_integer
+        c.label_limit = label_limit
+        c.table_holes = table_holes
+        c.round_f32 = round_f32
+        c.score_limit = score_limit
+        c.tie_mode = tie_mode
+        c.key_desc = key_desc
+        c.disc = _ptr_f64(disc)
+        c.ideal_disc = _ptr_f64(ideal_disc)
+        c.ideal_whole = ideal_whole
+        c.cutoffs = _ptr_i64(cutoffs)
+        c.n_cut = cutoffs.shape[0]
+        c.short_limit = _ptr_i64(short_limit)
+        c.empty_value = empty_value
+        self._refs = (labels, offsets, idcg, table, levels, disc, ideal_disc, cutoffs, short_limit)
+
+    def compute_ideal(self, int8_t[::1] flags, bint check_labels, int n_threads):
+        """Fill the ideal DCG (and check the labels when asked); True if a query was flagged."""
+        cdef int bad = 0, failed = 0
+        cdef int8_t* fl = &flags[0] if flags.shape[0] > 0 else NULL
+        if self.n_queries == 0:
+            return False
+        with nogil:
+            if self.label_kind == KIND_INT32:
+                failed = _ideal_queries(<const int32_t*>self.lab, self.off, self.n_queries, self.max_n,
+                                        &self.cfg, check_labels, self.idcg, fl, &bad, n_threads)
+            elif self.label_kind == KIND_INT64:
+                failed = _ideal_queries(<const int64_t*>self.lab, self.off, self.n_queries, self.max_n,
+                                        &self.cfg, check_labels, self.idcg, fl, &bad, n_threads)
+            elif self.label_kind == KIND_FLOAT32:
+                failed = _ideal_queries(<const float*>self.lab, self.off, self.n_queries, self.max_n,
+                                        &self.cfg, check_labels, self.idcg, fl, &bad, n_threads)
+            else:
+                failed = _ideal_queries(<const double*>self.lab, self.off, self.n_queries, self.max_n,
+                                        &self.cfg, check_labels, self.idcg, fl, &bad, n_threads)
+        if failed:
+            raise MemoryError("fastndcg: could not allocate per-thread scratch")
+        return bad != 0
+
+    def score(self, scores, tie_key, double[:, ::1] dcg_out, ndcg_out, int8_t[::1] flags, bint fuse_ideal,
+              bint check_labels, bint check_scores, int n_threads):
+        """DCG (and NDCG unless ``ndcg_out`` is None) of every query for ``scores``
+        (float32 or float64, C-contiguous, one per document) and ``tie_key``
+        (int64 or None); True if a query was flagged (its outputs are then
+        undefined)."""
+        cdef const float[::1] s32
+        cdef const double[::1] s64
+        cdef const int64_t[::1] kv
+        if tie_key is not None:
+            kv = tie_key
+            self.keys = &kv[0] if kv.shape[0] > 0 else NULL
+        else:
+            self.keys = NULL
+        cdef double[:, ::1] nd
+        cdef double* nd_ptr = NULL
+        cdef double* dcg_ptr = &dcg_out[0, 0] if dcg_out.shape[0] > 0 and dcg_out.shape[1] > 0 else NULL
+        cdef int8_t* fl = &flags[0] if flags.shape[0] > 0 else NULL
+        cdef int bad = 0, failed = 0
+        cdef const void* sp = NULL
+        cdef bint is32 = scores.dtype == np.float32
+        if ndcg_out is not None:
+            nd = ndcg_out
+            nd_ptr = &nd[0, 0] if nd.shape[0] > 0 and nd.shape[1] > 0 else NULL
+        if self.n_queries == 0:
+            return False
+        if is32:
+            s32 = scores
+            sp = &s32[0] if s32.shape[0] > 0 else NULL
+        else:
+            s64 = scores
+            sp = &s64[0] if s64.shape[0] > 0 else NULL
+        with nogil:
+            failed = self._dispatch(sp, is32, fuse_ideal, check_labels, check_scores, dcg_ptr, nd_ptr,
+                                    fl, &bad, n_threads)
+        if failed:
+            raise MemoryError("fastndcg: could not allocate per-thread scratch")
+        return bad != 0
+
+    cdef int _dispatch(self, const void* sp, bint is32, bint fuse, bint chk_lab, bint chk_sc,
+                       double* dcg_ptr, double* nd_ptr, int8_t* fl, int* bad, int nt) noexcept nogil:
+        cdef const Config* c = &self.cfg
+        cdef double* idcg = self.idcg if (nd_ptr != NULL or fuse) else NULL
+        if is32:
+            if self.label_kind == KIND_INT32:
+                return _score_queries(<const float*>sp, <const int32_t*>self.lab, self.off, self.keys,
+                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                                      dcg_ptr, nd_ptr, fl, bad, nt)
+            if self.label_kind == KIND_INT64:
+                return _score_queries(<const float*>sp, <const int64_t*>self.lab, self.off, self.keys,
+                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                                      dcg_ptr, nd_ptr, fl, bad, nt)
+            if self.label_kind == KIND_FLOAT32:
+                return _score_queries(<const float*>sp, <const float*>self.lab, self.off, self.keys,
+                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                                      dcg_ptr, nd_ptr, fl, bad, nt)
+            return _score_queries(<const float*>sp, <const double*>self.lab, self.off, self.keys,
+                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                                  dcg_ptr, nd_ptr, fl, bad, nt)
+        if self.label_kind == KIND_INT32:
+            return _score_queries(<const double*>sp, <const int32_t*>self.lab, self.off, self.keys,
+                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                                  dcg_ptr, nd_ptr, fl, bad, nt)
+        if self.label_kind == KIND_INT64:
+            return _score_queries(<const double*>sp, <const int64_t*>self.lab, self.off, self.keys,
+                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                                  dcg_ptr, nd_ptr, fl, bad, nt)
+        if self.label_kind == KIND_FLOAT32:
+            return _score_queries(<const double*>sp, <const float*>self.lab, self.off, self.keys,
+                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                                  dcg_ptr, nd_ptr, fl, bad, nt)
+        return _score_queries(<const double*>sp, <const double*>self.lab, self.off, self.keys,
+                              self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
+                              dcg_ptr, nd_ptr, fl, bad, nt)
+
+    def label_problem(self, Py_ssize_t q):
+        """(row, code) of query q's first invalid label (row in the batch), or (-1, 0)."""
+        cdef Py_ssize_t where = 0, top = -1
+        cdef int code
+        cdef Py_ssize_t start = self.off[q], n = self.off[q + 1] - self.off[q]
+        if self.label_kind == KIND_INT32:
+            code = _label_problem((<const int32_t*>self.lab) + start, n, &self.cfg, &where, &top)
+        elif self.label_kind == KIND_INT64:
+            code = _label_problem((<const int64_t*>self.lab) + start, n, &self.cfg, &where, &top)
+        elif self.label_kind == KIND_FLOAT32:
+            code = _label_problem((<const float*>self.lab) + start, n, &self.cfg, &where, &top)
+        else:
+            code = _label_problem((<const double*>self.lab) + start, n, &self.cfg, &where, &top)
+        if code == PROBLEM_NONE:
+            return (-1, 0)
+        return (start + where, code)
+
+    def score_problem(self, scores, Py_ssize_t q):
+        """(row, code) of query q's first invalid score, or (-1, 0)."""
+        cdef Py_ssize_t where = 0
+        cdef int code
+        cdef const float[::1] s32
+        cdef const double[::1] s64
+        cdef Py_ssize_t start = self.off[q], n = self.off[q + 1] - self.off[q]
+        if scores.dtype == np.float32:
+            s32 = scores
+            code = _score_problem(&s32[start], n, self.cfg.score_limit, &where) if n > 0 else 0
+        else:
+            s64 = scores
+            code = _score_problem(&s64[start], n, self.cfg.score_limit, &where) if n > 0 else 0
+        if code == PROBLEM_NONE:
+            return (-1, 0)
+        return (start + where, code)
+
+
+def score_problems(const floating[::1] scores, const int64_t[::1] offsets, double limit,
+                   int8_t[::1] flags, int n_threads):
+    """Check scores query by query in parallel (for kernels that do not check
+    them themselves): flags[q] = 1 where query q has a score that is not
+    finite or has |s| >= limit. True if any query was flagged."""
+    cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, where = 0
+    cdef int bad = 0
+    cdef int* bad_flag = &bad
+    cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
+    cdef const int64_t* off = &offsets[0]
+    if n_queries <= 0 or sc == NULL:
+        return False
+    with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
+        for q in prange(n_queries, schedule="dynamic", chunksize=64):
+            where = 0
+            if _score_problem(sc + off[q], off[q + 1] - off[q], limit, &where) != PROBLEM_NONE:
+                flags[q] = FLAG_SCORES
+                bad_flag[0] = 1
+    return bad != 0
+
+
+def first_score_problem(const floating[::1] scores, Py_ssize_t start, Py_ssize_t stop, double limit):
+    """(row, code) of the first invalid score in rows start:stop, or (-1, 0)."""
+    cdef Py_ssize_t where = 0
+    cdef int code = 0
+    if stop > start:
+        code = _score_problem(&scores[start], stop - start, limit, &where)
+    if code == PROBLEM_NONE:
+        return (-1, 0)
+    return (start + where, code)
+
+
+def check_labels_batch(const label_t[::1] labels, const int64_t[::1] offsets, table, Py_ssize_t last,
+                       bint need_integer, double label_limit, bint table_holes, int8_t[::1] flags,
+                       double[::1] qmax, int n_threads):
+    """Check labels query by query in parallel (the rule of the NDCG kernels):
+    flags[q] = 2 where query q has an invalid label; qmax[q] = the query's
+    largest label (0 for an empty query). True if any query was flagged."""
+    cdef Py_ssize_t q, i, n, n_queries = offsets.shape[0] - 1, where = 0, top = -1
+    cdef int bad = 0
+    cdef int* bad_flag = &bad
+    cdef double qtop
+    cdef Config c
+    cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
+    cdef const int64_t* off = &offsets[0]
+    c.table = _ptr_f64(table) if table is not None else NULL
+    c.last = last
+    c.need_integer = need_integer
+    c.label_limit = label_limit
+    c.table_holes = table_holes and c.table != NULL
+    if n_queries <= 0:
+        return False
+    with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
+        for q in prange(n_queries, schedule="dynamic", chunksize=64):
+            n = off[q + 1] - off[q]
+            where = 0
+            qtop = 0.0
+            if n > 0 and _label_problem(lab + off[q], n, &c, &where, &top) != PROBLEM_NONE:
+                flags[q] = FLAG_LABELS
+                bad_flag[0] = 1
+            else:
+                for i in range(n):
+                    qtop = <double>lab[off[q] + i] if <double>lab[off[q] + i] > qtop else qtop
+            qmax[q] = qtop
+    return bad != 0
+
+
+def first_label_problem(const label_t[::1] labels, Py_ssize_t start, Py_ssize_t stop, table,
+                        Py_ssize_t last, bint need_integer, double label_limit, bint table_holes):
+    """(row, code) of the first invalid label in rows start:stop, or (-1, 0)."""
+    cdef Py_ssize_t where = 0, top = -1
+    cdef int code = 0
+    cdef Config c
+    c.table = _ptr_f64(table) if table is not None else NULL
+    c.last = last
+    c.need_integer = need_integer
+    c.label_limit = label_limit
+    c.table_holes = table_holes and c.table != NULL
+    if stop > start:
+        code = _label_problem(&labels[start], stop - start, &c, &where, &top)
+    if code == PROBLEM_NONE:
+        return (-1, 0)
+    return (start + where, code)

@@ -1,0 +1,16 @@
+"""Type stubs of the SoftNDCG kernels (fastndcg/_core/_softrank.pyx)."""
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[Any]
+
+def _set_pair_cache_limit(doubles: int) -> Any: ...
+def soft_ndcg_batch(scores: Array, labels: Array, offsets: npt.NDArray[np.int64], sigma: float,
+                    table: npt.NDArray[np.float64], linear: bool, disc: npt.NDArray[np.float64], kcut: int,
+                    max_docs: int, short_limit: int, idcg: npt.NDArray[np.float64], empty_code: int,
+                    values: npt.NDArray[np.float64], grad: Array, hess: Array, max_n: int,
+                    n_threads: int) -> None: ...
+def rank_distribution_batch(scores: Array, offsets: npt.NDArray[np.int64], sigma: float,
+                            out: npt.NDArray[np.float64], max_n: int, n_threads: int) -> None: ...

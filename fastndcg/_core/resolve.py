@@ -1,0 +1,164 @@
+"""A Convention resolved into what the kernels read: the one place for it.
+
+:func:`resolve` turns a :class:`~fastndcg.Convention` into gain and label
+rules, tie and empty codes and the discount kind, and caches the result on
+the (immutable) convention, so a call pays for it once per convention.
+:func:`discount` gives D(r) tables, grown and cached per discount kind.
+Every kernel front-end (NDCG, LambdaMART, SoftNDCG, RankDCG, compare) takes
+its tables from here; a new convention field is resolved here, in the
+Convention and in the reference, and nowhere else.
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+from fastndcg._core import _ndcg
+from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention
+
+# Kernel codes (kept in sync with the enums of _ndcg.pyx / _softrank.pyx / _rankdcg.pyx).
+TIE_CODES = {"stable": 0, "key": 0, "key_desc": 0, "average": 1, "worst": 2, "best": 3}
+EMPTY_CODES = {"zero": 0, "one": 1, "skip": 2, "error": 2}
+EMPTY_VALUES = {"zero": 0.0, "one": 1.0, "skip": math.nan, "error": math.nan}
+DISCOUNT_CODES = {"log2": 0, "letor": 1, "reciprocal": 2}
+
+# Doubles at or beyond this magnitude round to an infinite float32 (the
+# midpoint between FLT_MAX and 2**128 rounds to even, i.e. up).
+FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
+
+# Tables of at most this many levels get the counting ideal.
+COUNTING_LIMIT = 65
+
+_EXPONENTIAL = np.concatenate([np.exp2(np.arange(MAX_EXPONENTIAL_LABEL + 1, dtype=np.float64)) - 1.0, [0.0]])
+_EXPONENTIAL.setflags(write=False)
+_EMPTY_F64 = np.empty(0, dtype=np.float64)
+_EMPTY_F64.setflags(write=False)
+
+
+class Resolution(NamedTuple):
+    """What the kernels need from a convention, independent of the data.
+
+    ``table``: G(l) for integer labels 0..last-1, and table[last] = 0, the gain
+    of labels above the table (``unknown_label="zero"``); NaN entries are the
+    holes of a ``{label: gain}`` mapping under ``unknown_label="error"``.
+    ``count_size`` > 0: the counting ideal applies (per-thread counters of that
+    size); with ``levels`` None the gain grows with the label (exponential),
+    else ``levels`` lists table levels by gain, descending.
+    """
+
+    table: np.ndarray
+    last: int
+    linear: bool
+    count_size: int
+    levels: Optional[np.ndarray]
+    need_integer: bool
+    label_limit: float
+    table_holes: bool
+    tie_code: int
+    key_desc: bool
+    round_f32: bool
+    score_limit: float
+    empty_code: int
+    empty_value: float
+
+
+def resolve(convention: Convention) -> Resolution:
+    """The convention's :class:`Resolution`, computed once per convention object."""
+    cached = convention.__dict__.get("_resolution")
+    if cached is not None:
+        return cached
+    conv = convention
+    if conv.gain == "linear":
+        table, last, linear, count_size, levels = _EMPTY_F64, 0, True, 0, None
+        need_integer, label_limit, holes = False, math.inf, False
+    elif conv.gain == "exponential":
+        table, last, linear = _EXPONENTIAL, MAX_EXPONENTIAL_LABEL + 1, False
+        count_size, levels = MAX_EXPONENTIAL_LABEL + 1, None
+        need_integer, label_limit, holes = True, float(MAX_EXPONENTIAL_LABEL), False
+    else:
+        given = np.asarray(conv.gain, dtype=np.float64)
+        holes = bool(np.isnan(given).any()) and conv.unknown_label == "error"
+        table = np.concatenate([given, [0.0]])
+        if not holes:
+            table = np.where(np.isnan(table), 0.0, table)
+        table.setflags(write=False)
+        last, linear, need_integer = given.size, False, True
+        label_limit = float(given.size - 1) if conv.unknown_label == "error" else math.inf
+        if table.size <= COUNTING_LIMIT and not holes:
+            count_size = table.size
+            levels = np.argsort(-table, kind="stable").astype(np.int64)
+            levels.setflags(write=False)
+        else:
+            # with holes the counting order is still valid (no label reaches a
+            # hole once checked), but NaN has no place in a gain order
+            count_size = table.size if table.size <= COUNTING_LIMIT else 0
+            levels = (np.argsort(-np.where(np.isnan(table), -np.inf, table), kind="stable").astype(np.int64)
+                      if count_size else None)
+    round_f32 = conv.score_precision == "float32"
+    out = Resolution(table=table, last=last, linear=linear, count_size=count_size, levels=levels,
+                     need_integer=need_integer, label_limit=label_limit, table_holes=holes,
+                     tie_code=TIE_CODES[conv.ties], key_desc=conv.ties == "key_desc", round_f32=round_f32,
+                     score_limit=FLOAT32_OVERFLOW if round_f32 else math.inf,
+                     empty_code=EMPTY_CODES[conv.empty], empty_value=EMPTY_VALUES[conv.empty])
+    object.__setattr__(convention, "_resolution", out)     # frozen dataclass: cache, not state
+    return out
+
+
+def float32_reason(convention: Convention) -> Optional[str]:
+    """Why NDCG kernels round scores to float32 under ``convention`` (None: they do not)."""
+    return "the convention's score_precision='float32'" if convention.score_precision == "float32" else None
+
+
+_DISCOUNTS: Dict[int, np.ndarray] = {}
+
+
+def discount(convention: Convention, n: int) -> np.ndarray:
+    """D(r) for ranks 1..n (at least n entries, read-only), computed with libc log2.
+
+    Built-in discounts come from a table grown by doubling and shared by
+    every call; an array discount must itself cover n ranks.
+    """
+    n = max(int(n), 1)
+    if isinstance(convention.discount, str):
+        kind = DISCOUNT_CODES[convention.discount]
+        table = _DISCOUNTS.get(kind)
+        if table is None or table.shape[0] < n:
+            size = max(n, 1024, 2 * (table.shape[0] if table is not None else 0))
+            table = _ndcg.discount_table(kind, size)
+            table.setflags(write=False)
+            _DISCOUNTS[kind] = table
+        return table
+    cached = convention.__dict__.get("_discount_array")
+    if cached is None:
+        cached = np.asarray(convention.discount, dtype=np.float64)
+        cached.setflags(write=False)
+        object.__setattr__(convention, "_discount_array", cached)
+    if cached.size < n:
+        raise ValueError(
+            f"discount: the array has {cached.size} entries but ranks up to {n} are summed "
+            f"(longest query / largest k); give at least {n} entries")
+    return cached
+
+
+def gain_tables(convention: Convention, max_label: float) -> Tuple[np.ndarray, bool, np.ndarray]:
+    """(table, linear, levels_desc) covering every label up to ``max_label``,
+    for kernels that look gains up without a bound (LambdaMART, SoftNDCG):
+    the resolved table cut or padded (with the gain 0 of unknown labels) to
+    max_label + 1 entries. Labels must have been checked under ``convention``."""
+    res = resolve(convention)
+    empty_i64 = np.empty(0, dtype=np.int64)
+    if res.linear:
+        return np.empty(0, dtype=np.float64), True, empty_i64
+    size = int(max_label) + 1
+    if convention.gain == "exponential":
+        table = res.table[:size]
+    elif size <= res.last:
+        table = res.table[:res.last]
+    else:
+        table = np.concatenate([res.table[:res.last], np.zeros(size - res.last)])
+    table = np.where(np.isnan(table), 0.0, table)      # holes: no checked label reaches them
+    levels = (np.argsort(-table, kind="stable").astype(np.int64) if table.size <= COUNTING_LIMIT - 1
+              else empty_i64)
+    return np.ascontiguousarray(table), False, levels

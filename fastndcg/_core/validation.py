@@ -1,0 +1,392 @@
+"""Input checks and their messages: every check exists once, here.
+
+Shape, dtype and per-query checks run in Python (O(1) or O(n_queries), the
+latter compiled for offsets). Per-document values are checked in parallel by
+compiled kernels, query by query: the NDCG kernels check scores and labels
+inside their own pass (see :mod:`fastndcg._core.prepared`); :func:`check_scores`
+and :func:`check_labels` run the same rule for the other kernels. A problem
+is raised afterwards, naming the argument, the position (row, query) and the
+offending value.
+
+Each function returns arrays ready for the kernels (C-contiguous, kernel
+dtypes) without copying inputs that already are.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+from fastndcg._core import _ndcg
+from fastndcg._core._check import offsets_problem
+from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention
+from fastndcg._core.resolve import FLOAT32_OVERFLOW, float32_reason, resolve  # noqa: F401 (re-exported)
+
+SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
+OFFSET_DTYPE = np.dtype(np.int64)
+# A cutoff larger than any query: "the whole list".
+FULL_LIST = 1 << 62
+
+# Problem codes of the kernels (kept in sync with _ndcg.pyx).
+SCORE_NOT_FINITE = 1
+SCORE_FLOAT32_OVERFLOW = 2
+LABEL_NEGATIVE = 3
+LABEL_NOT_INTEGER = 4
+LABEL_ABOVE_LIMIT = 5
+LABEL_OUTSIDE_TABLE = 6
+
+
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python scalar it holds (anything else unchanged),
+    so that messages show 3 or 'q1', not np.int64(3) or np.str_('q1')."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _show(value: Any) -> str:
+    """A value for an error message: plain Python repr, not numpy's np.float64(...)."""
+    return repr(plain(value))
+
+
+def _where(i: int, offsets: Optional[np.ndarray]) -> str:
+    if offsets is None or len(offsets) < 2:
+        return ""
+    q = int(np.searchsorted(offsets, i, side="right")) - 1
+    return f" (query {q}, row {i - int(offsets[q])} of rows {int(offsets[q])}:{int(offsets[q + 1])})"
+
+
+def _one_d(x: Any, name: str) -> np.ndarray:
+    arr = x if type(x) is np.ndarray else np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}")
+    return arr
+
+
+# ----------------------------------------------------------------------------- offsets
+
+
+def prepare_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> Tuple[np.ndarray, int]:
+    """int64 offsets (1-D, start at 0, non-decreasing, end at n_docs) and the
+    largest query size, checked in one compiled pass."""
+    arr = _one_d(offsets, name)
+    if arr.dtype != OFFSET_DTYPE:
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"{name} must be an integer array; got dtype {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} has values beyond int64")
+        arr = arr.astype(OFFSET_DTYPE)
+    elif not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    if arr.size == 0:
+        raise ValueError(f"{name} must have at least one entry (0 for no queries); got an empty array")
+    code, i, top = offsets_problem(arr, n_docs)
+    if code == 1:
+        raise ValueError(f"{name} must start at 0; got {name}[0]={int(arr[0])}")
+    if code == 2:
+        raise ValueError(f"{name} must be non-decreasing; got {name}[{i}]={int(arr[i])} > {name}[{i + 1}]={int(arr[i + 1])}")
+    if code == 3:
+        raise ValueError(f"{name} must end at the number of documents ({n_docs}); got {name}[-1]={int(arr[-1])}")
+    return arr, int(top)
+
+
+def check_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> np.ndarray:
+    """int64 offsets: 1-D, starts at 0, non-decreasing, ends at n_docs."""
+    return prepare_offsets(offsets, n_docs, name)[0]
+
+
+def max_query_size(offsets: np.ndarray) -> int:
+    return int(np.diff(offsets).max(initial=0))
+
+
+# ----------------------------------------------------------------------------- scores
+
+
+def as_scores(scores: Any, name: str = "scores") -> np.ndarray:
+    """1-D scores as float32/float64 (other numbers become float64), C-contiguous.
+    Values are checked by the kernels (:func:`check_scores`)."""
+    arr = _one_d(scores, name)
+    if arr.dtype not in SCORE_DTYPES:
+        arr = arr.astype(np.float64)
+    elif not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    return arr
+
+
+def score_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
+                float32: Optional[str]) -> ValueError:
+    """The message for the kernels' score problem ``code`` at row ``i``."""
+    if code == SCORE_NOT_FINITE:
+        return ValueError(f"{name} must be finite; got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
+    return ValueError(
+        f"{name} must stay finite when rounded to float32 ({float32}): |{name}| must be below "
+        f"{FLOAT32_OVERFLOW!r}; got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
+
+
+def raise_score_problem(arr: np.ndarray, offsets: np.ndarray, flags: np.ndarray, limit: float,
+                        name: str = "scores", float32: Optional[str] = None) -> None:
+    """Raise for the first query flagged (bit 1) by a kernel's score check."""
+    q = int(np.flatnonzero(flags & 1)[0])
+    i, code = _ndcg.first_score_problem(arr, int(offsets[q]), int(offsets[q + 1]), limit)
+    raise score_error(name, arr, i, code, offsets, float32)
+
+
+def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores",
+                 float32: Optional[str] = None, n_threads: int = 1) -> np.ndarray:
+    """float32/float64 kept as given (others become float64); all finite.
+
+    ``float32``: why the kernels will round the scores to float32 (e.g. "the
+    convention's score_precision='float32'"), or None. Then finiteness is
+    checked after that rounding: a double that overflows float32 would rank
+    as an infinity (two of them give inf - inf = NaN in a gradient). The
+    check runs query by query in parallel (``n_threads``) when ``offsets``
+    are given.
+    """
+    arr = as_scores(scores, name)
+    limit = FLOAT32_OVERFLOW if (float32 is not None and arr.dtype == np.float64) else np.inf
+    if offsets is None or len(offsets) < 2:
+        i, code = _ndcg.first_score_problem(arr, 0, arr.shape[0], limit)
+        if code:
+            raise score_error(name, arr, i, code, offsets, float32)
+        return arr
+    if arr.shape[0] != int(offsets[-1]):
+        return arr   # the caller's length check names the argument at fault
+    flags = np.zeros(offsets.shape[0] - 1, dtype=np.int8)
+    if _ndcg.score_problems(arr, offsets, limit, flags, n_threads):
+        raise_score_problem(arr, offsets, flags, limit, name, float32)
+    return arr
+
+
+def check_same_length(arr: np.ndarray, n: int, name: str, other: str = "scores") -> None:
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} must have the same length as {other} ({n}); got length {arr.shape[0]}")
+
+
+# ----------------------------------------------------------------------------- labels
+
+
+def as_labels(labels: Any, name: str = "labels") -> np.ndarray:
+    """1-D labels in a kernel dtype (int32, int64, float32, float64), C-contiguous.
+    Values are checked by the kernels (:func:`check_labels`)."""
+    arr = _one_d(labels, name)
+    if arr.dtype not in LABEL_DTYPES:
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} has values beyond int64")
+        arr = arr.astype(np.int64 if arr.dtype.kind in "biu" else np.float64)
+    elif not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    return arr
+
+
+def label_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
+                convention: Convention, limit_message: Optional[str] = None) -> ValueError:
+    """The message for the kernels' label problem ``code`` at row ``i``."""
+    where = _where(i, offsets)
+    v = _show(arr[i])
+    need_integer = convention.needs_integer_labels
+    if code in (LABEL_NEGATIVE, LABEL_NOT_INTEGER):
+        what = "non-negative integers (the gain is exponential or a table)" if need_integer else "finite and >= 0"
+        return ValueError(f"{name} must be {what}; got {name}[{i}]={v}{where}")
+    if code == LABEL_ABOVE_LIMIT and limit_message is not None:
+        return ValueError(limit_message.format(name=name, i=i, value=v, where=where))
+    if code == LABEL_ABOVE_LIMIT and convention.gain == "exponential":
+        return ValueError(
+            f"{name} must be <= {MAX_EXPONENTIAL_LABEL} with exponential gain (2**label overflows); "
+            f"got {name}[{i}]={v}{where}")
+    known = [lv for lv, g in enumerate(convention.gain) if g == g] if convention.gain_is_table else []
+    return ValueError(
+        f"{name}[{i}]={v} is outside the gain table (labels {known}; "
+        f"use unknown_label='zero' to give such labels gain 0){where}")
+
+
+def label_rule(convention: Convention, label_limit: Optional[float] = None):
+    """(table, last, need_integer, limit, holes) of the label check under ``convention``;
+    ``label_limit`` lowers the largest valid label (a library's own limit)."""
+    res = resolve(convention)
+    limit = res.label_limit if label_limit is None else min(res.label_limit, float(label_limit))
+    return (res.table if res.table_holes else None), res.last, res.need_integer, limit, res.table_holes
+
+
+def check_labels(labels: Any, n_docs: int, convention: Convention,
+                 offsets: Optional[np.ndarray] = None, name: str = "labels",
+                 other: str = "scores", n_threads: int = 1, label_limit: Optional[float] = None,
+                 limit_message: Optional[str] = None) -> Tuple[np.ndarray, float]:
+    """Labels in a kernel dtype, with their maximum. Non-negative and finite;
+    integers when the gain is exponential or a table, and inside the table
+    unless ``unknown_label="zero"``; at most ``label_limit`` when given (then
+    ``limit_message``, formatted with name, i, value and where, explains it).
+    Checked query by query in parallel (``n_threads``)."""
+    arr = as_labels(labels, name)
+    check_same_length(arr, n_docs, name, other)
+    off = offsets if offsets is not None and len(offsets) >= 2 else np.array([0, arr.shape[0]], dtype=np.int64)
+    table, last, need_integer, limit, holes = label_rule(convention, label_limit)
+    nq = off.shape[0] - 1
+    flags = np.zeros(nq, dtype=np.int8)
+    qmax = np.zeros(nq, dtype=np.float64)
+    if _ndcg.check_labels_batch(arr, off, table, last, need_integer, limit, holes, flags, qmax, n_threads):
+        q = int(np.flatnonzero(flags)[0])
+        i, code = _ndcg.first_label_problem(arr, int(off[q]), int(off[q + 1]), table, last, need_integer,
+                                            limit, holes)
+        raise label_error(name, arr, i, code, offsets, convention, limit_message)
+    return arr, float(qmax.max(initial=0.0))
+
+
+# ----------------------------------------------------------------------------- cutoffs and the rest
+
+
+def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
+    """Return (sorted unique cutoffs, column of each requested cutoff, single).
+
+    ``k`` is None (whole list), an int >= 1, or a non-empty sequence of them
+    (None in a sequence also means the whole list).
+    """
+    if k is None:
+        return np.array([FULL_LIST], dtype=np.int64), np.zeros(1, dtype=np.intp), True
+    if type(k) is int and k >= 1:
+        return np.array([min(k, FULL_LIST - 1)], dtype=np.int64), np.zeros(1, dtype=np.intp), True
+    single = isinstance(k, (numbers.Integral, np.integer))
+    items: List[Any] = [k] if single else list(k) if _is_sequence(k) else None  # type: ignore[assignment]
+    if items is None:
+        raise TypeError(f"k must be None, an int or a sequence of ints; got {type(k).__name__}")
+    if not items:
+        raise ValueError("k must not be an empty list of cutoffs")
+    values = []
+    for pos, item in enumerate(items):
+        where = "k" if single else f"k[{pos}]"
+        if item is None:
+            values.append(FULL_LIST)
+            continue
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)):
+            raise TypeError(f"{where} must be an int >= 1 or None; got {item!r}")
+        if item < 1:
+            raise ValueError(f"{where} must be >= 1; got {item!r}")
+        # any k >= 2**62 ranks the whole list (no query is that long) but is
+        # still a cutoff for short="zero": it must not become FULL_LIST (None)
+        values.append(min(int(item), FULL_LIST - 1))
+    requested = np.asarray(values, dtype=np.int64)
+    unique, column = np.unique(requested, return_inverse=True)
+    return np.ascontiguousarray(unique), column.astype(np.intp).reshape(-1), single
+
+
+def _is_sequence(x: Any) -> bool:
+    if isinstance(x, (str, bytes)):
+        return False
+    try:
+        iter(x)
+    except TypeError:
+        return False
+    return True
+
+
+def check_tie_key(tie_key: Any, n_docs: int, name: str = "tie_key") -> np.ndarray:
+    arr = _one_d(tie_key, name)
+    check_same_length(arr, n_docs, name)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise TypeError(f"{name} must be an integer array (e.g. a doc-id rank); got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} has values beyond int64")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def check_query_weights(weights: Any, n_queries: int, name: str = "weights",
+                        float32: Optional[str] = None) -> np.ndarray:
+    arr = _one_d(weights, name)
+    if arr.shape[0] != n_queries:
+        raise ValueError(f"{name} must have one entry per query ({n_queries}); got length {arr.shape[0]}")
+    return finite_nonnegative(arr, name, float32)
+
+
+def finite_nonnegative(arr: np.ndarray, name: str, float32: Optional[str] = None) -> np.ndarray:
+    """float64 C-contiguous copy-if-needed of ``arr``; every entry finite and >= 0.
+
+    ``float32``: why the values will be rounded to float32 (as for
+    :func:`check_scores`); then they must stay finite after that rounding."""
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={_show(arr[i])}")
+    if float32 is not None:
+        bad = np.flatnonzero(arr >= FLOAT32_OVERFLOW)
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"{name} must stay finite when rounded to float32 ({float32}): below "
+                             f"{FLOAT32_OVERFLOW!r}; got {name}[{i}]={_show(arr[i])}")
+    return arr
+
+
+# What to do about a sum that overflows float64 (said by every such error).
+OVERFLOW_HINT = ("NDCG does not change when every gain, or every discount, is multiplied by one factor, "
+                 "so scale them down")
+
+
+def check_no_overflow(values: np.ndarray, what: str, offsets: np.ndarray, hint: str,
+                      per_query: bool, nan_ok: bool = False) -> None:
+    """Results must be finite: an infinity (or a NaN, unless ``nan_ok``) is an
+    overflow. ``values`` has one row per query (``per_query``; any number of
+    columns) or one entry per document (rows of ``offsets``). Raises
+    ValueError naming the query (and the document)."""
+    bad = np.isinf(values) if nan_ok else ~np.isfinite(values)
+    if not bad.any():
+        return
+    if per_query:
+        q, j = (int(v) for v in np.argwhere(bad.reshape(values.shape[0], -1))[0])
+        got = values.reshape(values.shape[0], -1)[q, j]
+        raise ValueError(f"the {what} of query {q} (rows {int(offsets[q])}:{int(offsets[q + 1])}) overflows "
+                         f"float64 (got {_show(got)}); {hint}")
+    i = int(np.flatnonzero(bad)[0])
+    raise ValueError(f"{what}[{i}] overflows (got {_show(values[i])}){_where(i, offsets)}; {hint}")
+
+
+def check_csr(scores: Any, labels: Any, offsets: Any, convention: Convention,
+              float32: Optional[str] = None, n_threads: int = 1
+              ) -> Tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Validate a CSR batch for kernels that do not check values themselves:
+    1-D finite scores (finite after the float32 rounding that ``float32``
+    explains, see :func:`check_scores`), offsets over them, labels as the
+    convention needs. Returns (scores, labels, max_label, offsets)."""
+    sc = as_scores(scores)
+    lab = as_labels(labels)
+    off, _ = check_csr_lengths(sc, lab, offsets)
+    sc = check_scores(sc, off, float32=float32, n_threads=n_threads)
+    lab, top = check_labels(lab, sc.shape[0], convention, off, n_threads=n_threads)
+    return sc, lab, top, off
+
+
+def check_csr_lengths(sc: np.ndarray, lab: np.ndarray, offsets: Any, scores_name: str = "scores",
+                      labels_name: str = "labels") -> Tuple[np.ndarray, int]:
+    """Offsets checked against the documents (see :func:`prepare_offsets`),
+    blaming the argument at fault when scores and labels disagree on their
+    number (the one that the other and the offsets outvote)."""
+    n_s, n_l = sc.shape[0], lab.shape[0]
+    if n_s != n_l:
+        off_arr = np.asarray(offsets)
+        end = int(off_arr[-1]) if off_arr.ndim == 1 and off_arr.size and off_arr.dtype.kind in "iu" else None
+        if end == n_l:
+            check_same_length(sc, n_l, scores_name, labels_name)
+        check_same_length(lab, n_s, labels_name, scores_name)
+    return prepare_offsets(offsets, n_s)
+
+
+def check_ideal_dcg(values: Any, n_queries: int, n_requested: int, name: str = "ideal_dcg") -> np.ndarray:
+    """External ideal DCG: (n_queries,) for every cutoff, or (n_queries, n_cutoffs)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if arr.ndim == 1:
+        if arr.shape[0] != n_queries:
+            raise ValueError(f"{name} must have one entry per query ({n_queries}); got length {arr.shape[0]}")
+        arr = np.repeat(arr[:, None], n_requested, axis=1)
+    elif arr.ndim == 2:
+        if arr.shape != (n_queries, n_requested):
+            raise ValueError(f"{name} must have shape ({n_queries},) or ({n_queries}, {n_requested}); got {arr.shape}")
+    else:
+        raise ValueError(f"{name} must be 1-D or 2-D; got shape {arr.shape}")
+    bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
+    if bad.size:
+        q, j = (int(v) for v in bad[0])
+        raise ValueError(f"{name} must be finite and >= 0; got {_show(arr[q, j])} for query {q}")
+    return np.ascontiguousarray(arr)

@@ -1,0 +1,1 @@
+"""The ``fastndcg`` command line (``python -m fastndcg``)."""

@@ -1,0 +1,108 @@
+"""fastndcg as an ir_measures provider.
+
+ir_measures (0.4.3) lets a package register a provider
+(``ir_measures.providers.register``) and evaluates measures through the first
+provider of its default pipeline that supports them. :func:`register` adds
+fastndcg's provider to the registry (``ir_measures.providers.registry["fastndcg"]``)
+and, with ``default=True``, puts it first in ``ir_measures.DefaultPipeline``,
+so that::
+
+    import ir_measures, fastndcg.integrations.ir_measures as fp
+    fp.register()
+    ir_measures.calc_aggregate([ir_measures.nDCG@10], qrels, run)   # computed by fastndcg
+
+It supports ir_measures' ``nDCG`` with every parameter (``cutoff``, ``dcg``,
+``gains``, ``judged_only``) except ``gains`` together with
+``dcg='exp-log2'``, with ir_measures' semantics
+(:mod:`fastndcg.measures.trec_measures`): the values equal those of ir_measures' own
+providers (pytrec_eval, gdeval, ranx; ties aside for ranx). Other measures
+fall through to the next provider. :func:`unregister` restores the pipeline.
+Importing this module does not import ir_measures; :func:`register` does.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = ["register", "unregister", "provider"]
+
+_PROVIDER: Optional[Any] = None
+
+
+def _make_provider():
+    import ir_measures
+    from ir_measures import providers
+    from ir_measures.providers.base import Any as AnyParam
+
+    from fastndcg.measures.evaluation import as_qrels, as_run
+    from fastndcg.measures.measure_strings import MeasureError, parse_measure
+    from fastndcg.measures.trec_measures import evaluate_trec
+
+    class FastNDCGEvaluator(providers.Evaluator):
+        def __init__(self, measures, qrels):
+            self._qrels = as_qrels(qrels)
+            self._irm = list(measures)
+            self._ours = [parse_measure(m)[0] for m in self._irm]
+            super().__init__(measures, set(self._qrels.topics.tolist()))
+
+        def _iter_calc(self, run):
+            res = evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")
+            vals = res.values.tolist()
+            for q, row in zip(res.qids.tolist(), vals):
+                for m, v in zip(self._irm, row):
+                    yield ir_measures.Metric(query_id=q, measure=m, value=v)
+
+    class FastNDCGProvider(providers.Provider):
+        """fastndcg: compiled, exact NDCG (ir_measures' nDCG, every parameter but gains with exp-log2)."""
+
+        NAME = "fastndcg"
+        SUPPORTED_MEASURES = [ir_measures.measures._nDCG(cutoff=AnyParam(), dcg=AnyParam(), gains=AnyParam(),
+                                                         judged_only=AnyParam())]
+
+        def supports(self, measure) -> bool:
+            if not super().supports(measure):
+                return False
+            try:
+                parse_measure(measure)
+            except (MeasureError, ValueError, TypeError):
+                return False
+            return True
+
+        def _evaluator(self, measures, qrels):
+            return FastNDCGEvaluator(measures, qrels)
+
+    return FastNDCGProvider()
+
+
+def provider():
+    """The (one) fastndcg provider object (imports ir_measures)."""
+    global _PROVIDER
+    if _PROVIDER is None:
+        _PROVIDER = _make_provider()
+    return _PROVIDER
+
+
+def register(default: bool = True):
+    """Register fastndcg with ir_measures; with ``default`` also make it the
+    first provider of ``ir_measures.DefaultPipeline`` (so ``ir_measures.calc_aggregate``
+    and friends compute nDCG with it). Returns the provider. Idempotent."""
+    import ir_measures
+
+    p = provider()
+    ir_measures.providers.register(p)
+    pipeline = ir_measures.DefaultPipeline.providers
+    if default and p not in pipeline:
+        pipeline.insert(0, p)
+    return p
+
+
+def unregister() -> None:
+    """Undo :func:`register` (the registry entry and the pipeline position)."""
+    import ir_measures
+
+    if _PROVIDER is None:
+        return
+    pipeline = ir_measures.DefaultPipeline.providers
+    while _PROVIDER in pipeline:
+        pipeline.remove(_PROVIDER)
+    if ir_measures.providers.registry.get("fastndcg") is _PROVIDER:
+        del ir_measures.providers.registry["fastndcg"]

@@ -1,0 +1,352 @@
+"""LightGBM integration: a LambdaMART objective and an NDCG eval metric.
+
+* :class:`LambdarankObjective` goes in ``params["objective"]`` (LightGBM 4.x
+  callable form). In ``mode="lightgbm"`` it reproduces the built-in
+  ``objective="lambdarank"`` bit for bit (identical trees, identical
+  predictions), with LightGBM's position debiasing when the Dataset has a
+  ``position`` column; in ``mode="default"`` it trains under any fastndcg
+  convention.
+* :class:`NDCGMetric` goes in ``feval=``: NDCG@k under any convention or
+  preset; with the ``"lightgbm"`` preset it equals LightGBM's own ``ndcg@k``.
+
+Both read the query structure (and labels, weights) from the ``Dataset`` on
+their first call and cache it, with the ideal DCG, for the following rounds.
+LightGBM is imported lazily: ``pip install fastndcg[lightgbm]``.
+
+Example
+-------
+>>> import lightgbm as lgb                                       # doctest: +SKIP
+>>> from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+>>> params = {"objective": LambdarankObjective(), "metric": "None"}
+>>> booster = lgb.train(params, train_set, 100, valid_sets=[valid_set],
+...                     feval=NDCGMetric([1, 5, 10]))            # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from fastndcg.measures.ndcg import NDCGScorer, _cap
+from fastndcg.conventions import Convention, as_convention
+from fastndcg.measures.debias import PositionBiasedLambdaMART, _check_real
+from fastndcg.measures.lambdamart import LambdaMART, _check_mode
+
+_INSTALL_HINT = "fastndcg.integrations.lightgbm needs LightGBM; install it with: pip install fastndcg[lightgbm]"
+
+
+def _require_lightgbm():
+    """Import the real LightGBM package (absolute import, not this module)."""
+    try:
+        import lightgbm
+    except ImportError as exc:  # pragma: no cover - exercised only without lightgbm
+        raise ImportError(_INSTALL_HINT) from exc
+    return lightgbm
+
+
+def _dataset_fields(dataset) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    """(labels float32, offsets int64, row weights float32 or None) of a constructed Dataset."""
+    if not hasattr(dataset, "get_field"):
+        raise TypeError(f"expected a lightgbm.Dataset; got {type(dataset).__name__}")
+    dataset.construct()   # a no-op once constructed (lightgbm.train has done it)
+    bounds = dataset.get_field("group")
+    if bounds is None:
+        raise ValueError("the Dataset has no query information; build it with lightgbm.Dataset(..., group=sizes)")
+    labels = dataset.get_field("label")
+    weights = dataset.get_field("weight")
+    return (np.asarray(labels, dtype=np.float32), np.asarray(bounds, dtype=np.int64),
+            None if weights is None or len(weights) == 0 else np.asarray(weights, dtype=np.float32))
+
+
+def _dataset_positions(dataset) -> Optional[np.ndarray]:
+    """The Dataset's position ids (LightGBM >= 4.1 numbers the positions in
+    order of first appearance), or None."""
+    try:
+        position = dataset.get_field("position")
+    except Exception:  # older LightGBM: no position field
+        return None
+    if position is None or len(position) == 0:
+        return None
+    return np.asarray(position, dtype=np.int32)
+
+
+def _as_bool(value: Any, name: str) -> bool:
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in ("true", "1", "yes", "+"):
+            return True
+        if low in ("false", "0", "no", "-"):
+            return False
+        raise ValueError(f"{name} must be a boolean; got {value!r}")
+    return bool(value)
+
+
+def _as_gain_list(value: Any) -> Optional[Tuple[float, ...]]:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [v for v in value.replace(" ", "").split(",") if v]
+    gains = tuple(float(v) for v in value)
+    return gains or None
+
+
+# ----------------------------------------------------------------------------- objective
+
+
+class LambdarankObjective:
+    """LambdaMART objective for ``lightgbm.train(params={"objective": obj, ...})``.
+
+    Parameters
+    ----------
+    mode : {"lightgbm", "default"}, default "lightgbm"
+        ``"lightgbm"`` reproduces LightGBM 4.x ``objective="lambdarank"`` bit
+        for bit (set the same ``sigma``, ``truncation``, ``normalize`` and
+        ``label_gain`` as the built-in would use; see :meth:`from_params`).
+        ``"default"`` is the exact logistic in double under any convention.
+        (``"xgboost"`` arithmetic is available too, for experiments.)
+    convention : Convention, preset name or None
+        The NDCG to optimise; see :class:`fastndcg.measures.lambdamart.LambdaMART`.
+    truncation : "auto", int or None, default "auto"
+        ``lambdarank_truncation_level`` (30 for "auto").
+    sigma : float, default 1.0
+        LightGBM ``sigmoid``.
+    normalize : bool, default True
+        LightGBM ``lambdarank_norm``: the list normalisation, and also the
+        score-distance normalisation unless ``score_normalization`` is given.
+    score_normalization : bool, optional
+        The /(0.01 + |Δs|) step on its own (LightGBM ties it to ``normalize``).
+    label_gain : sequence of float, optional
+        LightGBM ``label_gain``: the gain of label l is ``label_gain[l]``.
+        Replaces the convention's gain.
+    position_bias_regularization : float, default 0.0
+        LightGBM ``lambdarank_position_bias_regularization``; used when the
+        Dataset has a ``position`` column.
+    learning_rate : float, default 0.1
+        The boosting learning rate: LightGBM scales the position-bias step by
+        it (set it to the training's ``learning_rate``; :meth:`from_params`
+        does).
+    n_threads : int, optional
+        Threads for the gradient kernel (bit-identical results for any value).
+
+    Notes
+    -----
+    The Dataset's labels, query boundaries, row weights and positions are read
+    once (on the first call for that Dataset) and the ideal DCG is cached with
+    them. Row weights multiply each document's gradient and hessian, as
+    LightGBM does. With a ``position`` column (LightGBM >= 4.1), the gradients
+    are LightGBM's position-debiased ones: see
+    :class:`fastndcg.measures.debias.PositionBiasedLambdaMART`; the learned factors are
+    :attr:`position_factors`. LightGBM's own factors are bit-identical when it
+    trains with ``num_threads=1`` (with more threads it sums the factors'
+    derivatives in an order that follows its thread schedule).
+    """
+
+    def __init__(self, *, mode: str = "lightgbm", convention: Any = None,
+                 truncation: Union[str, int, None] = "auto", sigma: float = 1.0,
+                 normalize: bool = True, score_normalization: Optional[bool] = None,
+                 label_gain: Optional[Sequence[float]] = None,
+                 position_bias_regularization: float = 0.0, learning_rate: float = 0.1,
+                 n_threads: Optional[int] = None) -> None:
+        _require_lightgbm()
+        self.mode = _check_mode(mode)
+        if convention is None and self.mode == "lightgbm":
+            convention = "lightgbm"
+        conv = as_convention(convention)
+        gains = _as_gain_list(label_gain)
+        if gains is not None:
+            conv = conv.replace(gain=gains, name=f"{conv.name}+label_gain")
+        self.convention: Convention = conv
+        self.truncation = truncation
+        self.sigma = sigma
+        self.normalize = normalize
+        self.score_normalization = normalize if score_normalization is None else score_normalization
+        self.position_bias_regularization = _check_real(position_bias_regularization,
+                                                        "position_bias_regularization")
+        self.learning_rate = _check_real(learning_rate, "learning_rate")
+        self.n_threads = n_threads
+        self._dataset_ref = None
+        self._model: Optional[LambdaMART] = None
+        self._debiased: Optional[PositionBiasedLambdaMART] = None
+        self._grad = self._hess = None
+        # Build a throw-away model to validate the settings now, not at round 1.
+        LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
+                   sigma=sigma, normalize=normalize, score_normalization=self.score_normalization)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], *, mode: str = "lightgbm", convention: Any = None,
+                    n_threads: Optional[int] = None) -> "LambdarankObjective":
+        """The objective that matches a LightGBM parameter dict.
+
+        Reads ``sigmoid``, ``lambdarank_truncation_level``, ``lambdarank_norm``,
+        ``label_gain``, ``lambdarank_position_bias_regularization`` and
+        ``learning_rate`` (or its aliases ``shrinkage_rate``, ``eta``);
+        LightGBM's defaults when absent.
+        """
+        truncation = int(params.get("lambdarank_truncation_level", 30))
+        rate = next((params[k] for k in ("learning_rate", "shrinkage_rate", "eta") if k in params), 0.1)
+        return cls(mode=mode, convention=convention, truncation=truncation,
+                   sigma=float(params.get("sigmoid", 1.0)),
+                   normalize=_as_bool(params.get("lambdarank_norm", True), "lambdarank_norm"),
+                   label_gain=_as_gain_list(params.get("label_gain")),
+                   position_bias_regularization=float(params.get("lambdarank_position_bias_regularization", 0.0)),
+                   learning_rate=float(rate), n_threads=n_threads)
+
+    def __deepcopy__(self, memo) -> "LambdarankObjective":
+        # lightgbm.train deep-copies params; share this object (and its cache)
+        # instead of copying the cached model.
+        return self
+
+    def model_for(self, dataset) -> LambdaMART:
+        """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
+        if self._model is not None and self._dataset_ref is not None and self._dataset_ref() is dataset:
+            return self._model
+        labels, offsets, weights = _dataset_fields(dataset)
+        options = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
+                       sigma=self.sigma, normalize=self.normalize,
+                       score_normalization=self.score_normalization, sample_weights=weights,
+                       n_threads=self.n_threads)
+        positions = _dataset_positions(dataset)
+        if positions is None:
+            self._debiased = None
+            self._model = LambdaMART(labels, offsets, **options)
+        else:
+            self._debiased = PositionBiasedLambdaMART(
+                labels, offsets, positions, regularization=self.position_bias_regularization,
+                learning_rate=self.learning_rate, **options)
+            self._model = self._debiased.model
+        self._dataset_ref = weakref.ref(dataset)
+        self._grad = self._hess = None
+        return self._model
+
+    @property
+    def position_factors(self) -> Optional[np.ndarray]:
+        """The learned float32 position-bias factor per position id (LightGBM's
+        ``pos_biases_``), or None when the training Dataset has no positions."""
+        return None if self._debiased is None else self._debiased.position_factors
+
+    def __call__(self, preds: np.ndarray, train_data) -> Tuple[np.ndarray, np.ndarray]:
+        model = self.model_for(train_data)
+        scores = np.asarray(preds)
+        if scores.ndim != 1:
+            raise ValueError(f"expected one raw score per row; got predictions of shape {scores.shape}")
+        dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
+        if self._grad is None or self._grad.dtype != dtype:
+            self._grad = np.empty(model.n_docs, dtype=dtype)
+            self._hess = np.empty(model.n_docs, dtype=dtype)
+        compute = model.gradients if self._debiased is None else self._debiased.gradients
+        return compute(scores, grad_out=self._grad, hess_out=self._hess, n_threads=self.n_threads)
+
+
+# ----------------------------------------------------------------------------- metric
+
+
+class _MetricState:
+    def __init__(self, scorer: NDCGScorer, offsets: np.ndarray, k: List[int],
+                 query_weights: Optional[np.ndarray]):
+        self.scorer = scorer
+        idcg = scorer.ideal_dcg.reshape(offsets.shape[0] - 1, len(k))   # cached by the scorer
+        self.idcg = idcg
+        with np.errstate(divide="ignore"):
+            self.inv = np.where(idcg > 0, 1.0 / idcg, 0.0)
+        sizes = np.diff(offsets)[:, None]
+        short_rule = scorer.convention.short == "zero"
+        self.short = (sizes < np.asarray(k)[None, :]) & short_rule
+        self.weights = query_weights
+
+
+def _lightgbm_query_weights(weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """LightGBM Metadata query weights: the float32 mean of a query's row weights,
+    summed row by row in float32."""
+    out = np.empty(offsets.shape[0] - 1, dtype=np.float32)
+    for q in range(out.shape[0]):
+        a, b = int(offsets[q]), int(offsets[q + 1])
+        total = np.cumsum(weights[a:b], dtype=np.float32)[-1] if b > a else np.float32(0.0)
+        out[q] = np.float32(total / np.float32(b - a)) if b > a else np.float32(0.0)
+    return out
+
+
+def sequential_sum(values: np.ndarray) -> float:
+    """Left-to-right double sum (numpy's add.accumulate), as C++ loops sum."""
+    return float(np.cumsum(values, dtype=np.float64)[-1]) if values.size else 0.0
+
+
+class NDCGMetric:
+    """NDCG@k eval metric for ``lightgbm.train(..., feval=metric)``.
+
+    Parameters
+    ----------
+    k : int or sequence of int, default (1, 2, 3, 4, 5)
+        Cutoffs (LightGBM's default ``eval_at``); one result per cutoff.
+    convention : Convention or preset name, default "lightgbm"
+        How NDCG is computed. The ``"lightgbm"`` preset gives LightGBM's own
+        ``ndcg@k`` to the bit (with the same ``label_gain``).
+    name : str, optional
+        Metric names are ``f"{name}@{k}"``; the default is
+        ``f"ndcg[{convention.name}]"`` so that they do not collide with the
+        built-in ``ndcg@k`` in ``evals_result``.
+    n_threads : int, optional
+        Threads for the NDCG kernels.
+
+    Notes
+    -----
+    Per query, NDCG@k = DCG@k · (1 / IDCG@k) (the inverse ideal is cached;
+    LightGBM multiplies by it too), with the convention's short and empty
+    rules; queries combine as the convention's aggregation says, summed in
+    query order. With row weights in the Dataset, each query weighs the
+    float32 mean of its row weights (LightGBM's query weights); under the
+    convention's ``empty_weight="unweighted"`` (the "lightgbm" preset) a query
+    without relevant documents adds its bare value (1) to the weighted sum,
+    as LightGBM does, so the metric can exceed 1.
+    """
+
+    def __init__(self, k: Union[int, Sequence[int]] = (1, 2, 3, 4, 5), *, convention: Any = "lightgbm",
+                 name: Optional[str] = None, n_threads: Optional[int] = None) -> None:
+        _require_lightgbm()
+        self.convention = as_convention(convention)
+        self.k: List[int] = [int(k)] if np.ndim(k) == 0 else [int(x) for x in k]
+        NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
+        self.name = name if name is not None else f"ndcg[{self.convention.name}]"
+        self.n_threads = n_threads
+        self._states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+    def _state_for(self, dataset) -> _MetricState:
+        state = self._states.get(dataset)
+        if state is None:
+            labels, offsets, weights = _dataset_fields(dataset)
+            scorer = NDCGScorer(labels, offsets, self.k, convention=self.convention, n_threads=self.n_threads)
+            qw = None if weights is None else _lightgbm_query_weights(weights, offsets)
+            state = _MetricState(scorer, offsets, self.k, qw)
+            self._states[dataset] = state
+        return state
+
+    def values(self, preds: np.ndarray, dataset) -> np.ndarray:
+        """The metric per cutoff (float64 array, one entry per k)."""
+        st = self._state_for(dataset)
+        conv = self.convention
+        dcg = st.scorer.dcg(np.asarray(preds), n_threads=self.n_threads)
+        dcg = dcg.reshape(dcg.shape[0], -1)
+        empty = {"zero": 0.0, "one": 1.0}.get(conv.empty, np.nan)
+        per_query = np.where(st.short, 0.0, np.where(st.idcg > 0, dcg * st.inv, empty))
+        n_q = per_query.shape[0]
+        w = np.ones(n_q) if st.weights is None else st.weights.astype(np.float64)
+        out = np.empty(per_query.shape[1])
+        for j in range(per_query.shape[1]):
+            counted = ~np.isnan(per_query[:, j])
+            if conv.aggregation == "mean":
+                # empty_weight="unweighted" (LightGBM): an empty query's value enters bare
+                bare = (st.idcg[:, j] <= 0) & ~st.short[:, j] if conv.empty_weight == "unweighted" else False
+                num = sequential_sum(np.where(counted, per_query[:, j] * np.where(bare, 1.0, w), 0.0)[counted])
+                den = float(n_q) if st.weights is None and counted.all() else sequential_sum(w[counted])
+            else:
+                num = sequential_sum((np.where(st.short[:, j], 0.0, dcg[:, j]) * w)[counted])
+                den = sequential_sum((st.idcg[:, j] * w)[counted])
+            out[j] = num / den if den > 0 else np.nan
+        return _cap(out, conv.above_one)
+
+    def __call__(self, preds: np.ndarray, eval_data) -> List[Tuple[str, float, bool]]:
+        vals = self.values(preds, eval_data)
+        return [(f"{self.name}@{k}", float(v), True) for k, v in zip(self.k, vals)]
+
+
+__all__ = ["LambdarankObjective", "NDCGMetric"]

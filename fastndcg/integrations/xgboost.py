@@ -1,0 +1,306 @@
+"""XGBoost integration: a LambdaMART objective (``obj=``) and an NDCG metric (``custom_metric=``).
+
+* :class:`RankNDCGObjective`: in ``mode="xgboost"`` it reproduces XGBoost
+  3.x ``objective="rank:ndcg"`` bit for bit (identical trees and predictions
+  with ``tree_method="hist"`` and an explicit ``base_score``), including the
+  ``mean`` pair method (3.0-3.3) and Unbiased LambdaMART
+  (``lambdarank_unbiased``) with their round-to-round state; in
+  ``mode="default"`` it trains under any fastndcg convention.
+* :class:`NDCGMetric`: NDCG@k under any convention or preset.
+
+Both read the query structure (``group_ptr``), labels and group weights from
+the ``DMatrix`` on first use and cache them with the ideal DCG. XGBoost is
+imported lazily: ``pip install fastndcg[xgboost]``.
+
+Example
+-------
+>>> import xgboost as xgb                                             # doctest: +SKIP
+>>> from fastndcg.integrations.xgboost import RankNDCGObjective, NDCGMetric
+>>> booster = xgb.train({"tree_method": "hist", "base_score": 0.0}, dtrain, 100,
+...                     obj=RankNDCGObjective(), custom_metric=NDCGMetric([5, 10]),
+...                     evals=[(dvalid, "valid")])                    # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from fastndcg.measures.ndcg import NDCGScorer
+from fastndcg.conventions import Convention, as_convention
+from fastndcg.measures.debias import PAIR_METHODS, XGBoostRankNDCG, _check_real
+from fastndcg.measures.lambdamart import LambdaMART, _check_flag, _check_mode
+from fastndcg.conventions.presets import XGBOOST
+
+_INSTALL_HINT = "fastndcg.integrations.xgboost needs XGBoost; install it with: pip install fastndcg[xgboost]"
+
+#: XGBoost's own ndcg@k: the "xgboost" preset (exponential gain for labels
+#: 0..31, float32 predictions ranked in input order on ties, k clamped, a query
+#: without relevant documents scores 1 and enters the weighted mean unweighted,
+#: float32 group weights, an aggregate above 1 is an error).
+XGBOOST_NDCG = XGBOOST
+
+
+def _require_xgboost():
+    """Import the real XGBoost package (absolute import, not this module)."""
+    try:
+        import xgboost
+    except ImportError as exc:  # pragma: no cover - exercised only without xgboost
+        raise ImportError(_INSTALL_HINT) from exc
+    return xgboost
+
+
+def _dmatrix_fields(dmat) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    """(labels float32, offsets int64, group weights float32 or None) of a DMatrix."""
+    if not hasattr(dmat, "get_uint_info"):
+        raise TypeError(f"expected an xgboost.DMatrix; got {type(dmat).__name__}")
+    labels = np.asarray(dmat.get_label(), dtype=np.float32)
+    ptr = np.asarray(dmat.get_uint_info("group_ptr"), dtype=np.int64)
+    if ptr.size == 0:
+        raise ValueError("the DMatrix has no query information; set group= or qid= on it")
+    weights = np.asarray(dmat.get_weight(), dtype=np.float32)
+    n_groups = ptr.size - 1
+    if weights.size == 0:
+        weights = None
+    elif weights.size != n_groups:
+        raise ValueError(f"ranking weights are per group in XGBoost: expected {n_groups} weights; "
+                         f"got {weights.size}")
+    return labels, ptr, weights
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)
+
+
+def mean_seed_offset(version: str) -> int:
+    """The ``mean`` pair method's seed is (iteration + offset) * n_groups + g:
+    offset 0 in XGBoost 3.0, 1 in 3.1-3.3. Other versions are refused: before
+    3.0 the method was normalised differently, and from 3.4 on the seed comes
+    from the booster's own random engine, which no objective outside XGBoost
+    can follow."""
+    parts = []
+    for piece in str(version).split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    major, minor = (parts + [0, 0])[:2]
+    if major == 3 and minor == 0:
+        return 0
+    if major == 3 and 1 <= minor <= 3:
+        return 1
+    raise ValueError(f"lambdarank_pair_method='mean' is reproduced for XGBoost 3.0-3.3; this is {version} "
+                     "(3.4 seeds its pair sampling from the booster's own random engine)")
+
+
+class RankNDCGObjective:
+    """LambdaMART objective for ``xgboost.train(..., obj=objective)``.
+
+    Parameters
+    ----------
+    mode : {"xgboost", "default"}, default "xgboost"
+        ``"xgboost"`` reproduces ``rank:ndcg`` bit for bit; ``"default"``
+        is the exact logistic in double under any convention (its hessian is
+        σ²ρ(1-ρ)|ΔNDCG|, half of XGBoost's). (``"lightgbm"`` arithmetic is
+        available too, for experiments.)
+    convention : Convention, preset name or None
+        The NDCG to optimise. In xgboost mode only the gain may be chosen:
+        ``"exponential"`` (``ndcg_exp_gain=True``, the default) or ``"linear"``.
+    truncation : "auto", int or None, default "auto"
+        ``lambdarank_num_pair_per_sample``: topk's k (32 for "auto"), or the
+        pairs drawn per document with ``pair_method="mean"`` (1 for "auto").
+    normalize : bool, default True
+        ``lambdarank_normalization``.
+    score_normalization : bool, default True
+        ``lambdarank_score_normalization``.
+    sigma : float, default 1.0
+        Must stay 1 in xgboost mode.
+    pair_method : {"topk", "mean"}, default "topk"
+        ``lambdarank_pair_method`` (xgboost mode).
+    unbiased : bool, default False
+        ``lambdarank_unbiased``: Unbiased LambdaMART position debiasing
+        (xgboost mode; the rows of each group in displayed order).
+    bias_norm : float, default 1.0
+        ``lambdarank_bias_norm``.
+    iteration : int, default 0
+        The boosting round of the first call (the ``mean`` seed); counts up by
+        one per call. Set it when training continues from an existing model.
+    seed_offset : int, default 1
+        See :class:`fastndcg.measures.debias.XGBoostRankNDCG` (:meth:`from_params` sets
+        it from the installed XGBoost version).
+    n_threads : int, optional
+        Threads for the gradient kernel (bit-identical results for any value).
+
+    Notes
+    -----
+    XGBoost's ranking weights are per group: in xgboost mode they scale each
+    group by w_g · n_groups / Σ w, as XGBoost does. Train with an explicit
+    ``base_score`` when comparing with the built-in objective (XGBoost fits an
+    intercept otherwise). The state of the ``mean`` method and of Unbiased
+    LambdaMART is kept by :class:`fastndcg.measures.debias.XGBoostRankNDCG`; the learned
+    ratios are :attr:`t_plus` and :attr:`t_minus` (XGBoost saves them, rounded
+    to float32, as ``"ti+"`` and ``"tj-"`` in ``Booster.save_config()``).
+    """
+
+    def __init__(self, *, mode: str = "xgboost", convention: Any = None,
+                 truncation: Union[str, int, None] = "auto", normalize: bool = True,
+                 score_normalization: bool = True, sigma: float = 1.0, pair_method: str = "topk",
+                 unbiased: bool = False, bias_norm: float = 1.0, iteration: int = 0,
+                 seed_offset: int = 1, n_threads: Optional[int] = None) -> None:
+        _require_xgboost()
+        self.mode = _check_mode(mode)
+        if pair_method not in PAIR_METHODS:
+            raise ValueError(f"pair_method must be one of {PAIR_METHODS}; got {pair_method!r}")
+        self.pair_method = pair_method
+        self.unbiased = _check_flag(unbiased, "unbiased")
+        self.bias_norm = _check_real(bias_norm, "bias_norm")
+        self.iteration = iteration
+        self.seed_offset = seed_offset
+        if self.mode != "xgboost" and (pair_method != "topk" or self.unbiased):
+            raise ValueError("pair_method='mean' and unbiased=True follow XGBoost's arithmetic: use mode='xgboost'")
+        if convention is None and self.mode == "lightgbm":
+            convention = "lightgbm"
+        self.convention: Convention = as_convention(convention)
+        self.truncation = truncation
+        self.normalize = normalize
+        self.score_normalization = score_normalization
+        self.sigma = sigma
+        self.n_threads = n_threads
+        self._dmat_ref = None
+        self._model: Optional[LambdaMART] = None
+        self._state: Optional[XGBoostRankNDCG] = None
+        self._grad = self._hess = None
+        # Build throw-away models to validate the settings now, not at round 1.
+        LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
+                   sigma=sigma, normalize=normalize, score_normalization=score_normalization)
+        if self._needs_state:
+            self._stateful([0], [0, 1], None)
+
+    @property
+    def _needs_state(self) -> bool:
+        return self.pair_method != "topk" or self.unbiased
+
+    def _stateful(self, labels, offsets, weights) -> XGBoostRankNDCG:
+        if self.truncation is None and self.pair_method == "topk":
+            raise ValueError("truncation=None has no XGBoost equivalent with unbiased=True; give the "
+                             "topk truncation (lambdarank_num_pair_per_sample)")
+        k = None if self.truncation in ("auto", None) else self.truncation
+        return XGBoostRankNDCG(labels, offsets, pair_method=self.pair_method, num_pair_per_sample=k,
+                               unbiased=self.unbiased, bias_norm=self.bias_norm,
+                               normalize=self.normalize, score_normalization=self.score_normalization,
+                               gain=self.convention.gain, query_weights=weights, iteration=self.iteration,
+                               seed_offset=self.seed_offset, n_threads=self.n_threads)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], *, mode: str = "xgboost",
+                    n_threads: Optional[int] = None) -> "RankNDCGObjective":
+        """The objective that matches an XGBoost ``rank:ndcg`` parameter dict.
+
+        Reads ``lambdarank_pair_method``, ``lambdarank_num_pair_per_sample``,
+        ``lambdarank_normalization``, ``lambdarank_score_normalization``,
+        ``ndcg_exp_gain``, ``lambdarank_unbiased`` and ``lambdarank_bias_norm``.
+        With ``"mean"``, the installed XGBoost version sets the seed rule
+        (3.0-3.3 are reproduced; see :func:`mean_seed_offset`).
+        """
+        method = params.get("lambdarank_pair_method", "topk")
+        if method not in PAIR_METHODS:
+            raise ValueError(f"lambdarank_pair_method must be one of {PAIR_METHODS}; got {method!r}")
+        offset = mean_seed_offset(_require_xgboost().__version__) if method == "mean" else 1
+        k = params.get("lambdarank_num_pair_per_sample")
+        gain = "exponential" if _as_bool(params.get("ndcg_exp_gain", True)) else "linear"
+        return cls(mode=mode, convention=Convention(gain=gain), truncation="auto" if k is None else int(k),
+                   normalize=_as_bool(params.get("lambdarank_normalization", True)),
+                   score_normalization=_as_bool(params.get("lambdarank_score_normalization", True)),
+                   pair_method=method, unbiased=_as_bool(params.get("lambdarank_unbiased", False)),
+                   bias_norm=float(params.get("lambdarank_bias_norm", 1.0)), seed_offset=offset,
+                   n_threads=n_threads)
+
+    def model_for(self, dmat) -> LambdaMART:
+        """The cached :class:`LambdaMART` of ``dmat`` (built on first use)."""
+        if self._model is not None and self._dmat_ref is not None and self._dmat_ref() is dmat:
+            return self._model
+        labels, offsets, weights = _dmatrix_fields(dmat)
+        if self._needs_state:
+            self._state = self._stateful(labels, offsets, weights)
+            self._model = self._state.model
+        else:
+            self._state = None
+            self._model = LambdaMART(labels, offsets, mode=self.mode, convention=self.convention,
+                                     truncation=self.truncation, sigma=self.sigma, normalize=self.normalize,
+                                     score_normalization=self.score_normalization, query_weights=weights,
+                                     n_threads=self.n_threads)
+        self._dmat_ref = weakref.ref(dmat)
+        self._grad = self._hess = None
+        return self._model
+
+    @property
+    def t_plus(self) -> Optional[np.ndarray]:
+        """Unbiased LambdaMART's t+ per position (after the last round), or None."""
+        return self._state.t_plus if self._state is not None and self.unbiased else None
+
+    @property
+    def t_minus(self) -> Optional[np.ndarray]:
+        """Unbiased LambdaMART's t- per position (after the last round), or None."""
+        return self._state.t_minus if self._state is not None and self.unbiased else None
+
+    def __call__(self, predt: np.ndarray, dtrain) -> Tuple[np.ndarray, np.ndarray]:
+        model = self.model_for(dtrain)
+        scores = np.asarray(predt).reshape(-1)
+        dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
+        if self._grad is None or self._grad.dtype != dtype:
+            self._grad = np.empty(model.n_docs, dtype=dtype)
+            self._hess = np.empty(model.n_docs, dtype=dtype)
+        compute = model.gradients if self._state is None else self._state.gradients
+        return compute(scores, grad_out=self._grad, hess_out=self._hess, n_threads=self.n_threads)
+
+
+class NDCGMetric:
+    """NDCG@k for ``xgboost.train(..., custom_metric=metric)``.
+
+    Parameters
+    ----------
+    k : int or sequence of int, default 10
+        Cutoffs; one result per cutoff, named ``f"{name}@{k}"``.
+    convention : Convention or preset name, default :data:`XGBOOST_NDCG`
+        How NDCG is computed (XGBoost's own ``ndcg@k`` by default).
+    name : str, optional
+        Defaults to ``f"ndcg[{convention.name}]"``.
+    n_threads : int, optional
+        Threads for the NDCG kernels.
+
+    Notes
+    -----
+    Per query NDCG as :func:`fastndcg.ndcg`; queries combine as the
+    convention's aggregation says, weighted by the DMatrix's group weights.
+    """
+
+    def __init__(self, k: Union[int, Sequence[int]] = 10, *, convention: Any = XGBOOST_NDCG,
+                 name: Optional[str] = None, n_threads: Optional[int] = None) -> None:
+        _require_xgboost()
+        self.convention = as_convention(convention)
+        self.k: List[int] = [int(k)] if np.ndim(k) == 0 else [int(x) for x in k]
+        NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
+        self.name = name if name is not None else f"ndcg[{self.convention.name}]"
+        self.n_threads = n_threads
+        self._scorers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+    def _scorer_for(self, dmat) -> NDCGScorer:
+        scorer = self._scorers.get(dmat)
+        if scorer is None:
+            labels, offsets, weights = _dmatrix_fields(dmat)
+            scorer = NDCGScorer(labels, offsets, self.k, convention=self.convention, n_threads=self.n_threads,
+                                weights=None if weights is None else weights.astype(np.float64))
+            self._scorers[dmat] = scorer
+        return scorer
+
+    def values(self, predt: np.ndarray, dmat) -> np.ndarray:
+        """The metric per cutoff (float64 array, one entry per k)."""
+        out = self._scorer_for(dmat).mean(np.asarray(predt).reshape(-1), n_threads=self.n_threads)
+        return np.atleast_1d(np.asarray(out, dtype=np.float64))
+
+    def __call__(self, predt: np.ndarray, dmat) -> List[Tuple[str, float]]:
+        return [(f"{self.name}@{k}", float(v)) for k, v in zip(self.k, self.values(predt, dmat))]
+
+
+__all__ = ["NDCGMetric", "RankNDCGObjective", "XGBOOST_NDCG"]

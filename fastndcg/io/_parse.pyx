@@ -1,0 +1,672 @@
+# Compiled text parsers for the file readers (fastndcg.io.readers).
+#
+# Layers, as in the NDCG kernels:
+#   * `cdef ... noexcept nogil` scanners that walk a buffer of whole lines
+#     (the caller guarantees that the buffer ends with b"\n") and write into
+#     preallocated outputs;
+#   * `def` drivers that take memoryviews, release the GIL and return a status
+#     tuple (never raise for bad input: Python turns the status into a
+#     ValueError naming the file and the line);
+#   * the Python readers (readers.py) that read the file block by block, size
+#     the outputs, and assemble the arrays.
+#
+# Nothing here holds a whole file: each call sees one block of lines, so the
+# memory needed is the output arrays plus a block (a few MiB), whatever the
+# file size. Strings (doc ids, docnos, topics) are copied into byte pools
+# (uint8 arrays plus int64 start offsets), never into Python objects per line.
+#
+# Numbers: floats go through libc strtod (correctly rounded), integers
+# through a digit loop with an overflow check. A token must be consumed
+# entirely ("1.5x" is an error, unlike atof), and floats must be finite.
+from cython.parallel cimport prange
+from libc.math cimport isfinite
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc, strtod
+from libc.string cimport memchr, memcmp, memcpy
+
+# Status codes shared with readers.py (which maps them to messages).
+cdef enum:
+    OK = 0
+    BAD_LABEL = 1
+    BAD_QID = 2
+    QID_MIXED = 3
+    BAD_FEATURE = 4
+    MISSING_DOCID = 5
+    MISSING_FIELDS = 6
+    TOO_MANY_FIELDS = 7
+    BAD_REL = 8
+    BAD_SCORE = 9
+    BAD_NUMBER = 10
+    EMPTY_LINE = 11
+    BAD_INTEGER = 12
+    NUL_BYTE = 13
+
+STATUS = {"OK": OK, "BAD_LABEL": BAD_LABEL, "BAD_QID": BAD_QID, "QID_MIXED": QID_MIXED,
+          "BAD_FEATURE": BAD_FEATURE, "MISSING_DOCID": MISSING_DOCID,
+          "MISSING_FIELDS": MISSING_FIELDS, "TOO_MANY_FIELDS": TOO_MANY_FIELDS, "BAD_REL": BAD_REL,
+          "BAD_SCORE": BAD_SCORE, "BAD_NUMBER": BAD_NUMBER, "EMPTY_LINE": EMPTY_LINE,
+          "BAD_INTEGER": BAD_INTEGER, "NUL_BYTE": NUL_BYTE}
+
+cdef int64_t INT64_MAX_DIV10 = 922337203685477580
+
+
+cdef inline bint is_space(unsigned char c) noexcept nogil:
+    # Whitespace inside a line; "\n" ends the line and is handled separately.
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+cdef inline const unsigned char* skip_space(const unsigned char* s, const unsigned char* e) noexcept nogil:
+    while s < e and is_space(s[0]):
+        s += 1
+    return s
+
+
+cdef inline const unsigned char* token_end(const unsigned char* s, const unsigned char* e) noexcept nogil:
+    while s < e and not is_space(s[0]):
+        s += 1
+    return s
+
+
+cdef int64_t MANT_LIMIT = 900719925474099   # (2**53 - 1) // 10
+cdef double POW10[23]
+POW10[0] = 1.0
+for _i in range(1, 23):
+    POW10[_i] = POW10[_i - 1] * 10.0   # exact up to 1e22
+
+
+cdef inline bint parse_double(const unsigned char* s, const unsigned char* e, double* out) noexcept nogil:
+    """Parse [s, e) as a finite double; the token must be consumed entirely.
+
+    Fast path (Clinger): a plain decimal whose digits fit in an integer below
+    2**53 and with at most 22 decimals is mantissa / 10**decimals, a single
+    correctly rounded division of two exact doubles, so the result equals
+    strtod's. Anything else (exponents, long mantissas, inf/nan) goes to
+    strtod.
+    """
+    cdef const unsigned char* p = s
+    cdef char* stop
+    cdef bint neg = False, dot = False, digit = False
+    cdef int64_t mant = 0
+    cdef int frac = 0, d
+    cdef double v
+    if s >= e:
+        return False
+    if p[0] == 45 or p[0] == 43:  # '-' '+'
+        neg = p[0] == 45
+        p += 1
+    while p < e:
+        d = <int>p[0] - 48
+        if 0 <= d <= 9:
+            if mant >= MANT_LIMIT:   # mant * 10 + d could pass 2**53
+                break
+            mant = mant * 10 + d
+            digit = True
+            if dot:
+                frac += 1
+        elif p[0] == 46 and not dot:  # '.'
+            dot = True
+        else:
+            break
+        p += 1
+    if p == e and digit and frac <= 22:
+        v = <double>mant
+        if frac:
+            v = v / POW10[frac]
+        out[0] = -v if neg else v
+        return True
+    # strtod stops at the first character it cannot use; every line ends in
+    # b"\n", so it never reads past the buffer.
+    out[0] = strtod(<const char*>s, &stop)
+    return <const unsigned char*>stop == e and isfinite(out[0])
+
+
+cdef inline bint parse_int(const unsigned char* s, const unsigned char* e, int64_t* out) noexcept nogil:
+    """Parse [s, e) as a decimal int64 with optional sign; no overflow."""
+    cdef bint neg = False
+    cdef int64_t v = 0
+    cdef int d
+    if s < e and (s[0] == 43 or s[0] == 45):  # '+' '-'
+        neg = s[0] == 45
+        s += 1
+    if s >= e:
+        return False
+    while s < e:
+        d = <int>s[0] - 48
+        if d < 0 or d > 9:
+            return False
+        if v > INT64_MAX_DIV10 or (v == INT64_MAX_DIV10 and d > 7):
+            return False
+        v = v * 10 + d
+        s += 1
+    out[0] = -v if neg else v
+    return True
+
+
+cdef inline int64_t copy_to_pool(uint8_t* pool, int64_t used, const unsigned char* s,
+                                 const unsigned char* e) noexcept nogil:
+    cdef int64_t n = e - s
+    if n > 0:
+        memcpy(pool + used, s, n)
+    return used + n
+
+
+# ------------------------------------------------------------------ SVMlight / LETOR
+
+cdef struct SvmState:
+    int64_t rows
+    int64_t line
+    int64_t pool_used
+    int64_t nnz
+    int qid_mode          # -1 unknown yet, 0 no line has qid, 1 every line has qid
+    int status
+    int64_t err_line
+
+
+cdef const unsigned char* find_docid(const unsigned char* c, const unsigned char* e,
+                                     const unsigned char** tok_end) noexcept nogil:
+    """Doc id in a comment [c, e): the value after "docid" (with optional
+    "=" or ":"), else the comment's first token. NULL if none."""
+    cdef const unsigned char* q = c
+    cdef const unsigned char* t
+    while q + 5 <= e:
+        if memcmp(q, b"docid", 5) == 0:
+            t = skip_space(q + 5, e)
+            if t < e and (t[0] == 61 or t[0] == 58):  # '=' ':'
+                t = skip_space(t + 1, e)
+            if t < e:
+                tok_end[0] = token_end(t, e)
+                return t
+            return NULL
+        q += 1
+    t = skip_space(c, e)
+    if t >= e:
+        return NULL
+    tok_end[0] = token_end(t, e)
+    return t
+
+
+cdef void _parse_svmlight(const unsigned char* p, const unsigned char* end, SvmState* st,
+                          bint want_docid, bint want_features,
+                          double* labels, int64_t* qids, int64_t* lines,
+                          uint8_t* pool, int64_t* dstart,
+                          double* fval, int64_t* fidx, int64_t* fptr) noexcept nogil:
+    cdef const unsigned char* eol
+    cdef const unsigned char* s
+    cdef const unsigned char* t
+    cdef const unsigned char* hash_pos
+    cdef const unsigned char* d
+    cdef const unsigned char* de
+    cdef const unsigned char* colon
+    cdef double v
+    cdef int64_t q, idx
+    cdef bint has_qid
+    cdef int64_t r = st.rows
+    while p < end:
+        eol = <const unsigned char*>memchr(p, 10, end - p)
+        if eol == NULL:
+            eol = end
+        st.line += 1
+        s = skip_space(p, eol)
+        if s == eol or s[0] == 35:  # blank or comment-only line: not a row
+            p = eol + 1
+            continue
+        # label: up to whitespace or "#"
+        t = s
+        while t < eol and not is_space(t[0]) and t[0] != 35:
+            t += 1
+        if not parse_double(s, t, &v):
+            st.status = BAD_LABEL
+            st.err_line = st.line
+            return
+        labels[r] = v
+        lines[r] = st.line
+        s = skip_space(t, eol)
+        # qid (the token right after the label)
+        has_qid = eol - s >= 4 and memcmp(s, b"qid:", 4) == 0
+        if has_qid:
+            t = s + 4
+            while t < eol and not is_space(t[0]) and t[0] != 35:
+                t += 1
+            if not parse_int(s + 4, t, &q):
+                st.status = BAD_QID
+                st.err_line = st.line
+                return
+            qids[r] = q
+            s = skip_space(t, eol)
+        # The rest of the line is only scanned when features or doc ids are asked for.
+        hash_pos = eol
+        if want_features or want_docid:
+            hash_pos = <const unsigned char*>memchr(s, 35, eol - s)
+            if hash_pos == NULL:
+                hash_pos = eol
+        if st.qid_mode < 0:
+            st.qid_mode = 1 if has_qid else 0
+        elif st.qid_mode != has_qid:
+            st.status = QID_MIXED
+            st.err_line = st.line
+            return
+        if want_features:
+            while s < hash_pos:
+                t = token_end(s, hash_pos)
+                colon = <const unsigned char*>memchr(s, 58, t - s)
+                if colon == NULL or not parse_int(s, colon, &idx) or idx < 0 \
+                        or not parse_double(colon + 1, t, &v):
+                    st.status = BAD_FEATURE
+                    st.err_line = st.line
+                    return
+                fidx[st.nnz] = idx
+                fval[st.nnz] = v
+                st.nnz += 1
+                s = skip_space(t, hash_pos)
+            fptr[r + 1] = st.nnz
+        if want_docid:
+            d = NULL
+            if hash_pos < eol:
+                d = find_docid(hash_pos + 1, eol, &de)
+            if d == NULL:
+                st.status = MISSING_DOCID
+                st.err_line = st.line
+                return
+            # Doc ids become fixed-width numpy bytes, which drop trailing NULs.
+            if memchr(d, 0, de - d) != NULL:
+                st.status = NUL_BYTE
+                st.err_line = st.line
+                return
+            dstart[r] = st.pool_used
+            st.pool_used = copy_to_pool(pool, st.pool_used, d, de)
+        r += 1
+        st.rows = r
+        p = eol + 1
+
+
+def parse_svmlight(const unsigned char[::1] buf, int64_t line, int qid_mode, bint want_docid,
+                   bint want_features,
+                   double[::1] labels,      # OUT (rows)
+                   int64_t[::1] qids,       # OUT (rows)
+                   int64_t[::1] lines,      # OUT (rows): 1-based file line of each row
+                   uint8_t[::1] pool,       # OUT: doc id bytes
+                   int64_t[::1] dstart,     # OUT (rows): start of each doc id in pool
+                   double[::1] fval,        # OUT (nnz)
+                   int64_t[::1] fidx,       # OUT (nnz)
+                   int64_t[::1] fptr,       # OUT (rows + 1): fptr[0] is set by the caller
+                   int64_t pool_used, int64_t nnz):
+    """Parse whole SVMlight lines. Returns (status, rows, line, qid_mode,
+    pool_used, nnz, err_line); outputs must hold one entry per line."""
+    cdef SvmState st
+    st.rows = 0
+    st.line = line
+    st.pool_used = pool_used
+    st.nnz = nnz
+    st.qid_mode = qid_mode
+    st.status = OK
+    st.err_line = 0
+    cdef Py_ssize_t n = buf.shape[0]
+    if n == 0:
+        return OK, 0, line, qid_mode, pool_used, nnz, 0
+    with nogil:
+        _parse_svmlight(&buf[0], &buf[0] + n, &st, want_docid, want_features,
+                        &labels[0], &qids[0], &lines[0],
+                        &pool[0] if pool.shape[0] else NULL,
+                        &dstart[0] if dstart.shape[0] else NULL,
+                        &fval[0] if fval.shape[0] else NULL,
+                        &fidx[0] if fidx.shape[0] else NULL,
+                        &fptr[0] if fptr.shape[0] else NULL)
+    return st.status, st.rows, st.line, st.qid_mode, st.pool_used, st.nnz, st.err_line
+
+
+# ------------------------------------------------------------------ one number per line
+
+def parse_numbers(const unsigned char[::1] buf, int64_t line, Py_ssize_t column, bint integer,
+                  double[::1] out,          # OUT (lines)
+                  int64_t[::1] iout):       # OUT (lines), used when integer
+    """One number per line (prediction, .query/.group files).
+
+    ``column`` < 0: the line must hold exactly one field. ``column`` >= 0:
+    take that whitespace-separated field (0-based) and ignore the others.
+    Blank lines are errors (a missing value), "#" lines are not special.
+    Returns (status, count, line, err_line)."""
+    cdef Py_ssize_t n = buf.shape[0]
+    cdef const unsigned char* p
+    cdef const unsigned char* end
+    cdef const unsigned char* eol
+    cdef const unsigned char* s
+    cdef const unsigned char* t
+    cdef Py_ssize_t field
+    cdef int64_t count = 0, iv
+    cdef double v
+    cdef int status = OK
+    if n == 0:
+        return OK, 0, line, 0
+    p = &buf[0]
+    end = p + n
+    with nogil:
+        while p < end:
+            eol = <const unsigned char*>memchr(p, 10, end - p)
+            if eol == NULL:
+                eol = end
+            line += 1
+            s = skip_space(p, eol)
+            if s == eol:
+                status = EMPTY_LINE
+                break
+            if column > 0:
+                field = 0
+                while field < column and s < eol:
+                    s = skip_space(token_end(s, eol), eol)
+                    field += 1
+                if s == eol:
+                    status = MISSING_FIELDS
+                    break
+            t = token_end(s, eol)
+            if column < 0 and skip_space(t, eol) != eol:
+                status = TOO_MANY_FIELDS
+                break
+            if integer:
+                if not parse_int(s, t, &iv):
+                    status = BAD_INTEGER
+                    break
+                iout[count] = iv
+            else:
+                if not parse_double(s, t, &v):
+                    status = BAD_NUMBER
+                    break
+                out[count] = v
+            count += 1
+            p = eol + 1
+    return status, count, line, line if status != OK else 0
+
+
+# ------------------------------------------------------------------ TREC qrels and runs
+
+cdef struct TrecState:
+    int64_t rows
+    int64_t line
+    int64_t pool_used
+    int64_t segs
+    int64_t tpool_used
+    int64_t tag_start
+    int64_t tag_len
+    int status
+    int64_t err_line
+
+
+cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecState* st, bint is_run,
+                      double* score, int64_t* rel, int64_t* lines,
+                      uint8_t* pool, int64_t* dstart,
+                      int64_t* seg_row, uint8_t* tpool, int64_t* tstart) noexcept nogil:
+    cdef const unsigned char* p = base
+    cdef const unsigned char* eol
+    cdef const unsigned char* f[6]
+    cdef const unsigned char* fe[6]
+    cdef const unsigned char* s
+    cdef int nf, need = 6 if is_run else 4
+    cdef int64_t r = st.rows, tl, prev_len = 0
+    cdef double v
+    cdef int64_t iv
+    while p < end:
+        eol = <const unsigned char*>memchr(p, 10, end - p)
+        if eol == NULL:
+            eol = end
+        st.line += 1
+        s = skip_space(p, eol)
+        if s == eol or s[0] == 35:  # blank line or "#" comment line
+            p = eol + 1
+            continue
+        # Topics and docnos become fixed-width numpy bytes, which drop
+        # trailing NULs ("1" and "1\0" would be one topic): refuse NULs.
+        if memchr(s, 0, eol - s) != NULL:
+            st.status = NUL_BYTE
+            st.err_line = st.line
+            return
+        nf = 0
+        while nf < need and s < eol:
+            f[nf] = s
+            fe[nf] = token_end(s, eol)
+            s = skip_space(fe[nf], eol)
+            nf += 1
+        if nf < need:
+            st.status = MISSING_FIELDS
+            st.err_line = st.line
+            return
+        if not is_run and s < eol:
+            st.status = TOO_MANY_FIELDS
+            st.err_line = st.line
+            return
+        if is_run:
+            if not parse_double(f[4], fe[4], &v):
+                st.status = BAD_SCORE
+                st.err_line = st.line
+                return
+            score[r] = v
+            st.tag_start = f[5] - base
+            st.tag_len = fe[5] - f[5]
+        else:
+            if not parse_int(f[3], fe[3], &iv):
+                st.status = BAD_REL
+                st.err_line = st.line
+                return
+            rel[r] = iv
+        lines[r] = st.line
+        # topic: a new segment whenever it differs from the previous row's
+        tl = fe[0] - f[0]
+        if st.segs > 0:
+            prev_len = st.tpool_used - tstart[st.segs - 1]
+        if st.segs == 0 or prev_len != tl or memcmp(tpool + tstart[st.segs - 1], f[0], tl) != 0:
+            seg_row[st.segs] = r
+            tstart[st.segs] = st.tpool_used
+            st.tpool_used = copy_to_pool(tpool, st.tpool_used, f[0], fe[0])
+            st.segs += 1
+        dstart[r] = st.pool_used
+        st.pool_used = copy_to_pool(pool, st.pool_used, f[2], fe[2])
+        r += 1
+        st.rows = r
+        p = eol + 1
+
+
+def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,
+               double[::1] score,       # OUT (rows), run only
+               int64_t[::1] rel,        # OUT (rows), qrels only
+               int64_t[::1] lines,      # OUT (rows)
+               uint8_t[::1] pool,       # OUT docno bytes
+               int64_t[::1] dstart,     # OUT (rows)
+               int64_t[::1] seg_row,    # OUT (segments): first row of each topic run
+               uint8_t[::1] tpool,      # OUT topic bytes, one per segment
+               int64_t[::1] tstart,     # OUT (segments)
+               int64_t pool_used):
+    """Parse whole TREC qrels (``topic iter docno rel``) or run (``topic Q0
+    docno rank score tag ...``) lines. Rows are numbered from 0 within the
+    call; segments (maximal runs of one topic) restart at each call.
+    Returns (status, rows, line, pool_used, segments, tpool_used, tag_start,
+    tag_len, err_line)."""
+    cdef TrecState st
+    st.rows = 0
+    st.line = line
+    st.pool_used = pool_used
+    st.segs = 0
+    st.tpool_used = 0
+    st.tag_start = -1
+    st.tag_len = 0
+    st.status = OK
+    st.err_line = 0
+    cdef Py_ssize_t n = buf.shape[0]
+    if n == 0:
+        return OK, 0, line, pool_used, 0, 0, -1, 0, 0
+    with nogil:
+        _parse_trec(&buf[0], &buf[0] + n, &st, is_run,
+                    &score[0] if score.shape[0] else NULL,
+                    &rel[0] if rel.shape[0] else NULL,
+                    &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])
+    return (st.status, st.rows, st.line, st.pool_used, st.segs, st.tpool_used,
+            st.tag_start, st.tag_len, st.err_line)
+
+
+# ------------------------------------------------------------------ byte-string pools
+
+cdef inline int cmp_bytes(const uint8_t* pool, int64_t sa, int64_t la, int64_t sb, int64_t lb) noexcept nogil:
+    """strcmp order for strings without NUL bytes: bytes, then length."""
+    cdef int64_t m = la if la < lb else lb
+    cdef int c = memcmp(pool + sa, pool + sb, m) if m > 0 else 0
+    if c != 0:
+        return c
+    return (la > lb) - (la < lb)
+
+
+cdef void merge_sort(int64_t* a, int64_t* tmp, Py_ssize_t n, const uint8_t* pool,
+                     const int64_t* start, const int64_t* length) noexcept nogil:
+    """Stable sort of row ids a[0:n] by their byte strings (tmp: n scratch)."""
+    cdef Py_ssize_t i, j, k, h
+    cdef int64_t x
+    if n <= 16:
+        for i in range(1, n):
+            x = a[i]
+            j = i
+            while j > 0 and cmp_bytes(pool, start[a[j - 1]], length[a[j - 1]], start[x], length[x]) > 0:
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = x
+        return
+    h = n // 2
+    merge_sort(a, tmp, h, pool, start, length)
+    merge_sort(a + h, tmp + h, n - h, pool, start, length)
+    if cmp_bytes(pool, start[a[h - 1]], length[a[h - 1]], start[a[h]], length[a[h]]) <= 0:
+        return
+    memcpy(tmp, a, n * sizeof(int64_t))
+    i = 0
+    j = h
+    k = 0
+    while i < h and j < n:
+        if cmp_bytes(pool, start[tmp[j]], length[tmp[j]], start[tmp[i]], length[tmp[i]]) < 0:
+            a[k] = tmp[j]
+            j += 1
+        else:
+            a[k] = tmp[i]
+            i += 1
+        k += 1
+    while i < h:
+        a[k] = tmp[i]
+        i += 1
+        k += 1
+    while j < n:
+        a[k] = tmp[j]
+        j += 1
+        k += 1
+
+
+def sort_groups(const uint8_t[::1] pool,
+                const int64_t[::1] start,     # IN (rows)
+                const int64_t[::1] length,    # IN (rows)
+                int64_t[::1] order,           # IN/OUT: row ids, grouped by goff
+                const int64_t[::1] goff,      # IN (groups + 1)
+                int n_threads):
+    """Sort the row ids of each group [goff[g], goff[g+1]) by their strings
+    (bytewise, shorter prefix first). Groups are independent: any thread
+    count gives the same result."""
+    cdef Py_ssize_t n = order.shape[0], g, ng = goff.shape[0] - 1
+    cdef int64_t* tmp
+    if n == 0:
+        return
+    tmp = <int64_t*>malloc(n * sizeof(int64_t))
+    if tmp == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+                merge_sort(&order[0] + goff[g], tmp + goff[g], goff[g + 1] - goff[g],
+                           &pool[0] if pool.shape[0] else NULL, &start[0], &length[0])
+    finally:
+        free(tmp)
+
+
+def first_duplicate(const uint8_t[::1] pool,
+                    const int64_t[::1] start,   # IN (rows, sorted within groups)
+                    const int64_t[::1] length,  # IN
+                    const int64_t[::1] goff):   # IN (groups + 1)
+    """Index i of the first row equal to row i - 1 in the same group, or -1."""
+    cdef Py_ssize_t g, i, ng = goff.shape[0] - 1
+    cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
+    cdef Py_ssize_t found = -1
+    with nogil:
+        for g in range(ng):
+            for i in range(goff[g] + 1, goff[g + 1]):
+                if cmp_bytes(p, start[i - 1], length[i - 1], start[i], length[i]) == 0:
+                    found = i
+                    break
+            if found >= 0:
+                break
+    return found
+
+
+def join_sorted(const uint8_t[::1] apool, const int64_t[::1] astart, const int64_t[::1] alen,
+                const int64_t[::1] aoff,      # IN: groups of a (rows sorted within groups)
+                const uint8_t[::1] bpool, const int64_t[::1] bstart, const int64_t[::1] blen,
+                const int64_t[::1] boff,      # IN: groups of b
+                const int64_t[::1] pair_a,    # IN (pairs): group of a
+                const int64_t[::1] pair_b,    # IN (pairs): matching group of b
+                int64_t[::1] match,           # OUT (rows of a): row of b with the same string, or -1
+                int n_threads):
+    """Merge join of two string columns sorted within groups, pair by pair."""
+    cdef Py_ssize_t k, npairs = pair_a.shape[0]
+    cdef int64_t i, j, iend, jend, ga, gb
+    cdef const uint8_t* ap = &apool[0] if apool.shape[0] else NULL
+    cdef const uint8_t* bp = &bpool[0] if bpool.shape[0] else NULL
+    if npairs == 0:
+        return
+    with nogil:
+        for k in prange(npairs, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+            ga = pair_a[k]
+            gb = pair_b[k]
+            i = aoff[ga]
+            iend = aoff[ga + 1]
+            j = boff[gb]
+            jend = boff[gb + 1]
+            while i < iend:
+                while j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) < 0:
+                    j = j + 1
+                if j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) == 0:
+                    match[i] = j
+                else:
+                    match[i] = -1
+                i = i + 1
+
+
+cdef inline int _cmp2(const uint8_t* p1, int64_t s1, int64_t l1,
+                      const uint8_t* p2, int64_t s2, int64_t l2) noexcept nogil:
+    cdef int64_t m = l1 if l1 < l2 else l2
+    cdef int c = memcmp(p1 + s1, p2 + s2, m) if m > 0 else 0
+    if c != 0:
+        return c
+    return (l1 > l2) - (l1 < l2)
+
+
+def to_fixed_width(const uint8_t[::1] pool, const int64_t[::1] start, const int64_t[::1] length,
+                   uint8_t[:, ::1] out):
+    """Copy strings into the rows of a zero-filled (n, width) array, which
+    numpy can view as a fixed-width bytes ("S<width>") column."""
+    cdef Py_ssize_t i, n = start.shape[0]
+    cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
+    if n == 0 or out.shape[1] == 0:
+        return
+    with nogil:
+        for i in range(n):
+            if length[i] > 0:
+                memcpy(&out[i, 0], p + start[i], length[i])
+
+
+def count_byte(const unsigned char[::1] buf, unsigned char c):
+    """Number of occurrences of byte c in buf (memchr loop)."""
+    cdef Py_ssize_t n = buf.shape[0], count = 0
+    cdef const unsigned char* p
+    cdef const unsigned char* end
+    cdef const unsigned char* q
+    if n == 0:
+        return 0
+    p = &buf[0]
+    end = p + n
+    with nogil:
+        while p < end:
+            q = <const unsigned char*>memchr(p, c, end - p)
+            if q == NULL:
+                break
+            count += 1
+            p = q + 1
+    return count

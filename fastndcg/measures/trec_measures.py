@@ -1,0 +1,367 @@
+"""trec_eval's NDCG family and ir_measures' nDCG on a TREC run and qrels.
+
+:func:`evaluate_trec` computes any list of measures (:mod:`fastndcg.measures.measure_strings`)
+for the topics of a run and qrels, per topic and averaged:
+
+* trec_eval 10 (usnistgov/trec_eval f4253652): ``ndcg`` (``ndcg.L=G``),
+  ``ndcg_cut.k``, ``ndcg_rel``, ``Rndcg``, ``dcg``, ``ideal_dcg`` (all but
+  ``ndcg_cut`` take custom gains) and ``ndcg_p`` (in trec_eval's source, not
+  in its measure table), with trec_eval's options ``-c`` (``missing="zero"``:
+  a judged topic without results is ranked as one unjudged document), ``-M``
+  (``max_docs``), ``-J`` (``judged_only``: documents without a judgment >= 0
+  are removed from the ranking, the others move up) and ``-l``
+  (``relevance_level``, which ``Rndcg`` and ``ndcg_p`` read). The rules are
+  written out in :mod:`fastndcg.reference._trec_ndcg` (the pure-Python spec) and
+  :mod:`fastndcg.measures.trec_gains` (custom gains). ``rules="pytrec_eval"`` gives
+  trec_eval 9 as pytrec_eval bundles it: scores rounded to float32, and a
+  topic missing from the run is not ranked (it scores 0 with ``-c``).
+* ir_measures' ``nDCG`` (ir-measures 0.4.3), as its default providers
+  compute it: ``dcg='log2'`` through pytrec_eval (``nDCG`` is ``ndcg``,
+  ``nDCG@k`` is ``ndcg_cut.k``, ``gains={...}`` maps the judgments first,
+  ``judged_only=True`` is ``-J``); ``dcg='exp-log2'`` with a cutoff through
+  gdeval (gain 2**rel - 1, ideal from the judgments cut at k, ties by docno
+  descending; gdeval prints 5 decimals), without one through ranx
+  (``ndcg_burges``: the same with the ideal not cut; ranx breaks ties by
+  numba's quicksort order, fastndcg by docno descending). ir_measures scores
+  judged topics missing from the run 0 (``missing="zero"``).
+
+Per-topic values come from the NDCG kernels (:class:`fastndcg.NDCGScorer`,
+:class:`fastndcg.measures.trec_gains.GainScorer`) and, for the measures that read
+NDCG at several depths of one ranking (``ndcg_rel``, ``Rndcg``, ``ndcg_p``),
+from the ``_trec_ndcg`` kernel; every mean is the package's exact aggregate
+(:func:`fastndcg._core.prepared.aggregate`): the plain mean over the evaluated
+topics (trec_eval: sum / number of topics), NaN when a topic's value is NaN
+(trec_eval's ``Rndcg`` with custom gains that leave no positive ideal gain).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from fastndcg._core import _trec_ndcg
+from fastndcg.conventions import Convention
+from fastndcg._core.prepared import NDCGScorer, aggregate
+from fastndcg.reference._trec_gains import trec_gain_entries
+from fastndcg.reference._trec_ndcg import _ndcg_p_walk
+from fastndcg._core.threads import threads_for
+from fastndcg._core.validation import check_scores
+from fastndcg.measures.measure_strings import Measure, parse_measures
+from fastndcg.conventions import get_preset
+from fastndcg.measures.trec_gains import GainScorer, GainSpec, bogus_ranking, resolve_trec_gains, warn_quirks
+
+__all__ = ["TrecResult", "evaluate_trec", "RULES"]
+
+#: ``rules`` of the trec_eval-syntax measures: trec_eval 10, or trec_eval 9 as pytrec_eval bundles it.
+RULES = ("trec_eval", "pytrec_eval")
+_NO_GAINS = GainSpec((), "")
+#: ir_measures' dcg='exp-log2' (gdeval with a cutoff, ranx without): 2**rel - 1, docno-descending ties
+EXP_LOG2 = Convention(ties="key_desc", name="ir_measures_exp_log2")
+
+
+@dataclass
+class TrecResult:
+    """Per-topic values and means of measures on one run.
+
+    Attributes
+    ----------
+    measures : list of Measure
+    qids : object array of str (n_topics,)
+        The evaluated topics, in trec_eval's order (bytewise).
+    values : float64 (n_topics, n_measures)
+    means : float64 (n_measures,)
+        The mean over the evaluated topics (NaN when a value is NaN or there
+        is no topic).
+    run_name : str
+        The run's tag (its last line's, as trec_eval's ``runid``).
+    missing_qids, ignored_qids : list of str
+        Judged topics without results; run topics without judgments (ignored).
+    """
+
+    measures: List[Measure]
+    qids: np.ndarray
+    values: np.ndarray
+    means: np.ndarray
+    run_name: str = ""
+    missing_qids: List[str] = field(default_factory=list)
+    ignored_qids: List[str] = field(default_factory=list)
+
+    @property
+    def names(self) -> List[str]:
+        return [m.name for m in self.measures]
+
+
+@dataclass
+class _Topics:
+    """The ranked documents of the evaluated topics (CSR), after -M, the bogus
+    ranking of trec_eval 10's -c and -J; and every judgment of each topic."""
+
+    scores: np.ndarray
+    levels: np.ndarray        # trec_eval levels: judgment >= 0, -1 not in the qrels, -2 judged below 0
+    tie_key: np.ndarray
+    offsets: np.ndarray
+    judged: np.ndarray        # every judgment (below 0 as -2)
+    judged_offsets: np.ndarray
+
+    @property
+    def labels(self) -> np.ndarray:
+        return np.maximum(self.levels, 0)
+
+    @property
+    def ideal_labels(self) -> np.ndarray:
+        return np.maximum(self.judged, 0)
+
+
+def _flavour(m: Measure, rules: str) -> str:
+    """Which rules compute a measure: "te10" (trec_eval 10), "te9" (trec_eval 9 /
+    pytrec_eval: float32 scores, no bogus ranking) or "exp" (ir_measures exp-log2)."""
+    if m.syntax == "ir_measures":
+        return "exp" if m.dcg == "exp-log2" else "te9"
+    return "te10" if rules == "trec_eval" else "te9"
+
+
+def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eval", missing: str = "error",
+                  max_docs: Optional[int] = None, judged_only: bool = False, relevance_level: int = 1,
+                  n_threads: Optional[int] = None) -> TrecResult:
+    """Measures of trec_eval's NDCG family and ir_measures' nDCG on a run.
+
+    Parameters
+    ----------
+    run, qrels : :class:`fastndcg.io.readers.Run` / :class:`~fastndcg.io.readers.Qrels` or paths
+    measures : str, Measure or a list of them
+        trec_eval or ir_measures syntax (:func:`fastndcg.measures.measure_strings.parse_measures`).
+    rules : {"trec_eval", "pytrec_eval"}
+        For the trec_eval-syntax measures: trec_eval 10, or trec_eval 9 as
+        pytrec_eval bundles it (scores rounded to float32; a topic missing
+        from the run is not ranked). ir_measures-syntax measures follow
+        ir_measures' providers whatever this is.
+    missing : {"error", "zero", "skip"}
+        Judged topics without results (:func:`fastndcg.io.readers.align_run`):
+        an error (trec_eval 10 without ``-c``), evaluated (``-c``; 0 for
+        every NDCG measure unless custom gains give level -1 a gain), or left
+        out. ir_measures counts them: ``"zero"``.
+    max_docs : int, optional
+        trec_eval's ``-M``: the top ``max_docs`` results of each topic.
+    judged_only : bool
+        trec_eval's ``-J`` for every measure: retrieved documents without a
+        judgment >= 0 are removed before ranking positions are counted
+        (Sakai's condensed lists). A measure's own ``judged_only`` (ir_measures)
+        applies to it alone.
+    relevance_level : int
+        trec_eval's ``-l``: ``Rndcg`` is 0 for a topic without a judged
+        document at or above it; ``ndcg_p`` is 0 for a topic without a
+        retrieved one.
+    n_threads : int, optional
+
+    Returns
+    -------
+    TrecResult
+        Per-topic values (n_topics, n_measures) and means. For one topic,
+        DCG = sum_r g_r / log2(r + 1) over its ranking (score descending,
+        ties by docno descending), NDCG = DCG / IDCG with the ideal from every
+        judgment of the topic (0 when the ideal is 0); the other measures as
+        :mod:`fastndcg.reference._trec_ndcg` defines them.
+    """
+    from fastndcg.io import readers
+
+    if rules not in RULES:
+        raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
+    if relevance_level is None or isinstance(relevance_level, bool) or int(relevance_level) != relevance_level:
+        raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
+    ms = parse_measures(measures)
+    if not isinstance(run, readers.Run):
+        run = readers.read_run(run, n_threads=n_threads)
+    if not isinstance(qrels, readers.Qrels):
+        qrels = readers.read_qrels(qrels, n_threads=n_threads)
+    aligned: Dict[Tuple, Any] = {}
+    columns: Dict[int, Tuple[np.ndarray, float]] = {}
+    groups: Dict[Tuple, List[int]] = {}
+    for j, m in enumerate(ms):
+        fl = _flavour(m, rules)
+        groups.setdefault((m.relabel, fl, judged_only or m.judged_only), []).append(j)
+    first = None
+    for (relabel, fl, jo), idx in groups.items():
+        f32 = fl == "te9" and max_docs is not None
+        akey = (relabel, f32)
+        if akey not in aligned:
+            q = qrels if relabel is None else _relabel(qrels, relabel)
+            aligned[akey] = readers.align_run(run, q, missing=missing, max_docs=max_docs, float32_scores=f32,
+                                              n_threads=n_threads)
+        a = aligned[akey]
+        if first is None:
+            first = a
+        topics = _topics(a, bogus=fl == "te10" and missing == "zero", judged_only=jo)
+        cols = _group_columns(topics, [ms[j] for j in idx], fl, relevance_level, n_threads)
+        for j, col in zip(idx, cols):
+            columns[j] = col
+    nq = first.n_queries
+    values = np.empty((nq, len(ms)), dtype=np.float64)
+    means = np.empty(len(ms), dtype=np.float64)
+    for j in range(len(ms)):
+        values[:, j], means[j] = columns[j]
+    return TrecResult(ms, first.qids, values, means, first.run_name, list(first.missing_qids),
+                      list(first.ignored_qids))
+
+
+def _relabel(qrels: Any, relabel: Tuple[Tuple[int, int], ...]) -> Any:
+    """ir_measures' ``gains={...}``: each judgment r becomes gains.get(r, r)."""
+    rel = qrels.relevance
+    out = rel.copy()
+    for k, v in relabel:
+        out[rel == k] = v
+    return dataclasses.replace(qrels, relevance=out)
+
+
+def _topics(a: Any, bogus: bool, judged_only: bool) -> _Topics:
+    scores, levels, tie_key, offsets = a.scores, a.trec_levels(), a.tie_key, a.offsets
+    if bogus:
+        scores, levels, tie_key, offsets = bogus_ranking(scores, levels, tie_key, offsets)
+    if judged_only:
+        keep = levels >= 0
+        if not keep.all():
+            counts = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if keep.size else np.zeros(0, np.int64)
+            counts = np.where(np.diff(offsets) > 0, counts, 0)
+            offsets = np.zeros(offsets.shape[0], dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            scores, levels, tie_key = scores[keep], levels[keep], tie_key[keep]
+    return _Topics(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(levels, dtype=np.int64),
+                   np.ascontiguousarray(tie_key, dtype=np.int64), np.ascontiguousarray(offsets, dtype=np.int64),
+                   np.ascontiguousarray(a.trec_judged(), dtype=np.int64),
+                   np.ascontiguousarray(a.ideal_offsets, dtype=np.int64))
+
+
+def _mean(values: np.ndarray) -> float:
+    """The package's exact mean (trec_eval's sum / number of topics); NaN if any value is."""
+    if values.size == 0:
+        return float("nan")
+    nan = np.isnan(values)
+    if nan.any():
+        return float(values[nan][0])     # trec_eval's sum propagates the first NaN, sign included
+    if np.isinf(values).any():
+        # a quirky gain set can give a topic an infinite value: trec_eval's sum
+        # in topic order (inf, or NaN for inf - inf), divided by the topic count
+        total = 0.0
+        for v in values.tolist():
+            total += v
+        return total / values.size
+    return float(aggregate(values, np.ones_like(values), Convention(), True))
+
+
+def _group_columns(t: _Topics, ms: List[Measure], fl: str, relevance_level: int,
+                   n_threads: Optional[int]) -> List[Tuple[np.ndarray, float]]:
+    """(per-topic values, mean) of each measure of one group (same topics, same rules)."""
+    out: List[Optional[Tuple[np.ndarray, float]]] = [None] * len(ms)
+    if fl == "exp":
+        base = EXP_LOG2
+    else:
+        base = get_preset("trec_eval" if fl == "te10" else "pytrec_eval")
+    round_f32 = base.score_precision == "float32"
+    check_scores(t.scores, t.offsets, float32="the rules' float32 scores" if round_f32 else None)
+
+    # NDCG at cutoffs without custom gains: one scorer, one kernel pass
+    plain = [i for i, m in enumerate(ms) if m.gains is None and m.family in ("ndcg", "ndcg_cut", "nDCG")]
+    if plain:
+        ks = sorted({ms[i].cutoff for i in plain}, key=lambda k: (k is None, k or 0))
+        conv = base.replace(ideal="cut", name=base.name)
+        scorer = NDCGScorer(t.labels, t.offsets, ks, convention=conv, tie_key=t.tie_key,
+                            ideal_labels=t.ideal_labels, ideal_offsets=t.judged_offsets, n_threads=n_threads)
+        per, mean = scorer.evaluate(t.scores, n_threads=n_threads)
+        per = np.asarray(per).reshape(-1, len(ks))
+        mean = np.atleast_1d(mean)
+        for i in plain:
+            c = ks.index(ms[i].cutoff)
+            out[i] = (per[:, c].copy(), float(mean[c]))
+
+    # dcg / ideal_dcg without gains: the trec_eval convention's full ideal
+    simple = [i for i, m in enumerate(ms) if m.gains is None and m.family in ("dcg", "ideal_dcg")]
+    if simple:
+        scorer = NDCGScorer(t.labels, t.offsets, None, convention=base, tie_key=t.tie_key,
+                            ideal_labels=t.ideal_labels, ideal_offsets=t.judged_offsets, n_threads=n_threads)
+        for i in simple:
+            v = scorer.dcg(t.scores, n_threads=n_threads) if ms[i].family == "dcg" else scorer.ideal_dcg
+            v = np.asarray(v, dtype=np.float64)
+            out[i] = (v, _mean(v))
+
+    # custom gains and the prefix measures: trec_eval's resolution, per gain set
+    rest = [i for i, m in enumerate(ms) if out[i] is None]
+    by_spec: Dict[Any, List[int]] = {}
+    for i in rest:
+        spec = ms[i].gains if ms[i].gains is not None else _NO_GAINS
+        by_spec.setdefault(spec.pairs, []).append(i)
+    for _, idx in by_spec.items():
+        spec = ms[idx[0]].gains if ms[idx[0]].gains is not None else _NO_GAINS
+        res = resolve_trec_gains(spec, t.levels, t.offsets, t.judged, t.judged_offsets, base.discount, n_threads)
+        if spec.pairs and any(ms[i].family in ("ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg") for i in idx):
+            warn_quirks(res.quirks, spec, stacklevel=4)
+        fams = {ms[i].family for i in idx}
+        gscorer = None
+        if fams & {"ndcg", "dcg"}:
+            gscorer = GainScorer(res.doc_gains, t.offsets, None, convention=base, ideal_dcg=res.ideal_dcg,
+                                 n_threads=n_threads)
+        prefix = {}
+        if fams & {"ndcg_rel", "Rndcg", "ndcg_p"}:
+            prefix = _prefix(t, res, spec, fams, round_f32, relevance_level, n_threads)
+        for i in idx:
+            fam = ms[i].family
+            if fam == "ndcg":
+                per, mean = gscorer.evaluate(t.scores, tie_key=t.tie_key, n_threads=n_threads)
+                out[i] = (np.asarray(per, dtype=np.float64), float(mean))
+            elif fam == "dcg":
+                v = np.asarray(gscorer.dcg(t.scores, tie_key=t.tie_key, n_threads=n_threads), dtype=np.float64)
+                out[i] = (v, _mean(v))
+            elif fam == "ideal_dcg":
+                v = np.asarray(res.ideal_dcg, dtype=np.float64).copy()
+                out[i] = (v, _mean(v))
+            else:
+                v = prefix[fam]
+                out[i] = (v, _mean(v))
+    return out   # type: ignore[return-value]
+
+
+def _prefix(t: _Topics, res: Any, spec: GainSpec, fams: set, round_f32: bool, relevance_level: int,
+            n_threads: Optional[int]) -> Dict[str, np.ndarray]:
+    """ndcg_rel, Rndcg, ndcg_p from the ``_trec_ndcg`` kernel."""
+    nq = t.offsets.shape[0] - 1
+    jt = np.repeat(np.arange(nq, dtype=np.int64), np.diff(t.judged_offsets))
+    rl = max(int(relevance_level), 0)
+    n_rel = np.bincount(jt[t.judged >= rl], minlength=nq).astype(np.int64)
+    dt = np.repeat(np.arange(nq, dtype=np.int64), np.diff(t.offsets))
+    rel_ret = np.bincount(dt[t.levels >= rl], minlength=nq).astype(np.int64)
+    if "ndcg_p" in fams:
+        walk_p, walk_p_off = _walks_p(spec, t.judged, t.judged_offsets)
+    else:
+        walk_p, walk_p_off = np.zeros(0), np.zeros(nq + 1, dtype=np.int64)
+    outs = {f: np.zeros(nq, dtype=np.float64) for f in ("ndcg_rel", "Rndcg", "ndcg_p")}
+    sizes = np.diff(t.offsets)
+    max_n = int(sizes.max(initial=0))
+    failed = _trec_ndcg.prefix_measures(
+        t.scores, t.tie_key, True, round_f32, np.ascontiguousarray(res.doc_gains, dtype=np.float64), t.offsets,
+        np.ascontiguousarray(res.ideal_gains, dtype=np.float64),
+        np.ascontiguousarray(res.ideal_offsets, dtype=np.int64),
+        np.ascontiguousarray(walk_p, dtype=np.float64), np.ascontiguousarray(walk_p_off, dtype=np.int64),
+        n_rel, rel_ret, outs["ndcg_rel"], outs["Rndcg"], outs["ndcg_p"],
+        "ndcg_rel" in fams, "Rndcg" in fams, "ndcg_p" in fams, max_n,
+        threads_for(int(t.offsets[-1]) * 8, n_threads))
+    if failed:
+        raise MemoryError("fastndcg: could not allocate per-thread scratch")
+    return outs
+
+
+def _walks_p(spec: GainSpec, judged: np.ndarray, joff: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``ndcg_p``'s ideal walk of each topic (CSR), by the reference's rule."""
+    nq = joff.shape[0] - 1
+    gains: List[float] = []
+    off = np.zeros(nq + 1, dtype=np.int64)
+    cache: Dict[Tuple[int, ...], List[float]] = {}
+    for q in range(nq):
+        j = judged[joff[q]:joff[q + 1]]
+        j = j[j >= 0]
+        counts = tuple(np.bincount(j).tolist()) if j.size else ()
+        w = cache.get(counts)
+        if w is None:
+            w = cache[counts] = _ndcg_p_walk(trec_gain_entries(spec.pairs, list(counts)))
+        gains.extend(w)
+        off[q + 1] = len(gains)
+    return np.asarray(gains, dtype=np.float64), off

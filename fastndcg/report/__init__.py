@@ -1,0 +1,3 @@
+"""Evaluation over files and its reports: streaming evaluation of inputs larger
+than memory (:mod:`.stream`), the comparison of conventions and systems
+(:mod:`.compare`), statistics (:mod:`.stats`) and number formatting (:mod:`.format`)."""

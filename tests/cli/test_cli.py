@@ -1,0 +1,402 @@
+"""Command line: trec_eval reproduction, LTR files, formats, exit codes, test subcommand."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_svmlight_file
+
+import fastndcg
+from fastndcg.io import readers
+from fastndcg.cli.main import EXIT_DATA, EXIT_IO, EXIT_USAGE, Progress, main
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ndcg_lines(text: str, measures=("ndcg", "ndcg_cut_", "ndcg_1=")):
+    """{(measure, query): value} of trec_eval-format lines whose measure is an NDCG one."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 3:
+            continue
+        m = parts[0].strip()
+        if m == "ndcg" or any(m.startswith(p) for p in measures[1:]):
+            out[(m, parts[1])] = parts[2]
+    return out
+
+
+# (expected output, trec_eval options as fastndcg options, qrels, run)
+TREC_EVAL_CASES = [
+    ("out.test.a", [], "qrels.test", "results.test"),
+    ("out.test.aq", ["--per-query"], "qrels.test", "results.test"),
+    ("out.test.aqc", ["--per-query", "-c"], "qrels.test", "results.trunc"),
+    ("out.test.aqcM", ["--per-query", "-c", "-M", "100"], "qrels.test", "results.trunc"),
+    ("out.test.aql", ["--per-query"], "qrels.rel_level", "results.test"),
+]
+
+
+@pytest.mark.parametrize("expected, options, qrels, run", TREC_EVAL_CASES)
+def test_reproduces_trec_eval_ndcg_lines(shared_data, capsys, expected, options, qrels, run):
+    base = shared_data / "trec_eval-test"
+    want = ndcg_lines((base / expected).read_text())
+    assert any(m == "ndcg" for m, _ in want) and any(m.startswith("ndcg_cut_") for m, _ in want)
+    got = {}
+    for preset in ("trec_eval", "trec_eval_cut"):
+        code, out, err = run_cli(capsys, "eval", base / qrels, base / run, "--preset", preset,
+                                 "--format", "trec", *options)
+        assert code == 0, err
+        got.update(ndcg_lines(out))
+    assert got == want
+
+
+def test_reproduces_trec_eval_measure_parameters(shared_data, capsys):
+    """out.test.meas_params: -mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4"""
+    base = shared_data / "trec_eval-test"
+    want = ndcg_lines((base / "out.test.meas_params").read_text())
+    code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--format", "trec",
+                           "--per-query", "--gain", "1=3,2=9,4=4.5")
+    code2, out2, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--format", "trec",
+                             "--per-query", "--preset", "trec_eval_cut", "-k", "10,20,23")
+    assert code == code2 == 0
+    got = ndcg_lines(out)
+    got.update(ndcg_lines(out2))
+    assert got == want
+    assert ("ndcg_1=3,2=9,4=4.5", "all") in got
+
+
+def test_trec_eval_missing_topic_is_an_error_without_c(shared_data, capsys):
+    base = shared_data / "trec_eval-test"
+    code, out, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc")
+    assert code == EXIT_DATA and out == ""
+    assert "qrels.test:1709: 1 judged topic(s) have no results" in err and "'302'" in err and "-c" in err
+    code, out, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc", "--skip-missing",
+                             "--format", "json")
+    assert code == 0 and json.loads(out)["runs"][0]["n_queries"] == 2
+    assert "left out" in err
+
+
+def test_robust03_all_runs(shared_data, capsys, tmp_path):
+    base = shared_data / "trectools-robust03"
+    runs = sorted((base / "runs").glob("input.*.gz"))
+    out_file = tmp_path / "all.json"
+    code, out, err = run_cli(capsys, "eval", base / "robust03_qrels.txt", *runs, "-k", "10,all",
+                             "--format", "json", "-o", out_file, "--per-query")
+    assert code == 0 and out == ""
+    doc = json.loads(out_file.read_text())
+    assert len(doc["runs"]) == 17 and doc["measures"] == ["ndcg@10", "ndcg"]
+    qrels = readers.read_qrels(base / "robust03_qrels.txt")
+    for run_doc, path in zip(doc["runs"], runs):
+        assert run_doc["n_queries"] == 100 and len(run_doc["per_query"]) == 100
+        a = readers.align_run(path, qrels)
+        # issue 15: a cutoff of the trec_eval preset is trec_eval's ndcg_cut (the ideal cut at k too)
+        api = a.ndcg([10, None], convention="trec_eval_cut")
+        got = np.array([[r["ndcg@10"], r["ndcg"]] for r in run_doc["per_query"]])
+        np.testing.assert_array_equal(got, api)
+        assert [run_doc["mean"]["ndcg@10"], run_doc["mean"]["ndcg"]] == a.mean_ndcg([10, None],
+                                                                                    convention="trec_eval_cut").tolist()
+        assert run_doc["mean"]["ndcg"] == pytest.approx(a.mean_ndcg(None), rel=1e-14)
+        # issue 15: one rule for names: the run is its file, runid its tag
+        assert run_doc["name"] == path.name and run_doc["runid"] == a.run_name
+    tags = [r["runid"] for r in doc["runs"]]
+    assert "MU03rob01" in tags and "rutcor03100" in tags
+
+
+def _ltr_arrays(path, group=None):
+    X, y, *rest = load_svmlight_file(str(path), query_id=group is None)
+    if group is None:
+        offsets = fastndcg.offsets_from_qid(rest[0]).offsets
+    else:
+        offsets = fastndcg.offsets_from_group_sizes(np.loadtxt(group, dtype=np.int64))
+    return y.astype(np.int64), offsets
+
+
+@pytest.mark.parametrize("dataset", ["mq2008", "lightgbm-rank"])
+@pytest.mark.parametrize("preset", ["letor4", "lightgbm", "standard"])
+def test_ltr_data_and_predictions(shared_data, capsys, tmp_path, dataset, preset):
+    if dataset == "mq2008":
+        data, group = shared_data / "mq2008" / "test.txt", None
+    else:
+        data = shared_data / "lightgbm-rank" / "rank.test"
+        group = shared_data / "lightgbm-rank" / "rank.test.query"   # found next to the data file
+    labels, offsets = _ltr_arrays(data, group)
+    scores = np.round(np.random.default_rng(1).random(labels.size), 2)   # rounded: ties on purpose
+    pred = tmp_path / "model.pred"
+    np.savetxt(pred, scores, fmt="%.2f")
+    code, out, err = run_cli(capsys, "eval", "--data", data, pred, "--preset", preset, "-k", "1,3,5,10",
+                             "--format", "csv", "--per-query")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows[-1]["query"] == "all" and len(rows) == offsets.size
+    expected = fastndcg.ndcg(scores, labels, offsets, [1, 3, 5, 10], convention=preset)
+    got = np.array([[float(r[f"ndcg@{k}"]) for k in (1, 3, 5, 10)] for r in rows[:-1]])
+    np.testing.assert_array_equal(got, expected)
+    mean = fastndcg.mean_ndcg(scores, labels, offsets, [1, 3, 5, 10], convention=preset)
+    np.testing.assert_array_equal([float(rows[-1][f"ndcg@{k}"]) for k in (1, 3, 5, 10)], mean)
+    # streaming gives the same per-query values
+    code, out_stream, _ = run_cli(capsys, "eval", "--data", data, pred, "--preset", preset, "-k", "1,3,5,10",
+                                  "--format", "csv", "--per-query", "--stream")
+    assert code == 0
+    assert list(csv.DictReader(io.StringIO(out_stream)))[:-1] == rows[:-1]
+
+
+def test_lightgbm_preset_matches_lightgbm_itself(shared_data, capsys, tmp_path):
+    import lightgbm as lgb
+
+    base = shared_data / "lightgbm-rank"
+    X, y = load_svmlight_file(str(base / "rank.test"))
+    group = np.loadtxt(base / "rank.test.query", dtype=np.int64)
+    scores = np.random.default_rng(2).random(y.size)
+    pred = tmp_path / "p.txt"
+    np.savetxt(pred, scores, fmt="%.17g")
+    # LightGBM evaluates init_score when the single tree adds (almost) nothing
+    ds = lgb.Dataset(X, y, group=group, init_score=scores)
+    record = {}
+    lgb.train({"objective": "lambdarank", "metric": "ndcg", "eval_at": [1, 3, 5], "learning_rate": 1e-300,
+               "verbose": -1, "num_leaves": 2, "min_data_in_leaf": 1, "num_threads": 1}, ds, num_boost_round=1,
+              valid_sets=[ds], valid_names=["v"], callbacks=[lgb.record_evaluation(record)])
+    code, out, _ = run_cli(capsys, "eval", "--data", base / "rank.test", pred, "--preset", "lightgbm",
+                           "-k", "1,3,5", "--format", "json")
+    assert code == 0
+    mean = json.loads(out)["runs"][0]["mean"]
+    for k in (1, 3, 5):
+        assert mean[f"ndcg@{k}"] == pytest.approx(record["v"][f"ndcg@{k}"][0], abs=1e-12)
+
+
+def test_default_cutoffs_and_table(shared_data, capsys):
+    base = shared_data / "trec_eval-test"
+    code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test")
+    # issue 15: the run column is the file (its tag is the runid of --format trec)
+    assert code == 0 and "ndcg" in out and "results.test" in out and "0.4021" in out and "all (3)" in out
+    code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--preset", "trec_eval_cut",
+                           "--format", "csv")
+    assert out.splitlines()[0] == "run,query," + ",".join(f"ndcg@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))
+
+
+@pytest.mark.parametrize("argv, code, message", [
+    (["eval", "{q}", "{r}", "-k", "0"], EXIT_USAGE, "cutoffs must be integers >= 1"),
+    (["eval", "{q}", "{r}", "--preset", "nope"], EXIT_USAGE, "unknown preset 'nope'"),
+    (["eval", "{q}"], EXIT_USAGE, "needs QRELS and at least one RUN"),
+    (["eval", "{q}", "{r}", "--group", "x"], EXIT_USAGE, "--group only applies with --data"),
+    (["eval", "{q}", "{r}", "--gain", "1=x"], EXIT_USAGE, "LEVEL=GAIN"),
+    (["eval", "{q}", "{r}", "-c", "--skip-missing"], EXIT_USAGE, "not allowed with"),
+    (["test", "{q}", "{r}"], EXIT_USAGE, "at least two runs"),
+    (["test", "{q}", "{r}", "{r}", "--alpha", "2"], EXIT_USAGE, "strictly between 0 and 1"),
+    (["eval", "{q}", "/nonexistent/run.txt"], EXIT_IO, "cannot access '/nonexistent/run.txt'"),
+    (["eval", "--data", "/nonexistent/d.svm", "{r}"], EXIT_IO, "No such file"),
+])
+def test_exit_codes(shared_data, capsys, argv, code, message):
+    base = shared_data / "trec_eval-test"
+    argv = [a.format(q=base / "qrels.test", r=base / "results.test") for a in argv]
+    try:
+        got = main(argv)
+    except SystemExit as exc:      # argparse usage errors
+        got = exc.code
+    out, err = capsys.readouterr()
+    assert got == code
+    assert message in err
+    assert out == ""
+
+
+def test_malformed_inputs_name_file_and_line(capsys, tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 1\n")
+    bad_run = tmp_path / "bad.run"
+    bad_run.write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 x t\n")
+    code, out, err = run_cli(capsys, "eval", qrels, bad_run)
+    assert code == EXIT_DATA and f"{bad_run}:2: the score (5th field) is not a finite number" in err and out == ""
+    data = tmp_path / "d.svm"
+    data.write_text("1 qid:1 1:0\n0 qid:1 1:0\n2 qid:2 1:0\n")
+    pred = tmp_path / "p.txt"
+    pred.write_text("0.1\n0.2\n")
+    code, _, err = run_cli(capsys, "eval", "--data", data, pred)
+    assert code == EXIT_DATA and f"{pred}:3: the prediction file ends after 2 scores but the data file {data} has 3 rows" in err
+    pred.write_text("0.1\n0.2\n0.3\n0.4\n")
+    code, _, err = run_cli(capsys, "eval", "--data", data, pred)
+    assert code == EXIT_DATA and f"{pred}:4:" in err
+    pred.write_text("0.1\nabc\n0.3\n")
+    code, _, err = run_cli(capsys, "eval", "--data", data, pred)
+    assert code == EXIT_DATA and f"{pred}:2: not a finite number" in err
+    data.write_text("1 qid:1 1:0\n0 qid:2 1:0\n2 qid:1 1:0\n")
+    pred.write_text("0.1\n0.2\n0.3\n")
+    code, _, err = run_cli(capsys, "eval", "--data", data, pred)
+    assert code == EXIT_DATA and f"{data}:3: qid 1 appears again" in err
+    code, out, _ = run_cli(capsys, "eval", "--data", data, pred, "--qid-order", "any")
+    assert code == 0 and "all (2)" in out
+    nogroup = tmp_path / "n.svm"
+    nogroup.write_text("1 1:0\n")
+    code, _, err = run_cli(capsys, "eval", "--data", nogroup, pred)
+    assert code == EXIT_DATA and "no qid" in err
+
+
+def test_output_file_is_atomic(shared_data, capsys, tmp_path):
+    base = shared_data / "trec_eval-test"
+    target = tmp_path / "result.csv"
+    code, _, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc", "--format", "csv", "-o", target)
+    assert code == EXIT_DATA and not target.exists()
+    assert os.listdir(tmp_path) == []                       # no temporary file left either
+    target.write_text("previous\n")
+    code, _, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc", "-o", target)
+    assert code == EXIT_DATA and target.read_text() == "previous\n"
+    code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--format", "csv", "-o", target)
+    assert code == 0 and out == "" and target.read_text().startswith("run,query,ndcg\n")
+
+
+def test_progress_bar(shared_data, capsys):
+    base = shared_data / "trec_eval-test"
+    code, _, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.test")
+    assert code == 0 and "%" not in err                      # not a terminal: no bar
+    code, _, err = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--progress")
+    assert code == 0 and "100.0%" in err and "results.test" in err
+    stream = io.StringIO()
+    bar = Progress(True, delay=0.0, stream=stream).start("file")
+    bar(50, 100)
+    bar.done()
+    assert "50.0%" in stream.getvalue() and stream.getvalue().endswith("\r")
+
+
+def test_python_dash_m_and_formats(shared_data, tmp_path):
+    base = shared_data / "trec_eval-test"
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(fastndcg.__file__)))
+    proc = subprocess.run([sys.executable, "-m", "fastndcg", "eval", str(base / "qrels.test"), str(base / "results.test"),
+                           "-k", "10,all", "--format", "json", "--per-query"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["cutoffs"] == [10, None]
+    assert [r["query"] for r in doc["runs"][0]["per_query"]] == ["301", "302", "303"]
+    assert round(doc["runs"][0]["mean"]["ndcg"], 4) == 0.4021
+    proc = subprocess.run([sys.executable, "-m", "fastndcg", "eval", str(base / "qrels.test"), "missing.run"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert proc.returncode == EXIT_IO and proc.stdout == "" and "missing.run" in proc.stderr
+
+
+def test_test_subcommand(shared_data, capsys, tmp_path):
+    data = shared_data / "mq2008" / "test.txt"
+    labels, offsets = _ltr_arrays(data)
+    rng = np.random.default_rng(0)
+    good = labels + rng.normal(0, 0.3, labels.size)          # close to the labels
+    bad = rng.random(labels.size)
+    paths = []
+    for name, s in (("good.pred", good), ("bad.pred", bad), ("bad2.pred", bad + 1e-3 * rng.random(labels.size))):
+        np.savetxt(tmp_path / name, s, fmt="%.17g")
+        paths.append(tmp_path / name)
+    code, out, err = run_cli(capsys, "test", "--data", data, *paths, "-k", "10", "--format", "json",
+                             "--resamples", "2000")
+    assert code == 0, err
+    doc = json.loads(out)
+    m = doc["measures"][0]
+    assert m["measure"] == "ndcg@10" and doc["n_queries"] == 156
+    pairs = {(p["a"], p["b"]): p for p in m["pairs"]}
+    assert pairs[("good.pred", "bad.pred")]["winner"] == "good.pred"
+    assert pairs[("good.pred", "bad2.pred")]["winner"] == "good.pred"
+    assert pairs[("bad.pred", "bad2.pred")]["winner"] in ("", None)
+    per = {n: fastndcg.ndcg(s, labels, offsets, 10) for n, s in (("good.pred", good), ("bad.pred", bad))}
+    from fastndcg.report import stats
+
+    ref = stats.paired_t_test(per["good.pred"], per["bad.pred"])
+    assert pairs[("good.pred", "bad.pred")]["p_t"] == pytest.approx(ref.pvalue, rel=1e-12)
+    sys_means = {s["name"]: s for s in m["systems"]}
+    assert sys_means["good.pred"]["ci_low"] < sys_means["good.pred"]["mean"] < sys_means["good.pred"]["ci_high"]
+    code, out, _ = run_cli(capsys, "test", "--data", data, *paths, "-k", "10", "--resamples", "500",
+                           "--baseline", "bad.pred")
+    assert code == 0 and "winner" in out and "good.pred" in out and "95% CI" in out
+    code, out, _ = run_cli(capsys, "test", "--data", data, *paths[:2], "-k", "5,10", "--format", "csv",
+                           "--resamples", "500", "--test", "wilcoxon")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["measure"] for r in rows] == ["ndcg@5", "ndcg@10"] and rows[1]["winner"] == "good.pred"
+
+
+def test_test_subcommand_trec_runs(shared_data, capsys):
+    base = shared_data / "trectools-robust03"
+    runs = [base / "runs" / f"input.{n}.gz" for n in ("humR03dc", "NLPR03vb10", "pircRBa1")]
+    code, out, err = run_cli(capsys, "test", base / "robust03_qrels.txt", *runs, "-k", "10", "--resamples", "500")
+    assert code == 0, err
+    assert "humR03dc" in out and "p(adj)" in out and "100 queries" in out
+
+
+def test_demo_still_works(capsys):
+    assert main(["demo", "--queries", "50", "-k", "1,5"]) == 0
+    assert "standard" in capsys.readouterr().out
+
+
+def _python_m(tmp_path, *argv):
+    """``python -m fastndcg`` from outside the checkout (the source tree has no compiled kernels)."""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(fastndcg.__file__)))
+    return subprocess.run([sys.executable, "-m", "fastndcg", *[str(a) for a in argv]],
+                          capture_output=True, cwd=tmp_path, env=env)
+
+
+STREAM_CASES = [
+    ("trec_eval-test", "qrels.test", ["results.test"], ["--per-query", "--format", "trec"]),
+    ("trec_eval-test", "qrels.test", ["results.test"], ["--per-query", "--format", "trec", "--preset",
+                                                        "trec_eval_cut", "-M", "100"]),
+    ("trec_eval-test", "qrels.rel_level", ["results.test"], ["--per-query", "--format", "csv", "-k", "5,10,all",
+                                                             "--gain", "1=3,2=9,4=4.5"]),
+    ("trec_eval-test", "qrels.comment.test", ["results.comment.test"], ["--per-query", "--format", "json",
+                                                                        "--preset", "pytrec_eval_cut"]),
+    ("trectools-robust03", "robust03_qrels.txt", ["runs/input.MU03rob01.gz", "runs/input.humR03dc.gz"],
+     ["--per-query", "--format", "csv", "-k", "1,10,100,all"]),
+    ("trectools-robust03", "robust03_qrels.txt", ["runs/input.rutcor03100.gz", "runs/input.NLPR03vb10.gz"],
+     ["--preset", "lightgbm", "-k", "5,10"]),
+]
+
+
+@pytest.mark.parametrize("folder, qrels, runs, options", STREAM_CASES)
+def test_stream_trec_runs_same_output(shared_data, tmp_path, folder, qrels, runs, options):
+    """--stream reads each run by whole topics: stdout and stderr byte for byte
+    those of the in-memory evaluation (per-query values, means, names, notes)."""
+    base = shared_data / folder
+    argv = ["eval", base / qrels, *[base / r for r in runs], *options]
+    memory = _python_m(tmp_path, *argv)
+    streamed = _python_m(tmp_path, *argv, "--stream")
+    assert memory.returncode == 0, memory.stderr
+    assert streamed.returncode == 0, streamed.stderr
+    assert streamed.stdout == memory.stdout and streamed.stderr == memory.stderr
+    assert len(memory.stdout) > 150
+
+
+def test_stream_trec_errors(shared_data, tmp_path):
+    base = shared_data / "trec_eval-test"
+    target = tmp_path / "out.csv"
+    # results.trunc interleaves topics 301 and 303: a stream cannot regroup them
+    proc = _python_m(tmp_path, "eval", base / "qrels.test", base / "results.trunc", "-c", "--stream",
+                     "--format", "csv", "-o", target)
+    assert proc.returncode == EXIT_DATA and proc.stdout == b""
+    assert f"{base / 'results.trunc'}:3: topic '301' appears again after other topics".encode() in proc.stderr
+    assert not target.exists() and os.listdir(tmp_path) == []
+    # a judged topic without results, without -c: trec_eval 10's error, after the whole run
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n2 0 b 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 a 1 0.5 t\n1 Q0 c 2 0.4 t\n3 Q0 a 1 0.1 t\n")
+    proc = _python_m(tmp_path, "eval", qrels, run, "--stream", "-o", target)
+    assert proc.returncode == EXIT_DATA and b"1 judged topic(s) have no results" in proc.stderr
+    assert b"'2'" in proc.stderr and not target.exists()
+    for flag, value in (("-c", b"0.5000"), ("--skip-missing", b"1.0000")):
+        memory = _python_m(tmp_path, "eval", qrels, run, flag, "-k", "all")
+        streamed = _python_m(tmp_path, "eval", qrels, run, flag, "-k", "all", "--stream")
+        assert streamed.returncode == 0 and (streamed.stdout, streamed.stderr) == (memory.stdout, memory.stderr)
+        assert value in streamed.stdout and b"1 topic(s) without judgments ignored" in streamed.stderr
+    run.write_text("1 Q0 a 1 0.5 t\n1 Q0 c 2 nan t\n")
+    proc = _python_m(tmp_path, "eval", qrels, run, "-c", "--stream")
+    assert proc.returncode == EXIT_DATA and f"{run}:2: the score".encode() in proc.stderr
+
+
+def test_stream_test_subcommand_trec_runs(shared_data, tmp_path):
+    base = shared_data / "trectools-robust03"
+    argv = ["test", base / "robust03_qrels.txt", *[base / "runs" / f"input.{n}.gz" for n in ("humR03dc", "NLPR03vb10")],
+            "-k", "10", "--resamples", "300", "--format", "json"]
+    memory, streamed = _python_m(tmp_path, *argv), _python_m(tmp_path, *argv, "--stream")
+    assert memory.returncode == streamed.returncode == 0, streamed.stderr
+    assert streamed.stdout == memory.stdout and b"humR03dc" in streamed.stdout

@@ -1,0 +1,162 @@
+"""The command line as a trec_eval user meets it (issue 15): -m in both syntaxes,
+-J, -l, -q, cutoffs of TREC files, --format trec, runid, compare --help, the
+table header, the long CSV, misspelled presets, one error prefix."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+
+import pytest
+
+import fastndcg
+from fastndcg.cli.main import EXIT_DATA, EXIT_USAGE, main
+
+
+def run_cli(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:          # argparse
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def te(shared_data):
+    return shared_data / "trec_eval-test"
+
+
+def test_cutoffs_of_trec_files_are_ndcg_cut(te, capsys):
+    """The README's line: trec_eval's ndcg_cut_5 0.2768 and ndcg_cut_10 0.3016."""
+    code, out, _ = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-k", "5,10")
+    assert code == 0 and "0.2768" in out and "0.3016" in out
+    code, out, _ = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-k", "5,10,all",
+                           "--format", "trec")
+    assert out == ("runid                 \tall\tSTANDARD\nnum_q                 \tall\t3\n"
+                   "ndcg_cut_5            \tall\t0.2768\nndcg_cut_10           \tall\t0.3016\n"
+                   "ndcg                  \tall\t0.4021\n")
+    # the same under pytrec_eval, and with -m
+    code, out2, _ = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-m", "ndcg_cut.5,10",
+                            "--format", "trec")
+    assert out2 == "ndcg_cut_5            \tall\t0.2768\nndcg_cut_10           \tall\t0.3016\n"
+    # custom gains have no cutoff in trec_eval: a warning names what is computed
+    code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-k", "10", "--gain", "1=3")
+    assert code == 0 and "fastndcg: warning: --gain 1=3 with cutoffs: trec_eval has no cutoff for ndcg" in err
+
+
+def test_measures_in_both_syntaxes(te, capsys):
+    code, out, err = run_cli(capsys, "eval", te / "qrels.rel_level", te / "results.test", "-m", "ndcg_cut.5,10",
+                             "-m", "ndcg.0=0,1=1,2=3", "-m", "nDCG@10", "-m", "nDCG(dcg='exp-log2')@20",
+                             "-m", "nDCG(gains={0:0,1:1,2:3})@10", "-m", "nDCG(judged_only=True)@10",
+                             "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["measures"] == ["ndcg_cut_5", "ndcg_cut_10", "ndcg_0=0,1=1,2=3", "nDCG@10", "nDCG(dcg='exp-log2')@20",
+                               "nDCG(gains={2:3})@10", "nDCG(judged_only=True)@10"]
+    mean = doc["runs"][0]["mean"]
+    ev = fastndcg.evaluate(doc["measures"], te / "qrels.rel_level", te / "results.test", missing="error")
+    assert [mean[m] for m in doc["measures"]] == [ev.aggregated[m] for m in doc["measures"]]
+    assert doc["runs"][0]["runid"] == "STANDARD" and doc["runs"][0]["name"] == "results.test"
+    # trec format: trec_eval's measure order (ndcg before ndcg_cut), ir_measures' names after
+    code, out, _ = run_cli(capsys, "eval", te / "qrels.rel_level", te / "results.test", "-m", "ndcg_cut.5",
+                           "-m", "nDCG@10", "-m", "ndcg", "--format", "trec")
+    assert [ln.split("\t")[0].strip() for ln in out.splitlines()] == ["ndcg", "ndcg_cut_5", "nDCG@10"]
+
+
+def test_judged_only_and_level(te, capsys):
+    """-J and -l without -m apply to the -k measures (trec_eval -J -l)."""
+    code, out, _ = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-J", "--format", "trec")
+    assert code == 0 and out.splitlines()[-1] == "ndcg                  \tall\t0.4065"   # trec_eval -J -m ndcg
+    code, out, _ = run_cli(capsys, "eval", te / "qrels.rel_level", te / "results.test", "-m", "Rndcg",
+                           "-l", "2", "-q", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["query"] for r in rows] == ["301", "302", "303", "all"] and "Rndcg" in rows[0]
+
+
+def test_measure_errors_are_usage_errors(te, capsys):
+    q, r = te / "qrels.test", te / "results.test"
+    for argv, message in (
+            (["-m", "ndgc"], "fastndcg: error: measure 'ndgc': unknown measure name 'ndgc'"),
+            (["-m", "nDCG(dgc='exp-log2')@10"], "nDCG has no parameter 'dgc' (did you mean 'dcg'?)"),
+            (["-m", "ndcg", "-k", "10"], "-m replaces -k and --gain"),
+            (["-m", "ndcg", "--preset", "lightgbm"], "--preset lightgbm does not go with -m"),
+            (["-m", "ndcg", "--stream"], "--stream does not apply with -m"),
+            (["--layout", "long"], "--layout long applies to --format csv"),
+            (["-J", "--preset", "letor4"], "-J and -l apply to trec_eval's measures")):
+        code, out, err = run_cli(capsys, "eval", q, r, *argv)
+        assert code == EXIT_USAGE and out == "" and message in err, (argv, err)
+
+
+def test_repeated_measure_note(te, capsys):
+    code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-m", "ndcg_cut.5",
+                             "-m", "ndcg_cut.10", "--format", "trec")
+    assert code == 0 and out.count("ndcg_cut_") == 2
+    assert "trec_eval would compute only the first" in err
+
+
+def test_runid_rule(te, capsys):
+    """Runs are named by their file (base name when unique), the runid line is the tag, whatever the count."""
+    one = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "--format", "trec", "-c")[1]
+    two = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", te / "results.trunc", "--format", "trec",
+                  "-c")[1]
+    assert one.count("runid                 \tall\tSTANDARD") == 1 and two.count("\tall\tSTANDARD") == 2
+    table = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", te / "results.trunc", "-c")[1]
+    assert "results.test " in table and "results.trunc " in table and "STANDARD" not in table
+
+
+def test_table_header_and_verbose(te, capsys):
+    out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test")[1]
+    assert out.splitlines()[0] == "preset trec_eval" and max(len(x) for x in out.splitlines()) < 80
+    out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "--verbose")[1]
+    lines = out.splitlines()
+    assert lines[0] == "preset trec_eval" and lines[1].split() == ["gain", "linear"]
+    assert any(x.split() == ["ties", "key_desc"] for x in lines) and max(len(x) for x in lines) < 80
+
+
+def test_long_csv(te, capsys):
+    out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-k", "5,10", "--format", "csv",
+                  "--layout", "long", "-q")[1]
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == ["run", "query", "measure", "value"] and len(rows) == 4 * 2
+    assert rows[-1] == {"run": "results.test", "query": "all", "measure": "ndcg@10", "value": rows[-1]["value"]}
+    assert round(float(rows[-1]["value"]), 4) == 0.3016
+    wide = list(csv.DictReader(io.StringIO(run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-k",
+                                                   "5,10", "--format", "csv", "-q")[1])))
+    assert [float(r["ndcg@5"]) for r in wide] == [float(r["value"]) for r in rows if r["measure"] == "ndcg@5"]
+
+
+def test_preset_did_you_mean_and_one_error_prefix(te, capsys, tmp_path):
+    code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "--preset", "trec_evl")
+    assert code == EXIT_USAGE and "did you mean 'trec_eval'?" in err
+    for argv in (["eval", te / "qrels.test", te / "results.test", "--bogus"],           # argparse
+                 ["eval", te / "qrels.test"],                                          # after parsing
+                 ["eval", te / "qrels.test", te / "results.trunc"],                    # data (exit 4)
+                 ["compare", te / "qrels.test", te / "results.test", "--stream"],
+                 ["test", te / "qrels.test", te / "results.test"]):
+        code, out, err = run_cli(capsys, *argv)
+        assert code in (EXIT_USAGE, EXIT_DATA) and out == ""
+        assert err.splitlines()[-1].startswith("fastndcg: error: ") and "fastndcg eval: error" not in err
+
+
+def test_compare_help_lists_only_its_options(capsys):
+    code, out, _ = run_cli(capsys, "compare", "--help")
+    assert code == 0 and "--preset" in out
+    for opt in ("--stream", "--gain", "-m MEASURE", "--layout"):
+        assert opt not in out
+    code, out, _ = run_cli(capsys, "eval", "--help")
+    for opt in ("--stream", "--gain", "-m MEASURE", "-J", "-l L", "--layout", "--verbose"):
+        assert opt in out
+
+
+@pytest.mark.skipif(shutil.which("trec_eval") is None, reason="a real trec_eval binary on PATH (local check)")
+def test_against_the_binary_on_path(te, capsys):
+    """Local only (CI has no trec_eval; the golden file covers it): byte for byte."""
+    for opts in (["-q", "-c", "-m", "ndcg_cut.5,10", "-m", "ndcg.1=3,2=9", "-m", "Rndcg", "-m", "ndcg_rel"],
+                 ["-q", "-J", "-m", "ndcg", "-m", "dcg", "-M", "50"]):
+        want = subprocess.run(["trec_eval", *opts, str(te / "qrels.rel_level"), str(te / "results.test")],
+                              capture_output=True, text=True).stdout
+        got = run_cli(capsys, "eval", te / "qrels.rel_level", te / "results.test", "--format", "trec", *opts)[1]
+        assert got == want

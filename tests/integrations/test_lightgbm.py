@@ -1,0 +1,316 @@
+"""fastndcg's LightGBM objective and metric: bit-exact against the built-in lambdarank and ndcg@k."""
+import sys
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+import fastndcg
+from conftest import load_ranking_dataset
+import fastndcg.integrations.lightgbm as flgb
+from fastndcg import Convention
+from fastndcg.io.datasets import cascade_clicks
+from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+
+ROUNDS = 20
+BASE = dict(num_threads=1, deterministic=True, force_row_wise=True, learning_rate=0.1,
+            num_leaves=31, min_data_in_leaf=5, verbose=-1, seed=0)
+
+
+def load(shared_data, name):
+    """(X_train, y_train, group_train, X_test, y_test, group_test)."""
+    return load_ranking_dataset(shared_data, name)
+
+
+def bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def train_pair(data, extra, weights=None, mode="lightgbm"):
+    Xtr, ytr, gtr, Xte, _, _ = data
+    params = dict(BASE, objective="lambdarank", **extra)
+    builtin = lgb.train(params, lgb.Dataset(Xtr, ytr, group=gtr, weight=weights), ROUNDS)
+    obj = LambdarankObjective.from_params(params, mode=mode)
+    custom = lgb.train(dict(params, objective=obj), lgb.Dataset(Xtr, ytr, group=gtr, weight=weights), ROUNDS)
+    assert obj._model is not None, "the fastndcg objective was not called"
+    return builtin, custom
+
+
+# ----------------------------------------------------------------------------- exactness
+
+
+CASES = [
+    ("lightgbm-rank", {}, False),
+    ("lightgbm-rank", dict(sigmoid=2.0), False),
+    ("lightgbm-rank", dict(sigmoid=0.5, lambdarank_truncation_level=10), False),
+    ("lightgbm-rank", dict(lambdarank_norm=False), False),
+    ("lightgbm-rank", dict(label_gain=[0, 1, 2.5, 6, 20]), False),
+    ("lightgbm-rank", {}, True),
+    ("lightgbm-rank", dict(num_threads=2), False),
+    ("mq2008", {}, False),
+    ("mq2008", dict(lambdarank_truncation_level=10, lambdarank_norm=False), False),
+    ("mq2008", dict(num_threads=2, sigmoid=1.5), True),
+]
+
+
+@pytest.mark.parametrize("name, extra, weighted", CASES, ids=[f"{c[0]}-{c[1]}-w{int(c[2])}" for c in CASES])
+def test_lightgbm_mode_trains_identical_trees(shared_data, name, extra, weighted):
+    data = load(shared_data, name)
+    weights = np.random.default_rng(7).uniform(0.3, 3.0, size=len(data[1])) if weighted else None
+    builtin, custom = train_pair(data, extra, weights)
+    assert builtin.dump_model()["tree_info"] == custom.dump_model()["tree_info"]
+    for X in (data[0], data[3]):
+        p1 = builtin.predict(X, raw_score=True)
+        p2 = custom.predict(X, raw_score=True)
+        assert np.array_equal(bits(p1), bits(p2)), f"max |diff| {np.abs(p1 - p2).max()}"
+    assert np.ptp(builtin.predict(data[0], raw_score=True)) > 0    # the model did learn something
+
+
+def test_negative_control_default_mode_is_not_lightgbm(shared_data):
+    # The same comparison fails for the exact-logistic double-precision mode.
+    data = load(shared_data, "lightgbm-rank")
+    builtin, custom = train_pair(data, {}, mode="default")
+    p1 = builtin.predict(data[0], raw_score=True)
+    p2 = custom.predict(data[0], raw_score=True)
+    assert not np.array_equal(bits(p1), bits(p2))
+    np.testing.assert_allclose(p1, p2, atol=0.5)   # but it is the same objective, nearly
+
+
+def test_gradients_equal_on_real_data_at_trained_scores(shared_data):
+    # Kernel vs the float32-exact reference at non-trivial scores of real data.
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, "lightgbm-rank")
+    booster = lgb.train(dict(BASE, objective="lambdarank"), lgb.Dataset(Xtr, ytr, group=gtr), 10)
+    s = booster.predict(Xtr, raw_score=True)
+    off = fastndcg.offsets_from_group_sizes(gtr)
+    from fastndcg.reference import _lambdamart as ref
+    from fastndcg.measures.lambdamart import lambda_gradients
+    g, h = lambda_gradients(s, ytr, off, mode="lightgbm")
+    rg, rh = ref.lambda_gradients(s, ytr, off, mode="lightgbm")
+    assert np.array_equal(g.view(np.uint32), rg.view(np.uint32))
+    assert np.array_equal(h.view(np.uint32), rh.view(np.uint32))
+
+
+# ----------------------------------------------------------------------------- position debiasing
+
+
+def click_data(shared_data, name, seed=3):
+    """Rows in displayed order, cascade-model clicks as labels, 0-based displayed positions."""
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, name)
+    off = fastndcg.offsets_from_group_sizes(gtr)
+    log = cascade_clicks(ytr.astype(np.int64), off, seed=seed)
+    return Xtr[log.order], log.click.astype(np.float64), gtr, log.position
+
+
+class _Capture:
+    """A LightGBM logger that keeps the text (the position factors are logged at debug level)."""
+
+    def __init__(self):
+        self.text = []
+
+    def info(self, msg):
+        self.text.append(msg)
+
+    warning = info
+
+
+def lightgbm_factor_log(params, dataset, rounds):
+    """Train the built-in objective and read its position-bias factors from the debug log:
+    one list of (position, factor text) per round."""
+    import re
+
+    capture = _Capture()
+    previous = lgb.basic._LOGGER
+    lgb.register_logger(capture)
+    try:
+        booster = lgb.train(dict(params, verbose=2), dataset, rounds)
+    finally:
+        lgb.register_logger(previous)
+    text = "".join(capture.text)
+    blocks = text.split("bias_factor")[1:]
+    rows = [re.findall(r"\[Debug\]\s+(-?\d+)\s+(\S+?)(?=\[LightGBM\]|\n|$)", b) for b in blocks]
+    return booster, rows
+
+
+POSITION_CASES = [
+    ("lightgbm-rank", dict(lambdarank_position_bias_regularization=0.5), False),
+    ("lightgbm-rank", dict(learning_rate=0.3), True),
+    ("mq2008", dict(lambdarank_position_bias_regularization=0.5), False),
+    ("mq2008", dict(lambdarank_position_bias_regularization=2.0, lambdarank_truncation_level=10, sigmoid=1.5), True),
+]
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("name, extra, weighted", POSITION_CASES,
+                         ids=[f"{c[0]}-{c[1]}-w{int(c[2])}" for c in POSITION_CASES])
+def test_position_debiased_lambdarank_trains_identical_trees(shared_data, name, extra, weighted):
+    X, clicks, group, position = click_data(shared_data, name)
+    weights = np.random.default_rng(5).uniform(0.3, 3.0, size=len(clicks)) if weighted else None
+    params = dict(BASE, objective="lambdarank", **extra)
+
+    def dataset():
+        return lgb.Dataset(X, clicks, group=group, position=position, weight=weights)
+
+    builtin, logged = lightgbm_factor_log(params, dataset(), 50)
+    obj = LambdarankObjective.from_params(params)
+    history = []
+    custom = lgb.train(dict(params, objective=obj), dataset(), 50,
+                       callbacks=[lambda env: history.append(obj.position_factors)])
+    assert builtin.dump_model()["tree_info"] == custom.dump_model()["tree_info"]
+    p1, p2 = builtin.predict(X, raw_score=True), custom.predict(X, raw_score=True)
+    assert np.array_equal(bits(p1), bits(p2)), f"max |diff| {np.abs(p1 - p2).max()}"
+    # The factors, round by round, as LightGBM logs them (6 significant digits).
+    assert len(logged) == len(history) == 50
+    n_pos = int(position.max()) + 1
+    for round_log, ours in zip(logged, history):
+        assert [int(p) for p, _ in round_log[:n_pos]] == list(range(n_pos))
+        assert [v for _, v in round_log[:n_pos]] == ["%g" % f for f in ours]
+    assert np.count_nonzero(history[-1]) == n_pos and history[-1][0] > history[-1][-1]
+
+
+@pytest.mark.peers
+def test_negative_control_positions_ignored_is_not_lightgbm(shared_data):
+    # The same comparison fails when the objective does not see the positions.
+    X, clicks, group, position = click_data(shared_data, "lightgbm-rank")
+    params = dict(BASE, objective="lambdarank", lambdarank_position_bias_regularization=0.5)
+    builtin = lgb.train(params, lgb.Dataset(X, clicks, group=group, position=position), 20)
+    custom = lgb.train(dict(params, objective=LambdarankObjective.from_params(params)),
+                       lgb.Dataset(X, clicks, group=group), 20)
+    assert not np.array_equal(bits(builtin.predict(X, raw_score=True)), bits(custom.predict(X, raw_score=True)))
+
+
+def test_objective_reads_positions_and_learning_rate(shared_data):
+    X, clicks, group, position = click_data(shared_data, "mq2008")
+    obj = LambdarankObjective.from_params({"eta": 0.2, "lambdarank_position_bias_regularization": 1.5})
+    assert (obj.learning_rate, obj.position_bias_regularization) == (0.2, 1.5)
+    assert obj.position_factors is None
+    ds = lgb.Dataset(X, clicks, group=group, position=position * 10 + 3).construct()
+    obj(np.zeros(len(clicks)), ds)
+    factors = obj.position_factors
+    assert factors.dtype == np.float32 and factors.shape == (int(position.max()) + 1,)
+    # LightGBM numbers positions by first appearance: our ids are its ids
+    assert np.array_equal(obj._debiased.position_ids, ds.get_field("position"))
+    with pytest.raises(ValueError, match="position_bias_regularization must be finite and >= 0"):
+        LambdarankObjective(position_bias_regularization=-1.0)
+
+
+# ----------------------------------------------------------------------------- metric
+
+
+@pytest.mark.parametrize("label_gain", [None, [0, 1, 2.5, 6, 20]])
+def test_metric_equals_lightgbm_ndcg(shared_data, label_gain):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "lightgbm-rank")
+    params = dict(BASE, objective="lambdarank", metric="ndcg", eval_at=[1, 3, 5, 10])
+    conv = "lightgbm"
+    if label_gain is not None:
+        params["label_gain"] = label_gain
+        conv = fastndcg.get_preset("lightgbm").replace(gain=tuple(label_gain))
+    train = lgb.Dataset(Xtr, ytr, group=gtr)
+    test = lgb.Dataset(Xte, yte, group=gte, reference=train)
+    metric = NDCGMetric([1, 3, 5, 10], convention=conv, name="fast")
+    evals = {}
+    lgb.train(params, train, 10, valid_sets=[train, test], valid_names=["train", "test"],
+              feval=metric, callbacks=[lgb.record_evaluation(evals)])
+    for part in ("train", "test"):
+        for k in (1, 3, 5, 10):
+            ours, theirs = evals[part][f"fast@{k}"], evals[part][f"ndcg@{k}"]
+            assert len(ours) == 10
+            assert ours == theirs, (part, k)          # to the bit, every round
+
+
+def test_metric_equals_lightgbm_ndcg_with_weights_and_empty_queries(shared_data):
+    # Row weights (one per query, not float32 numbers) and queries without a
+    # relevant document: LightGBM adds those queries' 1 unweighted.
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, "lightgbm-rank")
+    ytr = ytr.copy()
+    off = np.concatenate([[0], np.cumsum(gtr)])
+    for q in range(0, len(gtr), 5):
+        ytr[off[q]:off[q + 1]] = 0
+    qw = np.random.default_rng(3).uniform(0.05, 2.0, size=len(gtr))
+    train = lgb.Dataset(Xtr, ytr, group=gtr, weight=np.repeat(qw, gtr))
+    params = dict(BASE, objective="lambdarank", metric="ndcg", eval_at=[1, 3, 10])
+    metric = NDCGMetric([1, 3, 10], name="fast")
+    evals = {}
+    lgb.train(params, train, 5, valid_sets=[train], valid_names=["train"], feval=metric,
+              callbacks=[lgb.record_evaluation(evals)])
+    for k in (1, 3, 10):
+        assert evals["train"][f"fast@{k}"] == evals["train"][f"ndcg@{k}"], k   # to the bit, every round
+
+
+def test_metric_under_other_conventions_equals_engine(shared_data):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    booster = lgb.train(dict(BASE, objective="lambdarank"), lgb.Dataset(Xtr, ytr, group=gtr), 5)
+    preds = booster.predict(Xte, raw_score=True)
+    test = lgb.Dataset(Xte, yte, group=gte).construct()
+    off = fastndcg.offsets_from_group_sizes(gte)
+    for conv in ("standard", "letor4", Convention(empty="skip", aggregation="ratio")):
+        metric = NDCGMetric([1, 5, 10], convention=conv)
+        got = metric(preds, test)
+        want = fastndcg.mean_ndcg(preds, yte, off, [1, 5, 10], convention=conv)
+        assert [name for name, _, _ in got] == [f"{metric.name}@{k}" for k in (1, 5, 10)]
+        np.testing.assert_allclose([v for _, v, _ in got], want, rtol=1e-12)
+        assert all(higher for _, _, higher in got)
+
+
+# ----------------------------------------------------------------------------- caching, plumbing
+
+
+def test_group_structure_and_ideal_are_read_once(shared_data, monkeypatch):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    made = []
+    real = flgb.NDCGScorer
+
+    def counting(*args, **kwargs):
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(flgb, "NDCGScorer", counting)
+    reads = []
+    real_fields = flgb._dataset_fields
+    monkeypatch.setattr(flgb, "_dataset_fields", lambda ds: reads.append(1) or real_fields(ds))
+    obj = LambdarankObjective()
+    metric = NDCGMetric([5])
+    made.clear()
+    train = lgb.Dataset(Xtr, ytr, group=gtr)
+    test = lgb.Dataset(Xte, yte, group=gte, reference=train)
+    lgb.train(dict(BASE, objective=obj, metric="None"), train, 6, valid_sets=[train, test],
+              feval=metric)
+    assert len(made) == 2          # one scorer per evaluated Dataset, not one per round
+    assert len(reads) == 3         # objective: train once; metric: train and test once
+    model = obj._model
+    assert obj.model_for(train) is model
+
+
+def test_default_mode_trains_under_other_conventions(shared_data):
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    off = fastndcg.offsets_from_group_sizes(gte)
+    preds = {}
+    for conv in ("standard", "letor4"):
+        obj = LambdarankObjective(mode="default", convention=conv, truncation=10)
+        booster = lgb.train(dict(BASE, objective=obj), lgb.Dataset(Xtr, ytr, group=gtr), 10)
+        preds[conv] = booster.predict(Xte, raw_score=True)
+        assert fastndcg.mean_ndcg(preds[conv], yte, off, 10) > 0.3
+    assert not np.array_equal(preds["standard"], preds["letor4"])
+
+
+def test_lightgbm_import_is_the_real_package():
+    assert flgb._require_lightgbm() is sys.modules["lightgbm"] is lgb
+    assert Path(lgb.__file__).parent.name == "lightgbm"
+    assert hasattr(lgb, "train") and hasattr(lgb, "Dataset")
+
+
+def test_objective_validation():
+    with pytest.raises(ValueError, match="sigma must be finite and > 0; got -1"):
+        LambdarankObjective(sigma=-1)
+    with pytest.raises(ValueError, match="truncation must be >= 1; got 0"):
+        LambdarankObjective.from_params({"lambdarank_truncation_level": 0})
+    with pytest.raises(ValueError, match="mode='lightgbm' reproduces the library"):
+        LambdarankObjective(convention="letor4")
+    with pytest.raises(ValueError, match="lambdarank_norm must be a boolean; got 'maybe'"):
+        LambdarankObjective.from_params({"lambdarank_norm": "maybe"})
+    obj = LambdarankObjective.from_params({"label_gain": "0,1,3,7", "lambdarank_norm": "false",
+                                           "sigmoid": 2})
+    assert obj.convention.gain == (0.0, 1.0, 3.0, 7.0) and obj.normalize is False and obj.sigma == 2.0
+    ds = lgb.Dataset(np.zeros((4, 1)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="the Dataset has no query information"):
+        obj(np.zeros(4), ds)

@@ -1,0 +1,247 @@
+"""fastndcg.evaluate / calc_aggregate / iter_calc (issue 15) and the ir_measures provider.
+
+* Equal to ir_measures 0.4.3's own results for every nDCG variant it computes,
+  per query and aggregated: through pytrec_eval (``nDCG``, ``nDCG@k``,
+  ``gains=``, ``judged_only=``) to 1e-12, through gdeval
+  (``dcg='exp-log2'`` with a cutoff; gdeval prints 5 decimals) to its
+  rounding, through ranx (``dcg='exp-log2'`` without a cutoff) to 1e-12.
+  Each measure is asked alone: ir_measures' pytrec_eval provider evaluates a
+  measure without ``gains`` in whatever invocation exists, so asking for
+  ``nDCG@10`` together with ``nDCG(gains=...)@5`` computes both on the
+  relabelled judgments (ir-measures 0.4.3, providers/pytrec_eval_provider.py).
+* Inputs: pytrec_eval dicts, pandas / polars frames with ir_measures' or
+  TREC-style column names, namedtuple iterables (ir_measures, ir_datasets),
+  paths; errors name the row.
+* The provider: after ``register()``, ``ir_measures.calc_aggregate`` runs on fastndcg.
+"""
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import ir_measures
+from ir_measures import nDCG
+
+import fastndcg
+from fastndcg.integrations import ir_measures as ir_measures_provider
+from fastndcg.measures.evaluation import Metric
+
+from trec_cases import generated_trec
+
+PYTREC_MEASURES = [nDCG, nDCG @ 1, nDCG @ 5, nDCG @ 10, nDCG @ 20, nDCG(judged_only=True), nDCG(judged_only=True) @ 10,
+                   nDCG(gains={0: 0, 1: 1, 2: 3}) @ 10, nDCG(gains={1: 5, 3: 1}, judged_only=True) @ 5,
+                   nDCG(gains={-1: 2, 2: 7}), nDCG(gains={0: 1, 4: 0})]
+
+
+def _per_query(metrics):
+    return {(m.query_id, str(m.measure)): float(m.value) for m in metrics}
+
+
+def _compare(qrels, run, measure, tol, ours_inputs=None):
+    theirs = _per_query(ir_measures.iter_calc([measure], qrels, run))
+    oq, orun = ours_inputs or (qrels, run)
+    ours = _per_query(fastndcg.iter_calc([measure], oq, orun))
+    assert set(ours) == set(theirs), str(measure)
+    diff = max(abs(ours[k] - theirs[k]) for k in theirs)
+    assert diff <= tol, (str(measure), diff)
+    agg_t = ir_measures.calc_aggregate([measure], qrels, run)[measure]
+    agg_o = fastndcg.calc_aggregate([measure], oq, orun)[measure]
+    assert abs(agg_t - agg_o) <= tol, (str(measure), agg_t, agg_o)
+    return len(theirs) + 1
+
+
+@pytest.mark.parametrize("seed", [30, 31, 32])
+def test_ir_measures_generated(tmp_path, seed):
+    """Tie-heavy generated runs: judged topics missing from the run (ir_measures
+    scores them 0), topics judged 0 throughout, negative judgments, unjudged documents."""
+    q, r = generated_trec(tmp_path, seed)
+    qrels = list(ir_measures.read_trec_qrels(str(q)))
+    run = list(ir_measures.read_trec_run(str(r)))
+    n = 0
+    for m in PYTREC_MEASURES:
+        n += _compare(qrels, run, m, 1e-12)
+    for k in (1, 5, 10, 20):
+        n += _compare(qrels, run, nDCG(dcg="exp-log2") @ k, 5e-6 + 1e-12)      # gdeval: %.5f
+    assert n > 150
+
+
+def test_ir_measures_trec_eval_test_files(shared_data):
+    base = shared_data / "trec_eval-test"
+    for qf in ("qrels.test", "qrels.rel_level"):
+        qrels = list(ir_measures.read_trec_qrels(str(base / qf)))
+        run = list(ir_measures.read_trec_run(str(base / "results.test")))
+        for m in PYTREC_MEASURES:
+            _compare(qrels, run, m, 1e-12)
+        for k in (5, 10, 100):
+            _compare(qrels, run, nDCG(dcg="exp-log2") @ k, 5e-6 + 1e-12)
+
+
+def test_ir_measures_ranx_exp_log2(shared_data):
+    """nDCG(dcg='exp-log2') without a cutoff is ranx's ndcg_burges in ir_measures.
+    ranx's provider needs object-dtype id columns (pandas 3 makes them strings)."""
+    base = shared_data / "trec_eval-test"
+    for qf in ("qrels.test", "qrels.rel_level"):
+        qrels = pd.DataFrame(list(ir_measures.read_trec_qrels(str(base / qf))))
+        qrels = qrels[qrels.relevance >= 0].astype({"query_id": object, "doc_id": object})
+        run = pd.DataFrame(list(ir_measures.read_trec_run(str(base / "results.test")))).astype(
+            {"query_id": object, "doc_id": object})
+        m = nDCG(dcg="exp-log2")
+        theirs = _per_query(ir_measures.ranx.iter_calc([m], qrels, run))
+        ours = _per_query(fastndcg.iter_calc([m], qrels, run))
+        assert set(theirs) == set(ours)
+        assert max(abs(ours[k] - theirs[k]) for k in theirs) <= 1e-12
+
+
+# ----------------------------------------------------------------------------- the provider
+
+
+def test_provider_runs_ir_measures_calls(shared_data):
+    base = shared_data / "trec_eval-test"
+    qrels = list(ir_measures.read_trec_qrels(str(base / "qrels.rel_level")))
+    run = list(ir_measures.read_trec_run(str(base / "results.test")))
+    measures = [nDCG @ 10, nDCG(judged_only=True, dcg="exp-log2") @ 10]
+    with pytest.raises(ValueError, match="Unsupported measures"):       # no provider of ir_measures has it
+        ir_measures.calc_aggregate(measures[1:], qrels, run)
+    before = ir_measures.calc_aggregate(measures[:1], qrels, run)
+    p = ir_measures_provider.register()
+    try:
+        assert ir_measures.providers.registry["fastndcg"] is p
+        assert ir_measures.DefaultPipeline.providers[0] is p
+        agg = ir_measures.calc_aggregate(measures, qrels, run)
+        assert agg[nDCG @ 10] == pytest.approx(before[nDCG @ 10], abs=1e-12)
+        ours = fastndcg.calc_aggregate(measures, qrels, run)
+        assert agg[measures[1]] == ours[measures[1]]
+        per = list(ir_measures.iter_calc(measures, qrels, run))
+        assert len(per) == 2 * 3 and {type(m) for m in per} == {ir_measures.Metric}
+        # the evaluator serves several runs on the same qrels
+        ev = p.evaluator(measures, qrels)
+        assert ev.calc_aggregate(run) == agg
+        assert not p.supports(nDCG(gains={1: 2}, dcg="exp-log2"))
+        assert not p.supports(ir_measures.P @ 10)
+    finally:
+        ir_measures_provider.unregister()
+    assert p not in ir_measures.DefaultPipeline.providers and "fastndcg" not in ir_measures.providers.registry
+
+
+# ----------------------------------------------------------------------------- inputs and shapes
+
+QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1, "d9": -1}, "q2": {"d1": 1}, "q3": {"a": 1}}
+RUN = {"q1": {"d1": 0.5, "d2": 0.9, "d3": 0.5, "d4": 0.1}, "q2": {"d1": 1.0, "d5": 2.0}, "q4": {"x": 1.0}}
+
+
+def test_shapes_and_keys():
+    ev = fastndcg.evaluate(["nDCG@2", "ndcg_cut.2", "Rndcg"], QRELS, RUN)
+    assert ev.query_ids == ["q1", "q2", "q3"] and ev.missing_query_ids == ["q3"] and ev.ignored_query_ids == ["q4"]
+    agg = ev.aggregated
+    assert agg["nDCG@2"] == agg[nDCG @ 2] == agg[ev.measures[0]]
+    assert list(map(str, agg)) == ["nDCG@2", "ndcg_cut_2", "Rndcg"]
+    per = ev.per_query
+    assert per[0] == Metric("q1", ev.measures[0], ev.values[0, 0]) and len(per) == 9
+    assert ev.by_query["q2"]["ndcg_cut_2"] == pytest.approx(1 / math.log2(3) / 1.0)
+    long = ev.to_frame()
+    assert list(long.columns) == ["query_id", "measure", "value"] and len(long) == 9
+    wide = ev.to_frame("wide")
+    assert list(wide.columns) == ["query_id", "nDCG@2", "ndcg_cut_2", "Rndcg"]
+    # by hand: q1 ranks d2 (0), then d3 and d1 tied at 0.5: docno descending -> d3 (1), d1 (2)
+    d = [1 / math.log2(r + 1) for r in range(1, 4)]
+    assert ev.by_query["q1"]["ndcg_cut_2"] == pytest.approx((1 * d[1]) / (2 + 1 * d[1]))
+    assert ev.by_query["q3"]["nDCG@2"] == 0.0                        # judged, not retrieved
+    assert fastndcg.calc_aggregate("nDCG@2", QRELS, RUN) == {ev.measures[0]: agg["nDCG@2"]}
+    assert fastndcg.evaluate("nDCG@2", QRELS, RUN, missing="skip").query_ids == ["q1", "q2"]
+    calc = fastndcg.measures.evaluation.calc(["nDCG@2"], QRELS, RUN)
+    assert calc.aggregated["nDCG@2"] == agg["nDCG@2"] and len(calc.per_query) == 3
+
+
+def _frames(lib):
+    qrels = [(q, d, r) for q, docs in QRELS.items() for d, r in docs.items()]
+    run = [(q, d, s) for q, docs in RUN.items() for d, s in docs.items()]
+    if lib == "pandas":
+        return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+                pd.DataFrame(run, columns=["query_id", "doc_id", "score"]),
+                pd.DataFrame(qrels, columns=["qid", "docno", "label"]),
+                pd.DataFrame(run, columns=["qid", "docno", "score"]))
+    import polars as pl
+
+    return (pl.DataFrame(qrels, schema=["query_id", "doc_id", "relevance"], orient="row"),
+            pl.DataFrame(run, schema=["query_id", "doc_id", "score"], orient="row"),
+            pl.DataFrame(qrels, schema=["query", "docid", "rel"], orient="row"),
+            pl.DataFrame(run, schema=["topic", "doc", "sim"], orient="row"))
+
+
+@pytest.mark.parametrize("lib", ["pandas", "polars"])
+def test_frames_and_namedtuples_give_the_dict_result(lib):
+    want = fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], QRELS, RUN).values
+    q1, r1, q2, r2 = _frames(lib)
+    for q, r in ((q1, r1), (q2, r2), (q1, r2)):
+        np.testing.assert_array_equal(fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], q, r).values, want)
+    nq = [ir_measures.Qrel(q, d, v) for q, docs in QRELS.items() for d, v in docs.items()]
+    nr = [ir_measures.ScoredDoc(q, d, v) for q, docs in RUN.items() for d, v in docs.items()]
+    np.testing.assert_array_equal(fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], iter(nq), iter(nr)).values,
+                                  want)
+    # ir_datasets' namedtuples (TrecQrel has an iteration field; GenericScoredDoc-like runs)
+    TrecQrel = collections.namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+    ScoredDoc = collections.namedtuple("GenericScoredDoc", "query_id doc_id score")
+    got = fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], (TrecQrel(x.query_id, x.doc_id, x.relevance, "0") for x in nq),
+                            (ScoredDoc(*x) for x in map(tuple, nr))).values
+    np.testing.assert_array_equal(got, want)
+
+
+def test_paths_equal_files(shared_data):
+    base = shared_data / "trec_eval-test"
+    by_path = fastndcg.evaluate(["nDCG@10", "Rndcg"], base / "qrels.rel_level", base / "results.test")
+    by_tuples = fastndcg.evaluate(["nDCG@10", "Rndcg"], ir_measures.read_trec_qrels(str(base / "qrels.rel_level")),
+                                  ir_measures.read_trec_run(str(base / "results.test")))
+    np.testing.assert_array_equal(by_path.values, by_tuples.values)
+    assert by_path.run_name == "STANDARD" and by_tuples.run_name == ""
+
+
+@pytest.mark.parametrize("qrels, run, message", [
+    ({"q": {"a": 1.5}}, {"q": {"a": 1}}, "qrels row 0: relevance 1.5 (query 'q', doc 'a') is not an integer"),
+    ({"q": {"a": 1}}, {"q": {"a": float("nan")}}, "run row 0: score nan (query 'q', doc 'a') is not a finite number"),
+    ({"q": {"a": 1}}, {"q": {"a b": 1.0}}, "run row 0: document id 'a b' is empty or has a space"),
+    ({"q": {"a": 1}}, pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "score": [1.0, 2.0]}),
+     "run rows 0 and 1: document 'a' is listed twice for query 'q'"),
+    ({"q": {"a": 1}}, pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "rank": [1]}),
+     "run: no score column; expected one of ['score', 'sim', 'similarity']"),
+    ({"q": [1]}, {"q": {"a": 1.0}}, "qrels['q'] must be a dict {doc_id: relevance}"),
+    ({"q": {"a": 1}}, [("q", "a", 1.0)], "run: item 0 is a tuple, not a namedtuple"),
+    ({"q": {"a": 1}}, 3.0, "run must be a dict"),
+])
+def test_input_errors_name_the_row(qrels, run, message):
+    with pytest.raises((ValueError, TypeError)) as exc:
+        fastndcg.evaluate("nDCG@10", qrels, run)
+    assert message in str(exc.value)
+
+
+def test_missing_error_and_rules():
+    with pytest.raises(ValueError, match="1 judged topic"):
+        fastndcg.evaluate("ndcg", QRELS, RUN, missing="error")
+    a = fastndcg.evaluate("ndcg_cut.2", QRELS, {"q1": {"d1": 0.5, "d3": 0.5 + 1e-12}, "q2": {"d1": 1.0},
+                                                 "q3": {"a": 0.0}})
+    b = fastndcg.evaluate("ndcg_cut.2", QRELS, {"q1": {"d1": 0.5, "d3": 0.5 + 1e-12}, "q2": {"d1": 1.0},
+                                                 "q3": {"a": 0.0}}, rules="pytrec_eval")
+    # trec_eval 10 ranks d3 first (by score); trec_eval 9's float32 scores tie, docno descending: d3 too
+    assert a.values[0, 0] == b.values[0, 0]
+    c = fastndcg.evaluate("ndcg_cut.1", {"q": {"d1": 1, "d2": 0}}, {"q": {"d1": 0.5 + 1e-12, "d2": 0.5}},
+                          rules="pytrec_eval")
+    d = fastndcg.evaluate("ndcg_cut.1", {"q": {"d1": 1, "d2": 0}}, {"q": {"d1": 0.5 + 1e-12, "d2": 0.5}})
+    assert c.values[0, 0] == 0.0 and d.values[0, 0] == 1.0
+
+
+def test_ir_measures_robust03(shared_data):
+    """Two Robust 2003 runs (100 topics), every variant."""
+    base = shared_data / "trectools-robust03"
+    qrels = ir_measures.util.QrelsConverter(ir_measures.read_trec_qrels(str(base / "robust03_qrels.txt"))
+                                            ).as_dict_of_dict()          # dicts: no conversion per call
+    n = 0
+    for name in ("humR03dc", "NLPR03vb10"):
+        run = ir_measures.util.RunConverter(ir_measures.read_trec_run(str(base / "runs" / f"input.{name}.gz"))
+                                            ).as_dict_of_dict()
+        ours = (fastndcg.measures.evaluation.as_qrels(qrels), fastndcg.measures.evaluation.as_run(run))   # converted once
+        for m in PYTREC_MEASURES:
+            n += _compare(qrels, run, m, 1e-12, ours)
+        n += _compare(qrels, run, nDCG(dcg="exp-log2") @ 10, 5e-6 + 1e-12, ours)
+    assert n == 2 * 12 * 101
