@@ -1,14 +1,124 @@
 """Shared fixtures: seeded CSR batch generators heavy with ties and edge cases."""
 from __future__ import annotations
 
+import importlib
 import os
+import shutil
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+TESTS = Path(__file__).resolve().parent
+SHARED_DATA = TESTS.parents[1] / "shared" / "data"
+IN_CI = bool(os.environ.get("CI"))
+
+# ----------------------------------------------------------------------------- tiers
+# Every test is in the fast tier (kernels against the reference, validation,
+# small conformance cases; numpy, pytest and hypothesis only) unless it is
+# listed here, by file or by test. The other tiers are pytest markers:
+#   peers        needs another library: the tools compared against (LightGBM, XGBoost,
+#                scikit-learn, pytrec_eval, ir_measures, ranx, torchmetrics), scipy,
+#                pandas/polars/pyarrow
+#   distributed  Dask and Spark
+#   slow         whole real data sets, long trainings, memory bounds
+#   fuzz         the differential and parser fuzz tiers (hypothesis / atheris)
+# Run one: pytest -m fast | peers | distributed | slow | fuzz (README, "Tests").
+TIERS = ("peers", "distributed", "slow", "fuzz")
+TIER_OF_FILE = {
+    "fuzz/": ("fuzz",),
+    "integrations/test_dask.py": ("distributed",),
+    "integrations/test_spark.py": ("distributed", "slow"),
+    "integrations/test_lightgbm.py": ("peers",),
+    "integrations/test_xgboost.py": ("peers",),
+    "measures/test_conformance.py": ("peers",),
+    "measures/test_conformance_torchmetrics.py": ("peers",),
+    "measures/test_evaluation.py": ("peers",),
+    "measures/test_measure_strings.py": ("peers",),
+    "measures/test_trec_gains.py": ("peers",),
+    "measures/test_trec_measures.py": ("peers",),
+    "io/test_frames.py": ("peers",),
+    "report/test_stats.py": ("peers",),
+    "report/test_stream.py": ("peers",),
+}
+TIER_OF_TEST = {
+    "measures/test_softrank.py::test_two_documents_rank_distribution_is_exact": ("peers",),
+    "measures/test_softrank.py::test_monte_carlo_expected_rank_equals_sum_of_pi": ("peers",),
+    "measures/test_softrank.py::test_lightgbm_training_with_softndcg_improves_training_ndcg": ("peers",),
+    "measures/test_softrank.py::test_xgboost_training_with_softndcg_improves_training_ndcg": ("peers",),
+    "measures/test_softrank.py::test_objectives_reject_data_without_groups": ("peers",),
+    "measures/test_edges.py::test_xgboost_objective_and_metric_reject_overflow": ("peers",),
+    "measures/test_edges.py::test_lambdarank_objective_default_mode_truncation_none_under_xgboost_preset": ("peers",),
+    "measures/test_ndcg.py::test_sklearn_ndcg_score": ("peers",),
+    "io/test_readers.py::test_svmlight_mq2008_matches_sklearn": ("peers",),
+    "io/test_readers.py::test_svmlight_group_file_lightgbm": ("peers",),
+    "io/test_readers.py::test_robust03_all_runs_match_pytrec_eval": ("peers", "slow"),
+    "cli/test_cli.py::test_lightgbm_preset_matches_lightgbm_itself": ("peers",),
+    "cli/test_cli.py::test_robust03_all_runs": ("slow",),
+    "core/test_prepared.py::test_means_are_bit_identical_across_front_ends": ("peers",),
+    "report/test_stream.py::test_run_stream_memory_bound": ("slow",),
+    "measures/test_trec_measures.py::test_golden_robust03": ("slow",),
+    "measures/test_evaluation.py::test_ir_measures_robust03": ("slow",),
+}
+
+
+def require(module: str) -> ModuleType:
+    """Import an optional test dependency. Missing: in CI a failure (CI installs
+    the test extra, so every tier must run), locally a skip with the reason;
+    never an error that aborts collection."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        why = f"needs {module} ({exc}); install the test extra: pip install -e '.[test]'"
+        if IN_CI:
+            pytest.fail(f"CI: {why}", pytrace=False)
+        pytest.skip(why, allow_module_level=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    keep, dropped = [], []
+    for item in items:
+        rel = Path(str(item.fspath)).resolve().relative_to(TESTS).as_posix()
+        tiers = set(item.get_closest_marker(t) and t for t in TIERS) - {None}
+        for key, marks in TIER_OF_FILE.items():
+            if rel == key or (key.endswith("/") and rel.startswith(key)):
+                tiers.update(marks)
+        tiers.update(TIER_OF_TEST.get(f"{rel}::{item.originalname}", ()))
+        for t in tiers - {m.name for m in item.iter_markers()}:
+            item.add_marker(getattr(pytest.mark, t))
+        if not tiers:
+            item.add_marker(pytest.mark.fast)
+        # a test of a local tool that CI cannot have (the trec_eval binary) is
+        # deselected, not skipped, when the tool is absent
+        needs = item.get_closest_marker("needs_binary")
+        if needs is not None and shutil.which(needs.args[0]) is None:
+            dropped.append(item)
+        else:
+            keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+_SKIPPED = []
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and IN_CI:
+        _SKIPPED.append(f"{report.nodeid}: {report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # CI runs every tier with every tool installed: a skipped test means a tier did not run
+    if IN_CI and _SKIPPED and exitstatus == 0:
+        session.exitstatus = 1
+        tr = session.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None:
+            tr.write_line(f"CI: {len(_SKIPPED)} test(s) skipped; every tier must run in CI:", red=True)
+            for line in _SKIPPED[:20]:
+                tr.write_line("  " + line)
 
 
 def make_batch(rng: np.random.Generator, n_queries: int = 20, max_docs: int = 30,
@@ -74,7 +184,7 @@ def rng():
 @pytest.fixture
 def shared_data():
     if not SHARED_DATA.is_dir():
-        if os.environ.get("CI"):
+        if IN_CI:
             pytest.fail(f"shared data folder missing in CI: {SHARED_DATA}")
         pytest.skip(f"shared data folder not found: {SHARED_DATA}")
     return SHARED_DATA

@@ -10,11 +10,11 @@ import sys
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_svmlight_file
 
 import fastndcg
 from fastndcg.io import readers
 from fastndcg.cli.main import EXIT_DATA, EXIT_IO, EXIT_USAGE, Progress, main
+from conftest import read_svmlight_dense, require
 
 
 def run_cli(capsys, *argv):
@@ -113,9 +113,10 @@ def test_robust03_all_runs(shared_data, capsys, tmp_path):
 
 
 def _ltr_arrays(path, group=None):
-    X, y, *rest = load_svmlight_file(str(path), query_id=group is None)
+    # an independent parser (tests/conftest.py), not fastndcg.io's
+    _, y, qid = read_svmlight_dense(path)
     if group is None:
-        offsets = fastndcg.offsets_from_qid(rest[0]).offsets
+        offsets = fastndcg.offsets_from_qid(qid).offsets
     else:
         offsets = fastndcg.offsets_from_group_sizes(np.loadtxt(group, dtype=np.int64))
     return y.astype(np.int64), offsets
@@ -151,7 +152,8 @@ def test_ltr_data_and_predictions(shared_data, capsys, tmp_path, dataset, preset
 
 
 def test_lightgbm_preset_matches_lightgbm_itself(shared_data, capsys, tmp_path):
-    import lightgbm as lgb
+    lgb = require("lightgbm")
+    load_svmlight_file = require("sklearn.datasets").load_svmlight_file
 
     base = shared_data / "lightgbm-rank"
     X, y = load_svmlight_file(str(base / "rank.test"))

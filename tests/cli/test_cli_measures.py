@@ -151,7 +151,7 @@ def test_compare_help_lists_only_its_options(capsys):
         assert opt in out
 
 
-@pytest.mark.skipif(shutil.which("trec_eval") is None, reason="a real trec_eval binary on PATH (local check)")
+@pytest.mark.needs_binary("trec_eval")   # deselected unless a real trec_eval is on PATH (a local check)
 def test_against_the_binary_on_path(te, capsys):
     """Local only (CI has no trec_eval; the golden file covers it): byte for byte."""
     for opts in (["-q", "-c", "-m", "ndcg_cut.5,10", "-m", "ndcg.1=3,2=9", "-m", "Rndcg", "-m", "ndcg_rel"],

@@ -18,7 +18,7 @@ from fastndcg.report import stream
 from fastndcg.measures.ndcg import ndcg_and_mean
 from fastndcg._core._exact import ExactSum, column_sums, exact_sum
 from fastndcg._core.prepared import aggregate
-from conftest import make_batch
+from conftest import require, make_batch
 
 SKIP = Convention(empty="skip", gain="linear", name="skip")
 
@@ -66,7 +66,7 @@ def test_means_are_bit_identical_across_front_ends():
 
 
 def frames_frame(s, y, off, w):
-    import pandas as pd
+    pd = require("pandas")
 
     sizes = np.diff(off)
     q = np.repeat(np.arange(len(sizes)), sizes)

@@ -44,7 +44,7 @@ from fastndcg._core.validation import FLOAT32_OVERFLOW
 from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.measures.rankdcg import rankdcg
 from fastndcg.measures.softrank import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad, soft_rank_distributions
-from conftest import fuzz_settings
+from conftest import require, fuzz_settings
 
 pytestmark = pytest.mark.fuzz
 
@@ -893,7 +893,7 @@ def library_batches(draw, max_label: int = 4, overflow32_ok: bool = False):
 @fuzz_settings(0.4)
 @given(library_batches(overflow32_ok=True), st.data())
 def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
-    lgb = pytest.importorskip("lightgbm")
+    lgb = require("lightgbm")
     from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
 
     preds, labels, off = batch
@@ -937,7 +937,7 @@ def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
 @fuzz_settings(0.4)
 @given(library_batches(), st.data())
 def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
-    xgb = pytest.importorskip("xgboost")
+    xgb = require("xgboost")
     from fastndcg.integrations.xgboost import NDCGMetric, RankNDCGObjective
 
     preds, labels, off = batch
@@ -973,8 +973,8 @@ def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
 @fuzz_settings(0.3)
 @given(library_batches(max_label=3), st.data())
 def test_softndcg_library_objectives_equal_the_reference(batch, data):
-    lgb = pytest.importorskip("lightgbm")
-    xgb = pytest.importorskip("xgboost")
+    lgb = require("lightgbm")
+    xgb = require("xgboost")
     from fastndcg.measures.softrank import LightGBMSoftNDCGObjective, XGBoostSoftNDCGObjective
 
     preds, labels, off = batch

@@ -8,6 +8,7 @@ import pytest
 import fastndcg
 from fastndcg import Convention, reference
 from fastndcg.measures.softrank import SoftNDCGObjective
+from conftest import require
 
 
 def test_gain_mapping_without_the_lower_labels():
@@ -285,7 +286,7 @@ def test_xgboost_softndcg_objective_weights_are_per_group_with_empty_groups():
     # Groups [1, 0, 2] and group weights [1, 5, 2]: 3 weights for 3 rows, which
     # the objective took as per-row (row 1 got the empty group's 5). Before:
     # gradient [-0, 0.5206, -0.2082]; XGBoost weighs both rows of group 2 by 2.
-    xgb = pytest.importorskip("xgboost")
+    xgb = require("xgboost")
     from fastndcg.measures.softrank import XGBoostSoftNDCGObjective
 
     dm = xgb.DMatrix(np.zeros((3, 1)), label=[1, 0, 2])

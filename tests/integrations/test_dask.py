@@ -1,16 +1,18 @@
 """fastndcg.integrations.dask on a distributed.LocalCluster: the in-memory numbers, whatever the partitioning."""
 from __future__ import annotations
 
-import dask.dataframe as dd
 import numpy as np
-import pandas as pd
 import pytest
-from distributed import Client, LocalCluster
 
 import fastndcg
 import fastndcg.integrations.dask as fdask
 from fastndcg.io import frames
-from conftest import scattered_frame as _frame
+from conftest import require, scattered_frame as _frame
+
+dd = require("dask.dataframe")
+pd = require("pandas")
+Client = require("distributed").Client
+LocalCluster = require("distributed").LocalCluster
 
 
 @pytest.fixture(scope="module")

@@ -2,16 +2,17 @@
 import sys
 from pathlib import Path
 
-import lightgbm as lgb
 import numpy as np
 import pytest
 
 import fastndcg
-from conftest import load_ranking_dataset
+from conftest import require, load_ranking_dataset
 import fastndcg.integrations.lightgbm as flgb
 from fastndcg import Convention
 from fastndcg.io.datasets import cascade_clicks
 from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+
+lgb = require("lightgbm")
 
 ROUNDS = 20
 BASE = dict(num_threads=1, deterministic=True, force_row_wise=True, learning_rate=0.1,

@@ -5,14 +5,15 @@ import os
 import sys
 
 import numpy as np
-import pandas as pd
 import pytest
-from pyspark.sql import SparkSession
 
 import fastndcg
 import fastndcg.integrations.spark as fspark
 from fastndcg.io import frames
-from conftest import scattered_frame as _frame
+from conftest import require, scattered_frame as _frame
+
+pd = require("pandas")
+SparkSession = require("pyspark.sql").SparkSession
 
 
 @pytest.fixture(scope="module")

@@ -4,16 +4,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import xgboost as xgb
 
 import json
 
 import fastndcg
-from conftest import load_ranking_dataset
+from conftest import require, load_ranking_dataset
 from fastndcg.io.datasets import cascade_clicks
 import fastndcg.integrations.xgboost as fxgb
 from fastndcg import Convention
 from fastndcg.integrations.xgboost import XGBOOST_NDCG, NDCGMetric, RankNDCGObjective
+
+xgb = require("xgboost")
 
 ROUNDS = 20
 BASE = dict(tree_method="hist", nthread=1, eta=0.1, max_depth=6, base_score=0.0, seed=0)

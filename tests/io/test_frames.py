@@ -4,14 +4,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
-import polars as pl
 import pytest
 
 import fastndcg
 from fastndcg.io import frames
 from fastndcg.io import readers
-from conftest import make_batch
+from conftest import require, make_batch
+
+pd = require("pandas")
+pl = require("polars")
 
 
 def _long_frame(rng, n_queries=40, shuffle=True, string_ids=False):

@@ -9,10 +9,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_svmlight_file
 
 import fastndcg
 from fastndcg.io import readers
+from conftest import require
 
 
 def write(tmp_path, name, text, mode="w"):
@@ -33,6 +33,7 @@ def raises_at(path, line, match):
 
 
 def test_svmlight_mq2008_matches_sklearn(shared_data):
+    load_svmlight_file = require("sklearn.datasets").load_svmlight_file
     path = str(shared_data / "mq2008" / "test.txt")
     d = readers.read_svmlight(path, docids=True, features=True)
     X, y, qid = load_svmlight_file(path, query_id=True, zero_based=False)
@@ -49,6 +50,7 @@ def test_svmlight_mq2008_matches_sklearn(shared_data):
 
 
 def test_svmlight_group_file_lightgbm(shared_data):
+    load_svmlight_file = require("sklearn.datasets").load_svmlight_file
     base = shared_data / "lightgbm-rank"
     d = readers.read_svmlight(base / "rank.train", group=base / "rank.train.query")
     X, y = load_svmlight_file(str(base / "rank.train"))
@@ -427,7 +429,7 @@ def test_robust03_tie_heavy_runs_get_trec_eval_order(shared_data, run_name):
 
 
 def test_robust03_all_runs_match_pytrec_eval(shared_data):
-    import pytrec_eval
+    pytrec_eval = require("pytrec_eval")
     base = shared_data / "trectools-robust03"
     qrels = readers.read_qrels(base / "robust03_qrels.txt")
     evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), {"ndcg", "ndcg_cut_10"})

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import warnings
 
-import lightgbm as lgb
 import numpy as np
 import pytest
-import pytrec_eval
-import xgboost as xgb
-from ranx import Qrels, Run, evaluate as ranx_evaluate
-from sklearn.metrics import ndcg_score
 
 import fastndcg
+from conftest import require
+
+lgb = require("lightgbm")
+pytrec_eval = require("pytrec_eval")
+xgb = require("xgboost")
+Qrels = require("ranx").Qrels
+Run = require("ranx").Run
+ranx_evaluate = require("ranx").evaluate
+ndcg_score = require("sklearn.metrics").ndcg_score
 
 ATOL = 1e-12
 K = [1, 2, 3, 5, 10, 40]          # 40 > every query (k > n)

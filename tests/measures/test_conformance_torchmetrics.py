@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-from torchmetrics.functional.retrieval import retrieval_normalized_dcg
-from torchmetrics.retrieval import RetrievalNormalizedDCG
 
 import fastndcg
 from test_conformance import K, make_case, near_ties, queries, report
+from conftest import require
+
+torch = require("torch")
+retrieval_normalized_dcg = require("torchmetrics.functional.retrieval").retrieval_normalized_dcg
+RetrievalNormalizedDCG = require("torchmetrics.retrieval").RetrievalNormalizedDCG
 
 TOL = 1e-6
 

@@ -14,6 +14,7 @@ from fastndcg import Convention, reference
 from fastndcg._core.validation import FLOAT32_OVERFLOW
 from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_pairs, lambda_gradients
 from fastndcg.measures.softrank import (SoftNDCGObjective, soft_ndcg, soft_ndcg_grad)
+from conftest import require
 
 # ----------------------------------------------------------------------------- float32 overflow
 
@@ -94,7 +95,7 @@ def test_reference_rejects_overflow_too():
 
 
 def test_xgboost_objective_and_metric_reject_overflow():
-    import xgboost as xgb
+    xgb = require("xgboost")
 
     from fastndcg.integrations.xgboost import NDCGMetric, RankNDCGObjective
 
@@ -154,7 +155,7 @@ def test_lambdamart_truncation_none_is_the_whole_list_whatever_default_k(conv):
 
 
 def test_lambdarank_objective_default_mode_truncation_none_under_xgboost_preset():
-    import lightgbm as lgb
+    lgb = require("lightgbm")
 
     from fastndcg.integrations.lightgbm import LambdarankObjective
 

@@ -20,16 +20,18 @@ import collections
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
-import ir_measures
-from ir_measures import nDCG
 
 import fastndcg
 from fastndcg.integrations import ir_measures as ir_measures_provider
 from fastndcg.measures.evaluation import Metric
 
 from trec_cases import generated_trec
+from conftest import require
+
+pd = require("pandas")
+ir_measures = require("ir_measures")
+nDCG = require("ir_measures").nDCG
 
 PYTREC_MEASURES = [nDCG, nDCG @ 1, nDCG @ 5, nDCG @ 10, nDCG @ 20, nDCG(judged_only=True), nDCG(judged_only=True) @ 10,
                    nDCG(gains={0: 0, 1: 1, 2: 3}) @ 10, nDCG(gains={1: 5, 3: 1}, judged_only=True) @ 5,

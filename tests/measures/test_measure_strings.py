@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import warnings
 
-import ir_measures
 import pytest
-from ir_measures import nDCG
 
 from fastndcg.measures.measure_strings import MeasureError, MeasureWarning, parse_measure, parse_measures
+from conftest import require
+
+ir_measures = require("ir_measures")
+nDCG = require("ir_measures").nDCG
 
 
 @pytest.mark.parametrize("text, names", [

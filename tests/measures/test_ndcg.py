@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import fastndcg
 from fastndcg._core.prepared import aggregate
 from fastndcg import Convention, NDCGScorer, reference
-from conftest import make_batch
+from conftest import require, make_batch
 
 CUTOFF_SETS = [None, 1, 3, [1, 2, 3, 5, 10], [10, 1, None, 3, 3]]
 CONVENTIONS = [
@@ -347,7 +347,7 @@ def _dense(s, y, off):
 
 @pytest.mark.parametrize("k", [None, 1, 3, 7, 50])
 def test_sklearn_ndcg_score(rng, k):
-    from sklearn.metrics import ndcg_score
+    ndcg_score = require("sklearn.metrics").ndcg_score
 
     n_q, n = 40, 12
     off = np.arange(0, (n_q + 1) * n, n)

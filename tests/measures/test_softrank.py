@@ -1,17 +1,14 @@
 """SoftNDCG (SoftRank): kernel vs reference, gradient, limits, exact cases, objectives (issue 6)."""
 import math
 
-import lightgbm
 import numpy as np
 import pytest
-import xgboost
-from scipy.stats import norm
 
 import fastndcg
 from fastndcg import Convention
 from fastndcg.reference import _softrank as ref
 from fastndcg.measures import softrank as sr
-from conftest import make_batch
+from conftest import require, make_batch
 
 CONVENTIONS = [
     Convention(),
@@ -282,6 +279,7 @@ def test_sigma_to_zero_is_ndcg_for_tie_free_scores(rng, conv, k):
 
 def test_two_documents_rank_distribution_is_exact():
     # For n = 2, the rank of doc 1 is Bernoulli(P(S_2 > S_1)) exactly: no independence approximation.
+    norm = require("scipy.stats").norm
     for s1, s2, sigma in ((0.3, -0.4, 0.5), (2.0, 2.0, 1.0), (0.0, 5.0, 0.7), (1.0, 0.9, 3.0)):
         p_win = norm.cdf((s1 - s2) / (sigma * math.sqrt(2)))
         dist = sr.soft_rank_distributions([s1, s2], [0, 2], sigma=sigma)
@@ -321,6 +319,7 @@ def test_values_nonnegative_and_documented_excess_over_one(rng):
 
 
 def test_monte_carlo_expected_rank_equals_sum_of_pi():
+    norm = require("scipy.stats").norm
     rng = np.random.default_rng(7)
     s = np.array([0.4, 0.0, -0.3, 0.0, 1.2, 0.5])
     sigma = 0.5
@@ -449,6 +448,7 @@ def _ranking_problem(seed, n_queries=60):
 
 
 def test_lightgbm_training_with_softndcg_improves_training_ndcg():
+    lightgbm = require("lightgbm")
     X, y, sizes, off = _ranking_problem(0)
     obj = sr.LightGBMSoftNDCGObjective(sigma=1.0, k=10)
     data = lightgbm.Dataset(X, label=y, group=sizes)
@@ -467,6 +467,7 @@ def test_lightgbm_training_with_softndcg_improves_training_ndcg():
 
 
 def test_xgboost_training_with_softndcg_improves_training_ndcg():
+    xgboost = require("xgboost")
     X, y, sizes, off = _ranking_problem(1)
     obj = sr.XGBoostSoftNDCGObjective(sigma=1.0, k=10, max_docs=15)
     dtrain = xgboost.DMatrix(X, label=y)
@@ -481,6 +482,8 @@ def test_xgboost_training_with_softndcg_improves_training_ndcg():
 
 
 def test_objectives_reject_data_without_groups():
+    lightgbm = require("lightgbm")
+    xgboost = require("xgboost")
     X = np.random.default_rng(0).normal(size=(200, 3))
     y = np.arange(200) % 3
     with pytest.raises(ValueError, match="query groups"):

@@ -24,7 +24,6 @@ import warnings
 
 import numpy as np
 import pytest
-import pytrec_eval
 
 import fastndcg
 from fastndcg.io import readers
@@ -33,6 +32,9 @@ from fastndcg.cli.main import EXIT_OK, EXIT_USAGE, main
 from fastndcg.report.stream import NDCGAccumulator, align_chunk, evaluate_run
 from fastndcg.measures.trec_gains import (GainScorer, TrecGainQuirkWarning, as_gains, gain_rules, parse_gains,
                                  resolve_trec_gains, textbook_convention)
+from conftest import require
+
+pytrec_eval = require("pytrec_eval")
 
 # ----------------------------------------------------------------------------- the rule
 

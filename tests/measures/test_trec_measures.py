@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import pytrec_eval
 
 from fastndcg.io import readers
 from fastndcg.reference import _trec_ndcg as ref
@@ -34,6 +33,9 @@ from fastndcg.measures.trec_gains import TrecGainQuirkWarning, parse_gains
 from fastndcg.measures.trec_measures import evaluate_trec
 
 from trec_cases import GAIN_SETS, generated_trec
+from conftest import require
+
+pytrec_eval = require("pytrec_eval")
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "data" / "trec_eval_golden.json").read_text())
 

@@ -6,10 +6,12 @@ import warnings
 
 import numpy as np
 import pytest
-import scipy.special
-import scipy.stats
 
 from fastndcg.report import stats
+from conftest import require
+
+scipy = require("scipy"); require("scipy.special")
+scipy = require("scipy"); require("scipy.stats")
 
 ALTS = ("two-sided", "greater", "less")
 

@@ -9,15 +9,16 @@ import textwrap
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import fastndcg
 from fastndcg.io import frames
 from fastndcg.report import stream
-from conftest import make_batch
+from conftest import require, make_batch
+
+pd = require("pandas")
+pa = require("pyarrow")
+pq = require("pyarrow.parquet")
 
 PRESETS = fastndcg.list_presets()
 KS = [5, [1, 3, None, 3]]
