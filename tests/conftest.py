@@ -59,6 +59,10 @@ TIER_OF_TEST = {
     "cli/test_cli.py::test_robust03_all_runs": ("slow",),
     "core/test_prepared.py::test_means_are_bit_identical_across_front_ends": ("peers",),
     "report/test_stream.py::test_run_stream_memory_bound": ("slow",),
+    "report/test_compare.py::test_plot_writes_a_png": ("peers",),                  # matplotlib
+    "cli/test_cli_compare.py::test_mq2008_predictions_table_json_and_plot": ("peers",),
+    "cli/test_cli_compare.py::test_io_errors_exit_3_and_leave_no_file": ("peers",),
+    "cli/test_cli_compare.py::test_unwritable_output_exit_3": ("peers",),
     "measures/test_trec_measures.py::test_golden_robust03": ("slow",),
     "measures/test_evaluation.py::test_ir_measures_robust03": ("slow",),
 }

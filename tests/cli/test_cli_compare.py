@@ -18,6 +18,7 @@ import pytest
 import fastndcg
 from fastndcg.io import readers
 from fastndcg.cli.main import EXIT_DATA, EXIT_IO, EXIT_OK, EXIT_USAGE
+from conftest import require
 
 
 def cli(tmp_path, *argv):
@@ -109,6 +110,7 @@ def test_trec_preset_selection_csv_and_atomic_output(trec, tmp_path):
 
 
 def test_mq2008_predictions_table_json_and_plot(shared_data, tmp_path):
+    require("matplotlib")
     data = shared_data / "mq2008" / "test.txt"
     d, preds = ltr_predictions(tmp_path, data)
     png = tmp_path / "curves.png"
@@ -171,6 +173,7 @@ def test_usage_errors_exit_2(trec, tmp_path):
 
 
 def test_io_errors_exit_3_and_leave_no_file(trec, tmp_path):
+    require("matplotlib")
     q, r = trec / "qrels.test", trec / "results.test"
     code, out, err = cli(tmp_path, q, r, "-o", tmp_path / "nowhere" / "report.txt")
     assert code == EXIT_IO and out == "" and "nowhere" in err
@@ -182,6 +185,7 @@ def test_io_errors_exit_3_and_leave_no_file(trec, tmp_path):
 
 
 def test_unwritable_output_exit_3(trec, tmp_path):
+    require("matplotlib")
     q, r = trec / "qrels.test", trec / "results.test"
     locked = tmp_path / "locked"
     locked.mkdir()

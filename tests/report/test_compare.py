@@ -13,6 +13,7 @@ import pytest
 import fastndcg
 from fastndcg import reference
 from fastndcg.report.compare import Comparison, RunData
+from conftest import require
 
 # Two tiny queries from the conventions notes (observed tool outputs there).
 # Query A: y = [2,1,0], s = [0.1,0.2,0.3]; query B: y = [0,2,1,0], s = [0.7,0.7,0.2,0.1],
@@ -344,6 +345,7 @@ def test_text_table_is_aligned():
 
 
 def test_plot_writes_a_png(tmp_path):
+    require("matplotlib")
     runs, labels, offsets = flip_case()
     r = fastndcg.compare(runs, labels, offsets, k=[1, 3], presets=["standard", "letor4", "sklearn"])
     path = tmp_path / "curves.png"
