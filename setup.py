@@ -52,7 +52,17 @@ def _openmp_flags(compiler_type):
     return ["-fopenmp"], ["-fopenmp"]
 
 
+# Cythonize and compile the extensions in parallel (pip passes no -j):
+# FASTNDCG_BUILD_JOBS overrides the CPU count.
+BUILD_JOBS = int(os.environ.get("FASTNDCG_BUILD_JOBS", "0")) or (os.cpu_count() or 1)
+
+
 class BuildExt(build_ext):
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = BUILD_JOBS
+
     def _probe_openmp(self, cflags, ldflags):
         tmp = tempfile.mkdtemp()
         try:
@@ -99,7 +109,7 @@ def _extensions():
                   libraries=["m"] if sys.platform != "win32" else [])
         for s in sources
     ]
-    return cythonize(exts, compiler_directives=DIRECTIVES, nthreads=int(os.environ.get("FASTNDCG_BUILD_JOBS", "0")) or None)
+    return cythonize(exts, compiler_directives=DIRECTIVES, nthreads=BUILD_JOBS if BUILD_JOBS > 1 else None)
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})

@@ -1,0 +1,168 @@
+"""The rooms of the package and the direction of imports between them
+(docs/architecture.md). Every import counts, at module top or inside a
+function: a lazy import is still a dependency."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, List, Set
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "fastndcg"
+ROOMS = ("_core", "conventions", "reference", "measures", "io", "report", "cli", "integrations")
+#: what each room must never import (besides itself); the floors, bottom first
+FORBIDDEN = {
+    "conventions": {"_core", "reference", "measures", "io", "report", "cli", "integrations"},
+    "_core": {"reference", "measures", "io", "report", "cli", "integrations"},
+    "reference": {"_core", "measures", "io", "report", "cli", "integrations"},
+    # measures and io stand side by side: the TREC measures read runs through io,
+    # AlignedRun's ndcg()/mean_ndcg() call the measures (lazily); no module circle
+    "measures": {"reference", "report", "cli", "integrations"},
+    "io": {"reference", "report", "cli", "integrations"},
+    "report": {"reference", "cli", "integrations"},
+    "integrations": {"reference", "cli"},
+    "cli": {"reference"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources() -> Dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*"):
+        if path.suffix in (".py", ".pyx", ".pxi", ".pxd") and "__pycache__" not in path.parts:
+            found.setdefault(_module_name(path), path)
+    return found
+
+
+def _imports(path: Path, name: str) -> Set[str]:
+    """fastndcg modules imported anywhere in a file (Cython: the cimports and imports too)."""
+    text = path.read_text()
+    out: Set[str] = set()
+    if path.suffix != ".py":
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] in ("from", "import", "cimport") and words[1].startswith("fastndcg"):
+                out.add(words[1].rstrip(","))
+        return out
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("fastndcg"))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            if base.startswith("fastndcg"):
+                for a in node.names:   # `from fastndcg.io import readers` depends on the module only
+                    out.add(f"{base}.{a.name}" if f"{base}.{a.name}" in _MODULES else base)
+    return out
+
+
+SOURCES = _sources()
+_MODULES = set(SOURCES)
+GRAPH = {name: {m for m in _imports(path, name) if m in SOURCES and m != name} for name, path in SOURCES.items()}
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ROOMS else ""
+
+
+def test_every_module_lives_in_a_room():
+    top = sorted(m for m in SOURCES if m.count(".") == 1 and _room(m) == "")
+    assert top == ["fastndcg.__main__", "fastndcg._legacy"], top
+
+
+#: the exceptions, each with its reason
+ALLOWED = {
+    # trec_eval's gain-level rules (levels -1/-2, the (int)(g1 - g2) ordering) are data the
+    # engine and the spec must share exactly: one place, the spec module
+    ("fastndcg.measures.trec_gains", "fastndcg.reference._trec_gains"),
+    ("fastndcg.measures.trec_measures", "fastndcg.reference._trec_gains"),
+    ("fastndcg.measures.trec_measures", "fastndcg.reference._trec_ndcg"),
+}
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_import_direction(room):
+    bad = [f"{m} imports {dep}" for m in sorted(GRAPH) if _room(m) == room
+           for dep in sorted(GRAPH[m]) if _room(dep) in FORBIDDEN[room] and (m, dep) not in ALLOWED]
+    assert not bad, "\n".join(bad)
+
+
+def test_io_never_imports_the_ndcg_kernels():
+    # the compiled modules of the core (fastndcg._core._*); io has its own parser
+    bad = [f"{m} imports {dep}" for m in sorted(GRAPH) if _room(m) == "io"
+           for dep in sorted(GRAPH[m]) if dep.startswith("fastndcg._core._")]
+    assert not bad, "\n".join(bad)
+
+
+def test_reference_imports_nothing_compiled():
+    compiled = {m for m, p in SOURCES.items() if p.suffix in (".pyx", ".pxd", ".pxi")}
+    seen, stack = set(), ["fastndcg.reference"]
+    while stack:   # everything the reference reaches, transitively
+        m = stack.pop()
+        if m not in seen:
+            seen.add(m)
+            stack.extend(GRAPH.get(m, ()))
+    assert not (seen & compiled), sorted(seen & compiled)
+
+
+def _cycles() -> List[List[str]]:
+    # Tarjan's strongly connected components; a component of more than one module is a circle
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    on: Set[str] = set()
+    out: List[List[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    # the package facades (fastndcg, fastndcg.reference, fastndcg.conventions)
+    # import their rooms; a room's module importing its facade back is a circle
+    assert _cycles() == []
+
+
+def test_the_checks_can_fail():
+    GRAPH["fastndcg._core.threads"].add("fastndcg.io.readers")
+    GRAPH["fastndcg.io.readers"].add("fastndcg._core.threads")
+    try:
+        with pytest.raises(AssertionError):
+            test_import_direction("_core")
+        assert _cycles()
+    finally:
+        GRAPH["fastndcg._core.threads"].discard("fastndcg.io.readers")
+        GRAPH["fastndcg.io.readers"].discard("fastndcg._core.threads")
