@@ -158,8 +158,14 @@ class NDCGScorer:
 
     def _make_kernel(self, lab: np.ndarray, off: np.ndarray, max_n: int, whole: bool) -> NDCGKernel:
         res = self._res
-        # the ideal sums ranks up to its own longest list (cut at the largest k)
-        ideal_disc = discount(self.convention, max_n if whole else min(int(self._cutoffs[-1]), max_n))
+        # the ideal sums ranks up to its own longest list (cut at the largest k);
+        # a discount array too short for it is an error only when an ideal is
+        # computed (DCG alone, or an external ideal_dcg, does not need it)
+        try:
+            ideal_disc = discount(self.convention, max_n if whole else min(int(self._cutoffs[-1]), max_n))
+        except ValueError as exc:
+            self._ideal_disc_error = exc
+            ideal_disc = self._disc
         return NDCGKernel(lab, off, self._idcg, res.table, res.last, res.linear, res.count_size, res.levels,
                           res.need_integer, res.label_limit, res.table_holes, res.round_f32, res.score_limit,
                           res.tie_code, res.key_desc, self._disc, ideal_disc, whole, self._cutoffs,
@@ -168,9 +174,15 @@ class NDCGScorer:
     # -- ideal -------------------------------------------------------------------------
     def _run_ideal(self, kernel: NDCGKernel, lab: np.ndarray, off: np.ndarray, name: str,
                    n_threads: Optional[int]) -> None:
+        self._needs_ideal()
         flags = np.zeros(off.shape[0] - 1, dtype=np.int8)
         if kernel.compute_ideal(flags, True, threads_for(lab.shape[0], n_threads)):
             self._raise_labels(kernel, lab, off, flags, name, {4: self._idcg})
+
+    def _needs_ideal(self) -> None:
+        error = self.__dict__.get("_ideal_disc_error")
+        if error is not None:
+            raise error
 
     def _compute_ideal(self, n_threads: Optional[int] = None) -> None:
         self._run_ideal(self._kernel, self.labels, self.offsets, "labels", n_threads)
@@ -240,6 +252,8 @@ class NDCGScorer:
         nd = np.empty((nq, nc), dtype=np.float64) if with_ndcg else None
         flags = np.zeros(nq, dtype=np.int8)
         fuse = with_ndcg and not self._ideal_ready
+        if fuse:
+            self._needs_ideal()
         check_labels = not self._labels_checked
         if self._kernel.score(sc, key, dcg, nd, flags, fuse, check_labels, True,
                               threads_for(self.n_docs, n_threads)):

@@ -298,3 +298,16 @@ def test_xgboost_softndcg_objective_weights_are_per_group_with_empty_groups():
     np.testing.assert_array_equal(g, want_g)
     np.testing.assert_array_equal(h, want_h)
     assert g[1] == -g[2] != 0
+
+
+def test_dcg_does_not_need_the_discount_of_a_full_ideal():
+    # Found by the fuzz tier: with ideal="full", a discount array long enough for
+    # the DCG's cutoff but not for the whole list made dcg() raise, although DCG
+    # never computes the ideal (the reference gave the value). ndcg() still
+    # raises, naming the discount.
+    conv = Convention(discount=(1.0,), ideal="full", default_k=1)
+    s, y, off = np.zeros(6), np.array([4, 3, 2, 1, 1, 0]), np.array([0, 6])
+    assert fastndcg.dcg(s, y, off, convention=conv).tolist() == reference.dcg(s, y, off, None, conv).tolist() == [15.0]
+    with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 6"):
+        fastndcg.ndcg(s, y, off, convention=conv)
+    assert fastndcg.ndcg(s, y, off, convention=conv, ideal_dcg=[30.0]).tolist() == [0.5]
