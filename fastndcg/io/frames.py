@@ -179,7 +179,7 @@ def ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "label", 
         One row per query: the query column, then ``ndcg@k`` (``ndcg`` for
         k=None) per cutoff, then the weight column if given.
     """
-    from fastndcg import ndcg as _ndcg
+    from fastndcg.measures.ndcg import ndcg as _ndcg
 
     lib, df, conv, sc, lab, offsets, tie_key, weights, q_uniques = _prepare(
         df, query, label, score, doc_id, weight, convention)
@@ -210,7 +210,7 @@ def mean_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "lab
     """Mean NDCG of a DataFrame (see :func:`ndcg` for the arguments and
     :func:`fastndcg.mean_ndcg` for the aggregation): a float for a single k,
     else a dict {column name: value}."""
-    from fastndcg import mean_ndcg as _mean
+    from fastndcg.measures.ndcg import mean_ndcg as _mean
 
     lib, df, conv, sc, lab, offsets, tie_key, weights, q_uniques = _prepare(
         df, query, label, score, doc_id, weight, convention)

@@ -1087,7 +1087,7 @@ class AlignedRun:
 
             scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
             return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
-        from fastndcg import ndcg
+        from fastndcg.measures.ndcg import ndcg
 
         return ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
                     **self._kwargs(convention, ideal))
@@ -1101,7 +1101,7 @@ class AlignedRun:
 
             scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
             return scorer.mean(scores, tie_key=key, n_threads=n_threads)
-        from fastndcg import mean_ndcg
+        from fastndcg.measures.ndcg import mean_ndcg
 
         return mean_ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
                          **self._kwargs(convention, ideal))
