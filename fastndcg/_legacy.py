@@ -45,6 +45,7 @@ def warn_moved(old: str, stacklevel: int = 3) -> None:
 class _Alias(importlib.abc.Loader):
     def __init__(self, target: ModuleType) -> None:
         self.target = target
+        self.spec = target.__spec__
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         return self.target
@@ -63,7 +64,6 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
         warn_moved(fullname, stacklevel=4)
         module = importlib.import_module(new)
         loader = _Alias(module)
-        loader.spec = module.__spec__
         return importlib.machinery.ModuleSpec(fullname, loader)
 
 

@@ -29,6 +29,7 @@ IN_CI = bool(os.environ.get("CI"))
 TIERS = ("peers", "distributed", "slow", "fuzz")
 TIER_OF_FILE = {
     "fuzz/": ("fuzz",),
+    "test_typing.py": ("peers",),                   # mypy
     "integrations/test_dask.py": ("distributed",),
     "integrations/test_spark.py": ("distributed", "slow"),
     "integrations/test_lightgbm.py": ("peers",),

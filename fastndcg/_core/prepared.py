@@ -21,7 +21,7 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from fastndcg._core import _aggregate
-from fastndcg.conventions import ABOVE_ONE_TOLERANCE, Convention, as_convention
+from fastndcg.conventions import ABOVE_ONE_TOLERANCE, Convention, Cutoffs, as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
 from fastndcg._core.resolve import discount, float32_reason, resolve
@@ -32,7 +32,6 @@ from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, _one_d, as_labe
                                   prepare_offsets, raise_score_problem)
 
 ArrayLike = Any
-Cutoffs = Union[None, int, "list[Optional[int]]"]
 
 
 class NDCGScorer:

@@ -195,13 +195,13 @@ def _probability(text: str) -> float:
 
 
 #: Default cutoffs when -k is not given: each tool's own default measure.
-DEFAULT_CUTOFFS = {
+DEFAULT_CUTOFFS: Dict[str, List[Optional[int]]] = {
     "trec_eval": [None],                                        # trec_eval's ``ndcg``
     "pytrec_eval": [None],
     "trec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],  # trec_eval's ndcg_cut defaults
     "pytrec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
 }
-FALLBACK_CUTOFFS = [1, 3, 5, 10]
+FALLBACK_CUTOFFS: List[Optional[int]] = [1, 3, 5, 10]
 #: Presets of trec_eval's ndcg whose numeric cutoffs are trec_eval's ndcg_cut.
 CUT_PRESETS = {"trec_eval": "trec_eval_cut", "pytrec_eval": "pytrec_eval_cut"}
 TREC_MEASURE_PRESETS = ("trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut")
@@ -284,7 +284,7 @@ class System:
 
     name: str
     path: str
-    qids: np.ndarray
+    qids: Optional[np.ndarray]
     arrays: Dict[str, Any]
     notes: List[str] = field(default_factory=list)
     runid: str = ""                              # TREC runs: the run tag (trec_eval's runid)
@@ -293,6 +293,8 @@ class System:
 
     @property
     def n_queries(self) -> int:
+        if self.qids is None:       # no query ids: count the offsets' queries
+            return int(self.arrays["offsets"].shape[0]) - 1 if "offsets" in self.arrays else 0
         return int(self.qids.shape[0])
 
 
@@ -421,7 +423,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=threads)
         progress.done()
         conv, spec, trec_spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
-        ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+        ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
         cut = False
         if args.preset in CUT_PRESETS and any(k is not None for k in ks):
             if spec is None:
@@ -457,7 +459,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             aligned.append(align_chunk(run, qrels, conv, ideal=args.ideal, missing=missing,
                                        max_docs=args.max_docs, gains=trec_spec, n_threads=threads))
         for name, path, (a, chunk) in zip(names, run_paths, aligned):
-            keys = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
+            keys: Tuple[str, ...] = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
             if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG
                 keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
             arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
@@ -690,7 +692,7 @@ def _measures_from_cutoffs(args) -> List[str]:
     if preset not in TREC_MEASURE_PRESETS:
         raise _Usage(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "
                      f"got --preset {preset}")
-    ks = args.k or DEFAULT_CUTOFFS.get(preset, FALLBACK_CUTOFFS)
+    ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(preset, FALLBACK_CUTOFFS)
     gain = getattr(args, "gain", None)
     cut = [k for k in ks if k is not None]
     if gain is not None and cut:
@@ -845,8 +847,8 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
         if layout == "long":
             buf.write("run,query,measure,value\n")
             for r in results:
-                rows = list(zip(r["qids"].tolist(), r["values"].tolist())) if per_query else []
-                for q, row in rows + [("all", r["mean"].tolist())]:
+                per_row = list(zip(r["qids"].tolist(), r["values"].tolist())) if per_query else []
+                for q, row in per_row + [("all", r["mean"].tolist())]:
                     for m, v in zip(names, row):
                         buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q)), _csv(m), _csv_num(v)]) + "\n")
             return buf.getvalue()
@@ -872,7 +874,7 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
                 lines.append(f"{m:<22}\tall\t{_c_fixed(v, digits)}")
         return "\n".join(lines) + "\n" if lines else ""
     head = ["run", "query"] + names
-    rows = []
+    rows: List[List[str]] = []
     for r in results:
         if per_query:
             for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
@@ -921,10 +923,11 @@ def cmd_test(args) -> int:
         for n in r["notes"]:
             _note(n)
     # the same queries, in the same order, for every system
-    common = None
-    for r in results:
-        keys = [_qid_text(q) for q in r["qids"].tolist()]
-        common = keys if common is None else [q for q in common if q in set(keys)]
+    key_lists = [[_qid_text(q) for q in r["qids"].tolist()] for r in results]
+    common: List[str] = key_lists[0] if key_lists else []
+    for keys in key_lists[1:]:
+        present = set(keys)
+        common = [q for q in common if q in present]
     blocks = []
     for r in results:
         keys = [_qid_text(q) for q in r["qids"].tolist()]
@@ -940,7 +943,7 @@ def cmd_test(args) -> int:
               "n_queries": len(common), "measures": []}
     for j, m in enumerate(names):
         per = {n: b[:, j] for n, b in zip(sys_names, blocks)}
-        nan_rows = np.zeros(len(common), dtype=bool)
+        nan_rows = np.zeros(len(common), dtype=np.bool_)
         for v in per.values():
             nan_rows |= np.isnan(v)
         if nan_rows.any():
@@ -1164,7 +1167,7 @@ def _show_gain_warning_once() -> None:
     command on stderr as ``fastndcg: warning: ...`` (one for all runs)."""
     from fastndcg.measures.trec_gains import TrecGainQuirkWarning
 
-    shown = []
+    shown: List[Any] = []
     other = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):

@@ -3,8 +3,8 @@ discount, ties, empty and short queries, the ideal list, precision,
 aggregation), as one frozen :class:`Convention`, and the presets that
 reproduce each well-known tool. The bottom room: it imports nothing else
 from fastndcg."""
-from fastndcg.conventions.convention import ABOVE_ONE_TOLERANCE, DEFAULT, MAX_EXPONENTIAL_LABEL, Convention
+from fastndcg.conventions.convention import ABOVE_ONE_TOLERANCE, DEFAULT, MAX_EXPONENTIAL_LABEL, Convention, Cutoffs
 from fastndcg.conventions.presets import PRESETS, as_convention, get_preset, ideal_source, list_presets
 
-__all__ = ["ABOVE_ONE_TOLERANCE", "DEFAULT", "MAX_EXPONENTIAL_LABEL", "Convention", "PRESETS", "as_convention",
+__all__ = ["ABOVE_ONE_TOLERANCE", "DEFAULT", "MAX_EXPONENTIAL_LABEL", "Convention", "Cutoffs", "PRESETS", "as_convention",
            "get_preset", "ideal_source", "list_presets"]

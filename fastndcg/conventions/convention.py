@@ -77,6 +77,10 @@ def _as_discount_array(discount: Any) -> Tuple[float, ...]:
     return tuple(float(v) for v in values)
 
 
+#: A cutoff argument: None (the whole list, or the convention's default_k), an
+#: int >= 1, or a sequence of them (one result column each).
+Cutoffs = Union[None, int, Sequence[Optional[int]]]
+
 @dataclass(frozen=True)
 class Convention:
     """How NDCG is computed: gain, discount, ties, edge cases and aggregation.

@@ -24,7 +24,7 @@ Example
 from __future__ import annotations
 
 import weakref
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -165,10 +165,11 @@ class LambdarankObjective:
                                                         "position_bias_regularization")
         self.learning_rate = _check_real(learning_rate, "learning_rate")
         self.n_threads = n_threads
-        self._dataset_ref = None
+        self._dataset_ref: Optional[Callable[[], Any]] = None     # a weakref to the data
         self._model: Optional[LambdaMART] = None
         self._debiased: Optional[PositionBiasedLambdaMART] = None
-        self._grad = self._hess = None
+        self._grad: Optional[np.ndarray] = None
+        self._hess: Optional[np.ndarray] = None
         # Build a throw-away model to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=self.score_normalization)
@@ -202,7 +203,7 @@ class LambdarankObjective:
         if self._model is not None and self._dataset_ref is not None and self._dataset_ref() is dataset:
             return self._model
         labels, offsets, weights = _dataset_fields(dataset)
-        options = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
+        options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
                        score_normalization=self.score_normalization, sample_weights=weights,
                        n_threads=self.n_threads)
@@ -304,7 +305,7 @@ class NDCGMetric:
                  name: Optional[str] = None, n_threads: Optional[int] = None) -> None:
         _require_lightgbm()
         self.convention = as_convention(convention)
-        self.k: List[int] = [int(k)] if np.ndim(k) == 0 else [int(x) for x in k]
+        self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else [int(x) for x in k]
         NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
         self.name = name if name is not None else f"ndcg[{self.convention.name}]"
         self.n_threads = n_threads

@@ -23,7 +23,7 @@ Example
 from __future__ import annotations
 
 import weakref
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -59,13 +59,14 @@ def _dmatrix_fields(dmat) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]
     ptr = np.asarray(dmat.get_uint_info("group_ptr"), dtype=np.int64)
     if ptr.size == 0:
         raise ValueError("the DMatrix has no query information; set group= or qid= on it")
-    weights = np.asarray(dmat.get_weight(), dtype=np.float32)
+    given = np.asarray(dmat.get_weight(), dtype=np.float32)
     n_groups = ptr.size - 1
-    if weights.size == 0:
+    weights: Optional[np.ndarray] = given
+    if given.size == 0:
         weights = None
-    elif weights.size != n_groups:
+    elif given.size != n_groups:
         raise ValueError(f"ranking weights are per group in XGBoost: expected {n_groups} weights; "
-                         f"got {weights.size}")
+                         f"got {given.size}")
     return labels, ptr, weights
 
 
@@ -167,10 +168,11 @@ class RankNDCGObjective:
         self.score_normalization = score_normalization
         self.sigma = sigma
         self.n_threads = n_threads
-        self._dmat_ref = None
+        self._dmat_ref: Optional[Callable[[], Any]] = None     # a weakref to the data
         self._model: Optional[LambdaMART] = None
         self._state: Optional[XGBoostRankNDCG] = None
-        self._grad = self._hess = None
+        self._grad: Optional[np.ndarray] = None
+        self._hess: Optional[np.ndarray] = None
         # Build throw-away models to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=score_normalization)
@@ -185,7 +187,7 @@ class RankNDCGObjective:
         if self.truncation is None and self.pair_method == "topk":
             raise ValueError("truncation=None has no XGBoost equivalent with unbiased=True; give the "
                              "topk truncation (lambdarank_num_pair_per_sample)")
-        k = None if self.truncation in ("auto", None) else self.truncation
+        k = None if self.truncation in ("auto", None) else int(self.truncation)
         return XGBoostRankNDCG(labels, offsets, pair_method=self.pair_method, num_pair_per_sample=k,
                                unbiased=self.unbiased, bias_norm=self.bias_norm,
                                normalize=self.normalize, score_normalization=self.score_normalization,
@@ -279,7 +281,7 @@ class NDCGMetric:
                  name: Optional[str] = None, n_threads: Optional[int] = None) -> None:
         _require_xgboost()
         self.convention = as_convention(convention)
-        self.k: List[int] = [int(k)] if np.ndim(k) == 0 else [int(x) for x in k]
+        self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else [int(x) for x in k]
         NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
         self.name = name if name is not None else f"ndcg[{self.convention.name}]"
         self.n_threads = n_threads

@@ -1,5 +1,5 @@
 """Type stubs of the file scanners (fastndcg/io/_parse.pyx)."""
-from typing import Any, Tuple
+from typing import Any, Dict, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -8,6 +8,8 @@ Bytes = Any          # bytes, bytearray, memoryview or a uint8 array
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
+
+STATUS: Dict[str, int]
 
 def parse_svmlight(buf: Bytes, line: int, qid_mode: int, want_docid: bool, want_features: bool, labels: F64,
                    qids: I64, lines: I64, pool: U8, dstart: I64, fval: F64, fidx: I64, fptr: I64,

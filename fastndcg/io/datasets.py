@@ -137,9 +137,9 @@ def cascade_clicks(labels, offsets, *, seed: int = 0, click_probabilities=CLICK_
     order = np.empty(n, dtype=np.int64)
     position = np.empty(n, dtype=np.int32)
     click = np.zeros(n, dtype=np.int32)
-    p_click = probs[np.minimum(lab.astype(np.int64), probs.size - 1)]
-    u_click = rng.random(n)
-    u_stop = rng.random(n)
+    p_click: np.ndarray = probs[np.minimum(lab.astype(np.int64), probs.size - 1)]
+    u_click = np.asarray(rng.random(n))
+    u_stop = np.asarray(rng.random(n))
     for q in range(off.shape[0] - 1):
         a, b = int(off[q]), int(off[q + 1])
         shown = a + np.argsort(-production[a:b], kind="stable")

@@ -21,10 +21,9 @@ from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 
-from fastndcg.conventions import as_convention
+from fastndcg.conventions import Cutoffs, as_convention
 from fastndcg._core.validation import check_cutoffs, plain
 
-Cutoffs = Union[None, int, List[Optional[int]]]
 
 
 def _library(df: Any) -> str:
@@ -143,7 +142,7 @@ def _prepare(df, query, label, score, doc_id, weight, convention):
 
 def _names(k: Cutoffs) -> List[str]:
     _, _, single = check_cutoffs(k)
-    ks = [k] if single else list(k)
+    ks: List[Any] = [k] if single else list(k)  # type: ignore[arg-type]  # a sequence when not single
     return ["ndcg" if v is None else f"ndcg@{int(v)}" for v in ks]
 
 
@@ -218,4 +217,4 @@ def mean_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "lab
                    n_threads=n_threads)
     if np.ndim(values) == 0:
         return float(values)
-    return dict(zip(_names(k), (float(v) for v in values)))
+    return dict(zip(_names(k), (float(v) for v in np.asarray(values))))

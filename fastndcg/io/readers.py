@@ -22,6 +22,7 @@ import bz2
 import gzip
 import lzma
 import os
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, List, Optional, Tuple, Union
@@ -196,8 +197,10 @@ class SvmlightData:
     ----------
     path : str
     labels : float64 array (n_rows,)
-    qids : int64 array (n_rows,) or None
-        The ``qid:`` of each row; None when the file has no qids.
+    qid : int64 array (n_rows,) or None
+        The ``qid:`` of each row (LightGBM's and XGBoost's ``qid``); None when
+        the file has no qids. (``qids`` is the old name, deprecated: elsewhere
+        in the API ``qids`` are per query.)
     offsets : int64 array (n_queries + 1,) or None
         Query q owns rows ``offsets[q]:offsets[q+1]`` *after* :meth:`grouped`.
         None when the file has neither qids nor a group file.
@@ -219,7 +222,7 @@ class SvmlightData:
 
     path: str
     labels: np.ndarray
-    qids: Optional[np.ndarray]
+    qid: Optional[np.ndarray]
     offsets: Optional[np.ndarray]
     order: Optional[np.ndarray]
     query_ids: Optional[np.ndarray]
@@ -230,6 +233,13 @@ class SvmlightData:
     @property
     def n_rows(self) -> int:
         return int(self.labels.shape[0])
+
+    @property
+    def qids(self) -> Optional[np.ndarray]:
+        """Deprecated name of :attr:`qid` (per row)."""
+        warnings.warn("SvmlightData.qids is per row and is now called qid (qids are per query elsewhere); "
+                      "the old name works until fastndcg 0.3", DeprecationWarning, stacklevel=2)
+        return self.qid
 
     @property
     def n_queries(self) -> int:
@@ -271,7 +281,7 @@ class _SvmParser:
         self.line = 0
         self.qid_mode = -1
 
-    def parse(self, block: bytes) -> int:
+    def parse(self, block: Any) -> int:     # bytes or a memoryview of them
         rows_max = _parse.count_byte(block, 10)
         for g in (self.labels, self.qids, self.lines):
             g.reserve(rows_max)
@@ -354,8 +364,10 @@ def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str)
         if qid_order == "any":
             groups = offsets_from_qid(qids)
             return groups.offsets, groups.order, groups.qids
-        raise _qid_again(path, qids, lines, "Rows of a query must be contiguous (pass qid_order='any' "
+        err = _qid_again(path, qids, lines, "Rows of a query must be contiguous (pass qid_order='any' "
                                             "to group them)")
+        assert err is not None      # the qids repeat (checked above)
+        raise err
     return np.append(starts, n).astype(np.int64), None, block_ids
 
 
@@ -470,8 +482,10 @@ def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
         offsets, order, query_ids = _check_qid_blocks(path, qids, lines, qid_order)
     if group is not None:
         if order is not None:
-            raise _qid_again(path, qids, lines, "A group file describes consecutive rows, so it "
-                                                "cannot be combined with qid_order='any' here")
+            err = _qid_again(path, np.asarray(qids), lines, "A group file describes consecutive rows, so it "
+                                                            "cannot be combined with qid_order='any' here")
+            assert err is not None      # an order exists only when the qids repeat
+            raise err
         offsets = _apply_group(path, group, n, offsets, lines)
         if query_ids is None:
             query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
@@ -761,7 +775,7 @@ class Qrels(_TrecTable):
     """TREC judgments (see :func:`read_qrels`). ``relevance`` is int64 and
     may be negative (trec_eval: judged "unjudged in pool", gain 0)."""
 
-    relevance: np.ndarray = field(default=None, repr=False)
+    relevance: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]  # set by the reader
 
     def to_dict(self) -> dict:
         """{topic: {docno: relevance}} (a Python loop: for small qrels)."""
@@ -777,8 +791,8 @@ class Run(_TrecTable):
     is each row's position among the file's result lines; ``name`` is the
     run tag of the last line (as trec_eval's ``runid``)."""
 
-    scores: np.ndarray = field(default=None, repr=False)
-    file_row: np.ndarray = field(default=None, repr=False)
+    scores: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]  # set by the reader
+    file_row: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
     name: str = ""
 
 
@@ -797,7 +811,7 @@ class _TrecParser:
         self.line = 0
         self.tag = b""
 
-    def parse(self, block: bytes) -> None:
+    def parse(self, block: Any) -> None:    # bytes or a memoryview of them
         rows_max = _parse.count_byte(block, 10)
         for g in (self.values, self.lines, self.dstart):
             g.reserve(rows_max)
@@ -857,7 +871,7 @@ class _TrecParser:
         if copy:
             cols = {k: v.copy() for k, v in cols.items()}
         else:
-            self.values.a = self.lines.a = self.dstart.a = self.pool.a = None
+            self.values.a = self.lines.a = self.dstart.a = self.pool.a = None  # type: ignore[assignment]  # released
         return _sorted_table(self.path, self.is_run, cols, topics[:nseg], first[:nseg], n_threads,
                              self.tag.decode("utf-8", "replace"), self.line)
 

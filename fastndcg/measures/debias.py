@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -253,10 +253,17 @@ class XGBoostRankNDCG:
     XGBoost cannot follow.
     """
 
+    model: LambdaMART
+    iteration: int
+    _t_plus: np.ndarray
+    _t_minus: np.ndarray
+    _li: np.ndarray
+    _lj: np.ndarray
+
     def __init__(self, labels: ArrayLike, offsets: ArrayLike, *, pair_method: str = "topk",
                  num_pair_per_sample: Optional[int] = None, unbiased: bool = False,
                  bias_norm: float = 1.0, normalize: bool = True, score_normalization: bool = True,
-                 gain: str = "exponential", query_weights: Optional[ArrayLike] = None,
+                 gain: Any = "exponential", query_weights: Optional[ArrayLike] = None,
                  iteration: int = 0, seed_offset: int = 1, n_threads: Optional[int] = None) -> None:
         if pair_method not in PAIR_METHODS:
             raise ValueError(f"pair_method must be one of {PAIR_METHODS}; got {pair_method!r}")
@@ -326,7 +333,7 @@ class XGBoostRankNDCG:
         model = self.model
         sc = model._check_scores(scores, n_threads)
         grad, hess = model._check_outputs(sc, grad_out, hess_out)
-        state = dict(mean_pairs=self.pair_method == "mean", num_pair=self.num_pair_per_sample,
+        state: Dict[str, Any] = dict(mean_pairs=self.pair_method == "mean", num_pair=self.num_pair_per_sample,
                      seed_round=(self.iteration + self.seed_offset) % (1 << 32))
         if self.unbiased:
             state.update(t_plus=self._t_plus, t_minus=self._t_minus, li_rows=self._li, lj_rows=self._lj)

@@ -330,7 +330,7 @@ def _table(cls, qids: List[str], docs: List[str], what: str, **values):
     np.cumsum(lengths[:-1], out=start[1:])
     offsets = np.zeros(topics.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(tcode, minlength=topics.shape[0]), out=offsets[1:])
-    kw = {k: np.asarray(v)[order] for k, v in values.items()}
+    kw: Dict[str, Any] = {k: np.asarray(v)[order] for k, v in values.items()}
     if "scores" in kw:
         kw["file_row"] = order
         kw["name"] = ""

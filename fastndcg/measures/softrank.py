@@ -270,7 +270,7 @@ def soft_ndcg_grad(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, 
 
 
 for _f in (soft_ndcg, soft_ndcg_grad):
-    _f.__doc__ = _f.__doc__.replace("    {common_notes}\n", _COMMON_NOTES.lstrip("\n") + "\n")
+    _f.__doc__ = (_f.__doc__ or "").replace("    {common_notes}\n", _COMMON_NOTES.lstrip("\n") + "\n")
 del _f
 
 
@@ -390,6 +390,7 @@ class SoftNDCGObjective:
         if sc.shape[0] != soft.labels.shape[0]:
             raise ValueError(f"preds must have one entry per row ({soft.labels.shape[0]}); got {sc.shape[0]}")
         _, grad, hess = soft.run(sc, self.sigma, True, True, self.n_threads)
+        assert grad is not None and hess is not None      # both were asked for
         np.negative(grad, out=grad)
         np.maximum(hess, self.min_hessian, out=hess)
         if w is not None:

@@ -384,7 +384,7 @@ class _Plan:
         counts = [1 if lv in pset else 0 for lv in self.holds]
         entries = [(lv, g, c) for lv, g, c in zip(self.holds, self.gains, counts)]
         walked_gains = trec_ideal_gains(entries)
-        walked = []
+        walked: List[Any] = []
         for i in range(len(entries) - 1, -1, -1):   # the entries the walk used, in order
             if len(walked) == len(walked_gains):
                 break
@@ -708,7 +708,7 @@ def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", idea
     if conv.name in BOGUS_RANKING_PRESETS:
         scores, levels, tie_key, offsets = bogus_ranking(scores, levels, tie_key, offsets)
     res = resolve_trec_gains(spec, levels, offsets, judged, joff, conv.discount, n_threads)
-    kw: Dict[str, Any] = dict(scores=scores, offsets=offsets, gains=res.doc_gains, ideal_dcg=res.ideal_dcg)
+    kw = dict(scores=scores, offsets=offsets, gains=res.doc_gains, ideal_dcg=res.ideal_dcg)
     if conv.uses_tie_key:
         kw["tie_key"] = tie_key
     return conv, kw, res.quirks

@@ -196,6 +196,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         cols = _group_columns(topics, [ms[j] for j in idx], fl, relevance_level, n_threads)
         for j, col in zip(idx, cols):
             columns[j] = col
+    assert first is not None      # at least one run was aligned
     nq = first.n_queries
     values = np.empty((nq, len(ms)), dtype=np.float64)
     means = np.empty(len(ms), dtype=np.float64)
@@ -288,15 +289,17 @@ def _group_columns(t: _Topics, ms: List[Measure], fl: str, relevance_level: int,
     rest = [i for i, m in enumerate(ms) if out[i] is None]
     by_spec: Dict[Any, List[int]] = {}
     for i in rest:
-        spec = ms[i].gains if ms[i].gains is not None else _NO_GAINS
+        given = ms[i].gains
+        spec = given if given is not None else _NO_GAINS
         by_spec.setdefault(spec.pairs, []).append(i)
     for _, idx in by_spec.items():
-        spec = ms[idx[0]].gains if ms[idx[0]].gains is not None else _NO_GAINS
+        given = ms[idx[0]].gains
+        spec = given if given is not None else _NO_GAINS
         res = resolve_trec_gains(spec, t.levels, t.offsets, t.judged, t.judged_offsets, base.discount, n_threads)
         if spec.pairs and any(ms[i].family in ("ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg") for i in idx):
             warn_quirks(res.quirks, spec, stacklevel=4)
         fams = {ms[i].family for i in idx}
-        gscorer = None
+        gscorer: Optional[GainScorer] = None
         if fams & {"ndcg", "dcg"}:
             gscorer = GainScorer(res.doc_gains, t.offsets, None, convention=base, ideal_dcg=res.ideal_dcg,
                                  n_threads=n_threads)
@@ -306,9 +309,11 @@ def _group_columns(t: _Topics, ms: List[Measure], fl: str, relevance_level: int,
         for i in idx:
             fam = ms[i].family
             if fam == "ndcg":
+                assert gscorer is not None
                 per, mean = gscorer.evaluate(t.scores, tie_key=t.tie_key, n_threads=n_threads)
                 out[i] = (np.asarray(per, dtype=np.float64), float(mean))
             elif fam == "dcg":
+                assert gscorer is not None
                 v = np.asarray(gscorer.dcg(t.scores, tie_key=t.tie_key, n_threads=n_threads), dtype=np.float64)
                 out[i] = (v, _mean(v))
             elif fam == "ideal_dcg":

@@ -33,7 +33,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -83,10 +83,11 @@ def ranking(scores: Sequence[float], gains: Sequence[float], convention: Convent
     ties = convention.ties
     if ties == "stable":
         return sorted(range(n), key=lambda i: (-s[i], i))
-    if ties == "key":
-        return sorted(range(n), key=lambda i: (-s[i], int(tie_key[i]), i))
-    if ties == "key_desc":
-        return sorted(range(n), key=lambda i: (-s[i], -int(tie_key[i]), i))
+    if ties in ("key", "key_desc"):
+        assert tie_key is not None, "ties by key need a tie_key"
+        keys = [int(x) for x in tie_key]
+        sign = 1 if ties == "key" else -1
+        return sorted(range(n), key=lambda i: (-s[i], sign * keys[i], i))
     if ties == "worst":
         return sorted(range(n), key=lambda i: (-s[i], gains[i], i))
     if ties == "best":
@@ -444,7 +445,9 @@ def position_ids(positions) -> Tuple[np.ndarray, np.ndarray]:
     """LightGBM's position ids: raw positions numbered in order of first appearance.
 
     Returns (ids per row, the raw position of each id)."""
-    ids, values, seen = [], [], {}
+    ids: List[int] = []
+    values: List[int] = []
+    seen: Dict[int, int] = {}
     for x in positions:
         x = int(x)
         if x not in seen:
@@ -596,6 +599,8 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
     for q in range(n_queries):
         a, b = offsets[q], offsets[q + 1]
         sq, yq = list(scores[a:b]), list(labels[a:b])
+        g: Sequence[Any]
+        h: Sequence[Any]    # float, or numpy.float32 in the exact modes
         if mode == "default":
             key = None if tie_key is None else list(np.asarray(tie_key)[a:b])
             g, h = query_lambdas_default(sq, yq, conv, t, sigma, normalize, score_normalization, key)
@@ -719,7 +724,7 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
                 if not math.isfinite(delta):
                     raise ValueError(f"query {q}: a pair's |ΔNDCG| overflows ({delta!r})")
                 rows.append((q, a + h, a + l, rh, rl, delta))
-    cols = list(zip(*rows)) if rows else [[]] * 6
+    cols: List[Sequence[Any]] = list(zip(*rows)) if rows else [[] for _ in range(6)]
     ints = [np.asarray(c, dtype=np.int64) for c in cols[:5]]
     return (*ints, np.asarray(cols[5], dtype=np.float64))
 

@@ -44,6 +44,7 @@ def gain_of(label: float, convention: Convention) -> float:
             raise ValueError(f"labels must be <= {MAX_EXPONENTIAL_LABEL} for exponential gain; got {level}")
         return 2.0**level - 1.0
     table = convention.gain
+    assert not isinstance(table, str)       # a table: "linear" and "exponential" were handled above
     if level < len(table) and not math.isnan(table[level]):
         return float(table[level])
     if convention.unknown_label == "zero":
@@ -102,10 +103,11 @@ def ranked_gains(scores: Sequence[float], labels: Sequence[float], convention: C
     ties = convention.ties
     if ties == "stable" or ties == "average":
         order = sorted(range(n), key=lambda i: (-s[i], i))
-    elif ties == "key":
-        order = sorted(range(n), key=lambda i: (-s[i], int(tie_key[i]), i))
-    elif ties == "key_desc":
-        order = sorted(range(n), key=lambda i: (-s[i], -int(tie_key[i]), i))
+    elif ties in ("key", "key_desc"):
+        assert tie_key is not None, "ties by key need a tie_key"
+        keys = [int(x) for x in tie_key]
+        sign = 1 if ties == "key" else -1
+        order = sorted(range(n), key=lambda i: (-s[i], sign * keys[i], i))
     elif ties == "worst":
         order = sorted(range(n), key=lambda i: (-s[i], g[i], i))
     elif ties == "best":

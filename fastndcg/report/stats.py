@@ -20,7 +20,7 @@ check the p-values against it:
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -378,7 +378,7 @@ def effect_size(a, b) -> float:
     return mean / sd
 
 
-def holm(pvalues: Sequence[float]) -> np.ndarray:
+def holm(pvalues: Union[Sequence[float], np.ndarray]) -> np.ndarray:
     """Holm-Bonferroni adjusted p-values (step-down, monotone, at most 1).
 
     With m tests sorted ascending, p_(i) becomes max_{j <= i} (m - j + 1) p_(j).
@@ -538,18 +538,18 @@ def compare_systems(per_query: Mapping[str, object], *, alpha: float = 0.05, tes
         pairs = [(baseline, o) for o in names if o != baseline]
     else:
         pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
-    rows = []
+    rows: List[Tuple[str, str, List[float]]] = []
     for x, y in pairs:
         a, b = values[x], values[y]
-        rows.append([x, y, float(np.mean(a)), float(np.mean(b)), float(np.mean(a - b)), effect_size(a, b),
-                     paired_t_test(a, b).pvalue, wilcoxon(a, b).pvalue,
-                     randomization_test(a, b, n_resamples=n_resamples, seed=seed).pvalue])
-    deciding = np.array([r[6 + TESTS.index(test)] for r in rows])
+        rows.append((x, y, [float(np.mean(a)), float(np.mean(b)), float(np.mean(a - b)), effect_size(a, b),
+                            paired_t_test(a, b).pvalue, wilcoxon(a, b).pvalue,
+                            randomization_test(a, b, n_resamples=n_resamples, seed=seed).pvalue]))
+    deciding = np.array([r[2][4 + TESTS.index(test)] for r in rows])
     adjusted = holm(deciding) if correction == "holm" else deciding
     out = []
-    for r, p_adj in zip(rows, adjusted.tolist()):
+    for (x, y, v), p_adj in zip(rows, adjusted.tolist()):
         winner = ""
-        if not math.isnan(p_adj) and p_adj <= alpha and r[4] != 0:
-            winner = r[0] if r[4] > 0 else r[1]
-        out.append(PairComparison(*r, p_adj, winner))
+        if not math.isnan(p_adj) and p_adj <= alpha and v[2] != 0:
+            winner = x if v[2] > 0 else y
+        out.append(PairComparison(x, y, v[0], v[1], v[2], v[3], v[4], v[5], v[6], p_adj, winner))
     return out

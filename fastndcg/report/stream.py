@@ -64,7 +64,7 @@ import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, exact_column_sums, finish_aggregate, one_shot
 from fastndcg._core._exact import ExactSum
-from fastndcg.conventions import Convention, as_convention
+from fastndcg.conventions import Convention, Cutoffs, as_convention
 from fastndcg._core.validation import plain
 from fastndcg.io.frames import query_weights_from_rows
 
@@ -72,7 +72,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from fastndcg.io.readers import AlignedRun, Qrels, Run
 
 PathLike = Union[str, "os.PathLike[str]"]
-Cutoffs = Union[None, int, Sequence[Optional[int]]]
 KEEP = ("queries", "sums")
 
 
@@ -151,8 +150,8 @@ def _as_chunk(obj: Any, i: int) -> Chunk:
 
 
 def _cutoff_list(k: Cutoffs) -> Tuple[List[Optional[int]], bool]:
-    if k is None or isinstance(k, numbers.Integral):
-        return [k], True
+    if k is None or isinstance(k, (int, np.integer)):
+        return [None if k is None else int(k)], True
     ks = list(k)
     if not ks:
         raise ValueError("k: an empty list of cutoffs")
@@ -195,7 +194,7 @@ class ChunkEvaluator:
         if chunk.gains is not None:
             from fastndcg.measures.trec_gains import GainScorer
 
-            scorer = GainScorer(chunk.gains, chunk.offsets, self.k, convention=self.convention,
+            scorer: Any = GainScorer(chunk.gains, chunk.offsets, self.k, convention=self.convention,
                                 ideal_dcg=chunk.ideal_dcg, weights=chunk.weights, n_threads=self.n_threads)
         else:
             # one kernel pass: labels and scores checked, ideal computed, ranked
@@ -1049,6 +1048,7 @@ def partition_terms(cols: Dict[str, np.ndarray], evaluator: ChunkEvaluator, quer
         nd, num, den = evaluator.terms(chunk)
     except (ValueError, TypeError) as exc:
         ids = chunk.query_ids
+        assert ids is not None      # frame chunks carry their query ids
         raise type(exc)(f"in the partition holding queries {plain(ids[0])!r}..{plain(ids[-1])!r}: {exc}") from exc
     out: Dict[str, Any] = {query: chunk.query_ids}
     for j, nm in enumerate(names):
@@ -1095,4 +1095,4 @@ def combine_partial_rows(evaluator: ChunkEvaluator, part: Any, value: Any,
     values = evaluator.finish(sums[:nc], sums[nc:])
     if evaluator.single:
         return float(values)
-    return dict(zip(names, (float(v) for v in values)))
+    return dict(zip(names, (float(v) for v in np.asarray(values))))

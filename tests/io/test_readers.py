@@ -39,7 +39,7 @@ def test_svmlight_mq2008_matches_sklearn(shared_data):
     X, y, qid = load_svmlight_file(path, query_id=True, zero_based=False)
     assert d.n_rows == 2874 and d.n_queries == 156           # SOURCE.md
     np.testing.assert_array_equal(d.labels, y)
-    np.testing.assert_array_equal(d.qids, qid)
+    np.testing.assert_array_equal(d.qid, qid)
     assert d.order is None
     assert d.docids[0] == "GX004-93-7097963" and d.docids.shape == (2874,)
     M = d.feature_matrix()
@@ -55,7 +55,7 @@ def test_svmlight_group_file_lightgbm(shared_data):
     d = readers.read_svmlight(base / "rank.train", group=base / "rank.train.query")
     X, y = load_svmlight_file(str(base / "rank.train"))
     np.testing.assert_array_equal(d.labels, y)
-    assert d.qids is None and d.n_queries == 201 and d.n_rows == 3005
+    assert d.qid is None and d.n_queries == 201 and d.n_rows == 3005
     np.testing.assert_array_equal(d.offsets, fastndcg.offsets_from_group_sizes(np.loadtxt(base / "rank.train.query", dtype=int)))
     np.testing.assert_array_equal(d.query_ids, np.arange(201))
 
@@ -72,7 +72,7 @@ def test_svmlight_crlf_blocks_and_final_newline(tmp_path, newline, final_newline
     path = write(tmp_path, "d.svm", text.encode())
     d = readers.read_svmlight(path, docids=True, features=True, block_size=block_size)
     np.testing.assert_array_equal(d.labels, [2, 0, 1, 0])
-    np.testing.assert_array_equal(d.qids, [7, 7, 3, 3])
+    np.testing.assert_array_equal(d.qid, [7, 7, 3, 3])
     np.testing.assert_array_equal(d.offsets, [0, 2, 4])
     np.testing.assert_array_equal(d.query_ids, [7, 3])
     assert d.docids.tolist() == ["A1", "A2", "B1", "B2"]
@@ -250,7 +250,7 @@ def test_read_svmlight_memory_is_bounded_by_the_arrays(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    arrays = d.labels.nbytes + d.qids.nbytes + d.lines.nbytes + d.offsets.nbytes
+    arrays = d.labels.nbytes + d.qid.nbytes + d.lines.nbytes + d.offsets.nbytes
     assert d.n_rows == n
     # arrays (grown by 1.5x) + a few 1 MiB blocks; nowhere near the file size
     assert peak < 2 * arrays + 6 * (1 << 20), (peak, arrays, size)
@@ -599,3 +599,13 @@ def test_whole_file_errors_name_a_line(tmp_path):
     with raises_at(qdata, 4, "qid 1 appears again; its rows started at line 2.*cannot be combined with "
                              "qid_order='any'"):
         readers.read_svmlight(qdata, group=[2, 1], qid_order="any")
+
+
+def test_svmlight_qids_is_the_deprecated_name_of_qid(tmp_path):
+    # one meaning per name: qids are per query everywhere else in the API
+    path = tmp_path / "a.txt"
+    path.write_text("1 qid:7 1:0.5\n0 qid:7 1:0.1\n2 qid:3 1:0.2\n")
+    d = readers.read_svmlight(path)
+    assert d.qid.tolist() == [7, 7, 3] and d.query_ids.tolist() == [7, 3]
+    with pytest.warns(DeprecationWarning, match="now called qid"):
+        assert d.qids.tolist() == [7, 7, 3]
