@@ -1,0 +1,370 @@
+"""A run joined with qrels: :func:`align_run` gives the CSR arrays of :func:`fastndcg.ndcg`
+(:class:`AlignedRun`), ranking and judging as trec_eval does (unjudged documents, negative
+judgments, docno tie order, the ideal from the qrels or the run). :meth:`AlignedRun.ndcg` and
+:meth:`AlignedRun.mean_ndcg` call :mod:`fastndcg.measures` lazily (io never imports the kernels)."""
+from __future__ import annotations
+from dataclasses import dataclass, field
+from typing import Any, Iterator, List, Optional, Tuple, Union
+import numpy as np
+
+from fastndcg.io import _parse
+from fastndcg.conventions import ideal_source
+from fastndcg._core.threads import threads_for
+from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, _fail, iter_line_blocks
+from fastndcg.io.trec import Qrels, Run, _TrecParser, _no_rows, read_qrels, read_run
+
+
+# ----------------------------------------------------------------------------- alignment
+
+@dataclass
+class AlignedRun:
+    """A run joined with qrels, as CSR arrays for :func:`fastndcg.ndcg`.
+
+    Attributes
+    ----------
+    scores : float64 (n_docs,)
+        Retrieved documents of the evaluated topics; within a topic in file order.
+    labels : int64 (n_docs,)
+        Judged relevance, with unjudged documents and negative judgments 0
+        (trec_eval's gain for them).
+    offsets : int64 (n_queries + 1,)
+    tie_key : int64 (n_docs,)
+        Each document's docno rank (bytewise ascending) within its topic;
+        ``ties="key_desc"`` then ranks tied scores by docno descending, as
+        trec_eval.
+    ideal_labels, ideal_offsets : int64
+        Every judged document of each evaluated topic, negatives as 0: the
+        ideal list of trec_eval (retrieved or not).
+    qids : object array of str (n_queries,)
+        Topic of each query, bytewise order (trec_eval's output order).
+    missing_qids : list of str
+        Qrels topics with no results in the run (evaluated as empty queries
+        with ``missing="zero"``, left out with ``"skip"``).
+    ignored_qids : list of str
+        Run topics without judgments (never evaluated, as trec_eval).
+    n_retrieved : int64 (n_queries,)
+        Results per query (after ``max_docs``).
+    status : int8 (n_docs,), optional
+        How each retrieved document is judged, for trec_eval's custom gains:
+        0 judged >= 0 (its level is ``labels``), -1 not in the qrels, -2
+        judged below 0 (trec_eval's levels for them). None: every document
+        is taken as judged at its label.
+    ideal_status : int8 (len(ideal_labels),), optional
+        0 for a judgment >= 0, -2 for one below 0 (``ideal_labels`` holds it
+        as 0); None: every judgment is >= 0.
+    """
+
+    scores: np.ndarray
+    labels: np.ndarray
+    offsets: np.ndarray
+    tie_key: np.ndarray
+    ideal_labels: np.ndarray
+    ideal_offsets: np.ndarray
+    qids: np.ndarray
+    missing_qids: List[str]
+    ignored_qids: List[str]
+    n_retrieved: np.ndarray
+    run_name: str = ""
+    run_path: str = ""
+    qrels_path: str = ""
+    status: Optional[np.ndarray] = field(default=None, repr=False)
+    ideal_status: Optional[np.ndarray] = field(default=None, repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    def trec_levels(self) -> np.ndarray:
+        """trec_eval's level of each retrieved document: its judgment when
+        >= 0, -1 when it is not in the qrels, -2 when judged below 0."""
+        if self.status is None:
+            return self.labels.astype(np.int64)
+        return np.where(self.status < 0, self.status, self.labels).astype(np.int64)
+
+    def trec_judged(self) -> np.ndarray:
+        """Every judgment of each evaluated topic (CSR over ``ideal_offsets``),
+        those below 0 as -2: what trec_eval's ideal counts from (levels >= 0)."""
+        if self.ideal_status is None:
+            return self.ideal_labels.astype(np.int64)
+        return np.where(self.ideal_status < 0, self.ideal_status, self.ideal_labels).astype(np.int64)
+
+    def _kwargs(self, convention, ideal):
+        from fastndcg.conventions import as_convention
+
+        conv = as_convention("trec_eval" if convention is None else convention)
+        src = ideal_source(conv) if ideal == "auto" else ideal
+        if src not in ("qrels", "run"):
+            raise ValueError(f"ideal must be 'auto', 'qrels' or 'run'; got {ideal!r}")
+        kw = dict(convention=conv)
+        if conv.uses_tie_key:
+            kw["tie_key"] = self.tie_key
+        if src == "qrels":
+            kw["ideal_labels"] = self.ideal_labels
+            kw["ideal_offsets"] = self.ideal_offsets
+        return kw
+
+    def ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
+             gains: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
+        """Per-query NDCG (see :func:`fastndcg.ndcg`); the ideal list comes
+        from the qrels or the run as :func:`ideal_source` says, unless
+        ``ideal`` is "qrels" or "run".
+
+        ``gains``: custom gains, as trec_eval's ``-m ndcg.L=G,...`` (a string
+        ``"1=3,2=9"``, a mapping ``{level: gain}`` or a
+        :class:`fastndcg.measures.trec_gains.GainSpec`). Under the ``trec_eval`` and
+        ``pytrec_eval`` presets they follow trec_eval's rules exactly
+        (:mod:`fastndcg.measures.trec_gains`: unjudged documents are level -1,
+        negative judgments level -2, trec_eval's ideal walk; a
+        :class:`fastndcg.measures.trec_gains.TrecGainQuirkWarning` when a quirk of its
+        ordering changes a value); under other conventions they are a gain
+        table (unlisted levels: gain = level)."""
+        if gains is not None:
+            from fastndcg.measures.trec_gains import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
+        from fastndcg.measures.ndcg import ndcg
+
+        return ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
+                    **self._kwargs(convention, ideal))
+
+    def mean_ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
+                  gains: Any = None, n_threads: Optional[int] = None):
+        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`;
+        ``gains`` as :meth:`ndcg`)."""
+        if gains is not None:
+            from fastndcg.measures.trec_gains import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.mean(scores, tie_key=key, n_threads=n_threads)
+        from fastndcg.measures.ndcg import mean_ndcg
+
+        return mean_ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
+                         **self._kwargs(convention, ideal))
+
+
+MISSING = ("error", "zero", "skip")
+
+
+def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str],
+                         line: Optional[int] = None) -> ValueError:
+    """The error for judged topics without results under ``missing="error"``
+    (:func:`align_run`, :func:`fastndcg.report.stream.evaluate_run`); ``line``: the
+    qrels line of the first judgment of the first topic listed."""
+    shown = ", ".join(repr(t) for t in missing_qids[:5]) + (" ..." if len(missing_qids) > 5 else "")
+    where = f"{qrels_path}:{line}:" if line is not None else f"{qrels_path}:"
+    return ValueError(
+        f"{where} {len(missing_qids)} judged topic(s) have no results in {run_path}: {shown}. "
+        "trec_eval 10 stops here too. Use missing='zero' (command line: -c, as trec_eval -c: they "
+        "count as 0) or missing='skip' (command line: --skip-missing; trec_eval 9.x: they are "
+        "left out of the mean)")
+
+
+def topic_first_line(qrels: Qrels, t: int) -> int:
+    """The file line of topic t's first judgment (t: index in qrels.topics)."""
+    return int(qrels.lines[qrels.offsets[t]:qrels.offsets[t + 1]].min())
+
+
+def judged_ideal(qrels: Qrels, topics: np.ndarray, *, with_status: bool = False) -> Tuple[np.ndarray, ...]:
+    """trec_eval's ideal list of the selected topics: every judged document,
+    negative judgments as 0, as CSR ``(ideal_labels, ideal_offsets)``; with
+    ``with_status``, also the :attr:`AlignedRun.ideal_status` of each
+    judgment (0, or -2 below 0).
+
+    Parameters
+    ----------
+    qrels : Qrels
+    topics : bool array (qrels.n_topics,)
+        The topics to include, in qrels order.
+    """
+    jcounts = np.diff(qrels.offsets)
+    jsel = np.repeat(topics, jcounts)
+    relevance = qrels.relevance[jsel]
+    ideal_labels = np.maximum(relevance, 0).astype(np.int64)
+    ideal_offsets = np.zeros(int(topics.sum()) + 1, dtype=np.int64)
+    np.cumsum(jcounts[topics], out=ideal_offsets[1:])
+    if with_status:
+        return ideal_labels, ideal_offsets, _judgment_status(relevance)
+    return ideal_labels, ideal_offsets
+
+
+def _judgment_status(relevance: np.ndarray) -> np.ndarray:
+    """0 for a judgment >= 0, -2 (trec_eval's level of a judgment below 0) else."""
+    return np.where(relevance < 0, -2, 0).astype(np.int8)
+
+
+def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = "error",
+              max_docs: Optional[int] = None, float32_scores: bool = False,
+              n_threads: Optional[int] = None) -> AlignedRun:
+    """Join a run with qrels the way trec_eval does, into CSR arrays.
+
+    Parameters
+    ----------
+    run, qrels : Run / Qrels or paths
+    missing : {"error", "zero", "skip"}, default "error"
+        Qrels topics that have no results in the run. "error": a ValueError
+        listing them (trec_eval 10.0 exits with an error). "zero": evaluated
+        as empty rankings, NDCG 0, counted in the mean (trec_eval ``-c``).
+        "skip": left out (trec_eval 9.x without ``-c``, pytrec_eval).
+        Run topics without qrels are always ignored, as in trec_eval.
+    max_docs : int, optional
+        Keep only the top ``max_docs`` results of each topic, ranked as
+        trec_eval ranks (score descending, docno descending): trec_eval ``-M``.
+    float32_scores : bool
+        Rank in float32 for ``max_docs`` (trec_eval 9.x / pytrec_eval).
+
+    Returns
+    -------
+    AlignedRun
+    """
+    if missing not in MISSING:
+        raise ValueError(f"missing must be one of {MISSING}; got {missing!r}")
+    if max_docs is not None and (int(max_docs) != max_docs or max_docs < 1):
+        raise ValueError(f"max_docs must be an integer >= 1; got {max_docs!r}")
+    if not isinstance(run, Run):
+        run = read_run(run, n_threads=n_threads)
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels(qrels, n_threads=n_threads)
+    qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
+    run_topics = run.topics.tolist()
+    run_to_q = np.array([qindex.get(t, -1) for t in run_topics], dtype=np.int64)
+    in_run = np.zeros(qrels.n_topics, dtype=bool)
+    in_run[run_to_q[run_to_q >= 0]] = True
+    ignored = [t for t, q in zip(run_topics, run_to_q.tolist()) if q < 0]
+    missing_qids = [t for t, r in zip(qrels.topics.tolist(), in_run.tolist()) if not r]
+    if missing_qids and missing == "error":
+        raise missing_topics_error(qrels.path, run.path, missing_qids,
+                                   topic_first_line(qrels, int(np.flatnonzero(~in_run)[0])))
+    pair_run = np.flatnonzero(run_to_q >= 0).astype(np.int64)
+    pair_q = run_to_q[pair_run]
+    match = np.full(len(run), -1, dtype=np.int64)
+    _parse.join_sorted(run.pool, run.doc_start, run.doc_len, run.offsets,
+                       qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets,
+                       pair_run, pair_q, match, threads_for(4 * len(run), n_threads))
+    # CSR: topics in bytewise order, file order within a topic. Temporaries
+    # are freed as soon as possible (a run can hold tens of millions of rows).
+    row_topic = np.repeat(np.arange(run.n_topics, dtype=np.int32), np.diff(run.offsets))
+    if bool(np.all(run_to_q >= 0)):
+        rows = np.argsort(run.file_row, kind="stable")       # file order...
+        rt = row_topic[rows]
+        if rt.size and bool(np.any(rt[1:] < rt[:-1])):       # ...unless topics are not in bytewise order
+            rows = np.lexsort((run.file_row, row_topic))
+            rt = row_topic[rows]
+    else:
+        rows = np.flatnonzero(run_to_q[row_topic] >= 0)
+        rows = rows[np.lexsort((run.file_row[rows], row_topic[rows]))]
+        rt = row_topic[rows]
+    del row_topic
+    qtopic = run_to_q[rt]
+    del rt
+    match = match[rows]
+    labels = qrels.relevance[np.maximum(match, 0)]
+    # trec_eval's levels: -1 not in the qrels, -2 judged below 0 (custom gains)
+    status = _judgment_status(labels)
+    unjudged = match < 0
+    status[unjudged] = -1
+    labels[unjudged] = 0
+    del match, unjudged
+    np.maximum(labels, 0, out=labels)
+    labels = labels.astype(np.int64, copy=False)
+    scores = run.scores[rows]
+    tie_key = rows   # table order = docno ascending within a topic
+    del rows
+    evaluated = in_run.copy() if missing == "skip" else np.ones(qrels.n_topics, dtype=bool)
+    if max_docs is not None:
+        ranked = scores.astype(np.float32) if float32_scores else scores
+        by_rank = np.lexsort((-tie_key, -ranked.astype(np.float64), qtopic))
+        counts_all = np.bincount(qtopic, minlength=qrels.n_topics)
+        first = np.zeros(qrels.n_topics + 1, dtype=np.int64)
+        np.cumsum(counts_all, out=first[1:])
+        pos = np.empty_like(by_rank)
+        pos[by_rank] = np.arange(by_rank.size)
+        rank = pos - first[qtopic]
+        kept = rank < max_docs
+        scores, labels, tie_key, qtopic = scores[kept], labels[kept], tie_key[kept], qtopic[kept]
+        status = status[kept]
+    counts = np.bincount(qtopic, minlength=qrels.n_topics)[evaluated]
+    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, evaluated, with_status=True)
+    return AlignedRun(np.ascontiguousarray(scores), labels, offsets, np.ascontiguousarray(tie_key),
+                      ideal_labels, ideal_offsets, qrels.topics[evaluated],
+                      missing_qids, ignored, counts.astype(np.int64), run.name, run.path, qrels.path,
+                      np.ascontiguousarray(status), ideal_status)
+
+
+_CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
+                      "first, e.g. sort -s -k1,1)")
+
+
+def _check_topics_contiguous(ps, names, offsets, order, lines) -> None:
+    """Within one piece (rows grouped by topic), each topic's file rows must
+    be one contiguous stretch: a topic interrupted by another is an error at
+    the line where it comes back, however the file is cut into pieces."""
+    off = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(off)
+    nonempty = np.flatnonzero(sizes > 0)
+    if nonempty.size == 0:
+        return
+    starts = off[nonempty]
+    order = np.asarray(order)
+    span = np.maximum.reduceat(order, starts) - np.minimum.reduceat(order, starts) + 1
+    broken = nonempty[span != sizes[nonempty]]
+    if broken.size == 0:
+        return
+    bad_line = None
+    bad_topic = None
+    for i in broken:
+        a, b = int(off[i]), int(off[i + 1])
+        idx = np.argsort(order[a:b], kind="stable")
+        rows = order[a:b][idx]
+        k = int(np.flatnonzero(np.diff(rows) != 1)[0]) + 1
+        line = int(lines[a + idx[k]])
+        if bad_line is None or line < bad_line:
+            bad_line, bad_topic = line, names[i]
+    raise _fail(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
+
+
+def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
+             n_threads: Optional[int] = None, progress: Progress = None) -> Iterator[Run]:
+    """Stream a TREC run as :class:`Run` pieces of whole topics.
+
+    For runs larger than memory: memory is a piece (about ``chunk_rows``
+    results, more if one topic is larger) plus a block. Each topic's lines
+    must be contiguous in the file (a topic that reappears after another is
+    an error naming the line). Within a piece topics are in bytewise order;
+    pieces come in file order. ``file_row`` counts from the file's first
+    result line.
+    """
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    p = _TrecParser(path, True)
+    seen: set = set()
+    row0 = 0
+
+    def piece(n_rows: int) -> Run:
+        nonlocal row0
+        (ps, topics, offsets, pool, s, ln, lines, scores, order, tag) = p.table(n_rows, n_threads, copy=True)
+        names = topics.tolist()
+        again = [i for i, t in enumerate(names) if t in seen]
+        if again:
+            i = again[0]
+            raise _fail(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
+                        f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
+        _check_topics_contiguous(ps, names, offsets, order, lines)
+        seen.update(names)
+        run = Run(ps, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order + row0, name=tag)
+        p.drop_front(n_rows)
+        row0 += n_rows
+        return run
+
+    for block in iter_line_blocks(path, block_size, progress):
+        p.parse(block)
+        if p.values.n >= chunk_rows:
+            cut = p.last_topic_start()
+            if cut > 0:
+                yield piece(cut)
+    if p.values.n:
+        yield piece(p.values.n)
+    elif row0 == 0:
+        raise _no_rows(path, True, p.line)
