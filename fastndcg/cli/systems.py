@@ -1,0 +1,377 @@
+"""Inputs of ``eval``, ``test`` and ``compare``: the input options, loading TREC runs with qrels
+or SVMlight/LETOR data with predictions into systems (streamed when asked), the convention
+from the options, and evaluating every system in one pass."""
+from __future__ import annotations
+import argparse
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple
+import numpy as np
+
+from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
+
+
+# ---------------------------------------------------------------------------- systems
+
+
+@dataclass
+class System:
+    """One system (a run or a prediction file) ready for the kernels.
+
+    ``arrays`` holds the keyword arguments of :func:`fastndcg.ndcg` other
+    than ``k`` (scores, labels, offsets, and where the convention needs them
+    tie_key / ideal_labels / ideal_offsets). ``qids`` names the queries.
+    Streamed systems have instead ``chunks`` (SVMlight: yields chunks) or
+    ``stream`` (TREC runs: returns a :class:`fastndcg.report.stream.RunStreamResult`
+    and the notes, since the run name, per-query values and notes are known
+    only once the run has been read).
+    """
+
+    name: str
+    path: str
+    qids: Optional[np.ndarray]
+    arrays: Dict[str, Any]
+    notes: List[str] = field(default_factory=list)
+    runid: str = ""                              # TREC runs: the run tag (trec_eval's runid)
+    chunks: Optional[Callable[[], Any]] = None   # streaming: yields arrays dicts
+    stream: Optional[Callable[[], Any]] = None   # streaming TREC run: () -> (RunStreamResult, notes)
+
+    @property
+    def n_queries(self) -> int:
+        if self.qids is None:       # no query ids: count the offsets' queries
+            return int(self.arrays["offsets"].shape[0]) - 1 if "offsets" in self.arrays else 0
+        return int(self.qids.shape[0])
+
+
+@dataclass
+class InputSet:
+    """What :func:`load_systems` returns: systems, convention, cutoffs."""
+
+    mode: str                 # "trec" or "data"
+    systems: List[System]
+    convention: Any
+    cutoffs: List[Optional[int]]
+    preset: str
+    truth_path: str
+    gain_spec: Optional[str] = None
+    #: trec_eval's ndcg_cut: numeric cutoffs of TREC files under the trec_eval / pytrec_eval presets
+    cut: bool = False
+
+
+def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, presets: bool = False,
+                        gain_and_stream: bool = True) -> None:
+    """Options shared by the subcommands that read qrels/runs or data/predictions.
+
+    ``presets=True``: ``--preset``/``--presets`` takes a comma-separated list
+    (``args.presets``, None for all) instead of one preset (``args.preset``).
+    ``gain_and_stream=False``: no ``--gain`` and ``--stream`` (compare, which
+    evaluates every preset in memory with its own gain)."""
+    p.add_argument("inputs", nargs="+", metavar="FILE",
+                   help="QRELS RUN [RUN ...] (TREC files), or with --data: PRED [PRED ...]")
+    p.add_argument("--data", metavar="DATA",
+                   help="SVMlight/LETOR data file (label qid:Q ...); the FILEs are prediction files, one score per line")
+    if presets:
+        p.add_argument("--preset", "--presets", dest="presets", type=_preset_list, default=None, metavar="LIST",
+                       help="comma-separated presets to compare (default: all registered presets)")
+    else:
+        p.add_argument("--preset", type=_preset_name, default=None,
+                       help="convention preset (default: trec_eval for TREC files, standard for --data)")
+    p.add_argument("-k", type=_cutoff_list, default=None, metavar="LIST",
+                   help="cutoffs, e.g. 1,3,5,10 or all (default: the preset's tool's default: "
+                        "all for trec_eval, 5,10,...,1000 for trec_eval_cut, else 1,3,5,10)")
+    trec = p.add_argument_group("TREC files")
+    miss = trec.add_mutually_exclusive_group()
+    miss.add_argument("-c", "--complete", action="store_true",
+                      help="judged topics missing from a run count as 0 (trec_eval -c)")
+    miss.add_argument("--skip-missing", action="store_true",
+                      help="leave judged topics missing from a run out (trec_eval 9.x); "
+                           "by default they are an error (trec_eval 10)")
+    trec.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
+                      help="evaluate only the top N results of each topic (trec_eval -M)")
+    trec.add_argument("--ideal", choices=("auto", "qrels", "run"), default="auto",
+                      help="ideal list from every judged document (qrels) or from the retrieved ones "
+                           "(run); auto: as the preset's tool does")
+    if gain_and_stream:
+        trec.add_argument("--gain", type=_gain_spec, default=None, metavar="L=G,...",
+                          help="custom gain per relevance level, as trec_eval -m ndcg.L=G,... (other levels: gain "
+                               "= level; -1: unjudged, -2: judged below 0). trec_eval's rules under the trec_eval "
+                               "and pytrec_eval presets, a gain table under the others")
+    data = p.add_argument_group("data + predictions")
+    data.add_argument("--group", metavar="FILE",
+                      help="query sizes (.query/.group) for data without qid: (default: DATA.query or DATA.group if present)")
+    data.add_argument("--qid-order", choices=("contiguous", "sorted", "any"), default="contiguous",
+                      help="contiguous (default): a qid block that reappears is an error; any: regroup")
+    data.add_argument("--pred-column", type=int, default=None, metavar="N",
+                      help="take field N (0-based) of each prediction line (default: one value per line)")
+    if gain_and_stream:
+        p.add_argument("--stream", action="store_true",
+                       help="evaluate in query-complete chunks (bounded memory, for files larger than memory); "
+                            "TREC: qrels in memory, each run read by whole topics (each topic's lines contiguous)")
+    p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    prog = p.add_mutually_exclusive_group()
+    prog.add_argument("--progress", dest="progress", action="store_true", default=None,
+                      help="always show a progress bar on stderr")
+    prog.add_argument("--no-progress", dest="progress", action="store_false",
+                      help="never show one (default: only when stdout and stderr are terminals)")
+
+
+def add_output_arguments(p: argparse.ArgumentParser, formats=("table", "json", "csv")) -> None:
+    p.add_argument("--format", choices=formats, default="table", help="output format (default: table)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (atomically: no file is left on error) instead of stdout")
+    p.add_argument("--digits", type=int, default=4, help="decimals in the table format (default 4)")
+
+
+def _unique_names(names: List[str], paths: List[str]) -> List[str]:
+    if len(set(names)) == len(names) and all(names):
+        return names
+    base = [os.path.basename(p) for p in paths]
+    return base if len(set(base)) == len(base) else list(paths)
+
+
+def _convention_for(args, max_label: Optional[float]):
+    """(convention, gain text for the measure names, gains evaluated by trec_eval's rules or None)."""
+    from fastndcg import get_preset
+    from fastndcg.measures import trec_gains
+
+    conv = get_preset(args.preset)
+    gain = getattr(args, "gain", None)
+    if gain is None:
+        return conv, None, None
+    try:
+        rules = trec_gains.gain_rules(conv)
+        if rules == "trec_eval":
+            return conv, gain.text, gain
+        return trec_gains.textbook_convention(gain, conv, max_label or 0), gain.text, None
+    except ValueError as exc:
+        raise _Usage(f"--gain: {exc}") from None
+
+
+def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
+    """Read the inputs named on the command line into :class:`System` objects."""
+    from fastndcg import get_preset
+    from fastndcg.io import readers
+
+    progress = progress or Progress(False)
+    threads = args.threads
+    if args.data is None:
+        if len(args.inputs) < 2:
+            raise _Usage("TREC mode needs QRELS and at least one RUN (or use --data DATA PRED ...)")
+        for opt in ("group", "pred_column"):
+            if getattr(args, opt) is not None:
+                raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
+        from fastndcg.measures import trec_gains
+        from fastndcg.report.stream import align_chunk, evaluate_run
+
+        args.preset = args.preset or "trec_eval"
+        qrels_path, run_paths = args.inputs[0], args.inputs[1:]
+        qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=threads)
+        progress.done()
+        conv, spec, trec_spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
+        ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+        cut = False
+        if args.preset in CUT_PRESETS and any(k is not None for k in ks):
+            if spec is None:
+                # a cutoff of trec_eval's ndcg is its ndcg_cut (the ideal cut at k too); the whole
+                # list stays ndcg (an ideal "cut" at the whole list is the full ideal)
+                conv, cut = get_preset(CUT_PRESETS[args.preset]), True
+            else:
+                _warn(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
+                      f"(ndcg_cut takes none); ndcg_{spec}@k is the DCG of the top k over the ideal DCG of "
+                      "the whole list")
+        missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+        how_missing = "counted as 0"
+        if trec_spec is not None and args.preset in trec_gains.BOGUS_RANKING_PRESETS \
+                and trec_gains.LEVEL_UNJUDGED in trec_spec.levels:
+            how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
+        systems = []
+        names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
+        if getattr(args, "stream", False):
+            # each run is read by whole topics when evaluated; its tag (the
+            # tag of its last line, trec_eval's runid) and its notes are known only then
+            for name, path in zip(names, run_paths):
+                def run_stream(path=path):
+                    res = evaluate_run(qrels, path, ks, convention=conv, ideal=args.ideal,
+                                       missing=missing, max_docs=args.max_docs, gains=trec_spec,
+                                       n_threads=threads, progress=progress.start(path))
+                    return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
+                systems.append(System(name, path, np.empty(0), {}, [], stream=run_stream))
+            return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
+        aligned = []
+        for path in run_paths:
+            run = readers.read_run(path, progress=progress.start(path), n_threads=threads)
+            progress.done()
+            aligned.append(align_chunk(run, qrels, conv, ideal=args.ideal, missing=missing,
+                                       max_docs=args.max_docs, gains=trec_spec, n_threads=threads))
+        for name, path, (a, chunk) in zip(names, run_paths, aligned):
+            keys: Tuple[str, ...] = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
+            if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG
+                keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
+            arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
+            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
+            systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
+        return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
+
+    # data + predictions
+    for opt, flag in (("complete", "-c"), ("skip_missing", "--skip-missing"), ("max_docs", "-M")):
+        if getattr(args, opt):
+            raise _Usage(f"{flag} only applies to TREC qrels + runs")
+    if getattr(args, "gain", None) is not None:
+        raise _Usage("--gain only applies to TREC qrels + runs (use a preset or a Convention)")
+    args.preset = args.preset or "standard"
+    data_path, pred_paths = args.data, args.inputs
+    group = args.group            # explicit: always used (and checked against qids if any)
+    if group is None and _has_no_qid(data_path):
+        for ext in (".query", ".group"):
+            if os.path.exists(data_path + ext):
+                group = data_path + ext
+                break
+    names = _unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
+    ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+    if getattr(args, "stream", False):
+
+        if args.qid_order != "contiguous":
+            raise _Usage("--stream needs each query's rows to be contiguous; --qid-order does not apply")
+
+        conv = get_preset(args.preset)
+        if conv.uses_tie_key:
+            raise _Usage(f"preset {args.preset!r} breaks ties by doc id; SVMlight data has none to use")
+        if conv.aggregation != "mean":
+            raise _Usage("--stream supports conventions with aggregation='mean'")
+        systems = []
+        for name, path in zip(names, pred_paths):
+            def chunks(path=path):
+                return readers.iter_svmlight(data_path, path, group=group,
+                                             prediction_column=args.pred_column,
+                                             progress=progress.start(path))
+            systems.append(System(name, path, np.empty(0), {}, [], chunks=chunks))
+        return InputSet("data", systems, conv, ks, args.preset, data_path)
+    data = readers.read_svmlight(data_path, group=group,
+                                 qid_order=args.qid_order, progress=progress.start(data_path))
+    progress.done()
+    if data.offsets is None:
+        raise ValueError(f"{data_path}: the file has no qid: fields and no group file was found "
+                         f"({data_path}.query / {data_path}.group); give one with --group")
+    conv, _, _ = _convention_for(args, None)
+    if conv.uses_tie_key:
+        raise _Usage(f"preset {args.preset!r} breaks ties by doc id, which SVMlight data does not give")
+    labels = data.grouped(data.labels)
+    if np.all(labels == np.floor(labels)):
+        labels = labels.astype(np.int64)
+    systems = []
+    for name, path in zip(names, pred_paths):
+        scores = readers.read_predictions(path, n=data.n_rows, column=args.pred_column, data_path=data_path,
+                                          progress=progress.start(path))
+        progress.done()
+        arrays = dict(scores=data.grouped(scores), labels=labels, offsets=data.offsets)
+        systems.append(System(name, path, data.query_ids, arrays))
+    return InputSet("data", systems, conv, ks, args.preset, data_path)
+
+
+def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,
+               how_missing: str = "counted as 0") -> List[str]:
+    """Notes about a run's topics: without judgments, judged without results."""
+    notes = []
+    if ignored_qids:
+        notes.append(f"{path}: {len(ignored_qids)} topic(s) without judgments ignored (as trec_eval)")
+    if missing_qids:
+        how = how_missing if missing == "zero" else "left out"
+        notes.append(f"{path}: {len(missing_qids)} judged topic(s) without results {how}")
+    return notes
+
+
+def _has_no_qid(path: str) -> bool:
+    """Whether the first data line has no qid: (group files are for such data)."""
+    from fastndcg.io.readers import iter_line_blocks
+
+    for block in iter_line_blocks(path, 1 << 16):
+        for line in bytes(block).splitlines():
+            s = line.strip()
+            if s and not s.startswith(b"#"):
+                parts = s.split(None, 2)
+                return len(parts) < 2 or not parts[1].startswith(b"qid:")
+        break
+    return True
+
+
+class _Usage(Exception):
+    """A usage error found after parsing (exit code 2)."""
+
+
+def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
+             progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
+    """Per-query NDCG and means of every system: list of dicts with keys
+    name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
+    from fastndcg.measures.ndcg import ndcg_and_mean
+    from fastndcg.report.stream import NDCGAccumulator
+
+    ks = inputs.cutoffs
+    out = []
+    for sys_ in inputs.systems:
+        if sys_.stream is not None:
+            res, notes = sys_.stream()
+            if progress is not None:
+                progress.done()
+            out.append(dict(name=sys_.name, runid=res.run_name, path=sys_.path, qids=res.query_ids,
+                            values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
+                            mean=np.atleast_1d(res.mean), notes=notes))
+            continue
+        if sys_.chunks is not None:
+            # query-complete chunks of an SVMlight file: the stream evaluator,
+            # whose aggregate is the in-memory one (exact sums)
+            acc = NDCGAccumulator(ks, convention=inputs.convention, n_threads=n_threads)
+            for ch in sys_.chunks():
+                acc.add(ch.scores, ch.labels, ch.offsets, query_ids=ch.query_ids)
+            if progress is not None:
+                progress.done()
+            res = acc.result()
+            qid_arr = res.query_ids if res.query_ids is not None else np.empty(0, dtype=np.int64)
+            out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=qid_arr,
+                            values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
+                            mean=np.atleast_1d(res.mean), notes=sys_.notes))
+            continue
+        if "gains" in sys_.arrays:      # trec_eval's custom gains (fastndcg.measures.trec_gains)
+            from fastndcg.measures.trec_gains import GainScorer
+
+            a = sys_.arrays
+            scorer = GainScorer(a["gains"], a["offsets"], ks, convention=inputs.convention,
+                                ideal_dcg=a["ideal_dcg"], n_threads=n_threads)
+            vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
+        else:
+            # per-query values and the aggregate from one kernel pass
+            vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays)
+        out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=sys_.qids, values=np.asarray(vals),
+                        mean=np.atleast_1d(mean), notes=sys_.notes))
+    return out
+
+
+def measure_names(inputs: InputSet, fmt: str) -> List[str]:
+    """Column names: ``ndcg@k`` / ``ndcg``; trec_eval's names in the trec format."""
+    names = []
+    trec = fmt == "trec" and inputs.preset in TREC_MEASURE_PRESETS
+    for k in inputs.cutoffs:
+        if trec and inputs.gain_spec is None:
+            # numeric cutoffs of the trec_eval presets are trec_eval's ndcg_cut (load_systems)
+            names.append("ndcg" if k is None else f"ndcg_cut_{k}")
+        elif inputs.gain_spec is not None:
+            base = f"ndcg_{inputs.gain_spec}"
+            names.append(base if k is None else f"{base}@{k}")
+        else:
+            names.append("ndcg" if k is None else f"ndcg@{k}")
+    return names
+
+
+def _qid_text(q: Any) -> str:
+    return str(q.item() if isinstance(q, np.generic) else q)
+
+
+def _num(v: float, digits: Optional[int] = None) -> Any:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    return round(float(v), digits) if digits is not None else float(v)
+
+
+def _fmt_value(v: float, digits: int) -> str:
+    return "nan" if math.isnan(v) else f"{v:.{digits}f}"
