@@ -33,9 +33,10 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.report.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
+from fastndcg.report.stream import (ChunkEvaluator, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
                              partition_terms, term_columns)
 from fastndcg._core.validation import plain
+from fastndcg.conventions import Cutoffs
 
 POSITION = "__fastndcg_pos"
 _ROW_BITS = 40

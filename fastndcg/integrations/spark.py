@@ -36,7 +36,8 @@ from typing import Any, Dict, Iterator, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.report.stream import (ChunkEvaluator, Cutoffs, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
+from fastndcg.conventions import Cutoffs
+from fastndcg.report.stream import (ChunkEvaluator, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
                              partition_terms, term_columns, whole_queries)
 
 POSITION = "__fastndcg_pos"
