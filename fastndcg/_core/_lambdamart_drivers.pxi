@@ -1,0 +1,271 @@
+# LambdaMART kernels: one query, and the batch driver that runs queries in parallel (included by
+# _lambdamart_impl.pxi).
+
+# ----------------------------------------------------------------------------- one query
+
+
+cdef void _grad_one_query(const floating* sc, const label_t* lab, const QueryIO* q,
+                          const LMParams* p, Scratch* s,
+                          out_t* grad, out_t* hess) noexcept nogil:
+    cdef Py_ssize_t r, i, n = q.n
+    cdef double gd, hd
+    cdef float gf, hf, w32
+    if q.li != NULL:
+        for i in range(n):
+            q.li[i] = 0.0
+            q.lj[i] = 0.0
+    if n < 2 or q.inv == 0.0 or n < p.short_limit:
+        # No pair can contribute (or the convention zeroes the query).
+        for i in range(n):
+            grad[i] = 0.0
+            hess[i] = 0.0
+        return
+    _rank_query(sc, lab, q, p, s)
+    if p.mode == MODE_DEFAULT:
+        _pairs_default(n, q.inv, p, s)
+        for r in range(n):
+            i = s.docs[r].idx
+            gd = s.dg[r]
+            hd = s.dh[r]
+            if q.has_qw:
+                gd = gd * q.qw
+                hd = hd * q.qw
+            if q.rw != NULL:
+                gd = gd * q.rw[i]
+                hd = hd * q.rw[i]
+            grad[i] = <out_t>gd
+            hess[i] = <out_t>hd
+        return
+    if p.mode == MODE_LIGHTGBM:
+        _pairs_lightgbm(n, q.inv, p, s)
+    elif p.mean_pairs:
+        _pairs_xgboost_mean(n, q.inv, q, p, s)
+    else:
+        _pairs_xgboost(n, q.inv, q, p, s)
+    for r in range(n):
+        i = s.docs[r].idx
+        gf = s.fg[r]
+        hf = s.fh[r]
+        if p.mode == MODE_XGBOOST:
+            # gpair * w * w_norm: GradientPair * float, twice (w_norm is 1 without weights)
+            w32 = <float>q.qw
+            gf = gf * w32
+            hf = hf * w32
+            w32 = <float>p.w_norm
+            gf = gf * w32
+            hf = hf * w32
+        elif q.has_qw:
+            w32 = <float>q.qw
+            gf = gf * w32
+            hf = hf * w32
+        if q.rw != NULL:
+            # LightGBM RankingObjective: per-row float weights, float product.
+            w32 = <float>q.rw[i]
+            gf = gf * w32
+            hf = hf * w32
+        grad[i] = gf
+        hess[i] = hf
+
+
+cdef inline bint _all_finite(const out_t* grad, const out_t* hess, Py_ssize_t n) noexcept nogil:
+    # One query's outputs, still in cache: an infinity or NaN is an overflow
+    # (huge gains, sigma or weights) that the caller reports with its position.
+    cdef Py_ssize_t i
+    cdef bint ok = True
+    for i in range(n):
+        ok = ok & (fabs(<double>grad[i]) <= DBL_MAX) & (fabs(<double>hess[i]) <= DBL_MAX)
+    return ok
+
+
+cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
+    # Returned by value so that the assignment in a parallel block makes the
+    # struct thread-private.
+    cdef Scratch s
+    cdef size_t m = <size_t>(max_n + 1)
+    s.docs = <RankedDoc*>malloc(m * sizeof(RankedDoc))
+    s.src = <RankedDoc*>malloc(m * sizeof(RankedDoc))
+    s.counts = <Py_ssize_t*>malloc((m + 1) * sizeof(Py_ssize_t))
+    s.rs = <double*>malloc(m * sizeof(double))
+    s.rsf = <float*>malloc(m * sizeof(float))
+    s.rl = <double*>malloc(m * sizeof(double))
+    s.rg = <double*>malloc(m * sizeof(double))
+    s.dg = <double*>malloc(m * sizeof(double))
+    s.dh = <double*>malloc(m * sizeof(double))
+    s.fg = <float*>malloc(m * sizeof(float))
+    s.fh = <float*>malloc(m * sizeof(float))
+    s.stride = <Py_ssize_t>m
+    s.lists = <int32_t*>malloc(MAX_LEVELS * m * sizeof(int32_t))
+    s.level = <int32_t*>malloc(m * sizeof(int32_t))
+    s.ta = <double*>malloc(SLOTS * m * sizeof(double))
+    s.tb = <double*>malloc(SLOTS * m * sizeof(double))
+    s.tc = <double*>malloc(SLOTS * m * sizeof(double))
+    s.tf = <float*>malloc(SLOTS * m * sizeof(float))
+    s.ti = <int32_t*>malloc(SLOTS * m * sizeof(int32_t))
+    s.n_levels = 0
+    return s
+
+
+cdef bint _scratch_ok(const Scratch* s) noexcept nogil:
+    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.rs == NULL
+                or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
+                or s.dh == NULL or s.fg == NULL or s.fh == NULL or s.lists == NULL
+                or s.level == NULL or s.ta == NULL or s.tb == NULL or s.tc == NULL
+                or s.tf == NULL or s.ti == NULL)
+
+
+cdef void _free_scratch(Scratch* s) noexcept nogil:
+    free(s.docs)
+    free(s.src)
+    free(s.counts)
+    free(s.rs)
+    free(s.rsf)
+    free(s.rl)
+    free(s.rg)
+    free(s.dg)
+    free(s.dh)
+    free(s.fg)
+    free(s.fh)
+    free(s.lists)
+    free(s.level)
+    free(s.ta)
+    free(s.tb)
+    free(s.tc)
+    free(s.tf)
+    free(s.ti)
+
+
+cdef void _params(LMParams* p, int mode, Py_ssize_t trunc, Py_ssize_t short_limit, double sigma,
+                  bint score_norm, bint list_norm, bint linear, bint round_f32, bint key_desc,
+                  const double* table, const double* disc, const double* sig_table,
+                  double sig_lo, double sig_hi, double sig_factor, Py_ssize_t sig_bins,
+                  double w_norm) noexcept nogil:
+    p.mode = mode
+    p.trunc = trunc
+    p.short_limit = short_limit
+    p.sigma = sigma
+    p.score_norm = score_norm
+    p.list_norm = list_norm
+    p.linear = linear
+    p.round_f32 = round_f32
+    p.key_desc = key_desc
+    p.table = table
+    p.disc = disc
+    p.sig_table = sig_table
+    p.sig_lo = sig_lo
+    p.sig_hi = sig_hi
+    p.sig_factor = sig_factor
+    p.sig_bins = sig_bins
+    p.w_norm = w_norm
+    p.pos_bias = NULL
+    p.t_plus = NULL
+    p.t_minus = NULL
+    p.bias_k = 0
+    p.mean_pairs = False
+    p.num_pair = 0
+    p.seed_base = 0
+
+
+cdef inline QueryIO _query_io(const int64_t* off, Py_ssize_t k, const double* inv,
+                              const double* qw, const int64_t* keys, const int32_t* pos,
+                              const double* rw, double* li, double* lj,
+                              uint32_t seed_base) noexcept nogil:
+    # Returned by value: assigned inside prange, the struct is thread-private.
+    cdef QueryIO q
+    cdef int64_t a = off[k]
+    q.n = off[k + 1] - a
+    q.inv = inv[k]
+    q.has_qw = qw != NULL
+    q.qw = qw[k] if qw != NULL else 1.0
+    q.keys = keys + a if keys != NULL else NULL
+    q.pos = pos + a if pos != NULL else NULL
+    q.rw = rw + a if rw != NULL else NULL
+    q.li = li + a if li != NULL else NULL
+    q.lj = lj + a if lj != NULL else NULL
+    q.seed = seed_base + <uint32_t>k     # uint32 arithmetic, as XGBoost's seed
+    return q
+
+
+# ----------------------------------------------------------------------------- batch drivers
+
+
+def grad_hess_batch(const floating[::1] scores,             # IN
+                    const label_t[::1] labels,              # IN
+                    const int64_t[::1] offsets,             # IN
+                    const int64_t[::1] tie_key,             # IN empty unless ties by key
+                    bint key_desc, bint round_f32,
+                    const double[::1] table, bint linear,   # IN gain table (unused if linear)
+                    const double[::1] disc,                 # IN D(rank), rank 0-based, >= max_n entries
+                    const double[::1] inv_ideal,            # IN 1 / IDCG per query (0 when IDCG = 0)
+                    const double[::1] query_weights,        # IN empty or (n_queries,)
+                    const double[::1] row_weights,          # IN empty or (n_docs,)
+                    int mode, Py_ssize_t trunc, Py_ssize_t short_limit, double sigma,
+                    bint score_norm, bint list_norm,
+                    const double[::1] sig_table,            # IN LightGBM sigmoid table (or empty)
+                    double sig_lo, double sig_hi, double sig_factor,
+                    double w_norm,
+                    out_t[::1] grad,                        # OUT (n_docs,)
+                    out_t[::1] hess,                        # OUT (n_docs,)
+                    Py_ssize_t max_n, int n_threads,
+                    const int32_t[::1] positions=None,      # IN position id per row (LightGBM bias)
+                    const float[::1] position_bias=None,    # IN float32 factor per position id
+                    const double[::1] t_plus=None,          # IN XGBoost unbiased t+ (K,)
+                    const double[::1] t_minus=None,         # IN XGBoost unbiased t- (K,)
+                    double[::1] li_rows=None,               # OUT per-row cost sums / t- (n_docs,)
+                    double[::1] lj_rows=None,               # OUT per-row cost sums / t+ (n_docs,)
+                    bint mean_pairs=False, Py_ssize_t num_pair=1,
+                    uint64_t seed_round=0):                 # XGBoost mean: seed = seed_round * n_groups + g
+    cdef Py_ssize_t k, n_queries = offsets.shape[0] - 1
+    cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
+    cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
+    cdef const int64_t* keys = &tie_key[0] if tie_key.shape[0] > 0 else NULL
+    cdef const double* tab = &table[0] if table.shape[0] > 0 else NULL
+    cdef const double* dsc = &disc[0] if disc.shape[0] > 0 else NULL
+    cdef const double* inv = &inv_ideal[0] if inv_ideal.shape[0] > 0 else NULL
+    cdef const double* qw = &query_weights[0] if query_weights.shape[0] > 0 else NULL
+    cdef const double* rw = &row_weights[0] if row_weights.shape[0] > 0 else NULL
+    cdef const double* sig = &sig_table[0] if sig_table.shape[0] > 0 else NULL
+    cdef const int32_t* pos = NULL
+    cdef double* li = NULL
+    cdef double* lj = NULL
+    cdef const int64_t* off = &offsets[0]
+    cdef out_t* g = &grad[0] if grad.shape[0] > 0 else NULL
+    cdef out_t* h = &hess[0] if hess.shape[0] > 0 else NULL
+    cdef LMParams prm
+    cdef LMParams* pp = &prm
+    cdef QueryIO qio
+    cdef Scratch s
+    cdef int failed = 0
+    cdef int* failed_flag = &failed   # written through a pointer: shared, not thread-private
+    cdef int overflow = 0
+    cdef int* overflow_flag = &overflow
+    if n_queries == 0 or scores.shape[0] == 0:
+        return 0
+    _params(pp, mode, trunc, short_limit, sigma, score_norm, list_norm, linear, round_f32,
+            key_desc, tab, dsc, sig, sig_lo, sig_hi, sig_factor, sig_table.shape[0], w_norm)
+    if positions is not None and positions.shape[0] > 0:
+        pos = &positions[0]
+        pp.pos_bias = &position_bias[0]
+    if t_plus is not None and t_plus.shape[0] > 0:
+        pp.t_plus = &t_plus[0]
+        pp.t_minus = &t_minus[0]
+        pp.bias_k = t_plus.shape[0]
+        li = &li_rows[0]
+        lj = &lj_rows[0]
+    pp.mean_pairs = mean_pairs
+    pp.num_pair = num_pair
+    # seed_round * n_groups in uint32 arithmetic, as XGBoost computes the seed
+    pp.seed_base = <uint32_t>(<uint32_t>seed_round * <uint32_t>n_queries)
+    with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
+        s = _alloc_scratch(max_n)
+        if not _scratch_ok(&s):
+            failed_flag[0] = 1
+        else:
+            for k in prange(n_queries, schedule="dynamic", chunksize=8):
+                qio = _query_io(off, k, inv, qw, keys, pos, rw, li, lj, pp.seed_base)
+                _grad_one_query(sc + off[k], lab + off[k], &qio, pp, &s, g + off[k], h + off[k])
+                if not _all_finite(g + off[k], h + off[k], off[k + 1] - off[k]):
+                    overflow_flag[0] = 1
+        _free_scratch(&s)
+    if failed:
+        raise MemoryError("fastndcg: could not allocate per-thread scratch")
+    return overflow
