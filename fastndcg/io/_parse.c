@@ -1495,6 +1495,9 @@ static const char * const __pyx_cfilenm = __FILE__;
 static const char* const __pyx_f[] = {
   "fastndcg/io/_parse.pyx",
   "View.MemoryView",
+  "fastndcg/io/_parse_svmlight.pxi",
+  "fastndcg/io/_parse_numbers.pxi",
+  "fastndcg/io/_parse_trec.pxi",
 };
 /* #### Code section: utility_code_proto_before_types ### */
 /* Atomics.proto (used by UnpackUnboundCMethod) */
@@ -1780,7 +1783,7 @@ enum  {
   __pyx_e_8fastndcg_2io_6_parse_NUL_BYTE = 13
 };
 
-/* "fastndcg/io/_parse.pyx":155
+/* "fastndcg/io/_parse_svmlight.pxi":5
  * # ------------------------------------------------------------------ SVMlight / LETOR
  * 
  * cdef struct SvmState:             # <<<<<<<<<<<<<<
@@ -1797,7 +1800,7 @@ struct __pyx_t_8fastndcg_2io_6_parse_SvmState {
   int64_t err_line;
 };
 
-/* "fastndcg/io/_parse.pyx":381
+/* "fastndcg/io/_parse_trec.pxi":5
  * # ------------------------------------------------------------------ TREC qrels and runs
  * 
  * cdef struct TrecState:             # <<<<<<<<<<<<<<
@@ -3616,7 +3619,7 @@ namespace {
     PyObject *__pyx_slice[1];
     PyObject *__pyx_tuple[2];
     PyObject *__pyx_codeobj_tab[8];
-    PyObject *__pyx_string_tab[193];
+    PyObject *__pyx_string_tab[196];
     PyObject *__pyx_number_tab[4];
 /* #### Code section: module_state_contents ### */
 /* PyFrozenDict.module_state_decls */
@@ -3687,178 +3690,181 @@ static __pyx_mstatetype * const __pyx_mstate_global = &__pyx_mstate_global_stati
 #define __pyx_kp_u_disable __pyx_string_tab[18]
 #define __pyx_kp_u_enable __pyx_string_tab[19]
 #define __pyx_kp_u_fastndcg_io__parse_pyx __pyx_string_tab[20]
-#define __pyx_kp_u_gc __pyx_string_tab[21]
-#define __pyx_kp_u_isenabled __pyx_string_tab[22]
-#define __pyx_kp_u_no_default___reduce___due_to_non __pyx_string_tab[23]
-#define __pyx_kp_u_unable_to_allocate_array_data __pyx_string_tab[24]
-#define __pyx_kp_u_unable_to_allocate_shape_and_str __pyx_string_tab[25]
-#define __pyx_n_u_ASCII __pyx_string_tab[26]
-#define __pyx_n_u_BAD_FEATURE __pyx_string_tab[27]
-#define __pyx_n_u_BAD_INTEGER __pyx_string_tab[28]
-#define __pyx_n_u_BAD_LABEL __pyx_string_tab[29]
-#define __pyx_n_u_BAD_NUMBER __pyx_string_tab[30]
-#define __pyx_n_u_BAD_QID __pyx_string_tab[31]
-#define __pyx_n_u_BAD_REL __pyx_string_tab[32]
-#define __pyx_n_u_BAD_SCORE __pyx_string_tab[33]
-#define __pyx_n_u_EMPTY_LINE __pyx_string_tab[34]
-#define __pyx_n_u_Ellipsis __pyx_string_tab[35]
-#define __pyx_n_u_MISSING_DOCID __pyx_string_tab[36]
-#define __pyx_n_u_MISSING_FIELDS __pyx_string_tab[37]
-#define __pyx_n_u_NUL_BYTE __pyx_string_tab[38]
-#define __pyx_n_u_OK __pyx_string_tab[39]
-#define __pyx_n_u_QID_MIXED __pyx_string_tab[40]
-#define __pyx_n_u_STATUS __pyx_string_tab[41]
-#define __pyx_n_u_Sequence __pyx_string_tab[42]
-#define __pyx_n_u_TOO_MANY_FIELDS __pyx_string_tab[43]
-#define __pyx_n_u_View_MemoryView __pyx_string_tab[44]
-#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[45]
-#define __pyx_n_u_annotate __pyx_string_tab[46]
-#define __pyx_n_u_class __pyx_string_tab[47]
-#define __pyx_n_u_class_getitem __pyx_string_tab[48]
-#define __pyx_n_u_dict __pyx_string_tab[49]
-#define __pyx_n_u_func __pyx_string_tab[50]
-#define __pyx_n_u_getstate __pyx_string_tab[51]
-#define __pyx_n_u_import __pyx_string_tab[52]
-#define __pyx_n_u_main __pyx_string_tab[53]
-#define __pyx_n_u_module __pyx_string_tab[54]
-#define __pyx_n_u_name_2 __pyx_string_tab[55]
-#define __pyx_n_u_new __pyx_string_tab[56]
-#define __pyx_n_u_pyx_checksum __pyx_string_tab[57]
-#define __pyx_n_u_pyx_state __pyx_string_tab[58]
-#define __pyx_n_u_pyx_type __pyx_string_tab[59]
-#define __pyx_n_u_pyx_unpickle_Enum __pyx_string_tab[60]
-#define __pyx_n_u_pyx_vtable __pyx_string_tab[61]
-#define __pyx_n_u_qualname __pyx_string_tab[62]
-#define __pyx_n_u_reduce __pyx_string_tab[63]
-#define __pyx_n_u_reduce_cython __pyx_string_tab[64]
-#define __pyx_n_u_reduce_ex __pyx_string_tab[65]
-#define __pyx_n_u_set_name __pyx_string_tab[66]
-#define __pyx_n_u_setstate __pyx_string_tab[67]
-#define __pyx_n_u_setstate_cython __pyx_string_tab[68]
-#define __pyx_n_u_test __pyx_string_tab[69]
-#define __pyx_n_u_i __pyx_string_tab[70]
-#define __pyx_n_u_is_coroutine __pyx_string_tab[71]
-#define __pyx_n_u_abc __pyx_string_tab[72]
-#define __pyx_n_u_alen __pyx_string_tab[73]
-#define __pyx_n_u_allocate_buffer __pyx_string_tab[74]
-#define __pyx_n_u_aoff __pyx_string_tab[75]
-#define __pyx_n_u_ap __pyx_string_tab[76]
-#define __pyx_n_u_apool __pyx_string_tab[77]
-#define __pyx_n_u_astart __pyx_string_tab[78]
-#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[79]
-#define __pyx_n_u_base __pyx_string_tab[80]
-#define __pyx_n_u_blen __pyx_string_tab[81]
-#define __pyx_n_u_boff __pyx_string_tab[82]
-#define __pyx_n_u_bp __pyx_string_tab[83]
-#define __pyx_n_u_bpool __pyx_string_tab[84]
-#define __pyx_n_u_bstart __pyx_string_tab[85]
-#define __pyx_n_u_buf __pyx_string_tab[86]
-#define __pyx_n_u_c __pyx_string_tab[87]
-#define __pyx_n_u_cline_in_traceback __pyx_string_tab[88]
-#define __pyx_n_u_column __pyx_string_tab[89]
-#define __pyx_n_u_count __pyx_string_tab[90]
-#define __pyx_n_u_count_byte __pyx_string_tab[91]
-#define __pyx_n_u_dstart __pyx_string_tab[92]
-#define __pyx_n_u_dtype_is_object __pyx_string_tab[93]
-#define __pyx_n_u_encode __pyx_string_tab[94]
-#define __pyx_n_u_end __pyx_string_tab[95]
-#define __pyx_n_u_enumerate __pyx_string_tab[96]
-#define __pyx_n_u_eol __pyx_string_tab[97]
-#define __pyx_n_u_error __pyx_string_tab[98]
-#define __pyx_n_u_fastndcg_io__parse __pyx_string_tab[99]
-#define __pyx_n_u_fidx __pyx_string_tab[100]
-#define __pyx_n_u_field __pyx_string_tab[101]
-#define __pyx_n_u_first_duplicate __pyx_string_tab[102]
-#define __pyx_n_u_flags __pyx_string_tab[103]
-#define __pyx_n_u_format __pyx_string_tab[104]
-#define __pyx_n_u_fortran __pyx_string_tab[105]
-#define __pyx_n_u_found __pyx_string_tab[106]
-#define __pyx_n_u_fptr __pyx_string_tab[107]
-#define __pyx_n_u_fval __pyx_string_tab[108]
-#define __pyx_n_u_g __pyx_string_tab[109]
-#define __pyx_n_u_ga __pyx_string_tab[110]
-#define __pyx_n_u_gb __pyx_string_tab[111]
-#define __pyx_n_u_goff __pyx_string_tab[112]
-#define __pyx_n_u_i_2 __pyx_string_tab[113]
-#define __pyx_n_u_id __pyx_string_tab[114]
-#define __pyx_n_u_iend __pyx_string_tab[115]
-#define __pyx_n_u_index __pyx_string_tab[116]
-#define __pyx_n_u_integer __pyx_string_tab[117]
-#define __pyx_n_u_iout __pyx_string_tab[118]
-#define __pyx_n_u_is_run __pyx_string_tab[119]
-#define __pyx_n_u_items __pyx_string_tab[120]
-#define __pyx_n_u_itemsize __pyx_string_tab[121]
-#define __pyx_n_u_iv __pyx_string_tab[122]
-#define __pyx_n_u_j __pyx_string_tab[123]
-#define __pyx_n_u_jend __pyx_string_tab[124]
-#define __pyx_n_u_join_sorted __pyx_string_tab[125]
-#define __pyx_n_u_k __pyx_string_tab[126]
-#define __pyx_n_u_labels __pyx_string_tab[127]
-#define __pyx_n_u_length __pyx_string_tab[128]
-#define __pyx_n_u_line __pyx_string_tab[129]
-#define __pyx_n_u_lines __pyx_string_tab[130]
-#define __pyx_n_u_match __pyx_string_tab[131]
-#define __pyx_n_u_memview __pyx_string_tab[132]
-#define __pyx_n_u_mode __pyx_string_tab[133]
-#define __pyx_n_u_n __pyx_string_tab[134]
-#define __pyx_n_u_n_threads __pyx_string_tab[135]
-#define __pyx_n_u_name __pyx_string_tab[136]
-#define __pyx_n_u_ndim __pyx_string_tab[137]
-#define __pyx_n_u_ng __pyx_string_tab[138]
-#define __pyx_n_u_nnz __pyx_string_tab[139]
-#define __pyx_n_u_npairs __pyx_string_tab[140]
-#define __pyx_n_u_obj __pyx_string_tab[141]
-#define __pyx_n_u_order __pyx_string_tab[142]
-#define __pyx_n_u_out __pyx_string_tab[143]
-#define __pyx_n_u_p __pyx_string_tab[144]
-#define __pyx_n_u_pack __pyx_string_tab[145]
-#define __pyx_n_u_pair_a __pyx_string_tab[146]
-#define __pyx_n_u_pair_b __pyx_string_tab[147]
-#define __pyx_n_u_parse_numbers __pyx_string_tab[148]
-#define __pyx_n_u_parse_svmlight __pyx_string_tab[149]
-#define __pyx_n_u_parse_trec __pyx_string_tab[150]
-#define __pyx_n_u_pool __pyx_string_tab[151]
-#define __pyx_n_u_pool_used __pyx_string_tab[152]
-#define __pyx_n_u_pop __pyx_string_tab[153]
-#define __pyx_n_u_q __pyx_string_tab[154]
-#define __pyx_n_u_qid_mode __pyx_string_tab[155]
-#define __pyx_n_u_qids __pyx_string_tab[156]
-#define __pyx_n_u_register __pyx_string_tab[157]
-#define __pyx_n_u_rel __pyx_string_tab[158]
-#define __pyx_n_u_s __pyx_string_tab[159]
-#define __pyx_n_u_score __pyx_string_tab[160]
-#define __pyx_n_u_seg_row __pyx_string_tab[161]
-#define __pyx_n_u_setdefault __pyx_string_tab[162]
-#define __pyx_n_u_shape __pyx_string_tab[163]
-#define __pyx_n_u_size __pyx_string_tab[164]
-#define __pyx_n_u_sort_groups __pyx_string_tab[165]
-#define __pyx_n_u_st __pyx_string_tab[166]
-#define __pyx_n_u_start __pyx_string_tab[167]
-#define __pyx_n_u_status __pyx_string_tab[168]
-#define __pyx_n_u_step __pyx_string_tab[169]
-#define __pyx_n_u_stop __pyx_string_tab[170]
-#define __pyx_n_u_struct __pyx_string_tab[171]
-#define __pyx_n_u_t __pyx_string_tab[172]
-#define __pyx_n_u_tmp __pyx_string_tab[173]
-#define __pyx_n_u_to_fixed_width __pyx_string_tab[174]
-#define __pyx_n_u_tpool __pyx_string_tab[175]
-#define __pyx_n_u_tstart __pyx_string_tab[176]
-#define __pyx_n_u_unpack __pyx_string_tab[177]
-#define __pyx_n_u_update __pyx_string_tab[178]
-#define __pyx_n_u_v __pyx_string_tab[179]
-#define __pyx_n_u_values __pyx_string_tab[180]
-#define __pyx_n_u_want_docid __pyx_string_tab[181]
-#define __pyx_n_u_want_features __pyx_string_tab[182]
-#define __pyx_n_u_x __pyx_string_tab[183]
-#define __pyx_n_b_O __pyx_string_tab[184]
-#define __pyx_kp_b_iso88591_6_a_r_A_q_AQ_Ba_b_fAS_4r_r_A_Q __pyx_string_tab[185]
-#define __pyx_kp_b_iso88591_5_aq_AT_F_81_r_Bc_F_3c_E_aq_vQc __pyx_string_tab[186]
-#define __pyx_kp_b_iso88591_t6_Rq_AT_F_81_Q_E_aq_U_4q_2S_AR __pyx_string_tab[187]
-#define __pyx_kp_b_iso88591_6_a_r_A_t3fA_AQ_Ba_b_as_d_A_t3a __pyx_string_tab[188]
-#define __pyx_kp_b_iso88591_V1L_F_3b_r_A_F_2Rq_t3a_1_ZZddff __pyx_string_tab[189]
-#define __pyx_kp_b_iso88591_fAQ_Qe1F_vQha_Qe1F_vQha_wc_q_ZZ __pyx_string_tab[190]
-#define __pyx_kp_b_iso88591_ha_ha_m1_gQ_l_j_l_6_r_A_t3fJk_a __pyx_string_tab[191]
-#define __pyx_kp_b_iso88591_ha_ha_m1_ha_nA_nA_k_j_l_6_r_A_t __pyx_string_tab[192]
+#define __pyx_kp_u_fastndcg_io__parse_numbers_pxi __pyx_string_tab[21]
+#define __pyx_kp_u_fastndcg_io__parse_svmlight_pxi __pyx_string_tab[22]
+#define __pyx_kp_u_fastndcg_io__parse_trec_pxi __pyx_string_tab[23]
+#define __pyx_kp_u_gc __pyx_string_tab[24]
+#define __pyx_kp_u_isenabled __pyx_string_tab[25]
+#define __pyx_kp_u_no_default___reduce___due_to_non __pyx_string_tab[26]
+#define __pyx_kp_u_unable_to_allocate_array_data __pyx_string_tab[27]
+#define __pyx_kp_u_unable_to_allocate_shape_and_str __pyx_string_tab[28]
+#define __pyx_n_u_ASCII __pyx_string_tab[29]
+#define __pyx_n_u_BAD_FEATURE __pyx_string_tab[30]
+#define __pyx_n_u_BAD_INTEGER __pyx_string_tab[31]
+#define __pyx_n_u_BAD_LABEL __pyx_string_tab[32]
+#define __pyx_n_u_BAD_NUMBER __pyx_string_tab[33]
+#define __pyx_n_u_BAD_QID __pyx_string_tab[34]
+#define __pyx_n_u_BAD_REL __pyx_string_tab[35]
+#define __pyx_n_u_BAD_SCORE __pyx_string_tab[36]
+#define __pyx_n_u_EMPTY_LINE __pyx_string_tab[37]
+#define __pyx_n_u_Ellipsis __pyx_string_tab[38]
+#define __pyx_n_u_MISSING_DOCID __pyx_string_tab[39]
+#define __pyx_n_u_MISSING_FIELDS __pyx_string_tab[40]
+#define __pyx_n_u_NUL_BYTE __pyx_string_tab[41]
+#define __pyx_n_u_OK __pyx_string_tab[42]
+#define __pyx_n_u_QID_MIXED __pyx_string_tab[43]
+#define __pyx_n_u_STATUS __pyx_string_tab[44]
+#define __pyx_n_u_Sequence __pyx_string_tab[45]
+#define __pyx_n_u_TOO_MANY_FIELDS __pyx_string_tab[46]
+#define __pyx_n_u_View_MemoryView __pyx_string_tab[47]
+#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[48]
+#define __pyx_n_u_annotate __pyx_string_tab[49]
+#define __pyx_n_u_class __pyx_string_tab[50]
+#define __pyx_n_u_class_getitem __pyx_string_tab[51]
+#define __pyx_n_u_dict __pyx_string_tab[52]
+#define __pyx_n_u_func __pyx_string_tab[53]
+#define __pyx_n_u_getstate __pyx_string_tab[54]
+#define __pyx_n_u_import __pyx_string_tab[55]
+#define __pyx_n_u_main __pyx_string_tab[56]
+#define __pyx_n_u_module __pyx_string_tab[57]
+#define __pyx_n_u_name_2 __pyx_string_tab[58]
+#define __pyx_n_u_new __pyx_string_tab[59]
+#define __pyx_n_u_pyx_checksum __pyx_string_tab[60]
+#define __pyx_n_u_pyx_state __pyx_string_tab[61]
+#define __pyx_n_u_pyx_type __pyx_string_tab[62]
+#define __pyx_n_u_pyx_unpickle_Enum __pyx_string_tab[63]
+#define __pyx_n_u_pyx_vtable __pyx_string_tab[64]
+#define __pyx_n_u_qualname __pyx_string_tab[65]
+#define __pyx_n_u_reduce __pyx_string_tab[66]
+#define __pyx_n_u_reduce_cython __pyx_string_tab[67]
+#define __pyx_n_u_reduce_ex __pyx_string_tab[68]
+#define __pyx_n_u_set_name __pyx_string_tab[69]
+#define __pyx_n_u_setstate __pyx_string_tab[70]
+#define __pyx_n_u_setstate_cython __pyx_string_tab[71]
+#define __pyx_n_u_test __pyx_string_tab[72]
+#define __pyx_n_u_i __pyx_string_tab[73]
+#define __pyx_n_u_is_coroutine __pyx_string_tab[74]
+#define __pyx_n_u_abc __pyx_string_tab[75]
+#define __pyx_n_u_alen __pyx_string_tab[76]
+#define __pyx_n_u_allocate_buffer __pyx_string_tab[77]
+#define __pyx_n_u_aoff __pyx_string_tab[78]
+#define __pyx_n_u_ap __pyx_string_tab[79]
+#define __pyx_n_u_apool __pyx_string_tab[80]
+#define __pyx_n_u_astart __pyx_string_tab[81]
+#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[82]
+#define __pyx_n_u_base __pyx_string_tab[83]
+#define __pyx_n_u_blen __pyx_string_tab[84]
+#define __pyx_n_u_boff __pyx_string_tab[85]
+#define __pyx_n_u_bp __pyx_string_tab[86]
+#define __pyx_n_u_bpool __pyx_string_tab[87]
+#define __pyx_n_u_bstart __pyx_string_tab[88]
+#define __pyx_n_u_buf __pyx_string_tab[89]
+#define __pyx_n_u_c __pyx_string_tab[90]
+#define __pyx_n_u_cline_in_traceback __pyx_string_tab[91]
+#define __pyx_n_u_column __pyx_string_tab[92]
+#define __pyx_n_u_count __pyx_string_tab[93]
+#define __pyx_n_u_count_byte __pyx_string_tab[94]
+#define __pyx_n_u_dstart __pyx_string_tab[95]
+#define __pyx_n_u_dtype_is_object __pyx_string_tab[96]
+#define __pyx_n_u_encode __pyx_string_tab[97]
+#define __pyx_n_u_end __pyx_string_tab[98]
+#define __pyx_n_u_enumerate __pyx_string_tab[99]
+#define __pyx_n_u_eol __pyx_string_tab[100]
+#define __pyx_n_u_error __pyx_string_tab[101]
+#define __pyx_n_u_fastndcg_io__parse __pyx_string_tab[102]
+#define __pyx_n_u_fidx __pyx_string_tab[103]
+#define __pyx_n_u_field __pyx_string_tab[104]
+#define __pyx_n_u_first_duplicate __pyx_string_tab[105]
+#define __pyx_n_u_flags __pyx_string_tab[106]
+#define __pyx_n_u_format __pyx_string_tab[107]
+#define __pyx_n_u_fortran __pyx_string_tab[108]
+#define __pyx_n_u_found __pyx_string_tab[109]
+#define __pyx_n_u_fptr __pyx_string_tab[110]
+#define __pyx_n_u_fval __pyx_string_tab[111]
+#define __pyx_n_u_g __pyx_string_tab[112]
+#define __pyx_n_u_ga __pyx_string_tab[113]
+#define __pyx_n_u_gb __pyx_string_tab[114]
+#define __pyx_n_u_goff __pyx_string_tab[115]
+#define __pyx_n_u_i_2 __pyx_string_tab[116]
+#define __pyx_n_u_id __pyx_string_tab[117]
+#define __pyx_n_u_iend __pyx_string_tab[118]
+#define __pyx_n_u_index __pyx_string_tab[119]
+#define __pyx_n_u_integer __pyx_string_tab[120]
+#define __pyx_n_u_iout __pyx_string_tab[121]
+#define __pyx_n_u_is_run __pyx_string_tab[122]
+#define __pyx_n_u_items __pyx_string_tab[123]
+#define __pyx_n_u_itemsize __pyx_string_tab[124]
+#define __pyx_n_u_iv __pyx_string_tab[125]
+#define __pyx_n_u_j __pyx_string_tab[126]
+#define __pyx_n_u_jend __pyx_string_tab[127]
+#define __pyx_n_u_join_sorted __pyx_string_tab[128]
+#define __pyx_n_u_k __pyx_string_tab[129]
+#define __pyx_n_u_labels __pyx_string_tab[130]
+#define __pyx_n_u_length __pyx_string_tab[131]
+#define __pyx_n_u_line __pyx_string_tab[132]
+#define __pyx_n_u_lines __pyx_string_tab[133]
+#define __pyx_n_u_match __pyx_string_tab[134]
+#define __pyx_n_u_memview __pyx_string_tab[135]
+#define __pyx_n_u_mode __pyx_string_tab[136]
+#define __pyx_n_u_n __pyx_string_tab[137]
+#define __pyx_n_u_n_threads __pyx_string_tab[138]
+#define __pyx_n_u_name __pyx_string_tab[139]
+#define __pyx_n_u_ndim __pyx_string_tab[140]
+#define __pyx_n_u_ng __pyx_string_tab[141]
+#define __pyx_n_u_nnz __pyx_string_tab[142]
+#define __pyx_n_u_npairs __pyx_string_tab[143]
+#define __pyx_n_u_obj __pyx_string_tab[144]
+#define __pyx_n_u_order __pyx_string_tab[145]
+#define __pyx_n_u_out __pyx_string_tab[146]
+#define __pyx_n_u_p __pyx_string_tab[147]
+#define __pyx_n_u_pack __pyx_string_tab[148]
+#define __pyx_n_u_pair_a __pyx_string_tab[149]
+#define __pyx_n_u_pair_b __pyx_string_tab[150]
+#define __pyx_n_u_parse_numbers __pyx_string_tab[151]
+#define __pyx_n_u_parse_svmlight __pyx_string_tab[152]
+#define __pyx_n_u_parse_trec __pyx_string_tab[153]
+#define __pyx_n_u_pool __pyx_string_tab[154]
+#define __pyx_n_u_pool_used __pyx_string_tab[155]
+#define __pyx_n_u_pop __pyx_string_tab[156]
+#define __pyx_n_u_q __pyx_string_tab[157]
+#define __pyx_n_u_qid_mode __pyx_string_tab[158]
+#define __pyx_n_u_qids __pyx_string_tab[159]
+#define __pyx_n_u_register __pyx_string_tab[160]
+#define __pyx_n_u_rel __pyx_string_tab[161]
+#define __pyx_n_u_s __pyx_string_tab[162]
+#define __pyx_n_u_score __pyx_string_tab[163]
+#define __pyx_n_u_seg_row __pyx_string_tab[164]
+#define __pyx_n_u_setdefault __pyx_string_tab[165]
+#define __pyx_n_u_shape __pyx_string_tab[166]
+#define __pyx_n_u_size __pyx_string_tab[167]
+#define __pyx_n_u_sort_groups __pyx_string_tab[168]
+#define __pyx_n_u_st __pyx_string_tab[169]
+#define __pyx_n_u_start __pyx_string_tab[170]
+#define __pyx_n_u_status __pyx_string_tab[171]
+#define __pyx_n_u_step __pyx_string_tab[172]
+#define __pyx_n_u_stop __pyx_string_tab[173]
+#define __pyx_n_u_struct __pyx_string_tab[174]
+#define __pyx_n_u_t __pyx_string_tab[175]
+#define __pyx_n_u_tmp __pyx_string_tab[176]
+#define __pyx_n_u_to_fixed_width __pyx_string_tab[177]
+#define __pyx_n_u_tpool __pyx_string_tab[178]
+#define __pyx_n_u_tstart __pyx_string_tab[179]
+#define __pyx_n_u_unpack __pyx_string_tab[180]
+#define __pyx_n_u_update __pyx_string_tab[181]
+#define __pyx_n_u_v __pyx_string_tab[182]
+#define __pyx_n_u_values __pyx_string_tab[183]
+#define __pyx_n_u_want_docid __pyx_string_tab[184]
+#define __pyx_n_u_want_features __pyx_string_tab[185]
+#define __pyx_n_u_x __pyx_string_tab[186]
+#define __pyx_n_b_O __pyx_string_tab[187]
+#define __pyx_kp_b_iso88591_6_a_r_A_q_AQ_Ba_b_fAS_4r_r_A_Q __pyx_string_tab[188]
+#define __pyx_kp_b_iso88591_5_aq_AT_F_81_r_Bc_F_3c_E_aq_vQc __pyx_string_tab[189]
+#define __pyx_kp_b_iso88591_t6_Rq_AT_F_81_Q_E_aq_U_4q_2S_AR __pyx_string_tab[190]
+#define __pyx_kp_b_iso88591_6_a_r_A_t3fA_AQ_Ba_b_as_d_A_t3a __pyx_string_tab[191]
+#define __pyx_kp_b_iso88591_V1L_F_3b_r_A_F_2Rq_t3a_1_ZZddff __pyx_string_tab[192]
+#define __pyx_kp_b_iso88591_fAQ_Qe1F_vQha_Qe1F_vQha_wc_q_ZZ __pyx_string_tab[193]
+#define __pyx_kp_b_iso88591_ha_ha_m1_gQ_l_j_l_6_r_A_t3fJk_a __pyx_string_tab[194]
+#define __pyx_kp_b_iso88591_ha_ha_m1_ha_nA_nA_k_j_l_6_r_A_t __pyx_string_tab[195]
 #define __pyx_int_0 __pyx_number_tab[0]
 #define __pyx_int_neg_1 __pyx_number_tab[1]
 #define __pyx_int_1 __pyx_number_tab[2]
@@ -3891,7 +3897,7 @@ static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
   for (int i=0; i<1; ++i) { Py_CLEAR(clear_module_state->__pyx_slice[i]); }
   for (int i=0; i<2; ++i) { Py_CLEAR(clear_module_state->__pyx_tuple[i]); }
   for (int i=0; i<8; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<193; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<196; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<4; ++i) { Py_CLEAR(clear_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_clear_contents ### */
 /* CommonTypesMetaclass.module_state_clear */
@@ -3929,7 +3935,7 @@ static CYTHON_SMALL_CODE int __pyx_m_traverse(PyObject *m, visitproc visit, void
   for (int i=0; i<1; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_slice[i]); }
   for (int i=0; i<2; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_tuple[i]); }
   for (int i=0; i<8; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<193; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<196; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<4; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_traverse_contents ### */
 /* CommonTypesMetaclass.module_state_traverse */
@@ -19233,7 +19239,7 @@ static CYTHON_INLINE int64_t __pyx_f_8fastndcg_2io_6_parse_copy_to_pool(uint8_t 
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":165
+/* "fastndcg/io/_parse_svmlight.pxi":15
  * 
  * 
  * cdef const unsigned char* find_docid(const unsigned char* c, const unsigned char* e,             # <<<<<<<<<<<<<<
@@ -19248,7 +19254,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
   int __pyx_t_1;
   int __pyx_t_2;
 
-  /* "fastndcg/io/_parse.pyx":169
+  /* "fastndcg/io/_parse_svmlight.pxi":19
  *     """Doc id in a comment [c, e): the value after "docid" (with optional
  *     "=" or ":"), else the comment's first token. NULL if none."""
  *     cdef const unsigned char* q = c             # <<<<<<<<<<<<<<
@@ -19257,7 +19263,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
   __pyx_v_q = __pyx_v_c;
 
-  /* "fastndcg/io/_parse.pyx":171
+  /* "fastndcg/io/_parse_svmlight.pxi":21
  *     cdef const unsigned char* q = c
  *     cdef const unsigned char* t
  *     while q + 5 <= e:             # <<<<<<<<<<<<<<
@@ -19270,7 +19276,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 
     if (!__pyx_t_1) break;
 
-    /* "fastndcg/io/_parse.pyx":172
+    /* "fastndcg/io/_parse_svmlight.pxi":22
  *     cdef const unsigned char* t
  *     while q + 5 <= e:
  *         if memcmp(q, b"docid", 5) == 0:             # <<<<<<<<<<<<<<
@@ -19282,7 +19288,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
     if (__pyx_t_1) {
 
 
-      /* "fastndcg/io/_parse.pyx":173
+      /* "fastndcg/io/_parse_svmlight.pxi":23
  *     while q + 5 <= e:
  *         if memcmp(q, b"docid", 5) == 0:
  *             t = skip_space(q + 5, e)             # <<<<<<<<<<<<<<
@@ -19291,7 +19297,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
       __pyx_v_t = __pyx_f_8fastndcg_2io_6_parse_skip_space((__pyx_v_q + 5), __pyx_v_e);
 
-      /* "fastndcg/io/_parse.pyx":174
+      /* "fastndcg/io/_parse_svmlight.pxi":24
  *         if memcmp(q, b"docid", 5) == 0:
  *             t = skip_space(q + 5, e)
  *             if t < e and (t[0] == 61 or t[0] == 58):  # '=' ':'             # <<<<<<<<<<<<<<
@@ -19327,7 +19333,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
       if (__pyx_t_1) {
 
 
-        /* "fastndcg/io/_parse.pyx":175
+        /* "fastndcg/io/_parse_svmlight.pxi":25
  *             t = skip_space(q + 5, e)
  *             if t < e and (t[0] == 61 or t[0] == 58):  # '=' ':'
  *                 t = skip_space(t + 1, e)             # <<<<<<<<<<<<<<
@@ -19336,7 +19342,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
         __pyx_v_t = __pyx_f_8fastndcg_2io_6_parse_skip_space((__pyx_v_t + 1), __pyx_v_e);
 
-        /* "fastndcg/io/_parse.pyx":174
+        /* "fastndcg/io/_parse_svmlight.pxi":24
  *         if memcmp(q, b"docid", 5) == 0:
  *             t = skip_space(q + 5, e)
  *             if t < e and (t[0] == 61 or t[0] == 58):  # '=' ':'             # <<<<<<<<<<<<<<
@@ -19345,7 +19351,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":176
+      /* "fastndcg/io/_parse_svmlight.pxi":26
  *             if t < e and (t[0] == 61 or t[0] == 58):  # '=' ':'
  *                 t = skip_space(t + 1, e)
  *             if t < e:             # <<<<<<<<<<<<<<
@@ -19357,7 +19363,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
       if (__pyx_t_1) {
 
 
-        /* "fastndcg/io/_parse.pyx":177
+        /* "fastndcg/io/_parse_svmlight.pxi":27
  *                 t = skip_space(t + 1, e)
  *             if t < e:
  *                 tok_end[0] = token_end(t, e)             # <<<<<<<<<<<<<<
@@ -19366,7 +19372,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
         (__pyx_v_tok_end[0]) = __pyx_f_8fastndcg_2io_6_parse_token_end(__pyx_v_t, __pyx_v_e);
 
-        /* "fastndcg/io/_parse.pyx":178
+        /* "fastndcg/io/_parse_svmlight.pxi":28
  *             if t < e:
  *                 tok_end[0] = token_end(t, e)
  *                 return t             # <<<<<<<<<<<<<<
@@ -19379,7 +19385,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
         }
         goto __pyx_L0;
 
-        /* "fastndcg/io/_parse.pyx":176
+        /* "fastndcg/io/_parse_svmlight.pxi":26
  *             if t < e and (t[0] == 61 or t[0] == 58):  # '=' ':'
  *                 t = skip_space(t + 1, e)
  *             if t < e:             # <<<<<<<<<<<<<<
@@ -19388,7 +19394,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":179
+      /* "fastndcg/io/_parse_svmlight.pxi":29
  *                 tok_end[0] = token_end(t, e)
  *                 return t
  *             return NULL             # <<<<<<<<<<<<<<
@@ -19401,7 +19407,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
       }
       goto __pyx_L0;
 
-      /* "fastndcg/io/_parse.pyx":172
+      /* "fastndcg/io/_parse_svmlight.pxi":22
  *     cdef const unsigned char* t
  *     while q + 5 <= e:
  *         if memcmp(q, b"docid", 5) == 0:             # <<<<<<<<<<<<<<
@@ -19410,7 +19416,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":180
+    /* "fastndcg/io/_parse_svmlight.pxi":30
  *                 return t
  *             return NULL
  *         q += 1             # <<<<<<<<<<<<<<
@@ -19420,7 +19426,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
     __pyx_v_q = (__pyx_v_q + 1);
   }
 
-  /* "fastndcg/io/_parse.pyx":181
+  /* "fastndcg/io/_parse_svmlight.pxi":31
  *             return NULL
  *         q += 1
  *     t = skip_space(c, e)             # <<<<<<<<<<<<<<
@@ -19429,7 +19435,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
   __pyx_v_t = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_v_c, __pyx_v_e);
 
-  /* "fastndcg/io/_parse.pyx":182
+  /* "fastndcg/io/_parse_svmlight.pxi":32
  *         q += 1
  *     t = skip_space(c, e)
  *     if t >= e:             # <<<<<<<<<<<<<<
@@ -19441,7 +19447,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":183
+    /* "fastndcg/io/_parse_svmlight.pxi":33
  *     t = skip_space(c, e)
  *     if t >= e:
  *         return NULL             # <<<<<<<<<<<<<<
@@ -19454,7 +19460,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":182
+    /* "fastndcg/io/_parse_svmlight.pxi":32
  *         q += 1
  *     t = skip_space(c, e)
  *     if t >= e:             # <<<<<<<<<<<<<<
@@ -19463,7 +19469,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":184
+  /* "fastndcg/io/_parse_svmlight.pxi":34
  *     if t >= e:
  *         return NULL
  *     tok_end[0] = token_end(t, e)             # <<<<<<<<<<<<<<
@@ -19472,7 +19478,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
 */
   (__pyx_v_tok_end[0]) = __pyx_f_8fastndcg_2io_6_parse_token_end(__pyx_v_t, __pyx_v_e);
 
-  /* "fastndcg/io/_parse.pyx":185
+  /* "fastndcg/io/_parse_svmlight.pxi":35
  *         return NULL
  *     tok_end[0] = token_end(t, e)
  *     return t             # <<<<<<<<<<<<<<
@@ -19485,7 +19491,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
   }
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":165
+  /* "fastndcg/io/_parse_svmlight.pxi":15
  * 
  * 
  * cdef const unsigned char* find_docid(const unsigned char* c, const unsigned char* e,             # <<<<<<<<<<<<<<
@@ -19500,7 +19506,7 @@ static unsigned char const *__pyx_f_8fastndcg_2io_6_parse_find_docid(unsigned ch
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":188
+/* "fastndcg/io/_parse_svmlight.pxi":38
  * 
  * 
  * cdef void _parse_svmlight(const unsigned char* p, const unsigned char* end, SvmState* st,             # <<<<<<<<<<<<<<
@@ -19527,7 +19533,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
   int __pyx_t_4;
 
 
-  /* "fastndcg/io/_parse.pyx":203
+  /* "fastndcg/io/_parse_svmlight.pxi":53
  *     cdef int64_t q, idx
  *     cdef bint has_qid
  *     cdef int64_t r = st.rows             # <<<<<<<<<<<<<<
@@ -19538,7 +19544,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
   __pyx_v_r = __pyx_t_1;
 
-  /* "fastndcg/io/_parse.pyx":204
+  /* "fastndcg/io/_parse_svmlight.pxi":54
  *     cdef bint has_qid
  *     cdef int64_t r = st.rows
  *     while p < end:             # <<<<<<<<<<<<<<
@@ -19551,7 +19557,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
     if (!__pyx_t_2) break;
 
-    /* "fastndcg/io/_parse.pyx":205
+    /* "fastndcg/io/_parse_svmlight.pxi":55
  *     cdef int64_t r = st.rows
  *     while p < end:
  *         eol = <const unsigned char*>memchr(p, 10, end - p)             # <<<<<<<<<<<<<<
@@ -19560,7 +19566,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_eol = ((unsigned char const *)memchr(__pyx_v_p, 10, (__pyx_v_end - __pyx_v_p)));
 
-    /* "fastndcg/io/_parse.pyx":206
+    /* "fastndcg/io/_parse_svmlight.pxi":56
  *     while p < end:
  *         eol = <const unsigned char*>memchr(p, 10, end - p)
  *         if eol == NULL:             # <<<<<<<<<<<<<<
@@ -19572,7 +19578,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     if (__pyx_t_2) {
 
 
-      /* "fastndcg/io/_parse.pyx":207
+      /* "fastndcg/io/_parse_svmlight.pxi":57
  *         eol = <const unsigned char*>memchr(p, 10, end - p)
  *         if eol == NULL:
  *             eol = end             # <<<<<<<<<<<<<<
@@ -19581,7 +19587,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_eol = __pyx_v_end;
 
-      /* "fastndcg/io/_parse.pyx":206
+      /* "fastndcg/io/_parse_svmlight.pxi":56
  *     while p < end:
  *         eol = <const unsigned char*>memchr(p, 10, end - p)
  *         if eol == NULL:             # <<<<<<<<<<<<<<
@@ -19590,7 +19596,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":208
+    /* "fastndcg/io/_parse_svmlight.pxi":58
  *         if eol == NULL:
  *             eol = end
  *         st.line += 1             # <<<<<<<<<<<<<<
@@ -19599,7 +19605,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_st->line = (__pyx_v_st->line + 1);
 
-    /* "fastndcg/io/_parse.pyx":209
+    /* "fastndcg/io/_parse_svmlight.pxi":59
  *             eol = end
  *         st.line += 1
  *         s = skip_space(p, eol)             # <<<<<<<<<<<<<<
@@ -19608,7 +19614,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_v_p, __pyx_v_eol);
 
-    /* "fastndcg/io/_parse.pyx":210
+    /* "fastndcg/io/_parse_svmlight.pxi":60
  *         st.line += 1
  *         s = skip_space(p, eol)
  *         if s == eol or s[0] == 35:  # blank or comment-only line: not a row             # <<<<<<<<<<<<<<
@@ -19634,7 +19640,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     if (__pyx_t_2) {
 
 
-      /* "fastndcg/io/_parse.pyx":211
+      /* "fastndcg/io/_parse_svmlight.pxi":61
  *         s = skip_space(p, eol)
  *         if s == eol or s[0] == 35:  # blank or comment-only line: not a row
  *             p = eol + 1             # <<<<<<<<<<<<<<
@@ -19643,7 +19649,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_p = (__pyx_v_eol + 1);
 
-      /* "fastndcg/io/_parse.pyx":212
+      /* "fastndcg/io/_parse_svmlight.pxi":62
  *         if s == eol or s[0] == 35:  # blank or comment-only line: not a row
  *             p = eol + 1
  *             continue             # <<<<<<<<<<<<<<
@@ -19652,7 +19658,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       goto __pyx_L3_continue;
 
-      /* "fastndcg/io/_parse.pyx":210
+      /* "fastndcg/io/_parse_svmlight.pxi":60
  *         st.line += 1
  *         s = skip_space(p, eol)
  *         if s == eol or s[0] == 35:  # blank or comment-only line: not a row             # <<<<<<<<<<<<<<
@@ -19661,7 +19667,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":214
+    /* "fastndcg/io/_parse_svmlight.pxi":64
  *             continue
  *         # label: up to whitespace or "#"
  *         t = s             # <<<<<<<<<<<<<<
@@ -19670,7 +19676,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_t = __pyx_v_s;
 
-    /* "fastndcg/io/_parse.pyx":215
+    /* "fastndcg/io/_parse_svmlight.pxi":65
  *         # label: up to whitespace or "#"
  *         t = s
  *         while t < eol and not is_space(t[0]) and t[0] != 35:             # <<<<<<<<<<<<<<
@@ -19707,7 +19713,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
       if (!__pyx_t_2) break;
 
-      /* "fastndcg/io/_parse.pyx":216
+      /* "fastndcg/io/_parse_svmlight.pxi":66
  *         t = s
  *         while t < eol and not is_space(t[0]) and t[0] != 35:
  *             t += 1             # <<<<<<<<<<<<<<
@@ -19717,7 +19723,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       __pyx_v_t = (__pyx_v_t + 1);
     }
 
-    /* "fastndcg/io/_parse.pyx":217
+    /* "fastndcg/io/_parse_svmlight.pxi":67
  *         while t < eol and not is_space(t[0]) and t[0] != 35:
  *             t += 1
  *         if not parse_double(s, t, &v):             # <<<<<<<<<<<<<<
@@ -19729,7 +19735,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     if (__pyx_t_2) {
 
 
-      /* "fastndcg/io/_parse.pyx":218
+      /* "fastndcg/io/_parse_svmlight.pxi":68
  *             t += 1
  *         if not parse_double(s, t, &v):
  *             st.status = BAD_LABEL             # <<<<<<<<<<<<<<
@@ -19738,7 +19744,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_BAD_LABEL;
 
-      /* "fastndcg/io/_parse.pyx":219
+      /* "fastndcg/io/_parse_svmlight.pxi":69
  *         if not parse_double(s, t, &v):
  *             st.status = BAD_LABEL
  *             st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -19749,7 +19755,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
       __pyx_v_st->err_line = __pyx_t_1;
 
-      /* "fastndcg/io/_parse.pyx":220
+      /* "fastndcg/io/_parse_svmlight.pxi":70
  *             st.status = BAD_LABEL
  *             st.err_line = st.line
  *             return             # <<<<<<<<<<<<<<
@@ -19760,7 +19766,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       }
       goto __pyx_L0;
 
-      /* "fastndcg/io/_parse.pyx":217
+      /* "fastndcg/io/_parse_svmlight.pxi":67
  *         while t < eol and not is_space(t[0]) and t[0] != 35:
  *             t += 1
  *         if not parse_double(s, t, &v):             # <<<<<<<<<<<<<<
@@ -19769,7 +19775,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":221
+    /* "fastndcg/io/_parse_svmlight.pxi":71
  *             st.err_line = st.line
  *             return
  *         labels[r] = v             # <<<<<<<<<<<<<<
@@ -19778,7 +19784,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     (__pyx_v_labels[__pyx_v_r]) = __pyx_v_v;
 
-    /* "fastndcg/io/_parse.pyx":222
+    /* "fastndcg/io/_parse_svmlight.pxi":72
  *             return
  *         labels[r] = v
  *         lines[r] = st.line             # <<<<<<<<<<<<<<
@@ -19790,7 +19796,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     (__pyx_v_lines[__pyx_v_r]) = __pyx_t_1;
 
 
-    /* "fastndcg/io/_parse.pyx":223
+    /* "fastndcg/io/_parse_svmlight.pxi":73
  *         labels[r] = v
  *         lines[r] = st.line
  *         s = skip_space(t, eol)             # <<<<<<<<<<<<<<
@@ -19799,7 +19805,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_v_t, __pyx_v_eol);
 
-    /* "fastndcg/io/_parse.pyx":225
+    /* "fastndcg/io/_parse_svmlight.pxi":75
  *         s = skip_space(t, eol)
  *         # qid (the token right after the label)
  *         has_qid = eol - s >= 4 and memcmp(s, b"qid:", 4) == 0             # <<<<<<<<<<<<<<
@@ -19824,7 +19830,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     __pyx_L15_bool_binop_done:;
     __pyx_v_has_qid = __pyx_t_2;
 
-    /* "fastndcg/io/_parse.pyx":226
+    /* "fastndcg/io/_parse_svmlight.pxi":76
  *         # qid (the token right after the label)
  *         has_qid = eol - s >= 4 and memcmp(s, b"qid:", 4) == 0
  *         if has_qid:             # <<<<<<<<<<<<<<
@@ -19833,7 +19839,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     if (__pyx_v_has_qid) {
 
-      /* "fastndcg/io/_parse.pyx":227
+      /* "fastndcg/io/_parse_svmlight.pxi":77
  *         has_qid = eol - s >= 4 and memcmp(s, b"qid:", 4) == 0
  *         if has_qid:
  *             t = s + 4             # <<<<<<<<<<<<<<
@@ -19842,7 +19848,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_t = (__pyx_v_s + 4);
 
-      /* "fastndcg/io/_parse.pyx":228
+      /* "fastndcg/io/_parse_svmlight.pxi":78
  *         if has_qid:
  *             t = s + 4
  *             while t < eol and not is_space(t[0]) and t[0] != 35:             # <<<<<<<<<<<<<<
@@ -19879,7 +19885,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
         if (!__pyx_t_2) break;
 
-        /* "fastndcg/io/_parse.pyx":229
+        /* "fastndcg/io/_parse_svmlight.pxi":79
  *             t = s + 4
  *             while t < eol and not is_space(t[0]) and t[0] != 35:
  *                 t += 1             # <<<<<<<<<<<<<<
@@ -19889,7 +19895,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
         __pyx_v_t = (__pyx_v_t + 1);
       }
 
-      /* "fastndcg/io/_parse.pyx":230
+      /* "fastndcg/io/_parse_svmlight.pxi":80
  *             while t < eol and not is_space(t[0]) and t[0] != 35:
  *                 t += 1
  *             if not parse_int(s + 4, t, &q):             # <<<<<<<<<<<<<<
@@ -19901,7 +19907,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       if (__pyx_t_2) {
 
 
-        /* "fastndcg/io/_parse.pyx":231
+        /* "fastndcg/io/_parse_svmlight.pxi":81
  *                 t += 1
  *             if not parse_int(s + 4, t, &q):
  *                 st.status = BAD_QID             # <<<<<<<<<<<<<<
@@ -19910,7 +19916,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_BAD_QID;
 
-        /* "fastndcg/io/_parse.pyx":232
+        /* "fastndcg/io/_parse_svmlight.pxi":82
  *             if not parse_int(s + 4, t, &q):
  *                 st.status = BAD_QID
  *                 st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -19921,7 +19927,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
         __pyx_v_st->err_line = __pyx_t_1;
 
-        /* "fastndcg/io/_parse.pyx":233
+        /* "fastndcg/io/_parse_svmlight.pxi":83
  *                 st.status = BAD_QID
  *                 st.err_line = st.line
  *                 return             # <<<<<<<<<<<<<<
@@ -19932,7 +19938,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
         }
         goto __pyx_L0;
 
-        /* "fastndcg/io/_parse.pyx":230
+        /* "fastndcg/io/_parse_svmlight.pxi":80
  *             while t < eol and not is_space(t[0]) and t[0] != 35:
  *                 t += 1
  *             if not parse_int(s + 4, t, &q):             # <<<<<<<<<<<<<<
@@ -19941,7 +19947,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":234
+      /* "fastndcg/io/_parse_svmlight.pxi":84
  *                 st.err_line = st.line
  *                 return
  *             qids[r] = q             # <<<<<<<<<<<<<<
@@ -19950,7 +19956,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       (__pyx_v_qids[__pyx_v_r]) = __pyx_v_q;
 
-      /* "fastndcg/io/_parse.pyx":235
+      /* "fastndcg/io/_parse_svmlight.pxi":85
  *                 return
  *             qids[r] = q
  *             s = skip_space(t, eol)             # <<<<<<<<<<<<<<
@@ -19959,7 +19965,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_v_t, __pyx_v_eol);
 
-      /* "fastndcg/io/_parse.pyx":226
+      /* "fastndcg/io/_parse_svmlight.pxi":76
  *         # qid (the token right after the label)
  *         has_qid = eol - s >= 4 and memcmp(s, b"qid:", 4) == 0
  *         if has_qid:             # <<<<<<<<<<<<<<
@@ -19968,7 +19974,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":237
+    /* "fastndcg/io/_parse_svmlight.pxi":87
  *             s = skip_space(t, eol)
  *         # The rest of the line is only scanned when features or doc ids are asked for.
  *         hash_pos = eol             # <<<<<<<<<<<<<<
@@ -19977,7 +19983,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_hash_pos = __pyx_v_eol;
 
-    /* "fastndcg/io/_parse.pyx":238
+    /* "fastndcg/io/_parse_svmlight.pxi":88
  *         # The rest of the line is only scanned when features or doc ids are asked for.
  *         hash_pos = eol
  *         if want_features or want_docid:             # <<<<<<<<<<<<<<
@@ -19996,7 +20002,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     if (__pyx_t_2) {
 
 
-      /* "fastndcg/io/_parse.pyx":239
+      /* "fastndcg/io/_parse_svmlight.pxi":89
  *         hash_pos = eol
  *         if want_features or want_docid:
  *             hash_pos = <const unsigned char*>memchr(s, 35, eol - s)             # <<<<<<<<<<<<<<
@@ -20005,7 +20011,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_hash_pos = ((unsigned char const *)memchr(__pyx_v_s, 35, (__pyx_v_eol - __pyx_v_s)));
 
-      /* "fastndcg/io/_parse.pyx":240
+      /* "fastndcg/io/_parse_svmlight.pxi":90
  *         if want_features or want_docid:
  *             hash_pos = <const unsigned char*>memchr(s, 35, eol - s)
  *             if hash_pos == NULL:             # <<<<<<<<<<<<<<
@@ -20017,7 +20023,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       if (__pyx_t_2) {
 
 
-        /* "fastndcg/io/_parse.pyx":241
+        /* "fastndcg/io/_parse_svmlight.pxi":91
  *             hash_pos = <const unsigned char*>memchr(s, 35, eol - s)
  *             if hash_pos == NULL:
  *                 hash_pos = eol             # <<<<<<<<<<<<<<
@@ -20026,7 +20032,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_hash_pos = __pyx_v_eol;
 
-        /* "fastndcg/io/_parse.pyx":240
+        /* "fastndcg/io/_parse_svmlight.pxi":90
  *         if want_features or want_docid:
  *             hash_pos = <const unsigned char*>memchr(s, 35, eol - s)
  *             if hash_pos == NULL:             # <<<<<<<<<<<<<<
@@ -20035,7 +20041,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":238
+      /* "fastndcg/io/_parse_svmlight.pxi":88
  *         # The rest of the line is only scanned when features or doc ids are asked for.
  *         hash_pos = eol
  *         if want_features or want_docid:             # <<<<<<<<<<<<<<
@@ -20044,7 +20050,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":242
+    /* "fastndcg/io/_parse_svmlight.pxi":92
  *             if hash_pos == NULL:
  *                 hash_pos = eol
  *         if st.qid_mode < 0:             # <<<<<<<<<<<<<<
@@ -20056,7 +20062,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     if (__pyx_t_2) {
 
 
-      /* "fastndcg/io/_parse.pyx":243
+      /* "fastndcg/io/_parse_svmlight.pxi":93
  *                 hash_pos = eol
  *         if st.qid_mode < 0:
  *             st.qid_mode = 1 if has_qid else 0             # <<<<<<<<<<<<<<
@@ -20072,7 +20078,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       }
       __pyx_v_st->qid_mode = __pyx_t_4;
 
-      /* "fastndcg/io/_parse.pyx":242
+      /* "fastndcg/io/_parse_svmlight.pxi":92
  *             if hash_pos == NULL:
  *                 hash_pos = eol
  *         if st.qid_mode < 0:             # <<<<<<<<<<<<<<
@@ -20082,7 +20088,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       goto __pyx_L28;
     }
 
-    /* "fastndcg/io/_parse.pyx":244
+    /* "fastndcg/io/_parse_svmlight.pxi":94
  *         if st.qid_mode < 0:
  *             st.qid_mode = 1 if has_qid else 0
  *         elif st.qid_mode != has_qid:             # <<<<<<<<<<<<<<
@@ -20094,7 +20100,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     if (__pyx_t_2) {
 
 
-      /* "fastndcg/io/_parse.pyx":245
+      /* "fastndcg/io/_parse_svmlight.pxi":95
  *             st.qid_mode = 1 if has_qid else 0
  *         elif st.qid_mode != has_qid:
  *             st.status = QID_MIXED             # <<<<<<<<<<<<<<
@@ -20103,7 +20109,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_QID_MIXED;
 
-      /* "fastndcg/io/_parse.pyx":246
+      /* "fastndcg/io/_parse_svmlight.pxi":96
  *         elif st.qid_mode != has_qid:
  *             st.status = QID_MIXED
  *             st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -20114,7 +20120,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
       __pyx_v_st->err_line = __pyx_t_1;
 
-      /* "fastndcg/io/_parse.pyx":247
+      /* "fastndcg/io/_parse_svmlight.pxi":97
  *             st.status = QID_MIXED
  *             st.err_line = st.line
  *             return             # <<<<<<<<<<<<<<
@@ -20125,7 +20131,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       }
       goto __pyx_L0;
 
-      /* "fastndcg/io/_parse.pyx":244
+      /* "fastndcg/io/_parse_svmlight.pxi":94
  *         if st.qid_mode < 0:
  *             st.qid_mode = 1 if has_qid else 0
  *         elif st.qid_mode != has_qid:             # <<<<<<<<<<<<<<
@@ -20135,7 +20141,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     }
     __pyx_L28:;
 
-    /* "fastndcg/io/_parse.pyx":248
+    /* "fastndcg/io/_parse_svmlight.pxi":98
  *             st.err_line = st.line
  *             return
  *         if want_features:             # <<<<<<<<<<<<<<
@@ -20144,7 +20150,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     if (__pyx_v_want_features) {
 
-      /* "fastndcg/io/_parse.pyx":249
+      /* "fastndcg/io/_parse_svmlight.pxi":99
  *             return
  *         if want_features:
  *             while s < hash_pos:             # <<<<<<<<<<<<<<
@@ -20157,7 +20163,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
         if (!__pyx_t_2) break;
 
-        /* "fastndcg/io/_parse.pyx":250
+        /* "fastndcg/io/_parse_svmlight.pxi":100
  *         if want_features:
  *             while s < hash_pos:
  *                 t = token_end(s, hash_pos)             # <<<<<<<<<<<<<<
@@ -20166,7 +20172,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_t = __pyx_f_8fastndcg_2io_6_parse_token_end(__pyx_v_s, __pyx_v_hash_pos);
 
-        /* "fastndcg/io/_parse.pyx":251
+        /* "fastndcg/io/_parse_svmlight.pxi":101
  *             while s < hash_pos:
  *                 t = token_end(s, hash_pos)
  *                 colon = <const unsigned char*>memchr(s, 58, t - s)             # <<<<<<<<<<<<<<
@@ -20175,7 +20181,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_colon = ((unsigned char const *)memchr(__pyx_v_s, 58, (__pyx_v_t - __pyx_v_s)));
 
-        /* "fastndcg/io/_parse.pyx":252
+        /* "fastndcg/io/_parse_svmlight.pxi":102
  *                 t = token_end(s, hash_pos)
  *                 colon = <const unsigned char*>memchr(s, 58, t - s)
  *                 if colon == NULL or not parse_int(s, colon, &idx) or idx < 0 \             # <<<<<<<<<<<<<<
@@ -20203,7 +20209,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
           goto __pyx_L33_bool_binop_done;
         }
 
-        /* "fastndcg/io/_parse.pyx":253
+        /* "fastndcg/io/_parse_svmlight.pxi":103
  *                 colon = <const unsigned char*>memchr(s, 58, t - s)
  *                 if colon == NULL or not parse_int(s, colon, &idx) or idx < 0 \
  *                         or not parse_double(colon + 1, t, &v):             # <<<<<<<<<<<<<<
@@ -20227,7 +20233,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
         __pyx_L33_bool_binop_done:;
 
-        /* "fastndcg/io/_parse.pyx":252
+        /* "fastndcg/io/_parse_svmlight.pxi":102
  *                 t = token_end(s, hash_pos)
  *                 colon = <const unsigned char*>memchr(s, 58, t - s)
  *                 if colon == NULL or not parse_int(s, colon, &idx) or idx < 0 \             # <<<<<<<<<<<<<<
@@ -20237,7 +20243,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
         if (__pyx_t_2) {
 
 
-          /* "fastndcg/io/_parse.pyx":254
+          /* "fastndcg/io/_parse_svmlight.pxi":104
  *                 if colon == NULL or not parse_int(s, colon, &idx) or idx < 0 \
  *                         or not parse_double(colon + 1, t, &v):
  *                     st.status = BAD_FEATURE             # <<<<<<<<<<<<<<
@@ -20246,7 +20252,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
           __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_BAD_FEATURE;
 
-          /* "fastndcg/io/_parse.pyx":255
+          /* "fastndcg/io/_parse_svmlight.pxi":105
  *                         or not parse_double(colon + 1, t, &v):
  *                     st.status = BAD_FEATURE
  *                     st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -20257,7 +20263,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
           __pyx_v_st->err_line = __pyx_t_1;
 
-          /* "fastndcg/io/_parse.pyx":256
+          /* "fastndcg/io/_parse_svmlight.pxi":106
  *                     st.status = BAD_FEATURE
  *                     st.err_line = st.line
  *                     return             # <<<<<<<<<<<<<<
@@ -20268,7 +20274,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
           }
           goto __pyx_L0;
 
-          /* "fastndcg/io/_parse.pyx":252
+          /* "fastndcg/io/_parse_svmlight.pxi":102
  *                 t = token_end(s, hash_pos)
  *                 colon = <const unsigned char*>memchr(s, 58, t - s)
  *                 if colon == NULL or not parse_int(s, colon, &idx) or idx < 0 \             # <<<<<<<<<<<<<<
@@ -20277,7 +20283,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         }
 
-        /* "fastndcg/io/_parse.pyx":257
+        /* "fastndcg/io/_parse_svmlight.pxi":107
  *                     st.err_line = st.line
  *                     return
  *                 fidx[st.nnz] = idx             # <<<<<<<<<<<<<<
@@ -20286,7 +20292,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         (__pyx_v_fidx[__pyx_v_st->nnz]) = __pyx_v_idx;
 
-        /* "fastndcg/io/_parse.pyx":258
+        /* "fastndcg/io/_parse_svmlight.pxi":108
  *                     return
  *                 fidx[st.nnz] = idx
  *                 fval[st.nnz] = v             # <<<<<<<<<<<<<<
@@ -20295,7 +20301,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         (__pyx_v_fval[__pyx_v_st->nnz]) = __pyx_v_v;
 
-        /* "fastndcg/io/_parse.pyx":259
+        /* "fastndcg/io/_parse_svmlight.pxi":109
  *                 fidx[st.nnz] = idx
  *                 fval[st.nnz] = v
  *                 st.nnz += 1             # <<<<<<<<<<<<<<
@@ -20304,7 +20310,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_st->nnz = (__pyx_v_st->nnz + 1);
 
-        /* "fastndcg/io/_parse.pyx":260
+        /* "fastndcg/io/_parse_svmlight.pxi":110
  *                 fval[st.nnz] = v
  *                 st.nnz += 1
  *                 s = skip_space(t, hash_pos)             # <<<<<<<<<<<<<<
@@ -20314,7 +20320,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
         __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_v_t, __pyx_v_hash_pos);
       }
 
-      /* "fastndcg/io/_parse.pyx":261
+      /* "fastndcg/io/_parse_svmlight.pxi":111
  *                 st.nnz += 1
  *                 s = skip_space(t, hash_pos)
  *             fptr[r + 1] = st.nnz             # <<<<<<<<<<<<<<
@@ -20326,7 +20332,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       (__pyx_v_fptr[(__pyx_v_r + 1)]) = __pyx_t_1;
 
 
-      /* "fastndcg/io/_parse.pyx":248
+      /* "fastndcg/io/_parse_svmlight.pxi":98
  *             st.err_line = st.line
  *             return
  *         if want_features:             # <<<<<<<<<<<<<<
@@ -20335,7 +20341,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":262
+    /* "fastndcg/io/_parse_svmlight.pxi":112
  *                 s = skip_space(t, hash_pos)
  *             fptr[r + 1] = st.nnz
  *         if want_docid:             # <<<<<<<<<<<<<<
@@ -20344,7 +20350,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     if (__pyx_v_want_docid) {
 
-      /* "fastndcg/io/_parse.pyx":263
+      /* "fastndcg/io/_parse_svmlight.pxi":113
  *             fptr[r + 1] = st.nnz
  *         if want_docid:
  *             d = NULL             # <<<<<<<<<<<<<<
@@ -20353,7 +20359,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_d = NULL;
 
-      /* "fastndcg/io/_parse.pyx":264
+      /* "fastndcg/io/_parse_svmlight.pxi":114
  *         if want_docid:
  *             d = NULL
  *             if hash_pos < eol:             # <<<<<<<<<<<<<<
@@ -20365,7 +20371,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       if (__pyx_t_2) {
 
 
-        /* "fastndcg/io/_parse.pyx":265
+        /* "fastndcg/io/_parse_svmlight.pxi":115
  *             d = NULL
  *             if hash_pos < eol:
  *                 d = find_docid(hash_pos + 1, eol, &de)             # <<<<<<<<<<<<<<
@@ -20374,7 +20380,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_d = __pyx_f_8fastndcg_2io_6_parse_find_docid((__pyx_v_hash_pos + 1), __pyx_v_eol, (&__pyx_v_de));
 
-        /* "fastndcg/io/_parse.pyx":264
+        /* "fastndcg/io/_parse_svmlight.pxi":114
  *         if want_docid:
  *             d = NULL
  *             if hash_pos < eol:             # <<<<<<<<<<<<<<
@@ -20383,7 +20389,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":266
+      /* "fastndcg/io/_parse_svmlight.pxi":116
  *             if hash_pos < eol:
  *                 d = find_docid(hash_pos + 1, eol, &de)
  *             if d == NULL:             # <<<<<<<<<<<<<<
@@ -20395,7 +20401,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       if (__pyx_t_2) {
 
 
-        /* "fastndcg/io/_parse.pyx":267
+        /* "fastndcg/io/_parse_svmlight.pxi":117
  *                 d = find_docid(hash_pos + 1, eol, &de)
  *             if d == NULL:
  *                 st.status = MISSING_DOCID             # <<<<<<<<<<<<<<
@@ -20404,7 +20410,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_MISSING_DOCID;
 
-        /* "fastndcg/io/_parse.pyx":268
+        /* "fastndcg/io/_parse_svmlight.pxi":118
  *             if d == NULL:
  *                 st.status = MISSING_DOCID
  *                 st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -20415,7 +20421,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
         __pyx_v_st->err_line = __pyx_t_1;
 
-        /* "fastndcg/io/_parse.pyx":269
+        /* "fastndcg/io/_parse_svmlight.pxi":119
  *                 st.status = MISSING_DOCID
  *                 st.err_line = st.line
  *                 return             # <<<<<<<<<<<<<<
@@ -20426,7 +20432,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
         }
         goto __pyx_L0;
 
-        /* "fastndcg/io/_parse.pyx":266
+        /* "fastndcg/io/_parse_svmlight.pxi":116
  *             if hash_pos < eol:
  *                 d = find_docid(hash_pos + 1, eol, &de)
  *             if d == NULL:             # <<<<<<<<<<<<<<
@@ -20435,7 +20441,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":271
+      /* "fastndcg/io/_parse_svmlight.pxi":121
  *                 return
  *             # Doc ids become fixed-width numpy bytes, which drop trailing NULs.
  *             if memchr(d, 0, de - d) != NULL:             # <<<<<<<<<<<<<<
@@ -20447,7 +20453,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       if (__pyx_t_2) {
 
 
-        /* "fastndcg/io/_parse.pyx":272
+        /* "fastndcg/io/_parse_svmlight.pxi":122
  *             # Doc ids become fixed-width numpy bytes, which drop trailing NULs.
  *             if memchr(d, 0, de - d) != NULL:
  *                 st.status = NUL_BYTE             # <<<<<<<<<<<<<<
@@ -20456,7 +20462,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
         __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_NUL_BYTE;
 
-        /* "fastndcg/io/_parse.pyx":273
+        /* "fastndcg/io/_parse_svmlight.pxi":123
  *             if memchr(d, 0, de - d) != NULL:
  *                 st.status = NUL_BYTE
  *                 st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -20467,7 +20473,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
         __pyx_v_st->err_line = __pyx_t_1;
 
-        /* "fastndcg/io/_parse.pyx":274
+        /* "fastndcg/io/_parse_svmlight.pxi":124
  *                 st.status = NUL_BYTE
  *                 st.err_line = st.line
  *                 return             # <<<<<<<<<<<<<<
@@ -20478,7 +20484,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
         }
         goto __pyx_L0;
 
-        /* "fastndcg/io/_parse.pyx":271
+        /* "fastndcg/io/_parse_svmlight.pxi":121
  *                 return
  *             # Doc ids become fixed-width numpy bytes, which drop trailing NULs.
  *             if memchr(d, 0, de - d) != NULL:             # <<<<<<<<<<<<<<
@@ -20487,7 +20493,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":275
+      /* "fastndcg/io/_parse_svmlight.pxi":125
  *                 st.err_line = st.line
  *                 return
  *             dstart[r] = st.pool_used             # <<<<<<<<<<<<<<
@@ -20499,7 +20505,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
       (__pyx_v_dstart[__pyx_v_r]) = __pyx_t_1;
 
 
-      /* "fastndcg/io/_parse.pyx":276
+      /* "fastndcg/io/_parse_svmlight.pxi":126
  *                 return
  *             dstart[r] = st.pool_used
  *             st.pool_used = copy_to_pool(pool, st.pool_used, d, de)             # <<<<<<<<<<<<<<
@@ -20508,7 +20514,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
       __pyx_v_st->pool_used = __pyx_f_8fastndcg_2io_6_parse_copy_to_pool(__pyx_v_pool, __pyx_v_st->pool_used, __pyx_v_d, __pyx_v_de);
 
-      /* "fastndcg/io/_parse.pyx":262
+      /* "fastndcg/io/_parse_svmlight.pxi":112
  *                 s = skip_space(t, hash_pos)
  *             fptr[r + 1] = st.nnz
  *         if want_docid:             # <<<<<<<<<<<<<<
@@ -20517,7 +20523,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":277
+    /* "fastndcg/io/_parse_svmlight.pxi":127
  *             dstart[r] = st.pool_used
  *             st.pool_used = copy_to_pool(pool, st.pool_used, d, de)
  *         r += 1             # <<<<<<<<<<<<<<
@@ -20526,7 +20532,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_r = (__pyx_v_r + 1);
 
-    /* "fastndcg/io/_parse.pyx":278
+    /* "fastndcg/io/_parse_svmlight.pxi":128
  *             st.pool_used = copy_to_pool(pool, st.pool_used, d, de)
  *         r += 1
  *         st.rows = r             # <<<<<<<<<<<<<<
@@ -20535,7 +20541,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 */
     __pyx_v_st->rows = __pyx_v_r;
 
-    /* "fastndcg/io/_parse.pyx":279
+    /* "fastndcg/io/_parse_svmlight.pxi":129
  *         r += 1
  *         st.rows = r
  *         p = eol + 1             # <<<<<<<<<<<<<<
@@ -20546,7 +20552,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
     __pyx_L3_continue:;
   }
 
-  /* "fastndcg/io/_parse.pyx":188
+  /* "fastndcg/io/_parse_svmlight.pxi":38
  * 
  * 
  * cdef void _parse_svmlight(const unsigned char* p, const unsigned char* end, SvmState* st,             # <<<<<<<<<<<<<<
@@ -20571,7 +20577,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_svmlight(unsigned char const *_
 
 }
 
-/* "fastndcg/io/_parse.pyx":282
+/* "fastndcg/io/_parse_svmlight.pxi":132
  * 
  * 
  * def parse_svmlight(const unsigned char[::1] buf, int64_t line, int qid_mode, bint want_docid,             # <<<<<<<<<<<<<<
@@ -20633,130 +20639,130 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_buf,&__pyx_mstate_global->__pyx_n_u_line,&__pyx_mstate_global->__pyx_n_u_qid_mode,&__pyx_mstate_global->__pyx_n_u_want_docid,&__pyx_mstate_global->__pyx_n_u_want_features,&__pyx_mstate_global->__pyx_n_u_labels,&__pyx_mstate_global->__pyx_n_u_qids,&__pyx_mstate_global->__pyx_n_u_lines,&__pyx_mstate_global->__pyx_n_u_pool,&__pyx_mstate_global->__pyx_n_u_dstart,&__pyx_mstate_global->__pyx_n_u_fval,&__pyx_mstate_global->__pyx_n_u_fidx,&__pyx_mstate_global->__pyx_n_u_fptr,&__pyx_mstate_global->__pyx_n_u_pool_used,&__pyx_mstate_global->__pyx_n_u_nnz,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 282, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(2, 132, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case 15:
         values[14] = __Pyx_ArgRef_FASTCALL(__pyx_args, 14);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[14])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[14])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 14:
         values[13] = __Pyx_ArgRef_FASTCALL(__pyx_args, 13);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[13])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[13])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 13:
         values[12] = __Pyx_ArgRef_FASTCALL(__pyx_args, 12);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[12])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[12])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 12:
         values[11] = __Pyx_ArgRef_FASTCALL(__pyx_args, 11);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 11:
         values[10] = __Pyx_ArgRef_FASTCALL(__pyx_args, 10);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 10:
         values[9] = __Pyx_ArgRef_FASTCALL(__pyx_args, 9);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  9:
         values[8] = __Pyx_ArgRef_FASTCALL(__pyx_args, 8);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  8:
         values[7] = __Pyx_ArgRef_FASTCALL(__pyx_args, 7);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  7:
         values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  6:
         values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  5:
         values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 282, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(2, 132, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "parse_svmlight", 0) < (0)) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "parse_svmlight", 0) < (0)) __PYX_ERR(2, 132, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 15; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("parse_svmlight", 1, 15, 15, i); __PYX_ERR(0, 282, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("parse_svmlight", 1, 15, 15, i); __PYX_ERR(2, 132, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 15)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[7] = __Pyx_ArgRef_FASTCALL(__pyx_args, 7);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[8] = __Pyx_ArgRef_FASTCALL(__pyx_args, 8);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[9] = __Pyx_ArgRef_FASTCALL(__pyx_args, 9);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[10] = __Pyx_ArgRef_FASTCALL(__pyx_args, 10);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[11] = __Pyx_ArgRef_FASTCALL(__pyx_args, 11);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[12] = __Pyx_ArgRef_FASTCALL(__pyx_args, 12);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[12])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[12])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[13] = __Pyx_ArgRef_FASTCALL(__pyx_args, 13);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[13])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[13])) __PYX_ERR(2, 132, __pyx_L3_error)
       values[14] = __Pyx_ArgRef_FASTCALL(__pyx_args, 14);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[14])) __PYX_ERR(0, 282, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[14])) __PYX_ERR(2, 132, __pyx_L3_error)
     }
-    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(0, 282, __pyx_L3_error)
-    __pyx_v_line = __Pyx_PyLong_As_int64_t(values[1]); if (unlikely((__pyx_v_line == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(0, 282, __pyx_L3_error)
-    __pyx_v_qid_mode = __Pyx_PyLong_As_int(values[2]); if (unlikely((__pyx_v_qid_mode == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 282, __pyx_L3_error)
-    __pyx_v_want_docid = __Pyx_PyObject_IsTrue(values[3]); if (unlikely((__pyx_v_want_docid == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 282, __pyx_L3_error)
-    __pyx_v_want_features = __Pyx_PyObject_IsTrue(values[4]); if (unlikely((__pyx_v_want_features == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 283, __pyx_L3_error)
-    __pyx_v_labels = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[5], PyBUF_WRITABLE); if (unlikely(!__pyx_v_labels.memview)) __PYX_ERR(0, 284, __pyx_L3_error)
-    __pyx_v_qids = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[6], PyBUF_WRITABLE); if (unlikely(!__pyx_v_qids.memview)) __PYX_ERR(0, 285, __pyx_L3_error)
-    __pyx_v_lines = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[7], PyBUF_WRITABLE); if (unlikely(!__pyx_v_lines.memview)) __PYX_ERR(0, 286, __pyx_L3_error)
-    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t(values[8], PyBUF_WRITABLE); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 287, __pyx_L3_error)
-    __pyx_v_dstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[9], PyBUF_WRITABLE); if (unlikely(!__pyx_v_dstart.memview)) __PYX_ERR(0, 288, __pyx_L3_error)
-    __pyx_v_fval = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[10], PyBUF_WRITABLE); if (unlikely(!__pyx_v_fval.memview)) __PYX_ERR(0, 289, __pyx_L3_error)
-    __pyx_v_fidx = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[11], PyBUF_WRITABLE); if (unlikely(!__pyx_v_fidx.memview)) __PYX_ERR(0, 290, __pyx_L3_error)
-    __pyx_v_fptr = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[12], PyBUF_WRITABLE); if (unlikely(!__pyx_v_fptr.memview)) __PYX_ERR(0, 291, __pyx_L3_error)
-    __pyx_v_pool_used = __Pyx_PyLong_As_int64_t(values[13]); if (unlikely((__pyx_v_pool_used == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(0, 292, __pyx_L3_error)
-    __pyx_v_nnz = __Pyx_PyLong_As_int64_t(values[14]); if (unlikely((__pyx_v_nnz == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(0, 292, __pyx_L3_error)
+    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(2, 132, __pyx_L3_error)
+    __pyx_v_line = __Pyx_PyLong_As_int64_t(values[1]); if (unlikely((__pyx_v_line == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(2, 132, __pyx_L3_error)
+    __pyx_v_qid_mode = __Pyx_PyLong_As_int(values[2]); if (unlikely((__pyx_v_qid_mode == (int)-1) && PyErr_Occurred())) __PYX_ERR(2, 132, __pyx_L3_error)
+    __pyx_v_want_docid = __Pyx_PyObject_IsTrue(values[3]); if (unlikely((__pyx_v_want_docid == (int)-1) && PyErr_Occurred())) __PYX_ERR(2, 132, __pyx_L3_error)
+    __pyx_v_want_features = __Pyx_PyObject_IsTrue(values[4]); if (unlikely((__pyx_v_want_features == (int)-1) && PyErr_Occurred())) __PYX_ERR(2, 133, __pyx_L3_error)
+    __pyx_v_labels = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[5], PyBUF_WRITABLE); if (unlikely(!__pyx_v_labels.memview)) __PYX_ERR(2, 134, __pyx_L3_error)
+    __pyx_v_qids = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[6], PyBUF_WRITABLE); if (unlikely(!__pyx_v_qids.memview)) __PYX_ERR(2, 135, __pyx_L3_error)
+    __pyx_v_lines = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[7], PyBUF_WRITABLE); if (unlikely(!__pyx_v_lines.memview)) __PYX_ERR(2, 136, __pyx_L3_error)
+    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t(values[8], PyBUF_WRITABLE); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(2, 137, __pyx_L3_error)
+    __pyx_v_dstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[9], PyBUF_WRITABLE); if (unlikely(!__pyx_v_dstart.memview)) __PYX_ERR(2, 138, __pyx_L3_error)
+    __pyx_v_fval = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[10], PyBUF_WRITABLE); if (unlikely(!__pyx_v_fval.memview)) __PYX_ERR(2, 139, __pyx_L3_error)
+    __pyx_v_fidx = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[11], PyBUF_WRITABLE); if (unlikely(!__pyx_v_fidx.memview)) __PYX_ERR(2, 140, __pyx_L3_error)
+    __pyx_v_fptr = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[12], PyBUF_WRITABLE); if (unlikely(!__pyx_v_fptr.memview)) __PYX_ERR(2, 141, __pyx_L3_error)
+    __pyx_v_pool_used = __Pyx_PyLong_As_int64_t(values[13]); if (unlikely((__pyx_v_pool_used == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(2, 142, __pyx_L3_error)
+    __pyx_v_nnz = __Pyx_PyLong_As_int64_t(values[14]); if (unlikely((__pyx_v_nnz == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(2, 142, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("parse_svmlight", 1, 15, 15, __pyx_nargs); __PYX_ERR(0, 282, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("parse_svmlight", 1, 15, 15, __pyx_nargs); __PYX_ERR(2, 132, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -20831,7 +20837,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("parse_svmlight", 0);
 
-  /* "fastndcg/io/_parse.pyx":296
+  /* "fastndcg/io/_parse_svmlight.pxi":146
  *     pool_used, nnz, err_line); outputs must hold one entry per line."""
  *     cdef SvmState st
  *     st.rows = 0             # <<<<<<<<<<<<<<
@@ -20840,7 +20846,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_st.rows = 0;
 
-  /* "fastndcg/io/_parse.pyx":297
+  /* "fastndcg/io/_parse_svmlight.pxi":147
  *     cdef SvmState st
  *     st.rows = 0
  *     st.line = line             # <<<<<<<<<<<<<<
@@ -20849,7 +20855,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_st.line = __pyx_v_line;
 
-  /* "fastndcg/io/_parse.pyx":298
+  /* "fastndcg/io/_parse_svmlight.pxi":148
  *     st.rows = 0
  *     st.line = line
  *     st.pool_used = pool_used             # <<<<<<<<<<<<<<
@@ -20858,7 +20864,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_st.pool_used = __pyx_v_pool_used;
 
-  /* "fastndcg/io/_parse.pyx":299
+  /* "fastndcg/io/_parse_svmlight.pxi":149
  *     st.line = line
  *     st.pool_used = pool_used
  *     st.nnz = nnz             # <<<<<<<<<<<<<<
@@ -20867,7 +20873,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_st.nnz = __pyx_v_nnz;
 
-  /* "fastndcg/io/_parse.pyx":300
+  /* "fastndcg/io/_parse_svmlight.pxi":150
  *     st.pool_used = pool_used
  *     st.nnz = nnz
  *     st.qid_mode = qid_mode             # <<<<<<<<<<<<<<
@@ -20876,7 +20882,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_st.qid_mode = __pyx_v_qid_mode;
 
-  /* "fastndcg/io/_parse.pyx":301
+  /* "fastndcg/io/_parse_svmlight.pxi":151
  *     st.nnz = nnz
  *     st.qid_mode = qid_mode
  *     st.status = OK             # <<<<<<<<<<<<<<
@@ -20885,7 +20891,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_st.status = __pyx_e_8fastndcg_2io_6_parse_OK;
 
-  /* "fastndcg/io/_parse.pyx":302
+  /* "fastndcg/io/_parse_svmlight.pxi":152
  *     st.qid_mode = qid_mode
  *     st.status = OK
  *     st.err_line = 0             # <<<<<<<<<<<<<<
@@ -20894,7 +20900,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_st.err_line = 0;
 
-  /* "fastndcg/io/_parse.pyx":303
+  /* "fastndcg/io/_parse_svmlight.pxi":153
  *     st.status = OK
  *     st.err_line = 0
  *     cdef Py_ssize_t n = buf.shape[0]             # <<<<<<<<<<<<<<
@@ -20903,7 +20909,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   __pyx_v_n = (__pyx_v_buf.shape[0]);
 
-  /* "fastndcg/io/_parse.pyx":304
+  /* "fastndcg/io/_parse_svmlight.pxi":154
  *     st.err_line = 0
  *     cdef Py_ssize_t n = buf.shape[0]
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -20915,41 +20921,41 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":305
+    /* "fastndcg/io/_parse_svmlight.pxi":155
  *     cdef Py_ssize_t n = buf.shape[0]
  *     if n == 0:
  *         return OK, 0, line, qid_mode, pool_used, nnz, 0             # <<<<<<<<<<<<<<
  *     with nogil:
  *         _parse_svmlight(&buf[0], &buf[0] + n, &st, want_docid, want_features,
 */
-    __pyx_t_2 = __Pyx_PyLong_From___pyx_anon_enum(__pyx_e_8fastndcg_2io_6_parse_OK); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 305, __pyx_L1_error)
+    __pyx_t_2 = __Pyx_PyLong_From___pyx_anon_enum(__pyx_e_8fastndcg_2io_6_parse_OK); if (unlikely(!__pyx_t_2)) __PYX_ERR(2, 155, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
-    __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 305, __pyx_L1_error)
+    __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_3)) __PYX_ERR(2, 155, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_3);
-    __pyx_t_4 = __Pyx_PyLong_From_int(__pyx_v_qid_mode); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 305, __pyx_L1_error)
+    __pyx_t_4 = __Pyx_PyLong_From_int(__pyx_v_qid_mode); if (unlikely(!__pyx_t_4)) __PYX_ERR(2, 155, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_4);
-    __pyx_t_5 = __Pyx_PyLong_From_int64_t(__pyx_v_pool_used); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 305, __pyx_L1_error)
+    __pyx_t_5 = __Pyx_PyLong_From_int64_t(__pyx_v_pool_used); if (unlikely(!__pyx_t_5)) __PYX_ERR(2, 155, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_5);
-    __pyx_t_6 = __Pyx_PyLong_From_int64_t(__pyx_v_nnz); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 305, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyLong_From_int64_t(__pyx_v_nnz); if (unlikely(!__pyx_t_6)) __PYX_ERR(2, 155, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_6);
-    __pyx_t_7 = PyTuple_New(7); if (unlikely(!__pyx_t_7)) __PYX_ERR(0, 305, __pyx_L1_error)
+    __pyx_t_7 = PyTuple_New(7); if (unlikely(!__pyx_t_7)) __PYX_ERR(2, 155, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_7);
     __Pyx_GIVEREF(__pyx_t_2);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 0, __pyx_t_2) != (0)) __PYX_ERR(0, 305, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 0, __pyx_t_2) != (0)) __PYX_ERR(2, 155, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 1, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 305, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 1, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(2, 155, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_3);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 2, __pyx_t_3) != (0)) __PYX_ERR(0, 305, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 2, __pyx_t_3) != (0)) __PYX_ERR(2, 155, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_4);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 3, __pyx_t_4) != (0)) __PYX_ERR(0, 305, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 3, __pyx_t_4) != (0)) __PYX_ERR(2, 155, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_5);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 4, __pyx_t_5) != (0)) __PYX_ERR(0, 305, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 4, __pyx_t_5) != (0)) __PYX_ERR(2, 155, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_6);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 5, __pyx_t_6) != (0)) __PYX_ERR(0, 305, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 5, __pyx_t_6) != (0)) __PYX_ERR(2, 155, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 6, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 305, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_7, 6, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(2, 155, __pyx_L1_error);
     __pyx_t_2 = 0;
     __pyx_t_3 = 0;
     __pyx_t_4 = 0;
@@ -20966,7 +20972,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
     __pyx_t_7 = 0;
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":304
+    /* "fastndcg/io/_parse_svmlight.pxi":154
  *     st.err_line = 0
  *     cdef Py_ssize_t n = buf.shape[0]
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -20975,7 +20981,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":306
+  /* "fastndcg/io/_parse_svmlight.pxi":156
  *     if n == 0:
  *         return OK, 0, line, qid_mode, pool_used, nnz, 0
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -20988,7 +20994,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
       __Pyx_FastGIL_Remember();
       /*try:*/ {
 
-        /* "fastndcg/io/_parse.pyx":307
+        /* "fastndcg/io/_parse_svmlight.pxi":157
  *         return OK, 0, line, qid_mode, pool_used, nnz, 0
  *     with nogil:
  *         _parse_svmlight(&buf[0], &buf[0] + n, &st, want_docid, want_features,             # <<<<<<<<<<<<<<
@@ -20998,7 +21004,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
         __pyx_t_8 = 0;
         __pyx_t_9 = 0;
 
-        /* "fastndcg/io/_parse.pyx":308
+        /* "fastndcg/io/_parse_svmlight.pxi":158
  *     with nogil:
  *         _parse_svmlight(&buf[0], &buf[0] + n, &st, want_docid, want_features,
  *                         &labels[0], &qids[0], &lines[0],             # <<<<<<<<<<<<<<
@@ -21009,7 +21015,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
         __pyx_t_11 = 0;
         __pyx_t_12 = 0;
 
-        /* "fastndcg/io/_parse.pyx":309
+        /* "fastndcg/io/_parse_svmlight.pxi":159
  *         _parse_svmlight(&buf[0], &buf[0] + n, &st, want_docid, want_features,
  *                         &labels[0], &qids[0], &lines[0],
  *                         &pool[0] if pool.shape[0] else NULL,             # <<<<<<<<<<<<<<
@@ -21028,7 +21034,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
         }
 
 
-        /* "fastndcg/io/_parse.pyx":310
+        /* "fastndcg/io/_parse_svmlight.pxi":160
  *                         &labels[0], &qids[0], &lines[0],
  *                         &pool[0] if pool.shape[0] else NULL,
  *                         &dstart[0] if dstart.shape[0] else NULL,             # <<<<<<<<<<<<<<
@@ -21047,7 +21053,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
         }
 
 
-        /* "fastndcg/io/_parse.pyx":311
+        /* "fastndcg/io/_parse_svmlight.pxi":161
  *                         &pool[0] if pool.shape[0] else NULL,
  *                         &dstart[0] if dstart.shape[0] else NULL,
  *                         &fval[0] if fval.shape[0] else NULL,             # <<<<<<<<<<<<<<
@@ -21066,7 +21072,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
         }
 
 
-        /* "fastndcg/io/_parse.pyx":312
+        /* "fastndcg/io/_parse_svmlight.pxi":162
  *                         &dstart[0] if dstart.shape[0] else NULL,
  *                         &fval[0] if fval.shape[0] else NULL,
  *                         &fidx[0] if fidx.shape[0] else NULL,             # <<<<<<<<<<<<<<
@@ -21085,12 +21091,11 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
         }
 
 
-        /* "fastndcg/io/_parse.pyx":313
+        /* "fastndcg/io/_parse_svmlight.pxi":163
  *                         &fval[0] if fval.shape[0] else NULL,
  *                         &fidx[0] if fidx.shape[0] else NULL,
  *                         &fptr[0] if fptr.shape[0] else NULL)             # <<<<<<<<<<<<<<
  *     return st.status, st.rows, st.line, st.qid_mode, st.pool_used, st.nnz, st.err_line
- * 
 */
         __pyx_t_1 = ((__pyx_v_fptr.shape[0]) != 0);
 
@@ -21104,7 +21109,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
         }
 
 
-        /* "fastndcg/io/_parse.pyx":307
+        /* "fastndcg/io/_parse_svmlight.pxi":157
  *         return OK, 0, line, qid_mode, pool_used, nnz, 0
  *     with nogil:
  *         _parse_svmlight(&buf[0], &buf[0] + n, &st, want_docid, want_features,             # <<<<<<<<<<<<<<
@@ -21119,7 +21124,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
 
       }
 
-      /* "fastndcg/io/_parse.pyx":306
+      /* "fastndcg/io/_parse_svmlight.pxi":156
  *     if n == 0:
  *         return OK, 0, line, qid_mode, pool_used, nnz, 0
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -21136,43 +21141,41 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
       }
   }
 
-  /* "fastndcg/io/_parse.pyx":314
+  /* "fastndcg/io/_parse_svmlight.pxi":164
  *                         &fidx[0] if fidx.shape[0] else NULL,
  *                         &fptr[0] if fptr.shape[0] else NULL)
  *     return st.status, st.rows, st.line, st.qid_mode, st.pool_used, st.nnz, st.err_line             # <<<<<<<<<<<<<<
- * 
- * 
 */
-  __pyx_t_7 = __Pyx_PyLong_From_int(__pyx_v_st.status); if (unlikely(!__pyx_t_7)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_7 = __Pyx_PyLong_From_int(__pyx_v_st.status); if (unlikely(!__pyx_t_7)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_7);
-  __pyx_t_6 = __Pyx_PyLong_From_int64_t(__pyx_v_st.rows); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_6 = __Pyx_PyLong_From_int64_t(__pyx_v_st.rows); if (unlikely(!__pyx_t_6)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_6);
-  __pyx_t_5 = __Pyx_PyLong_From_int64_t(__pyx_v_st.line); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_PyLong_From_int64_t(__pyx_v_st.line); if (unlikely(!__pyx_t_5)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
-  __pyx_t_4 = __Pyx_PyLong_From_int(__pyx_v_st.qid_mode); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_4 = __Pyx_PyLong_From_int(__pyx_v_st.qid_mode); if (unlikely(!__pyx_t_4)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_4);
-  __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_st.pool_used); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_st.pool_used); if (unlikely(!__pyx_t_3)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_3);
-  __pyx_t_2 = __Pyx_PyLong_From_int64_t(__pyx_v_st.nnz); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyLong_From_int64_t(__pyx_v_st.nnz); if (unlikely(!__pyx_t_2)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_19 = __Pyx_PyLong_From_int64_t(__pyx_v_st.err_line); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_19 = __Pyx_PyLong_From_int64_t(__pyx_v_st.err_line); if (unlikely(!__pyx_t_19)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_19);
-  __pyx_t_20 = PyTuple_New(7); if (unlikely(!__pyx_t_20)) __PYX_ERR(0, 314, __pyx_L1_error)
+  __pyx_t_20 = PyTuple_New(7); if (unlikely(!__pyx_t_20)) __PYX_ERR(2, 164, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_20);
   __Pyx_GIVEREF(__pyx_t_7);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 0, __pyx_t_7) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 0, __pyx_t_7) != (0)) __PYX_ERR(2, 164, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_6);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 1, __pyx_t_6) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 1, __pyx_t_6) != (0)) __PYX_ERR(2, 164, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_5);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 2, __pyx_t_5) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 2, __pyx_t_5) != (0)) __PYX_ERR(2, 164, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_4);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 3, __pyx_t_4) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 3, __pyx_t_4) != (0)) __PYX_ERR(2, 164, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_3);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 4, __pyx_t_3) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 4, __pyx_t_3) != (0)) __PYX_ERR(2, 164, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_2);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 5, __pyx_t_2) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 5, __pyx_t_2) != (0)) __PYX_ERR(2, 164, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_19);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 6, __pyx_t_19) != (0)) __PYX_ERR(0, 314, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_20, 6, __pyx_t_19) != (0)) __PYX_ERR(2, 164, __pyx_L1_error);
   __pyx_t_7 = 0;
   __pyx_t_6 = 0;
   __pyx_t_5 = 0;
@@ -21191,7 +21194,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
   __pyx_t_20 = 0;
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":282
+  /* "fastndcg/io/_parse_svmlight.pxi":132
  * 
  * 
  * def parse_svmlight(const unsigned char[::1] buf, int64_t line, int qid_mode, bint want_docid,             # <<<<<<<<<<<<<<
@@ -21219,7 +21222,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_parse_svmlight(CYTHON_UNUSED PyO
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":319
+/* "fastndcg/io/_parse_numbers.pxi":5
  * # ------------------------------------------------------------------ one number per line
  * 
  * def parse_numbers(const unsigned char[::1] buf, int64_t line, Py_ssize_t column, bint integer,             # <<<<<<<<<<<<<<
@@ -21272,67 +21275,67 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_buf,&__pyx_mstate_global->__pyx_n_u_line,&__pyx_mstate_global->__pyx_n_u_column,&__pyx_mstate_global->__pyx_n_u_integer,&__pyx_mstate_global->__pyx_n_u_out,&__pyx_mstate_global->__pyx_n_u_iout,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 319, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(3, 5, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  6:
         values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 319, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(3, 5, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  5:
         values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 319, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(3, 5, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 319, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(3, 5, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 319, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(3, 5, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 319, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(3, 5, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 319, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(3, 5, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "parse_numbers", 0) < (0)) __PYX_ERR(0, 319, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "parse_numbers", 0) < (0)) __PYX_ERR(3, 5, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 6; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("parse_numbers", 1, 6, 6, i); __PYX_ERR(0, 319, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("parse_numbers", 1, 6, 6, i); __PYX_ERR(3, 5, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 6)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 319, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(3, 5, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 319, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(3, 5, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 319, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(3, 5, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 319, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(3, 5, __pyx_L3_error)
       values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 319, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(3, 5, __pyx_L3_error)
       values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 319, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(3, 5, __pyx_L3_error)
     }
-    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(0, 319, __pyx_L3_error)
-    __pyx_v_line = __Pyx_PyLong_As_int64_t(values[1]); if (unlikely((__pyx_v_line == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(0, 319, __pyx_L3_error)
-    __pyx_v_column = __Pyx_PyIndex_AsSsize_t(values[2]); if (unlikely((__pyx_v_column == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(0, 319, __pyx_L3_error)
-    __pyx_v_integer = __Pyx_PyObject_IsTrue(values[3]); if (unlikely((__pyx_v_integer == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 319, __pyx_L3_error)
-    __pyx_v_out = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[4], PyBUF_WRITABLE); if (unlikely(!__pyx_v_out.memview)) __PYX_ERR(0, 320, __pyx_L3_error)
-    __pyx_v_iout = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[5], PyBUF_WRITABLE); if (unlikely(!__pyx_v_iout.memview)) __PYX_ERR(0, 321, __pyx_L3_error)
+    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(3, 5, __pyx_L3_error)
+    __pyx_v_line = __Pyx_PyLong_As_int64_t(values[1]); if (unlikely((__pyx_v_line == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(3, 5, __pyx_L3_error)
+    __pyx_v_column = __Pyx_PyIndex_AsSsize_t(values[2]); if (unlikely((__pyx_v_column == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(3, 5, __pyx_L3_error)
+    __pyx_v_integer = __Pyx_PyObject_IsTrue(values[3]); if (unlikely((__pyx_v_integer == (int)-1) && PyErr_Occurred())) __PYX_ERR(3, 5, __pyx_L3_error)
+    __pyx_v_out = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[4], PyBUF_WRITABLE); if (unlikely(!__pyx_v_out.memview)) __PYX_ERR(3, 6, __pyx_L3_error)
+    __pyx_v_iout = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[5], PyBUF_WRITABLE); if (unlikely(!__pyx_v_iout.memview)) __PYX_ERR(3, 7, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("parse_numbers", 1, 6, 6, __pyx_nargs); __PYX_ERR(0, 319, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("parse_numbers", 1, 6, 6, __pyx_nargs); __PYX_ERR(3, 5, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -21390,7 +21393,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
   __Pyx_RefNannySetupContext("parse_numbers", 0);
 
 
-  /* "fastndcg/io/_parse.pyx":328
+  /* "fastndcg/io/_parse_numbers.pxi":14
  *     Blank lines are errors (a missing value), "#" lines are not special.
  *     Returns (status, count, line, err_line)."""
  *     cdef Py_ssize_t n = buf.shape[0]             # <<<<<<<<<<<<<<
@@ -21399,7 +21402,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
   __pyx_v_n = (__pyx_v_buf.shape[0]);
 
-  /* "fastndcg/io/_parse.pyx":335
+  /* "fastndcg/io/_parse_numbers.pxi":21
  *     cdef const unsigned char* t
  *     cdef Py_ssize_t field
  *     cdef int64_t count = 0, iv             # <<<<<<<<<<<<<<
@@ -21408,7 +21411,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
   __pyx_v_count = 0;
 
-  /* "fastndcg/io/_parse.pyx":337
+  /* "fastndcg/io/_parse_numbers.pxi":23
  *     cdef int64_t count = 0, iv
  *     cdef double v
  *     cdef int status = OK             # <<<<<<<<<<<<<<
@@ -21417,7 +21420,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
   __pyx_v_status = __pyx_e_8fastndcg_2io_6_parse_OK;
 
-  /* "fastndcg/io/_parse.pyx":338
+  /* "fastndcg/io/_parse_numbers.pxi":24
  *     cdef double v
  *     cdef int status = OK
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -21429,29 +21432,29 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":339
+    /* "fastndcg/io/_parse_numbers.pxi":25
  *     cdef int status = OK
  *     if n == 0:
  *         return OK, 0, line, 0             # <<<<<<<<<<<<<<
  *     p = &buf[0]
  *     end = p + n
 */
-    __pyx_t_2 = __Pyx_PyLong_From___pyx_anon_enum(__pyx_e_8fastndcg_2io_6_parse_OK); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 339, __pyx_L1_error)
+    __pyx_t_2 = __Pyx_PyLong_From___pyx_anon_enum(__pyx_e_8fastndcg_2io_6_parse_OK); if (unlikely(!__pyx_t_2)) __PYX_ERR(3, 25, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
-    __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 339, __pyx_L1_error)
+    __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_3)) __PYX_ERR(3, 25, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_3);
-    __pyx_t_4 = PyTuple_New(4); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 339, __pyx_L1_error)
+    __pyx_t_4 = PyTuple_New(4); if (unlikely(!__pyx_t_4)) __PYX_ERR(3, 25, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_4);
     __Pyx_GIVEREF(__pyx_t_2);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 0, __pyx_t_2) != (0)) __PYX_ERR(0, 339, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 0, __pyx_t_2) != (0)) __PYX_ERR(3, 25, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 1, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 339, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 1, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(3, 25, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_3);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 2, __pyx_t_3) != (0)) __PYX_ERR(0, 339, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 2, __pyx_t_3) != (0)) __PYX_ERR(3, 25, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 3, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 339, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_4, 3, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(3, 25, __pyx_L1_error);
     __pyx_t_2 = 0;
     __pyx_t_3 = 0;
     {
@@ -21465,7 +21468,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
     __pyx_t_4 = 0;
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":338
+    /* "fastndcg/io/_parse_numbers.pxi":24
  *     cdef double v
  *     cdef int status = OK
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -21474,7 +21477,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":340
+  /* "fastndcg/io/_parse_numbers.pxi":26
  *     if n == 0:
  *         return OK, 0, line, 0
  *     p = &buf[0]             # <<<<<<<<<<<<<<
@@ -21484,7 +21487,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
   __pyx_t_5 = 0;
   __pyx_v_p = (&(*((unsigned char const  *) ( /* dim=0 */ ((char *) (((unsigned char const  *) __pyx_v_buf.data) + __pyx_t_5)) ))));
 
-  /* "fastndcg/io/_parse.pyx":341
+  /* "fastndcg/io/_parse_numbers.pxi":27
  *         return OK, 0, line, 0
  *     p = &buf[0]
  *     end = p + n             # <<<<<<<<<<<<<<
@@ -21493,7 +21496,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
   __pyx_v_end = (__pyx_v_p + __pyx_v_n);
 
-  /* "fastndcg/io/_parse.pyx":342
+  /* "fastndcg/io/_parse_numbers.pxi":28
  *     p = &buf[0]
  *     end = p + n
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -21506,7 +21509,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
       __Pyx_FastGIL_Remember();
       /*try:*/ {
 
-        /* "fastndcg/io/_parse.pyx":343
+        /* "fastndcg/io/_parse_numbers.pxi":29
  *     end = p + n
  *     with nogil:
  *         while p < end:             # <<<<<<<<<<<<<<
@@ -21519,7 +21522,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 
           if (!__pyx_t_1) break;
 
-          /* "fastndcg/io/_parse.pyx":344
+          /* "fastndcg/io/_parse_numbers.pxi":30
  *     with nogil:
  *         while p < end:
  *             eol = <const unsigned char*>memchr(p, 10, end - p)             # <<<<<<<<<<<<<<
@@ -21528,7 +21531,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           __pyx_v_eol = ((unsigned char const *)memchr(__pyx_v_p, 10, (__pyx_v_end - __pyx_v_p)));
 
-          /* "fastndcg/io/_parse.pyx":345
+          /* "fastndcg/io/_parse_numbers.pxi":31
  *         while p < end:
  *             eol = <const unsigned char*>memchr(p, 10, end - p)
  *             if eol == NULL:             # <<<<<<<<<<<<<<
@@ -21540,7 +21543,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
           if (__pyx_t_1) {
 
 
-            /* "fastndcg/io/_parse.pyx":346
+            /* "fastndcg/io/_parse_numbers.pxi":32
  *             eol = <const unsigned char*>memchr(p, 10, end - p)
  *             if eol == NULL:
  *                 eol = end             # <<<<<<<<<<<<<<
@@ -21549,7 +21552,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             __pyx_v_eol = __pyx_v_end;
 
-            /* "fastndcg/io/_parse.pyx":345
+            /* "fastndcg/io/_parse_numbers.pxi":31
  *         while p < end:
  *             eol = <const unsigned char*>memchr(p, 10, end - p)
  *             if eol == NULL:             # <<<<<<<<<<<<<<
@@ -21558,7 +21561,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           }
 
-          /* "fastndcg/io/_parse.pyx":347
+          /* "fastndcg/io/_parse_numbers.pxi":33
  *             if eol == NULL:
  *                 eol = end
  *             line += 1             # <<<<<<<<<<<<<<
@@ -21567,7 +21570,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           __pyx_v_line = (__pyx_v_line + 1);
 
-          /* "fastndcg/io/_parse.pyx":348
+          /* "fastndcg/io/_parse_numbers.pxi":34
  *                 eol = end
  *             line += 1
  *             s = skip_space(p, eol)             # <<<<<<<<<<<<<<
@@ -21576,7 +21579,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_v_p, __pyx_v_eol);
 
-          /* "fastndcg/io/_parse.pyx":349
+          /* "fastndcg/io/_parse_numbers.pxi":35
  *             line += 1
  *             s = skip_space(p, eol)
  *             if s == eol:             # <<<<<<<<<<<<<<
@@ -21588,7 +21591,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
           if (__pyx_t_1) {
 
 
-            /* "fastndcg/io/_parse.pyx":350
+            /* "fastndcg/io/_parse_numbers.pxi":36
  *             s = skip_space(p, eol)
  *             if s == eol:
  *                 status = EMPTY_LINE             # <<<<<<<<<<<<<<
@@ -21597,7 +21600,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             __pyx_v_status = __pyx_e_8fastndcg_2io_6_parse_EMPTY_LINE;
 
-            /* "fastndcg/io/_parse.pyx":351
+            /* "fastndcg/io/_parse_numbers.pxi":37
  *             if s == eol:
  *                 status = EMPTY_LINE
  *                 break             # <<<<<<<<<<<<<<
@@ -21606,7 +21609,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             goto __pyx_L8_break;
 
-            /* "fastndcg/io/_parse.pyx":349
+            /* "fastndcg/io/_parse_numbers.pxi":35
  *             line += 1
  *             s = skip_space(p, eol)
  *             if s == eol:             # <<<<<<<<<<<<<<
@@ -21615,7 +21618,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           }
 
-          /* "fastndcg/io/_parse.pyx":352
+          /* "fastndcg/io/_parse_numbers.pxi":38
  *                 status = EMPTY_LINE
  *                 break
  *             if column > 0:             # <<<<<<<<<<<<<<
@@ -21627,7 +21630,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
           if (__pyx_t_1) {
 
 
-            /* "fastndcg/io/_parse.pyx":353
+            /* "fastndcg/io/_parse_numbers.pxi":39
  *                 break
  *             if column > 0:
  *                 field = 0             # <<<<<<<<<<<<<<
@@ -21636,7 +21639,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             __pyx_v_field = 0;
 
-            /* "fastndcg/io/_parse.pyx":354
+            /* "fastndcg/io/_parse_numbers.pxi":40
  *             if column > 0:
  *                 field = 0
  *                 while field < column and s < eol:             # <<<<<<<<<<<<<<
@@ -21663,7 +21666,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 
               if (!__pyx_t_1) break;
 
-              /* "fastndcg/io/_parse.pyx":355
+              /* "fastndcg/io/_parse_numbers.pxi":41
  *                 field = 0
  *                 while field < column and s < eol:
  *                     s = skip_space(token_end(s, eol), eol)             # <<<<<<<<<<<<<<
@@ -21672,7 +21675,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
               __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_f_8fastndcg_2io_6_parse_token_end(__pyx_v_s, __pyx_v_eol), __pyx_v_eol);
 
-              /* "fastndcg/io/_parse.pyx":356
+              /* "fastndcg/io/_parse_numbers.pxi":42
  *                 while field < column and s < eol:
  *                     s = skip_space(token_end(s, eol), eol)
  *                     field += 1             # <<<<<<<<<<<<<<
@@ -21682,7 +21685,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
               __pyx_v_field = (__pyx_v_field + 1);
             }
 
-            /* "fastndcg/io/_parse.pyx":357
+            /* "fastndcg/io/_parse_numbers.pxi":43
  *                     s = skip_space(token_end(s, eol), eol)
  *                     field += 1
  *                 if s == eol:             # <<<<<<<<<<<<<<
@@ -21694,7 +21697,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
             if (__pyx_t_1) {
 
 
-              /* "fastndcg/io/_parse.pyx":358
+              /* "fastndcg/io/_parse_numbers.pxi":44
  *                     field += 1
  *                 if s == eol:
  *                     status = MISSING_FIELDS             # <<<<<<<<<<<<<<
@@ -21703,7 +21706,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
               __pyx_v_status = __pyx_e_8fastndcg_2io_6_parse_MISSING_FIELDS;
 
-              /* "fastndcg/io/_parse.pyx":359
+              /* "fastndcg/io/_parse_numbers.pxi":45
  *                 if s == eol:
  *                     status = MISSING_FIELDS
  *                     break             # <<<<<<<<<<<<<<
@@ -21712,7 +21715,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
               goto __pyx_L8_break;
 
-              /* "fastndcg/io/_parse.pyx":357
+              /* "fastndcg/io/_parse_numbers.pxi":43
  *                     s = skip_space(token_end(s, eol), eol)
  *                     field += 1
  *                 if s == eol:             # <<<<<<<<<<<<<<
@@ -21721,7 +21724,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             }
 
-            /* "fastndcg/io/_parse.pyx":352
+            /* "fastndcg/io/_parse_numbers.pxi":38
  *                 status = EMPTY_LINE
  *                 break
  *             if column > 0:             # <<<<<<<<<<<<<<
@@ -21730,7 +21733,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           }
 
-          /* "fastndcg/io/_parse.pyx":360
+          /* "fastndcg/io/_parse_numbers.pxi":46
  *                     status = MISSING_FIELDS
  *                     break
  *             t = token_end(s, eol)             # <<<<<<<<<<<<<<
@@ -21739,7 +21742,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           __pyx_v_t = __pyx_f_8fastndcg_2io_6_parse_token_end(__pyx_v_s, __pyx_v_eol);
 
-          /* "fastndcg/io/_parse.pyx":361
+          /* "fastndcg/io/_parse_numbers.pxi":47
  *                     break
  *             t = token_end(s, eol)
  *             if column < 0 and skip_space(t, eol) != eol:             # <<<<<<<<<<<<<<
@@ -21765,7 +21768,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
           if (__pyx_t_1) {
 
 
-            /* "fastndcg/io/_parse.pyx":362
+            /* "fastndcg/io/_parse_numbers.pxi":48
  *             t = token_end(s, eol)
  *             if column < 0 and skip_space(t, eol) != eol:
  *                 status = TOO_MANY_FIELDS             # <<<<<<<<<<<<<<
@@ -21774,7 +21777,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             __pyx_v_status = __pyx_e_8fastndcg_2io_6_parse_TOO_MANY_FIELDS;
 
-            /* "fastndcg/io/_parse.pyx":363
+            /* "fastndcg/io/_parse_numbers.pxi":49
  *             if column < 0 and skip_space(t, eol) != eol:
  *                 status = TOO_MANY_FIELDS
  *                 break             # <<<<<<<<<<<<<<
@@ -21783,7 +21786,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             goto __pyx_L8_break;
 
-            /* "fastndcg/io/_parse.pyx":361
+            /* "fastndcg/io/_parse_numbers.pxi":47
  *                     break
  *             t = token_end(s, eol)
  *             if column < 0 and skip_space(t, eol) != eol:             # <<<<<<<<<<<<<<
@@ -21792,7 +21795,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           }
 
-          /* "fastndcg/io/_parse.pyx":364
+          /* "fastndcg/io/_parse_numbers.pxi":50
  *                 status = TOO_MANY_FIELDS
  *                 break
  *             if integer:             # <<<<<<<<<<<<<<
@@ -21801,7 +21804,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           if (__pyx_v_integer) {
 
-            /* "fastndcg/io/_parse.pyx":365
+            /* "fastndcg/io/_parse_numbers.pxi":51
  *                 break
  *             if integer:
  *                 if not parse_int(s, t, &iv):             # <<<<<<<<<<<<<<
@@ -21813,7 +21816,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
             if (__pyx_t_1) {
 
 
-              /* "fastndcg/io/_parse.pyx":366
+              /* "fastndcg/io/_parse_numbers.pxi":52
  *             if integer:
  *                 if not parse_int(s, t, &iv):
  *                     status = BAD_INTEGER             # <<<<<<<<<<<<<<
@@ -21822,7 +21825,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
               __pyx_v_status = __pyx_e_8fastndcg_2io_6_parse_BAD_INTEGER;
 
-              /* "fastndcg/io/_parse.pyx":367
+              /* "fastndcg/io/_parse_numbers.pxi":53
  *                 if not parse_int(s, t, &iv):
  *                     status = BAD_INTEGER
  *                     break             # <<<<<<<<<<<<<<
@@ -21831,7 +21834,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
               goto __pyx_L8_break;
 
-              /* "fastndcg/io/_parse.pyx":365
+              /* "fastndcg/io/_parse_numbers.pxi":51
  *                 break
  *             if integer:
  *                 if not parse_int(s, t, &iv):             # <<<<<<<<<<<<<<
@@ -21840,7 +21843,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             }
 
-            /* "fastndcg/io/_parse.pyx":368
+            /* "fastndcg/io/_parse_numbers.pxi":54
  *                     status = BAD_INTEGER
  *                     break
  *                 iout[count] = iv             # <<<<<<<<<<<<<<
@@ -21850,7 +21853,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
             __pyx_t_5 = __pyx_v_count;
             *((int64_t *) ( /* dim=0 */ ((char *) (((int64_t *) __pyx_v_iout.data) + __pyx_t_5)) )) = __pyx_v_iv;
 
-            /* "fastndcg/io/_parse.pyx":364
+            /* "fastndcg/io/_parse_numbers.pxi":50
  *                 status = TOO_MANY_FIELDS
  *                 break
  *             if integer:             # <<<<<<<<<<<<<<
@@ -21860,7 +21863,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
             goto __pyx_L20;
           }
 
-          /* "fastndcg/io/_parse.pyx":370
+          /* "fastndcg/io/_parse_numbers.pxi":56
  *                 iout[count] = iv
  *             else:
  *                 if not parse_double(s, t, &v):             # <<<<<<<<<<<<<<
@@ -21873,7 +21876,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
             if (__pyx_t_1) {
 
 
-              /* "fastndcg/io/_parse.pyx":371
+              /* "fastndcg/io/_parse_numbers.pxi":57
  *             else:
  *                 if not parse_double(s, t, &v):
  *                     status = BAD_NUMBER             # <<<<<<<<<<<<<<
@@ -21882,7 +21885,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
               __pyx_v_status = __pyx_e_8fastndcg_2io_6_parse_BAD_NUMBER;
 
-              /* "fastndcg/io/_parse.pyx":372
+              /* "fastndcg/io/_parse_numbers.pxi":58
  *                 if not parse_double(s, t, &v):
  *                     status = BAD_NUMBER
  *                     break             # <<<<<<<<<<<<<<
@@ -21891,7 +21894,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
               goto __pyx_L8_break;
 
-              /* "fastndcg/io/_parse.pyx":370
+              /* "fastndcg/io/_parse_numbers.pxi":56
  *                 iout[count] = iv
  *             else:
  *                 if not parse_double(s, t, &v):             # <<<<<<<<<<<<<<
@@ -21900,7 +21903,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
             }
 
-            /* "fastndcg/io/_parse.pyx":373
+            /* "fastndcg/io/_parse_numbers.pxi":59
  *                     status = BAD_NUMBER
  *                     break
  *                 out[count] = v             # <<<<<<<<<<<<<<
@@ -21912,7 +21915,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
           }
           __pyx_L20:;
 
-          /* "fastndcg/io/_parse.pyx":374
+          /* "fastndcg/io/_parse_numbers.pxi":60
  *                     break
  *                 out[count] = v
  *             count += 1             # <<<<<<<<<<<<<<
@@ -21921,19 +21924,18 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
 */
           __pyx_v_count = (__pyx_v_count + 1);
 
-          /* "fastndcg/io/_parse.pyx":375
+          /* "fastndcg/io/_parse_numbers.pxi":61
  *                 out[count] = v
  *             count += 1
  *             p = eol + 1             # <<<<<<<<<<<<<<
  *     return status, count, line, line if status != OK else 0
- * 
 */
           __pyx_v_p = (__pyx_v_eol + 1);
         }
         __pyx_L8_break:;
       }
 
-      /* "fastndcg/io/_parse.pyx":342
+      /* "fastndcg/io/_parse_numbers.pxi":28
  *     p = &buf[0]
  *     end = p + n
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -21950,23 +21952,21 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
       }
   }
 
-  /* "fastndcg/io/_parse.pyx":376
+  /* "fastndcg/io/_parse_numbers.pxi":62
  *             count += 1
  *             p = eol + 1
  *     return status, count, line, line if status != OK else 0             # <<<<<<<<<<<<<<
- * 
- * 
 */
-  __pyx_t_4 = __Pyx_PyLong_From_int(__pyx_v_status); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 376, __pyx_L1_error)
+  __pyx_t_4 = __Pyx_PyLong_From_int(__pyx_v_status); if (unlikely(!__pyx_t_4)) __PYX_ERR(3, 62, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_4);
-  __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_count); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 376, __pyx_L1_error)
+  __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_count); if (unlikely(!__pyx_t_3)) __PYX_ERR(3, 62, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_3);
-  __pyx_t_2 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 376, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_2)) __PYX_ERR(3, 62, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __pyx_t_1 = (__pyx_v_status != __pyx_e_8fastndcg_2io_6_parse_OK);
 
   if (__pyx_t_1) {
-    __pyx_t_8 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 376, __pyx_L1_error)
+    __pyx_t_8 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_8)) __PYX_ERR(3, 62, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_8);
     __pyx_t_7 = __pyx_t_8;
     __pyx_t_8 = 0;
@@ -21975,16 +21975,16 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
     __pyx_t_7 = __pyx_mstate_global->__pyx_int_0;
   }
 
-  __pyx_t_8 = PyTuple_New(4); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 376, __pyx_L1_error)
+  __pyx_t_8 = PyTuple_New(4); if (unlikely(!__pyx_t_8)) __PYX_ERR(3, 62, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_8);
   __Pyx_GIVEREF(__pyx_t_4);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_t_4) != (0)) __PYX_ERR(0, 376, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 0, __pyx_t_4) != (0)) __PYX_ERR(3, 62, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_3);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, __pyx_t_3) != (0)) __PYX_ERR(0, 376, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 1, __pyx_t_3) != (0)) __PYX_ERR(3, 62, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_2);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_t_2) != (0)) __PYX_ERR(0, 376, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 2, __pyx_t_2) != (0)) __PYX_ERR(3, 62, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_7);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 3, __pyx_t_7) != (0)) __PYX_ERR(0, 376, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_8, 3, __pyx_t_7) != (0)) __PYX_ERR(3, 62, __pyx_L1_error);
   __pyx_t_4 = 0;
   __pyx_t_3 = 0;
   __pyx_t_2 = 0;
@@ -22000,7 +22000,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
   __pyx_t_8 = 0;
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":319
+  /* "fastndcg/io/_parse_numbers.pxi":5
  * # ------------------------------------------------------------------ one number per line
  * 
  * def parse_numbers(const unsigned char[::1] buf, int64_t line, Py_ssize_t column, bint integer,             # <<<<<<<<<<<<<<
@@ -22035,7 +22035,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_2parse_numbers(CYTHON_UNUSED PyO
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":393
+/* "fastndcg/io/_parse_trec.pxi":17
  * 
  * 
  * cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecState* st, bint is_run,             # <<<<<<<<<<<<<<
@@ -22061,7 +22061,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
   int __pyx_t_3;
   int __pyx_t_4;
 
-  /* "fastndcg/io/_parse.pyx":397
+  /* "fastndcg/io/_parse_trec.pxi":21
  *                       uint8_t* pool, int64_t* dstart,
  *                       int64_t* seg_row, uint8_t* tpool, int64_t* tstart) noexcept nogil:
  *     cdef const unsigned char* p = base             # <<<<<<<<<<<<<<
@@ -22070,7 +22070,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
   __pyx_v_p = __pyx_v_base;
 
-  /* "fastndcg/io/_parse.pyx":402
+  /* "fastndcg/io/_parse_trec.pxi":26
  *     cdef const unsigned char* fe[6]
  *     cdef const unsigned char* s
  *     cdef int nf, need = 6 if is_run else 4             # <<<<<<<<<<<<<<
@@ -22086,7 +22086,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
   }
   __pyx_v_need = __pyx_t_1;
 
-  /* "fastndcg/io/_parse.pyx":403
+  /* "fastndcg/io/_parse_trec.pxi":27
  *     cdef const unsigned char* s
  *     cdef int nf, need = 6 if is_run else 4
  *     cdef int64_t r = st.rows, tl, prev_len = 0             # <<<<<<<<<<<<<<
@@ -22098,7 +22098,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
   __pyx_v_r = __pyx_t_2;
   __pyx_v_prev_len = 0;
 
-  /* "fastndcg/io/_parse.pyx":406
+  /* "fastndcg/io/_parse_trec.pxi":30
  *     cdef double v
  *     cdef int64_t iv
  *     while p < end:             # <<<<<<<<<<<<<<
@@ -22111,7 +22111,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
     if (!__pyx_t_3) break;
 
-    /* "fastndcg/io/_parse.pyx":407
+    /* "fastndcg/io/_parse_trec.pxi":31
  *     cdef int64_t iv
  *     while p < end:
  *         eol = <const unsigned char*>memchr(p, 10, end - p)             # <<<<<<<<<<<<<<
@@ -22120,7 +22120,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_eol = ((unsigned char const *)memchr(__pyx_v_p, 10, (__pyx_v_end - __pyx_v_p)));
 
-    /* "fastndcg/io/_parse.pyx":408
+    /* "fastndcg/io/_parse_trec.pxi":32
  *     while p < end:
  *         eol = <const unsigned char*>memchr(p, 10, end - p)
  *         if eol == NULL:             # <<<<<<<<<<<<<<
@@ -22132,7 +22132,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     if (__pyx_t_3) {
 
 
-      /* "fastndcg/io/_parse.pyx":409
+      /* "fastndcg/io/_parse_trec.pxi":33
  *         eol = <const unsigned char*>memchr(p, 10, end - p)
  *         if eol == NULL:
  *             eol = end             # <<<<<<<<<<<<<<
@@ -22141,7 +22141,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_eol = __pyx_v_end;
 
-      /* "fastndcg/io/_parse.pyx":408
+      /* "fastndcg/io/_parse_trec.pxi":32
  *     while p < end:
  *         eol = <const unsigned char*>memchr(p, 10, end - p)
  *         if eol == NULL:             # <<<<<<<<<<<<<<
@@ -22150,7 +22150,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":410
+    /* "fastndcg/io/_parse_trec.pxi":34
  *         if eol == NULL:
  *             eol = end
  *         st.line += 1             # <<<<<<<<<<<<<<
@@ -22159,7 +22159,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_st->line = (__pyx_v_st->line + 1);
 
-    /* "fastndcg/io/_parse.pyx":411
+    /* "fastndcg/io/_parse_trec.pxi":35
  *             eol = end
  *         st.line += 1
  *         s = skip_space(p, eol)             # <<<<<<<<<<<<<<
@@ -22168,7 +22168,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space(__pyx_v_p, __pyx_v_eol);
 
-    /* "fastndcg/io/_parse.pyx":412
+    /* "fastndcg/io/_parse_trec.pxi":36
  *         st.line += 1
  *         s = skip_space(p, eol)
  *         if s == eol or s[0] == 35:  # blank line or "#" comment line             # <<<<<<<<<<<<<<
@@ -22194,7 +22194,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     if (__pyx_t_3) {
 
 
-      /* "fastndcg/io/_parse.pyx":413
+      /* "fastndcg/io/_parse_trec.pxi":37
  *         s = skip_space(p, eol)
  *         if s == eol or s[0] == 35:  # blank line or "#" comment line
  *             p = eol + 1             # <<<<<<<<<<<<<<
@@ -22203,7 +22203,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_p = (__pyx_v_eol + 1);
 
-      /* "fastndcg/io/_parse.pyx":414
+      /* "fastndcg/io/_parse_trec.pxi":38
  *         if s == eol or s[0] == 35:  # blank line or "#" comment line
  *             p = eol + 1
  *             continue             # <<<<<<<<<<<<<<
@@ -22212,7 +22212,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       goto __pyx_L3_continue;
 
-      /* "fastndcg/io/_parse.pyx":412
+      /* "fastndcg/io/_parse_trec.pxi":36
  *         st.line += 1
  *         s = skip_space(p, eol)
  *         if s == eol or s[0] == 35:  # blank line or "#" comment line             # <<<<<<<<<<<<<<
@@ -22221,7 +22221,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":417
+    /* "fastndcg/io/_parse_trec.pxi":41
  *         # Topics and docnos become fixed-width numpy bytes, which drop
  *         # trailing NULs ("1" and "1\0" would be one topic): refuse NULs.
  *         if memchr(s, 0, eol - s) != NULL:             # <<<<<<<<<<<<<<
@@ -22233,7 +22233,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     if (__pyx_t_3) {
 
 
-      /* "fastndcg/io/_parse.pyx":418
+      /* "fastndcg/io/_parse_trec.pxi":42
  *         # trailing NULs ("1" and "1\0" would be one topic): refuse NULs.
  *         if memchr(s, 0, eol - s) != NULL:
  *             st.status = NUL_BYTE             # <<<<<<<<<<<<<<
@@ -22242,7 +22242,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_NUL_BYTE;
 
-      /* "fastndcg/io/_parse.pyx":419
+      /* "fastndcg/io/_parse_trec.pxi":43
  *         if memchr(s, 0, eol - s) != NULL:
  *             st.status = NUL_BYTE
  *             st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -22253,7 +22253,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
       __pyx_v_st->err_line = __pyx_t_2;
 
-      /* "fastndcg/io/_parse.pyx":420
+      /* "fastndcg/io/_parse_trec.pxi":44
  *             st.status = NUL_BYTE
  *             st.err_line = st.line
  *             return             # <<<<<<<<<<<<<<
@@ -22264,7 +22264,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       }
       goto __pyx_L0;
 
-      /* "fastndcg/io/_parse.pyx":417
+      /* "fastndcg/io/_parse_trec.pxi":41
  *         # Topics and docnos become fixed-width numpy bytes, which drop
  *         # trailing NULs ("1" and "1\0" would be one topic): refuse NULs.
  *         if memchr(s, 0, eol - s) != NULL:             # <<<<<<<<<<<<<<
@@ -22273,7 +22273,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":421
+    /* "fastndcg/io/_parse_trec.pxi":45
  *             st.err_line = st.line
  *             return
  *         nf = 0             # <<<<<<<<<<<<<<
@@ -22282,7 +22282,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_nf = 0;
 
-    /* "fastndcg/io/_parse.pyx":422
+    /* "fastndcg/io/_parse_trec.pxi":46
  *             return
  *         nf = 0
  *         while nf < need and s < eol:             # <<<<<<<<<<<<<<
@@ -22309,7 +22309,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
       if (!__pyx_t_3) break;
 
-      /* "fastndcg/io/_parse.pyx":423
+      /* "fastndcg/io/_parse_trec.pxi":47
  *         nf = 0
  *         while nf < need and s < eol:
  *             f[nf] = s             # <<<<<<<<<<<<<<
@@ -22318,7 +22318,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       (__pyx_v_f[__pyx_v_nf]) = __pyx_v_s;
 
-      /* "fastndcg/io/_parse.pyx":424
+      /* "fastndcg/io/_parse_trec.pxi":48
  *         while nf < need and s < eol:
  *             f[nf] = s
  *             fe[nf] = token_end(s, eol)             # <<<<<<<<<<<<<<
@@ -22327,7 +22327,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       (__pyx_v_fe[__pyx_v_nf]) = __pyx_f_8fastndcg_2io_6_parse_token_end(__pyx_v_s, __pyx_v_eol);
 
-      /* "fastndcg/io/_parse.pyx":425
+      /* "fastndcg/io/_parse_trec.pxi":49
  *             f[nf] = s
  *             fe[nf] = token_end(s, eol)
  *             s = skip_space(fe[nf], eol)             # <<<<<<<<<<<<<<
@@ -22336,7 +22336,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_s = __pyx_f_8fastndcg_2io_6_parse_skip_space((__pyx_v_fe[__pyx_v_nf]), __pyx_v_eol);
 
-      /* "fastndcg/io/_parse.pyx":426
+      /* "fastndcg/io/_parse_trec.pxi":50
  *             fe[nf] = token_end(s, eol)
  *             s = skip_space(fe[nf], eol)
  *             nf += 1             # <<<<<<<<<<<<<<
@@ -22346,7 +22346,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       __pyx_v_nf = (__pyx_v_nf + 1);
     }
 
-    /* "fastndcg/io/_parse.pyx":427
+    /* "fastndcg/io/_parse_trec.pxi":51
  *             s = skip_space(fe[nf], eol)
  *             nf += 1
  *         if nf < need:             # <<<<<<<<<<<<<<
@@ -22358,7 +22358,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     if (__pyx_t_3) {
 
 
-      /* "fastndcg/io/_parse.pyx":428
+      /* "fastndcg/io/_parse_trec.pxi":52
  *             nf += 1
  *         if nf < need:
  *             st.status = MISSING_FIELDS             # <<<<<<<<<<<<<<
@@ -22367,7 +22367,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_MISSING_FIELDS;
 
-      /* "fastndcg/io/_parse.pyx":429
+      /* "fastndcg/io/_parse_trec.pxi":53
  *         if nf < need:
  *             st.status = MISSING_FIELDS
  *             st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -22378,7 +22378,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
       __pyx_v_st->err_line = __pyx_t_2;
 
-      /* "fastndcg/io/_parse.pyx":430
+      /* "fastndcg/io/_parse_trec.pxi":54
  *             st.status = MISSING_FIELDS
  *             st.err_line = st.line
  *             return             # <<<<<<<<<<<<<<
@@ -22389,7 +22389,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       }
       goto __pyx_L0;
 
-      /* "fastndcg/io/_parse.pyx":427
+      /* "fastndcg/io/_parse_trec.pxi":51
  *             s = skip_space(fe[nf], eol)
  *             nf += 1
  *         if nf < need:             # <<<<<<<<<<<<<<
@@ -22398,7 +22398,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":431
+    /* "fastndcg/io/_parse_trec.pxi":55
  *             st.err_line = st.line
  *             return
  *         if not is_run and s < eol:             # <<<<<<<<<<<<<<
@@ -22424,7 +22424,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     if (__pyx_t_3) {
 
 
-      /* "fastndcg/io/_parse.pyx":432
+      /* "fastndcg/io/_parse_trec.pxi":56
  *             return
  *         if not is_run and s < eol:
  *             st.status = TOO_MANY_FIELDS             # <<<<<<<<<<<<<<
@@ -22433,7 +22433,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_TOO_MANY_FIELDS;
 
-      /* "fastndcg/io/_parse.pyx":433
+      /* "fastndcg/io/_parse_trec.pxi":57
  *         if not is_run and s < eol:
  *             st.status = TOO_MANY_FIELDS
  *             st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -22444,7 +22444,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
       __pyx_v_st->err_line = __pyx_t_2;
 
-      /* "fastndcg/io/_parse.pyx":434
+      /* "fastndcg/io/_parse_trec.pxi":58
  *             st.status = TOO_MANY_FIELDS
  *             st.err_line = st.line
  *             return             # <<<<<<<<<<<<<<
@@ -22455,7 +22455,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       }
       goto __pyx_L0;
 
-      /* "fastndcg/io/_parse.pyx":431
+      /* "fastndcg/io/_parse_trec.pxi":55
  *             st.err_line = st.line
  *             return
  *         if not is_run and s < eol:             # <<<<<<<<<<<<<<
@@ -22464,7 +22464,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":435
+    /* "fastndcg/io/_parse_trec.pxi":59
  *             st.err_line = st.line
  *             return
  *         if is_run:             # <<<<<<<<<<<<<<
@@ -22473,7 +22473,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     if (__pyx_v_is_run) {
 
-      /* "fastndcg/io/_parse.pyx":436
+      /* "fastndcg/io/_parse_trec.pxi":60
  *             return
  *         if is_run:
  *             if not parse_double(f[4], fe[4], &v):             # <<<<<<<<<<<<<<
@@ -22485,7 +22485,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       if (__pyx_t_3) {
 
 
-        /* "fastndcg/io/_parse.pyx":437
+        /* "fastndcg/io/_parse_trec.pxi":61
  *         if is_run:
  *             if not parse_double(f[4], fe[4], &v):
  *                 st.status = BAD_SCORE             # <<<<<<<<<<<<<<
@@ -22494,7 +22494,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
         __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_BAD_SCORE;
 
-        /* "fastndcg/io/_parse.pyx":438
+        /* "fastndcg/io/_parse_trec.pxi":62
  *             if not parse_double(f[4], fe[4], &v):
  *                 st.status = BAD_SCORE
  *                 st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -22505,7 +22505,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
         __pyx_v_st->err_line = __pyx_t_2;
 
-        /* "fastndcg/io/_parse.pyx":439
+        /* "fastndcg/io/_parse_trec.pxi":63
  *                 st.status = BAD_SCORE
  *                 st.err_line = st.line
  *                 return             # <<<<<<<<<<<<<<
@@ -22516,7 +22516,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
         }
         goto __pyx_L0;
 
-        /* "fastndcg/io/_parse.pyx":436
+        /* "fastndcg/io/_parse_trec.pxi":60
  *             return
  *         if is_run:
  *             if not parse_double(f[4], fe[4], &v):             # <<<<<<<<<<<<<<
@@ -22525,7 +22525,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":440
+      /* "fastndcg/io/_parse_trec.pxi":64
  *                 st.err_line = st.line
  *                 return
  *             score[r] = v             # <<<<<<<<<<<<<<
@@ -22534,7 +22534,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       (__pyx_v_score[__pyx_v_r]) = __pyx_v_v;
 
-      /* "fastndcg/io/_parse.pyx":441
+      /* "fastndcg/io/_parse_trec.pxi":65
  *                 return
  *             score[r] = v
  *             st.tag_start = f[5] - base             # <<<<<<<<<<<<<<
@@ -22543,7 +22543,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_st->tag_start = ((__pyx_v_f[5]) - __pyx_v_base);
 
-      /* "fastndcg/io/_parse.pyx":442
+      /* "fastndcg/io/_parse_trec.pxi":66
  *             score[r] = v
  *             st.tag_start = f[5] - base
  *             st.tag_len = fe[5] - f[5]             # <<<<<<<<<<<<<<
@@ -22552,7 +22552,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_st->tag_len = ((__pyx_v_fe[5]) - (__pyx_v_f[5]));
 
-      /* "fastndcg/io/_parse.pyx":435
+      /* "fastndcg/io/_parse_trec.pxi":59
  *             st.err_line = st.line
  *             return
  *         if is_run:             # <<<<<<<<<<<<<<
@@ -22562,7 +22562,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       goto __pyx_L18;
     }
 
-    /* "fastndcg/io/_parse.pyx":444
+    /* "fastndcg/io/_parse_trec.pxi":68
  *             st.tag_len = fe[5] - f[5]
  *         else:
  *             if not parse_int(f[3], fe[3], &iv):             # <<<<<<<<<<<<<<
@@ -22575,7 +22575,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       if (__pyx_t_3) {
 
 
-        /* "fastndcg/io/_parse.pyx":445
+        /* "fastndcg/io/_parse_trec.pxi":69
  *         else:
  *             if not parse_int(f[3], fe[3], &iv):
  *                 st.status = BAD_REL             # <<<<<<<<<<<<<<
@@ -22584,7 +22584,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
         __pyx_v_st->status = __pyx_e_8fastndcg_2io_6_parse_BAD_REL;
 
-        /* "fastndcg/io/_parse.pyx":446
+        /* "fastndcg/io/_parse_trec.pxi":70
  *             if not parse_int(f[3], fe[3], &iv):
  *                 st.status = BAD_REL
  *                 st.err_line = st.line             # <<<<<<<<<<<<<<
@@ -22595,7 +22595,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
         __pyx_v_st->err_line = __pyx_t_2;
 
-        /* "fastndcg/io/_parse.pyx":447
+        /* "fastndcg/io/_parse_trec.pxi":71
  *                 st.status = BAD_REL
  *                 st.err_line = st.line
  *                 return             # <<<<<<<<<<<<<<
@@ -22606,7 +22606,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
         }
         goto __pyx_L0;
 
-        /* "fastndcg/io/_parse.pyx":444
+        /* "fastndcg/io/_parse_trec.pxi":68
  *             st.tag_len = fe[5] - f[5]
  *         else:
  *             if not parse_int(f[3], fe[3], &iv):             # <<<<<<<<<<<<<<
@@ -22615,7 +22615,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       }
 
-      /* "fastndcg/io/_parse.pyx":448
+      /* "fastndcg/io/_parse_trec.pxi":72
  *                 st.err_line = st.line
  *                 return
  *             rel[r] = iv             # <<<<<<<<<<<<<<
@@ -22626,7 +22626,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     }
     __pyx_L18:;
 
-    /* "fastndcg/io/_parse.pyx":449
+    /* "fastndcg/io/_parse_trec.pxi":73
  *                 return
  *             rel[r] = iv
  *         lines[r] = st.line             # <<<<<<<<<<<<<<
@@ -22638,7 +22638,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     (__pyx_v_lines[__pyx_v_r]) = __pyx_t_2;
 
 
-    /* "fastndcg/io/_parse.pyx":451
+    /* "fastndcg/io/_parse_trec.pxi":75
  *         lines[r] = st.line
  *         # topic: a new segment whenever it differs from the previous row's
  *         tl = fe[0] - f[0]             # <<<<<<<<<<<<<<
@@ -22647,7 +22647,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_tl = ((__pyx_v_fe[0]) - (__pyx_v_f[0]));
 
-    /* "fastndcg/io/_parse.pyx":452
+    /* "fastndcg/io/_parse_trec.pxi":76
  *         # topic: a new segment whenever it differs from the previous row's
  *         tl = fe[0] - f[0]
  *         if st.segs > 0:             # <<<<<<<<<<<<<<
@@ -22659,7 +22659,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     if (__pyx_t_3) {
 
 
-      /* "fastndcg/io/_parse.pyx":453
+      /* "fastndcg/io/_parse_trec.pxi":77
  *         tl = fe[0] - f[0]
  *         if st.segs > 0:
  *             prev_len = st.tpool_used - tstart[st.segs - 1]             # <<<<<<<<<<<<<<
@@ -22668,7 +22668,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_prev_len = (__pyx_v_st->tpool_used - (__pyx_v_tstart[(__pyx_v_st->segs - 1)]));
 
-      /* "fastndcg/io/_parse.pyx":452
+      /* "fastndcg/io/_parse_trec.pxi":76
  *         # topic: a new segment whenever it differs from the previous row's
  *         tl = fe[0] - f[0]
  *         if st.segs > 0:             # <<<<<<<<<<<<<<
@@ -22677,7 +22677,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":454
+    /* "fastndcg/io/_parse_trec.pxi":78
  *         if st.segs > 0:
  *             prev_len = st.tpool_used - tstart[st.segs - 1]
  *         if st.segs == 0 or prev_len != tl or memcmp(tpool + tstart[st.segs - 1], f[0], tl) != 0:             # <<<<<<<<<<<<<<
@@ -22713,7 +22713,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     if (__pyx_t_3) {
 
 
-      /* "fastndcg/io/_parse.pyx":455
+      /* "fastndcg/io/_parse_trec.pxi":79
  *             prev_len = st.tpool_used - tstart[st.segs - 1]
  *         if st.segs == 0 or prev_len != tl or memcmp(tpool + tstart[st.segs - 1], f[0], tl) != 0:
  *             seg_row[st.segs] = r             # <<<<<<<<<<<<<<
@@ -22722,7 +22722,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       (__pyx_v_seg_row[__pyx_v_st->segs]) = __pyx_v_r;
 
-      /* "fastndcg/io/_parse.pyx":456
+      /* "fastndcg/io/_parse_trec.pxi":80
  *         if st.segs == 0 or prev_len != tl or memcmp(tpool + tstart[st.segs - 1], f[0], tl) != 0:
  *             seg_row[st.segs] = r
  *             tstart[st.segs] = st.tpool_used             # <<<<<<<<<<<<<<
@@ -22734,7 +22734,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
       (__pyx_v_tstart[__pyx_v_st->segs]) = __pyx_t_2;
 
 
-      /* "fastndcg/io/_parse.pyx":457
+      /* "fastndcg/io/_parse_trec.pxi":81
  *             seg_row[st.segs] = r
  *             tstart[st.segs] = st.tpool_used
  *             st.tpool_used = copy_to_pool(tpool, st.tpool_used, f[0], fe[0])             # <<<<<<<<<<<<<<
@@ -22743,7 +22743,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_st->tpool_used = __pyx_f_8fastndcg_2io_6_parse_copy_to_pool(__pyx_v_tpool, __pyx_v_st->tpool_used, (__pyx_v_f[0]), (__pyx_v_fe[0]));
 
-      /* "fastndcg/io/_parse.pyx":458
+      /* "fastndcg/io/_parse_trec.pxi":82
  *             tstart[st.segs] = st.tpool_used
  *             st.tpool_used = copy_to_pool(tpool, st.tpool_used, f[0], fe[0])
  *             st.segs += 1             # <<<<<<<<<<<<<<
@@ -22752,7 +22752,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
       __pyx_v_st->segs = (__pyx_v_st->segs + 1);
 
-      /* "fastndcg/io/_parse.pyx":454
+      /* "fastndcg/io/_parse_trec.pxi":78
  *         if st.segs > 0:
  *             prev_len = st.tpool_used - tstart[st.segs - 1]
  *         if st.segs == 0 or prev_len != tl or memcmp(tpool + tstart[st.segs - 1], f[0], tl) != 0:             # <<<<<<<<<<<<<<
@@ -22761,7 +22761,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     }
 
-    /* "fastndcg/io/_parse.pyx":459
+    /* "fastndcg/io/_parse_trec.pxi":83
  *             st.tpool_used = copy_to_pool(tpool, st.tpool_used, f[0], fe[0])
  *             st.segs += 1
  *         dstart[r] = st.pool_used             # <<<<<<<<<<<<<<
@@ -22773,7 +22773,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     (__pyx_v_dstart[__pyx_v_r]) = __pyx_t_2;
 
 
-    /* "fastndcg/io/_parse.pyx":460
+    /* "fastndcg/io/_parse_trec.pxi":84
  *             st.segs += 1
  *         dstart[r] = st.pool_used
  *         st.pool_used = copy_to_pool(pool, st.pool_used, f[2], fe[2])             # <<<<<<<<<<<<<<
@@ -22782,7 +22782,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_st->pool_used = __pyx_f_8fastndcg_2io_6_parse_copy_to_pool(__pyx_v_pool, __pyx_v_st->pool_used, (__pyx_v_f[2]), (__pyx_v_fe[2]));
 
-    /* "fastndcg/io/_parse.pyx":461
+    /* "fastndcg/io/_parse_trec.pxi":85
  *         dstart[r] = st.pool_used
  *         st.pool_used = copy_to_pool(pool, st.pool_used, f[2], fe[2])
  *         r += 1             # <<<<<<<<<<<<<<
@@ -22791,7 +22791,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_r = (__pyx_v_r + 1);
 
-    /* "fastndcg/io/_parse.pyx":462
+    /* "fastndcg/io/_parse_trec.pxi":86
  *         st.pool_used = copy_to_pool(pool, st.pool_used, f[2], fe[2])
  *         r += 1
  *         st.rows = r             # <<<<<<<<<<<<<<
@@ -22800,7 +22800,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 */
     __pyx_v_st->rows = __pyx_v_r;
 
-    /* "fastndcg/io/_parse.pyx":463
+    /* "fastndcg/io/_parse_trec.pxi":87
  *         r += 1
  *         st.rows = r
  *         p = eol + 1             # <<<<<<<<<<<<<<
@@ -22811,7 +22811,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
     __pyx_L3_continue:;
   }
 
-  /* "fastndcg/io/_parse.pyx":393
+  /* "fastndcg/io/_parse_trec.pxi":17
  * 
  * 
  * cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecState* st, bint is_run,             # <<<<<<<<<<<<<<
@@ -22835,7 +22835,7 @@ static void __pyx_f_8fastndcg_2io_6_parse__parse_trec(unsigned char const *__pyx
 
 }
 
-/* "fastndcg/io/_parse.pyx":466
+/* "fastndcg/io/_parse_trec.pxi":90
  * 
  * 
  * def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,             # <<<<<<<<<<<<<<
@@ -22894,109 +22894,109 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_buf,&__pyx_mstate_global->__pyx_n_u_line,&__pyx_mstate_global->__pyx_n_u_is_run,&__pyx_mstate_global->__pyx_n_u_score,&__pyx_mstate_global->__pyx_n_u_rel,&__pyx_mstate_global->__pyx_n_u_lines,&__pyx_mstate_global->__pyx_n_u_pool,&__pyx_mstate_global->__pyx_n_u_dstart,&__pyx_mstate_global->__pyx_n_u_seg_row,&__pyx_mstate_global->__pyx_n_u_tpool,&__pyx_mstate_global->__pyx_n_u_tstart,&__pyx_mstate_global->__pyx_n_u_pool_used,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 466, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(4, 90, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case 12:
         values[11] = __Pyx_ArgRef_FASTCALL(__pyx_args, 11);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 11:
         values[10] = __Pyx_ArgRef_FASTCALL(__pyx_args, 10);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 10:
         values[9] = __Pyx_ArgRef_FASTCALL(__pyx_args, 9);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  9:
         values[8] = __Pyx_ArgRef_FASTCALL(__pyx_args, 8);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  8:
         values[7] = __Pyx_ArgRef_FASTCALL(__pyx_args, 7);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  7:
         values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  6:
         values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  5:
         values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 466, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(4, 90, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "parse_trec", 0) < (0)) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "parse_trec", 0) < (0)) __PYX_ERR(4, 90, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 12; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("parse_trec", 1, 12, 12, i); __PYX_ERR(0, 466, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("parse_trec", 1, 12, 12, i); __PYX_ERR(4, 90, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 12)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[7] = __Pyx_ArgRef_FASTCALL(__pyx_args, 7);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[8] = __Pyx_ArgRef_FASTCALL(__pyx_args, 8);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[9] = __Pyx_ArgRef_FASTCALL(__pyx_args, 9);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[10] = __Pyx_ArgRef_FASTCALL(__pyx_args, 10);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(4, 90, __pyx_L3_error)
       values[11] = __Pyx_ArgRef_FASTCALL(__pyx_args, 11);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 466, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(4, 90, __pyx_L3_error)
     }
-    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(0, 466, __pyx_L3_error)
-    __pyx_v_line = __Pyx_PyLong_As_int64_t(values[1]); if (unlikely((__pyx_v_line == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(0, 466, __pyx_L3_error)
-    __pyx_v_is_run = __Pyx_PyObject_IsTrue(values[2]); if (unlikely((__pyx_v_is_run == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 466, __pyx_L3_error)
-    __pyx_v_score = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[3], PyBUF_WRITABLE); if (unlikely(!__pyx_v_score.memview)) __PYX_ERR(0, 467, __pyx_L3_error)
-    __pyx_v_rel = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[4], PyBUF_WRITABLE); if (unlikely(!__pyx_v_rel.memview)) __PYX_ERR(0, 468, __pyx_L3_error)
-    __pyx_v_lines = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[5], PyBUF_WRITABLE); if (unlikely(!__pyx_v_lines.memview)) __PYX_ERR(0, 469, __pyx_L3_error)
-    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t(values[6], PyBUF_WRITABLE); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 470, __pyx_L3_error)
-    __pyx_v_dstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[7], PyBUF_WRITABLE); if (unlikely(!__pyx_v_dstart.memview)) __PYX_ERR(0, 471, __pyx_L3_error)
-    __pyx_v_seg_row = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[8], PyBUF_WRITABLE); if (unlikely(!__pyx_v_seg_row.memview)) __PYX_ERR(0, 472, __pyx_L3_error)
-    __pyx_v_tpool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t(values[9], PyBUF_WRITABLE); if (unlikely(!__pyx_v_tpool.memview)) __PYX_ERR(0, 473, __pyx_L3_error)
-    __pyx_v_tstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[10], PyBUF_WRITABLE); if (unlikely(!__pyx_v_tstart.memview)) __PYX_ERR(0, 474, __pyx_L3_error)
-    __pyx_v_pool_used = __Pyx_PyLong_As_int64_t(values[11]); if (unlikely((__pyx_v_pool_used == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(0, 475, __pyx_L3_error)
+    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(4, 90, __pyx_L3_error)
+    __pyx_v_line = __Pyx_PyLong_As_int64_t(values[1]); if (unlikely((__pyx_v_line == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(4, 90, __pyx_L3_error)
+    __pyx_v_is_run = __Pyx_PyObject_IsTrue(values[2]); if (unlikely((__pyx_v_is_run == (int)-1) && PyErr_Occurred())) __PYX_ERR(4, 90, __pyx_L3_error)
+    __pyx_v_score = __Pyx_PyObject_to_MemoryviewSlice_dc_double(values[3], PyBUF_WRITABLE); if (unlikely(!__pyx_v_score.memview)) __PYX_ERR(4, 91, __pyx_L3_error)
+    __pyx_v_rel = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[4], PyBUF_WRITABLE); if (unlikely(!__pyx_v_rel.memview)) __PYX_ERR(4, 92, __pyx_L3_error)
+    __pyx_v_lines = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[5], PyBUF_WRITABLE); if (unlikely(!__pyx_v_lines.memview)) __PYX_ERR(4, 93, __pyx_L3_error)
+    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t(values[6], PyBUF_WRITABLE); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(4, 94, __pyx_L3_error)
+    __pyx_v_dstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[7], PyBUF_WRITABLE); if (unlikely(!__pyx_v_dstart.memview)) __PYX_ERR(4, 95, __pyx_L3_error)
+    __pyx_v_seg_row = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[8], PyBUF_WRITABLE); if (unlikely(!__pyx_v_seg_row.memview)) __PYX_ERR(4, 96, __pyx_L3_error)
+    __pyx_v_tpool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t(values[9], PyBUF_WRITABLE); if (unlikely(!__pyx_v_tpool.memview)) __PYX_ERR(4, 97, __pyx_L3_error)
+    __pyx_v_tstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[10], PyBUF_WRITABLE); if (unlikely(!__pyx_v_tstart.memview)) __PYX_ERR(4, 98, __pyx_L3_error)
+    __pyx_v_pool_used = __Pyx_PyLong_As_int64_t(values[11]); if (unlikely((__pyx_v_pool_used == ((int64_t)-1)) && PyErr_Occurred())) __PYX_ERR(4, 99, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("parse_trec", 1, 12, 12, __pyx_nargs); __PYX_ERR(0, 466, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("parse_trec", 1, 12, 12, __pyx_nargs); __PYX_ERR(4, 90, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -23069,7 +23069,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("parse_trec", 0);
 
-  /* "fastndcg/io/_parse.pyx":482
+  /* "fastndcg/io/_parse_trec.pxi":106
  *     tag_len, err_line)."""
  *     cdef TrecState st
  *     st.rows = 0             # <<<<<<<<<<<<<<
@@ -23078,7 +23078,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.rows = 0;
 
-  /* "fastndcg/io/_parse.pyx":483
+  /* "fastndcg/io/_parse_trec.pxi":107
  *     cdef TrecState st
  *     st.rows = 0
  *     st.line = line             # <<<<<<<<<<<<<<
@@ -23087,7 +23087,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.line = __pyx_v_line;
 
-  /* "fastndcg/io/_parse.pyx":484
+  /* "fastndcg/io/_parse_trec.pxi":108
  *     st.rows = 0
  *     st.line = line
  *     st.pool_used = pool_used             # <<<<<<<<<<<<<<
@@ -23096,7 +23096,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.pool_used = __pyx_v_pool_used;
 
-  /* "fastndcg/io/_parse.pyx":485
+  /* "fastndcg/io/_parse_trec.pxi":109
  *     st.line = line
  *     st.pool_used = pool_used
  *     st.segs = 0             # <<<<<<<<<<<<<<
@@ -23105,7 +23105,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.segs = 0;
 
-  /* "fastndcg/io/_parse.pyx":486
+  /* "fastndcg/io/_parse_trec.pxi":110
  *     st.pool_used = pool_used
  *     st.segs = 0
  *     st.tpool_used = 0             # <<<<<<<<<<<<<<
@@ -23114,7 +23114,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.tpool_used = 0;
 
-  /* "fastndcg/io/_parse.pyx":487
+  /* "fastndcg/io/_parse_trec.pxi":111
  *     st.segs = 0
  *     st.tpool_used = 0
  *     st.tag_start = -1             # <<<<<<<<<<<<<<
@@ -23123,7 +23123,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.tag_start = -1L;
 
-  /* "fastndcg/io/_parse.pyx":488
+  /* "fastndcg/io/_parse_trec.pxi":112
  *     st.tpool_used = 0
  *     st.tag_start = -1
  *     st.tag_len = 0             # <<<<<<<<<<<<<<
@@ -23132,7 +23132,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.tag_len = 0;
 
-  /* "fastndcg/io/_parse.pyx":489
+  /* "fastndcg/io/_parse_trec.pxi":113
  *     st.tag_start = -1
  *     st.tag_len = 0
  *     st.status = OK             # <<<<<<<<<<<<<<
@@ -23141,7 +23141,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.status = __pyx_e_8fastndcg_2io_6_parse_OK;
 
-  /* "fastndcg/io/_parse.pyx":490
+  /* "fastndcg/io/_parse_trec.pxi":114
  *     st.tag_len = 0
  *     st.status = OK
  *     st.err_line = 0             # <<<<<<<<<<<<<<
@@ -23150,7 +23150,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_st.err_line = 0;
 
-  /* "fastndcg/io/_parse.pyx":491
+  /* "fastndcg/io/_parse_trec.pxi":115
  *     st.status = OK
  *     st.err_line = 0
  *     cdef Py_ssize_t n = buf.shape[0]             # <<<<<<<<<<<<<<
@@ -23159,7 +23159,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   __pyx_v_n = (__pyx_v_buf.shape[0]);
 
-  /* "fastndcg/io/_parse.pyx":492
+  /* "fastndcg/io/_parse_trec.pxi":116
  *     st.err_line = 0
  *     cdef Py_ssize_t n = buf.shape[0]
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -23171,45 +23171,45 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":493
+    /* "fastndcg/io/_parse_trec.pxi":117
  *     cdef Py_ssize_t n = buf.shape[0]
  *     if n == 0:
  *         return OK, 0, line, pool_used, 0, 0, -1, 0, 0             # <<<<<<<<<<<<<<
  *     with nogil:
  *         _parse_trec(&buf[0], &buf[0] + n, &st, is_run,
 */
-    __pyx_t_2 = __Pyx_PyLong_From___pyx_anon_enum(__pyx_e_8fastndcg_2io_6_parse_OK); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 493, __pyx_L1_error)
+    __pyx_t_2 = __Pyx_PyLong_From___pyx_anon_enum(__pyx_e_8fastndcg_2io_6_parse_OK); if (unlikely(!__pyx_t_2)) __PYX_ERR(4, 117, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
-    __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 493, __pyx_L1_error)
+    __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_line); if (unlikely(!__pyx_t_3)) __PYX_ERR(4, 117, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_3);
-    __pyx_t_4 = __Pyx_PyLong_From_int64_t(__pyx_v_pool_used); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 493, __pyx_L1_error)
+    __pyx_t_4 = __Pyx_PyLong_From_int64_t(__pyx_v_pool_used); if (unlikely(!__pyx_t_4)) __PYX_ERR(4, 117, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_4);
-    __pyx_t_5 = PyTuple_New(9); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 493, __pyx_L1_error)
+    __pyx_t_5 = PyTuple_New(9); if (unlikely(!__pyx_t_5)) __PYX_ERR(4, 117, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_5);
     __Pyx_GIVEREF(__pyx_t_2);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 0, __pyx_t_2) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 0, __pyx_t_2) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 1, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 1, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_3);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 2, __pyx_t_3) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 2, __pyx_t_3) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_4);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 3, __pyx_t_4) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 3, __pyx_t_4) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 4, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 4, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 5, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 5, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_neg_1);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_neg_1);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 6, __pyx_mstate_global->__pyx_int_neg_1) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 6, __pyx_mstate_global->__pyx_int_neg_1) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 7, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 7, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __Pyx_INCREF(__pyx_mstate_global->__pyx_int_0);
     __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_0);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 8, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(0, 493, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 8, __pyx_mstate_global->__pyx_int_0) != (0)) __PYX_ERR(4, 117, __pyx_L1_error);
     __pyx_t_2 = 0;
     __pyx_t_3 = 0;
     __pyx_t_4 = 0;
@@ -23224,7 +23224,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
     __pyx_t_5 = 0;
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":492
+    /* "fastndcg/io/_parse_trec.pxi":116
  *     st.err_line = 0
  *     cdef Py_ssize_t n = buf.shape[0]
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -23233,7 +23233,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":494
+  /* "fastndcg/io/_parse_trec.pxi":118
  *     if n == 0:
  *         return OK, 0, line, pool_used, 0, 0, -1, 0, 0
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -23246,7 +23246,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
       __Pyx_FastGIL_Remember();
       /*try:*/ {
 
-        /* "fastndcg/io/_parse.pyx":495
+        /* "fastndcg/io/_parse_trec.pxi":119
  *         return OK, 0, line, pool_used, 0, 0, -1, 0, 0
  *     with nogil:
  *         _parse_trec(&buf[0], &buf[0] + n, &st, is_run,             # <<<<<<<<<<<<<<
@@ -23256,7 +23256,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
         __pyx_t_6 = 0;
         __pyx_t_7 = 0;
 
-        /* "fastndcg/io/_parse.pyx":496
+        /* "fastndcg/io/_parse_trec.pxi":120
  *     with nogil:
  *         _parse_trec(&buf[0], &buf[0] + n, &st, is_run,
  *                     &score[0] if score.shape[0] else NULL,             # <<<<<<<<<<<<<<
@@ -23275,7 +23275,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
         }
 
 
-        /* "fastndcg/io/_parse.pyx":497
+        /* "fastndcg/io/_parse_trec.pxi":121
  *         _parse_trec(&buf[0], &buf[0] + n, &st, is_run,
  *                     &score[0] if score.shape[0] else NULL,
  *                     &rel[0] if rel.shape[0] else NULL,             # <<<<<<<<<<<<<<
@@ -23294,7 +23294,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
         }
 
 
-        /* "fastndcg/io/_parse.pyx":498
+        /* "fastndcg/io/_parse_trec.pxi":122
  *                     &score[0] if score.shape[0] else NULL,
  *                     &rel[0] if rel.shape[0] else NULL,
  *                     &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])             # <<<<<<<<<<<<<<
@@ -23308,7 +23308,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
         __pyx_t_14 = 0;
         __pyx_t_15 = 0;
 
-        /* "fastndcg/io/_parse.pyx":495
+        /* "fastndcg/io/_parse_trec.pxi":119
  *         return OK, 0, line, pool_used, 0, 0, -1, 0, 0
  *     with nogil:
  *         _parse_trec(&buf[0], &buf[0] + n, &st, is_run,             # <<<<<<<<<<<<<<
@@ -23320,7 +23320,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
 
       }
 
-      /* "fastndcg/io/_parse.pyx":494
+      /* "fastndcg/io/_parse_trec.pxi":118
  *     if n == 0:
  *         return OK, 0, line, pool_used, 0, 0, -1, 0, 0
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -23337,67 +23337,63 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
       }
   }
 
-  /* "fastndcg/io/_parse.pyx":499
+  /* "fastndcg/io/_parse_trec.pxi":123
  *                     &rel[0] if rel.shape[0] else NULL,
  *                     &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])
  *     return (st.status, st.rows, st.line, st.pool_used, st.segs, st.tpool_used,             # <<<<<<<<<<<<<<
  *             st.tag_start, st.tag_len, st.err_line)
- * 
 */
-  __pyx_t_5 = __Pyx_PyLong_From_int(__pyx_v_st.status); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 499, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_PyLong_From_int(__pyx_v_st.status); if (unlikely(!__pyx_t_5)) __PYX_ERR(4, 123, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
-  __pyx_t_4 = __Pyx_PyLong_From_int64_t(__pyx_v_st.rows); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 499, __pyx_L1_error)
+  __pyx_t_4 = __Pyx_PyLong_From_int64_t(__pyx_v_st.rows); if (unlikely(!__pyx_t_4)) __PYX_ERR(4, 123, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_4);
-  __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_st.line); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 499, __pyx_L1_error)
+  __pyx_t_3 = __Pyx_PyLong_From_int64_t(__pyx_v_st.line); if (unlikely(!__pyx_t_3)) __PYX_ERR(4, 123, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_3);
-  __pyx_t_2 = __Pyx_PyLong_From_int64_t(__pyx_v_st.pool_used); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 499, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyLong_From_int64_t(__pyx_v_st.pool_used); if (unlikely(!__pyx_t_2)) __PYX_ERR(4, 123, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_16 = __Pyx_PyLong_From_int64_t(__pyx_v_st.segs); if (unlikely(!__pyx_t_16)) __PYX_ERR(0, 499, __pyx_L1_error)
+  __pyx_t_16 = __Pyx_PyLong_From_int64_t(__pyx_v_st.segs); if (unlikely(!__pyx_t_16)) __PYX_ERR(4, 123, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_16);
-  __pyx_t_17 = __Pyx_PyLong_From_int64_t(__pyx_v_st.tpool_used); if (unlikely(!__pyx_t_17)) __PYX_ERR(0, 499, __pyx_L1_error)
+  __pyx_t_17 = __Pyx_PyLong_From_int64_t(__pyx_v_st.tpool_used); if (unlikely(!__pyx_t_17)) __PYX_ERR(4, 123, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_17);
 
-  /* "fastndcg/io/_parse.pyx":500
+  /* "fastndcg/io/_parse_trec.pxi":124
  *                     &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])
  *     return (st.status, st.rows, st.line, st.pool_used, st.segs, st.tpool_used,
  *             st.tag_start, st.tag_len, st.err_line)             # <<<<<<<<<<<<<<
- * 
- * 
 */
-  __pyx_t_18 = __Pyx_PyLong_From_int64_t(__pyx_v_st.tag_start); if (unlikely(!__pyx_t_18)) __PYX_ERR(0, 500, __pyx_L1_error)
+  __pyx_t_18 = __Pyx_PyLong_From_int64_t(__pyx_v_st.tag_start); if (unlikely(!__pyx_t_18)) __PYX_ERR(4, 124, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_18);
-  __pyx_t_19 = __Pyx_PyLong_From_int64_t(__pyx_v_st.tag_len); if (unlikely(!__pyx_t_19)) __PYX_ERR(0, 500, __pyx_L1_error)
+  __pyx_t_19 = __Pyx_PyLong_From_int64_t(__pyx_v_st.tag_len); if (unlikely(!__pyx_t_19)) __PYX_ERR(4, 124, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_19);
-  __pyx_t_20 = __Pyx_PyLong_From_int64_t(__pyx_v_st.err_line); if (unlikely(!__pyx_t_20)) __PYX_ERR(0, 500, __pyx_L1_error)
+  __pyx_t_20 = __Pyx_PyLong_From_int64_t(__pyx_v_st.err_line); if (unlikely(!__pyx_t_20)) __PYX_ERR(4, 124, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_20);
 
-  /* "fastndcg/io/_parse.pyx":499
+  /* "fastndcg/io/_parse_trec.pxi":123
  *                     &rel[0] if rel.shape[0] else NULL,
  *                     &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])
  *     return (st.status, st.rows, st.line, st.pool_used, st.segs, st.tpool_used,             # <<<<<<<<<<<<<<
  *             st.tag_start, st.tag_len, st.err_line)
- * 
 */
-  __pyx_t_21 = PyTuple_New(9); if (unlikely(!__pyx_t_21)) __PYX_ERR(0, 499, __pyx_L1_error)
+  __pyx_t_21 = PyTuple_New(9); if (unlikely(!__pyx_t_21)) __PYX_ERR(4, 123, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_21);
   __Pyx_GIVEREF(__pyx_t_5);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 0, __pyx_t_5) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 0, __pyx_t_5) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_4);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 1, __pyx_t_4) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 1, __pyx_t_4) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_3);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 2, __pyx_t_3) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 2, __pyx_t_3) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_2);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 3, __pyx_t_2) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 3, __pyx_t_2) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_16);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 4, __pyx_t_16) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 4, __pyx_t_16) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_17);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 5, __pyx_t_17) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 5, __pyx_t_17) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_18);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 6, __pyx_t_18) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 6, __pyx_t_18) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_19);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 7, __pyx_t_19) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 7, __pyx_t_19) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_20);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 8, __pyx_t_20) != (0)) __PYX_ERR(0, 499, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_21, 8, __pyx_t_20) != (0)) __PYX_ERR(4, 123, __pyx_L1_error);
   __pyx_t_5 = 0;
   __pyx_t_4 = 0;
   __pyx_t_3 = 0;
@@ -23418,7 +23414,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
   __pyx_t_21 = 0;
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":466
+  /* "fastndcg/io/_parse_trec.pxi":90
  * 
  * 
  * def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,             # <<<<<<<<<<<<<<
@@ -23448,7 +23444,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_4parse_trec(CYTHON_UNUSED PyObje
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":505
+/* "fastndcg/io/_parse.pyx":161
  * # ------------------------------------------------------------------ byte-string pools
  * 
  * cdef inline int cmp_bytes(const uint8_t* pool, int64_t sa, int64_t la, int64_t sb, int64_t lb) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -23464,7 +23460,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
   int __pyx_t_2;
   int __pyx_t_3;
 
-  /* "fastndcg/io/_parse.pyx":507
+  /* "fastndcg/io/_parse.pyx":163
  * cdef inline int cmp_bytes(const uint8_t* pool, int64_t sa, int64_t la, int64_t sb, int64_t lb) noexcept nogil:
  *     """strcmp order for strings without NUL bytes: bytes, then length."""
  *     cdef int64_t m = la if la < lb else lb             # <<<<<<<<<<<<<<
@@ -23483,7 +23479,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
 
   __pyx_v_m = __pyx_t_1;
 
-  /* "fastndcg/io/_parse.pyx":508
+  /* "fastndcg/io/_parse.pyx":164
  *     """strcmp order for strings without NUL bytes: bytes, then length."""
  *     cdef int64_t m = la if la < lb else lb
  *     cdef int c = memcmp(pool + sa, pool + sb, m) if m > 0 else 0             # <<<<<<<<<<<<<<
@@ -23502,7 +23498,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
 
   __pyx_v_c = __pyx_t_3;
 
-  /* "fastndcg/io/_parse.pyx":509
+  /* "fastndcg/io/_parse.pyx":165
  *     cdef int64_t m = la if la < lb else lb
  *     cdef int c = memcmp(pool + sa, pool + sb, m) if m > 0 else 0
  *     if c != 0:             # <<<<<<<<<<<<<<
@@ -23514,7 +23510,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
   if (__pyx_t_2) {
 
 
-    /* "fastndcg/io/_parse.pyx":510
+    /* "fastndcg/io/_parse.pyx":166
  *     cdef int c = memcmp(pool + sa, pool + sb, m) if m > 0 else 0
  *     if c != 0:
  *         return c             # <<<<<<<<<<<<<<
@@ -23527,7 +23523,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":509
+    /* "fastndcg/io/_parse.pyx":165
  *     cdef int64_t m = la if la < lb else lb
  *     cdef int c = memcmp(pool + sa, pool + sb, m) if m > 0 else 0
  *     if c != 0:             # <<<<<<<<<<<<<<
@@ -23536,7 +23532,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":511
+  /* "fastndcg/io/_parse.pyx":167
  *     if c != 0:
  *         return c
  *     return (la > lb) - (la < lb)             # <<<<<<<<<<<<<<
@@ -23549,7 +23545,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
   }
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":505
+  /* "fastndcg/io/_parse.pyx":161
  * # ------------------------------------------------------------------ byte-string pools
  * 
  * cdef inline int cmp_bytes(const uint8_t* pool, int64_t sa, int64_t la, int64_t sb, int64_t lb) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -23564,7 +23560,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse_cmp_bytes(uint8_t const *
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":514
+/* "fastndcg/io/_parse.pyx":170
  * 
  * 
  * cdef void merge_sort(int64_t* a, int64_t* tmp, Py_ssize_t n, const uint8_t* pool,             # <<<<<<<<<<<<<<
@@ -23584,7 +23580,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
   Py_ssize_t __pyx_t_4;
   int __pyx_t_5;
 
-  /* "fastndcg/io/_parse.pyx":519
+  /* "fastndcg/io/_parse.pyx":175
  *     cdef Py_ssize_t i, j, k, h
  *     cdef int64_t x
  *     if n <= 16:             # <<<<<<<<<<<<<<
@@ -23596,7 +23592,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":520
+    /* "fastndcg/io/_parse.pyx":176
  *     cdef int64_t x
  *     if n <= 16:
  *         for i in range(1, n):             # <<<<<<<<<<<<<<
@@ -23610,7 +23606,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     for (__pyx_t_4 = 1; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
       __pyx_v_i = __pyx_t_4;
 
-      /* "fastndcg/io/_parse.pyx":521
+      /* "fastndcg/io/_parse.pyx":177
  *     if n <= 16:
  *         for i in range(1, n):
  *             x = a[i]             # <<<<<<<<<<<<<<
@@ -23619,7 +23615,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
       __pyx_v_x = (__pyx_v_a[__pyx_v_i]);
 
-      /* "fastndcg/io/_parse.pyx":522
+      /* "fastndcg/io/_parse.pyx":178
  *         for i in range(1, n):
  *             x = a[i]
  *             j = i             # <<<<<<<<<<<<<<
@@ -23628,7 +23624,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
       __pyx_v_j = __pyx_v_i;
 
-      /* "fastndcg/io/_parse.pyx":523
+      /* "fastndcg/io/_parse.pyx":179
  *             x = a[i]
  *             j = i
  *             while j > 0 and cmp_bytes(pool, start[a[j - 1]], length[a[j - 1]], start[x], length[x]) > 0:             # <<<<<<<<<<<<<<
@@ -23655,7 +23651,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 
         if (!__pyx_t_1) break;
 
-        /* "fastndcg/io/_parse.pyx":524
+        /* "fastndcg/io/_parse.pyx":180
  *             j = i
  *             while j > 0 and cmp_bytes(pool, start[a[j - 1]], length[a[j - 1]], start[x], length[x]) > 0:
  *                 a[j] = a[j - 1]             # <<<<<<<<<<<<<<
@@ -23664,7 +23660,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
         (__pyx_v_a[__pyx_v_j]) = (__pyx_v_a[(__pyx_v_j - 1)]);
 
-        /* "fastndcg/io/_parse.pyx":525
+        /* "fastndcg/io/_parse.pyx":181
  *             while j > 0 and cmp_bytes(pool, start[a[j - 1]], length[a[j - 1]], start[x], length[x]) > 0:
  *                 a[j] = a[j - 1]
  *                 j -= 1             # <<<<<<<<<<<<<<
@@ -23674,7 +23670,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
         __pyx_v_j = (__pyx_v_j - 1);
       }
 
-      /* "fastndcg/io/_parse.pyx":526
+      /* "fastndcg/io/_parse.pyx":182
  *                 a[j] = a[j - 1]
  *                 j -= 1
  *             a[j] = x             # <<<<<<<<<<<<<<
@@ -23685,7 +23681,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     }
 
 
-    /* "fastndcg/io/_parse.pyx":527
+    /* "fastndcg/io/_parse.pyx":183
  *                 j -= 1
  *             a[j] = x
  *         return             # <<<<<<<<<<<<<<
@@ -23696,7 +23692,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":519
+    /* "fastndcg/io/_parse.pyx":175
  *     cdef Py_ssize_t i, j, k, h
  *     cdef int64_t x
  *     if n <= 16:             # <<<<<<<<<<<<<<
@@ -23705,7 +23701,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":528
+  /* "fastndcg/io/_parse.pyx":184
  *             a[j] = x
  *         return
  *     h = n // 2             # <<<<<<<<<<<<<<
@@ -23714,7 +23710,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   __pyx_v_h = (__pyx_v_n / 2);
 
-  /* "fastndcg/io/_parse.pyx":529
+  /* "fastndcg/io/_parse.pyx":185
  *         return
  *     h = n // 2
  *     merge_sort(a, tmp, h, pool, start, length)             # <<<<<<<<<<<<<<
@@ -23723,7 +23719,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   __pyx_f_8fastndcg_2io_6_parse_merge_sort(__pyx_v_a, __pyx_v_tmp, __pyx_v_h, __pyx_v_pool, __pyx_v_start, __pyx_v_length);
 
-  /* "fastndcg/io/_parse.pyx":530
+  /* "fastndcg/io/_parse.pyx":186
  *     h = n // 2
  *     merge_sort(a, tmp, h, pool, start, length)
  *     merge_sort(a + h, tmp + h, n - h, pool, start, length)             # <<<<<<<<<<<<<<
@@ -23732,7 +23728,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   __pyx_f_8fastndcg_2io_6_parse_merge_sort((__pyx_v_a + __pyx_v_h), (__pyx_v_tmp + __pyx_v_h), (__pyx_v_n - __pyx_v_h), __pyx_v_pool, __pyx_v_start, __pyx_v_length);
 
-  /* "fastndcg/io/_parse.pyx":531
+  /* "fastndcg/io/_parse.pyx":187
  *     merge_sort(a, tmp, h, pool, start, length)
  *     merge_sort(a + h, tmp + h, n - h, pool, start, length)
  *     if cmp_bytes(pool, start[a[h - 1]], length[a[h - 1]], start[a[h]], length[a[h]]) <= 0:             # <<<<<<<<<<<<<<
@@ -23744,7 +23740,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":532
+    /* "fastndcg/io/_parse.pyx":188
  *     merge_sort(a + h, tmp + h, n - h, pool, start, length)
  *     if cmp_bytes(pool, start[a[h - 1]], length[a[h - 1]], start[a[h]], length[a[h]]) <= 0:
  *         return             # <<<<<<<<<<<<<<
@@ -23755,7 +23751,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":531
+    /* "fastndcg/io/_parse.pyx":187
  *     merge_sort(a, tmp, h, pool, start, length)
  *     merge_sort(a + h, tmp + h, n - h, pool, start, length)
  *     if cmp_bytes(pool, start[a[h - 1]], length[a[h - 1]], start[a[h]], length[a[h]]) <= 0:             # <<<<<<<<<<<<<<
@@ -23764,7 +23760,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":533
+  /* "fastndcg/io/_parse.pyx":189
  *     if cmp_bytes(pool, start[a[h - 1]], length[a[h - 1]], start[a[h]], length[a[h]]) <= 0:
  *         return
  *     memcpy(tmp, a, n * sizeof(int64_t))             # <<<<<<<<<<<<<<
@@ -23773,7 +23769,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   (void)(memcpy(__pyx_v_tmp, __pyx_v_a, (__pyx_v_n * (sizeof(int64_t)))));
 
-  /* "fastndcg/io/_parse.pyx":534
+  /* "fastndcg/io/_parse.pyx":190
  *         return
  *     memcpy(tmp, a, n * sizeof(int64_t))
  *     i = 0             # <<<<<<<<<<<<<<
@@ -23782,7 +23778,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   __pyx_v_i = 0;
 
-  /* "fastndcg/io/_parse.pyx":535
+  /* "fastndcg/io/_parse.pyx":191
  *     memcpy(tmp, a, n * sizeof(int64_t))
  *     i = 0
  *     j = h             # <<<<<<<<<<<<<<
@@ -23791,7 +23787,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   __pyx_v_j = __pyx_v_h;
 
-  /* "fastndcg/io/_parse.pyx":536
+  /* "fastndcg/io/_parse.pyx":192
  *     i = 0
  *     j = h
  *     k = 0             # <<<<<<<<<<<<<<
@@ -23800,7 +23796,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
   __pyx_v_k = 0;
 
-  /* "fastndcg/io/_parse.pyx":537
+  /* "fastndcg/io/_parse.pyx":193
  *     j = h
  *     k = 0
  *     while i < h and j < n:             # <<<<<<<<<<<<<<
@@ -23827,7 +23823,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 
     if (!__pyx_t_1) break;
 
-    /* "fastndcg/io/_parse.pyx":538
+    /* "fastndcg/io/_parse.pyx":194
  *     k = 0
  *     while i < h and j < n:
  *         if cmp_bytes(pool, start[tmp[j]], length[tmp[j]], start[tmp[i]], length[tmp[i]]) < 0:             # <<<<<<<<<<<<<<
@@ -23839,7 +23835,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     if (__pyx_t_1) {
 
 
-      /* "fastndcg/io/_parse.pyx":539
+      /* "fastndcg/io/_parse.pyx":195
  *     while i < h and j < n:
  *         if cmp_bytes(pool, start[tmp[j]], length[tmp[j]], start[tmp[i]], length[tmp[i]]) < 0:
  *             a[k] = tmp[j]             # <<<<<<<<<<<<<<
@@ -23848,7 +23844,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
       (__pyx_v_a[__pyx_v_k]) = (__pyx_v_tmp[__pyx_v_j]);
 
-      /* "fastndcg/io/_parse.pyx":540
+      /* "fastndcg/io/_parse.pyx":196
  *         if cmp_bytes(pool, start[tmp[j]], length[tmp[j]], start[tmp[i]], length[tmp[i]]) < 0:
  *             a[k] = tmp[j]
  *             j += 1             # <<<<<<<<<<<<<<
@@ -23857,7 +23853,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
       __pyx_v_j = (__pyx_v_j + 1);
 
-      /* "fastndcg/io/_parse.pyx":538
+      /* "fastndcg/io/_parse.pyx":194
  *     k = 0
  *     while i < h and j < n:
  *         if cmp_bytes(pool, start[tmp[j]], length[tmp[j]], start[tmp[i]], length[tmp[i]]) < 0:             # <<<<<<<<<<<<<<
@@ -23867,7 +23863,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
       goto __pyx_L15;
     }
 
-    /* "fastndcg/io/_parse.pyx":542
+    /* "fastndcg/io/_parse.pyx":198
  *             j += 1
  *         else:
  *             a[k] = tmp[i]             # <<<<<<<<<<<<<<
@@ -23877,7 +23873,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     /*else*/ {
       (__pyx_v_a[__pyx_v_k]) = (__pyx_v_tmp[__pyx_v_i]);
 
-      /* "fastndcg/io/_parse.pyx":543
+      /* "fastndcg/io/_parse.pyx":199
  *         else:
  *             a[k] = tmp[i]
  *             i += 1             # <<<<<<<<<<<<<<
@@ -23888,7 +23884,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     }
     __pyx_L15:;
 
-    /* "fastndcg/io/_parse.pyx":544
+    /* "fastndcg/io/_parse.pyx":200
  *             a[k] = tmp[i]
  *             i += 1
  *         k += 1             # <<<<<<<<<<<<<<
@@ -23898,7 +23894,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     __pyx_v_k = (__pyx_v_k + 1);
   }
 
-  /* "fastndcg/io/_parse.pyx":545
+  /* "fastndcg/io/_parse.pyx":201
  *             i += 1
  *         k += 1
  *     while i < h:             # <<<<<<<<<<<<<<
@@ -23911,7 +23907,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 
     if (!__pyx_t_1) break;
 
-    /* "fastndcg/io/_parse.pyx":546
+    /* "fastndcg/io/_parse.pyx":202
  *         k += 1
  *     while i < h:
  *         a[k] = tmp[i]             # <<<<<<<<<<<<<<
@@ -23920,7 +23916,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
     (__pyx_v_a[__pyx_v_k]) = (__pyx_v_tmp[__pyx_v_i]);
 
-    /* "fastndcg/io/_parse.pyx":547
+    /* "fastndcg/io/_parse.pyx":203
  *     while i < h:
  *         a[k] = tmp[i]
  *         i += 1             # <<<<<<<<<<<<<<
@@ -23929,7 +23925,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
     __pyx_v_i = (__pyx_v_i + 1);
 
-    /* "fastndcg/io/_parse.pyx":548
+    /* "fastndcg/io/_parse.pyx":204
  *         a[k] = tmp[i]
  *         i += 1
  *         k += 1             # <<<<<<<<<<<<<<
@@ -23939,7 +23935,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     __pyx_v_k = (__pyx_v_k + 1);
   }
 
-  /* "fastndcg/io/_parse.pyx":549
+  /* "fastndcg/io/_parse.pyx":205
  *         i += 1
  *         k += 1
  *     while j < n:             # <<<<<<<<<<<<<<
@@ -23952,7 +23948,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 
     if (!__pyx_t_1) break;
 
-    /* "fastndcg/io/_parse.pyx":550
+    /* "fastndcg/io/_parse.pyx":206
  *         k += 1
  *     while j < n:
  *         a[k] = tmp[j]             # <<<<<<<<<<<<<<
@@ -23961,7 +23957,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
     (__pyx_v_a[__pyx_v_k]) = (__pyx_v_tmp[__pyx_v_j]);
 
-    /* "fastndcg/io/_parse.pyx":551
+    /* "fastndcg/io/_parse.pyx":207
  *     while j < n:
  *         a[k] = tmp[j]
  *         j += 1             # <<<<<<<<<<<<<<
@@ -23970,7 +23966,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 */
     __pyx_v_j = (__pyx_v_j + 1);
 
-    /* "fastndcg/io/_parse.pyx":552
+    /* "fastndcg/io/_parse.pyx":208
  *         a[k] = tmp[j]
  *         j += 1
  *         k += 1             # <<<<<<<<<<<<<<
@@ -23980,7 +23976,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
     __pyx_v_k = (__pyx_v_k + 1);
   }
 
-  /* "fastndcg/io/_parse.pyx":514
+  /* "fastndcg/io/_parse.pyx":170
  * 
  * 
  * cdef void merge_sort(int64_t* a, int64_t* tmp, Py_ssize_t n, const uint8_t* pool,             # <<<<<<<<<<<<<<
@@ -23997,7 +23993,7 @@ static void __pyx_f_8fastndcg_2io_6_parse_merge_sort(int64_t *__pyx_v_a, int64_t
 
 }
 
-/* "fastndcg/io/_parse.pyx":555
+/* "fastndcg/io/_parse.pyx":211
  * 
  * 
  * def sort_groups(const uint8_t[::1] pool,             # <<<<<<<<<<<<<<
@@ -24050,67 +24046,67 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_pool,&__pyx_mstate_global->__pyx_n_u_start,&__pyx_mstate_global->__pyx_n_u_length,&__pyx_mstate_global->__pyx_n_u_order,&__pyx_mstate_global->__pyx_n_u_goff,&__pyx_mstate_global->__pyx_n_u_n_threads,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 555, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 211, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  6:
         values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 555, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 211, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  5:
         values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 555, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 211, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 555, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 211, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 555, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 211, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 555, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 211, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 555, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 211, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "sort_groups", 0) < (0)) __PYX_ERR(0, 555, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "sort_groups", 0) < (0)) __PYX_ERR(0, 211, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 6; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("sort_groups", 1, 6, 6, i); __PYX_ERR(0, 555, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("sort_groups", 1, 6, 6, i); __PYX_ERR(0, 211, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 6)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 555, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 211, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 555, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 211, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 555, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 211, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 555, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 211, __pyx_L3_error)
       values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 555, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 211, __pyx_L3_error)
       values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 555, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 211, __pyx_L3_error)
     }
-    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 555, __pyx_L3_error)
-    __pyx_v_start = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_start.memview)) __PYX_ERR(0, 556, __pyx_L3_error)
-    __pyx_v_length = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_length.memview)) __PYX_ERR(0, 557, __pyx_L3_error)
-    __pyx_v_order = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[3], PyBUF_WRITABLE); if (unlikely(!__pyx_v_order.memview)) __PYX_ERR(0, 558, __pyx_L3_error)
-    __pyx_v_goff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[4], 0); if (unlikely(!__pyx_v_goff.memview)) __PYX_ERR(0, 559, __pyx_L3_error)
-    __pyx_v_n_threads = __Pyx_PyLong_As_int(values[5]); if (unlikely((__pyx_v_n_threads == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 560, __pyx_L3_error)
+    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 211, __pyx_L3_error)
+    __pyx_v_start = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_start.memview)) __PYX_ERR(0, 212, __pyx_L3_error)
+    __pyx_v_length = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_length.memview)) __PYX_ERR(0, 213, __pyx_L3_error)
+    __pyx_v_order = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[3], PyBUF_WRITABLE); if (unlikely(!__pyx_v_order.memview)) __PYX_ERR(0, 214, __pyx_L3_error)
+    __pyx_v_goff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[4], 0); if (unlikely(!__pyx_v_goff.memview)) __PYX_ERR(0, 215, __pyx_L3_error)
+    __pyx_v_n_threads = __Pyx_PyLong_As_int(values[5]); if (unlikely((__pyx_v_n_threads == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 216, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("sort_groups", 1, 6, 6, __pyx_nargs); __PYX_ERR(0, 555, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("sort_groups", 1, 6, 6, __pyx_nargs); __PYX_ERR(0, 211, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -24166,7 +24162,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("sort_groups", 0);
 
-  /* "fastndcg/io/_parse.pyx":564
+  /* "fastndcg/io/_parse.pyx":220
  *     (bytewise, shorter prefix first). Groups are independent: any thread
  *     count gives the same result."""
  *     cdef Py_ssize_t n = order.shape[0], g, ng = goff.shape[0] - 1             # <<<<<<<<<<<<<<
@@ -24176,7 +24172,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
   __pyx_v_n = (__pyx_v_order.shape[0]);
   __pyx_v_ng = ((__pyx_v_goff.shape[0]) - 1);
 
-  /* "fastndcg/io/_parse.pyx":566
+  /* "fastndcg/io/_parse.pyx":222
  *     cdef Py_ssize_t n = order.shape[0], g, ng = goff.shape[0] - 1
  *     cdef int64_t* tmp
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -24188,7 +24184,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":567
+    /* "fastndcg/io/_parse.pyx":223
  *     cdef int64_t* tmp
  *     if n == 0:
  *         return             # <<<<<<<<<<<<<<
@@ -24205,7 +24201,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":566
+    /* "fastndcg/io/_parse.pyx":222
  *     cdef Py_ssize_t n = order.shape[0], g, ng = goff.shape[0] - 1
  *     cdef int64_t* tmp
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -24214,7 +24210,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":568
+  /* "fastndcg/io/_parse.pyx":224
  *     if n == 0:
  *         return
  *     tmp = <int64_t*>malloc(n * sizeof(int64_t))             # <<<<<<<<<<<<<<
@@ -24223,7 +24219,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
 */
   __pyx_v_tmp = ((int64_t *)malloc((__pyx_v_n * (sizeof(int64_t)))));
 
-  /* "fastndcg/io/_parse.pyx":569
+  /* "fastndcg/io/_parse.pyx":225
  *         return
  *     tmp = <int64_t*>malloc(n * sizeof(int64_t))
  *     if tmp == NULL:             # <<<<<<<<<<<<<<
@@ -24235,16 +24231,16 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
   if (unlikely(__pyx_t_1)) {
 
 
-    /* "fastndcg/io/_parse.pyx":570
+    /* "fastndcg/io/_parse.pyx":226
  *     tmp = <int64_t*>malloc(n * sizeof(int64_t))
  *     if tmp == NULL:
  *         raise MemoryError()             # <<<<<<<<<<<<<<
  *     try:
  *         with nogil:
 */
-    PyErr_NoMemory(); __PYX_ERR(0, 570, __pyx_L1_error)
+    PyErr_NoMemory(); __PYX_ERR(0, 226, __pyx_L1_error)
 
-    /* "fastndcg/io/_parse.pyx":569
+    /* "fastndcg/io/_parse.pyx":225
  *         return
  *     tmp = <int64_t*>malloc(n * sizeof(int64_t))
  *     if tmp == NULL:             # <<<<<<<<<<<<<<
@@ -24253,7 +24249,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":571
+  /* "fastndcg/io/_parse.pyx":227
  *     if tmp == NULL:
  *         raise MemoryError()
  *     try:             # <<<<<<<<<<<<<<
@@ -24262,7 +24258,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
 */
   /*try:*/ {
 
-    /* "fastndcg/io/_parse.pyx":572
+    /* "fastndcg/io/_parse.pyx":228
  *         raise MemoryError()
  *     try:
  *         with nogil:             # <<<<<<<<<<<<<<
@@ -24275,7 +24271,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
         __Pyx_FastGIL_Remember();
         /*try:*/ {
 
-          /* "fastndcg/io/_parse.pyx":573
+          /* "fastndcg/io/_parse.pyx":229
  *     try:
  *         with nogil:
  *             for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):             # <<<<<<<<<<<<<<
@@ -24305,7 +24301,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
                           {
                               __pyx_v_g = (Py_ssize_t)(0 + 1 * __pyx_t_3);
 
-                              /* "fastndcg/io/_parse.pyx":574
+                              /* "fastndcg/io/_parse.pyx":230
  *         with nogil:
  *             for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
  *                 merge_sort(&order[0] + goff[g], tmp + goff[g], goff[g + 1] - goff[g],             # <<<<<<<<<<<<<<
@@ -24318,7 +24314,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
                               __pyx_t_8 = (__pyx_v_g + 1);
                               __pyx_t_9 = __pyx_v_g;
 
-                              /* "fastndcg/io/_parse.pyx":575
+                              /* "fastndcg/io/_parse.pyx":231
  *             for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
  *                 merge_sort(&order[0] + goff[g], tmp + goff[g], goff[g + 1] - goff[g],
  *                            &pool[0] if pool.shape[0] else NULL, &start[0], &length[0])             # <<<<<<<<<<<<<<
@@ -24339,7 +24335,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
                               __pyx_t_11 = 0;
                               __pyx_t_12 = 0;
 
-                              /* "fastndcg/io/_parse.pyx":574
+                              /* "fastndcg/io/_parse.pyx":230
  *         with nogil:
  *             for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
  *                 merge_sort(&order[0] + goff[g], tmp + goff[g], goff[g + 1] - goff[g],             # <<<<<<<<<<<<<<
@@ -24362,7 +24358,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
 
         }
 
-        /* "fastndcg/io/_parse.pyx":572
+        /* "fastndcg/io/_parse.pyx":228
  *         raise MemoryError()
  *     try:
  *         with nogil:             # <<<<<<<<<<<<<<
@@ -24380,7 +24376,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
     }
   }
 
-  /* "fastndcg/io/_parse.pyx":577
+  /* "fastndcg/io/_parse.pyx":233
  *                            &pool[0] if pool.shape[0] else NULL, &start[0], &length[0])
  *     finally:
  *         free(tmp)             # <<<<<<<<<<<<<<
@@ -24395,7 +24391,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
     __pyx_L7:;
   }
 
-  /* "fastndcg/io/_parse.pyx":555
+  /* "fastndcg/io/_parse.pyx":211
  * 
  * 
  * def sort_groups(const uint8_t[::1] pool,             # <<<<<<<<<<<<<<
@@ -24419,7 +24415,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_6sort_groups(CYTHON_UNUSED PyObj
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":580
+/* "fastndcg/io/_parse.pyx":236
  * 
  * 
  * def first_duplicate(const uint8_t[::1] pool,             # <<<<<<<<<<<<<<
@@ -24470,53 +24466,53 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_pool,&__pyx_mstate_global->__pyx_n_u_start,&__pyx_mstate_global->__pyx_n_u_length,&__pyx_mstate_global->__pyx_n_u_goff,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 580, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 236, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 580, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 236, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 580, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 236, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 580, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 236, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 580, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 236, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "first_duplicate", 0) < (0)) __PYX_ERR(0, 580, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "first_duplicate", 0) < (0)) __PYX_ERR(0, 236, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 4; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("first_duplicate", 1, 4, 4, i); __PYX_ERR(0, 580, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("first_duplicate", 1, 4, 4, i); __PYX_ERR(0, 236, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 4)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 580, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 236, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 580, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 236, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 580, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 236, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 580, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 236, __pyx_L3_error)
     }
-    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 580, __pyx_L3_error)
-    __pyx_v_start = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_start.memview)) __PYX_ERR(0, 581, __pyx_L3_error)
-    __pyx_v_length = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_length.memview)) __PYX_ERR(0, 582, __pyx_L3_error)
-    __pyx_v_goff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[3], 0); if (unlikely(!__pyx_v_goff.memview)) __PYX_ERR(0, 583, __pyx_L3_error)
+    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 236, __pyx_L3_error)
+    __pyx_v_start = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_start.memview)) __PYX_ERR(0, 237, __pyx_L3_error)
+    __pyx_v_length = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_length.memview)) __PYX_ERR(0, 238, __pyx_L3_error)
+    __pyx_v_goff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[3], 0); if (unlikely(!__pyx_v_goff.memview)) __PYX_ERR(0, 239, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("first_duplicate", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 580, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("first_duplicate", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 236, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -24572,7 +24568,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("first_duplicate", 0);
 
-  /* "fastndcg/io/_parse.pyx":585
+  /* "fastndcg/io/_parse.pyx":241
  *                     const int64_t[::1] goff):   # IN (groups + 1)
  *     """Index i of the first row equal to row i - 1 in the same group, or -1."""
  *     cdef Py_ssize_t g, i, ng = goff.shape[0] - 1             # <<<<<<<<<<<<<<
@@ -24581,7 +24577,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
 */
   __pyx_v_ng = ((__pyx_v_goff.shape[0]) - 1);
 
-  /* "fastndcg/io/_parse.pyx":586
+  /* "fastndcg/io/_parse.pyx":242
  *     """Index i of the first row equal to row i - 1 in the same group, or -1."""
  *     cdef Py_ssize_t g, i, ng = goff.shape[0] - 1
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL             # <<<<<<<<<<<<<<
@@ -24601,7 +24597,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
 
   __pyx_v_p = __pyx_t_1;
 
-  /* "fastndcg/io/_parse.pyx":587
+  /* "fastndcg/io/_parse.pyx":243
  *     cdef Py_ssize_t g, i, ng = goff.shape[0] - 1
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
  *     cdef Py_ssize_t found = -1             # <<<<<<<<<<<<<<
@@ -24610,7 +24606,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
 */
   __pyx_v_found = -1L;
 
-  /* "fastndcg/io/_parse.pyx":588
+  /* "fastndcg/io/_parse.pyx":244
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
  *     cdef Py_ssize_t found = -1
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -24623,7 +24619,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
       __Pyx_FastGIL_Remember();
       /*try:*/ {
 
-        /* "fastndcg/io/_parse.pyx":589
+        /* "fastndcg/io/_parse.pyx":245
  *     cdef Py_ssize_t found = -1
  *     with nogil:
  *         for g in range(ng):             # <<<<<<<<<<<<<<
@@ -24637,7 +24633,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
         for (__pyx_t_6 = 0; __pyx_t_6 < __pyx_t_5; __pyx_t_6+=1) {
           __pyx_v_g = __pyx_t_6;
 
-          /* "fastndcg/io/_parse.pyx":590
+          /* "fastndcg/io/_parse.pyx":246
  *     with nogil:
  *         for g in range(ng):
  *             for i in range(goff[g] + 1, goff[g + 1]):             # <<<<<<<<<<<<<<
@@ -24653,7 +24649,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
           for (__pyx_t_9 = ((*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_goff.data) + __pyx_t_3)) ))) + 1); __pyx_t_9 < __pyx_t_8; __pyx_t_9+=1) {
             __pyx_v_i = __pyx_t_9;
 
-            /* "fastndcg/io/_parse.pyx":591
+            /* "fastndcg/io/_parse.pyx":247
  *         for g in range(ng):
  *             for i in range(goff[g] + 1, goff[g + 1]):
  *                 if cmp_bytes(p, start[i - 1], length[i - 1], start[i], length[i]) == 0:             # <<<<<<<<<<<<<<
@@ -24669,7 +24665,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
             if (__pyx_t_2) {
 
 
-              /* "fastndcg/io/_parse.pyx":592
+              /* "fastndcg/io/_parse.pyx":248
  *             for i in range(goff[g] + 1, goff[g + 1]):
  *                 if cmp_bytes(p, start[i - 1], length[i - 1], start[i], length[i]) == 0:
  *                     found = i             # <<<<<<<<<<<<<<
@@ -24678,7 +24674,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
 */
               __pyx_v_found = __pyx_v_i;
 
-              /* "fastndcg/io/_parse.pyx":593
+              /* "fastndcg/io/_parse.pyx":249
  *                 if cmp_bytes(p, start[i - 1], length[i - 1], start[i], length[i]) == 0:
  *                     found = i
  *                     break             # <<<<<<<<<<<<<<
@@ -24687,7 +24683,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
 */
               goto __pyx_L9_break;
 
-              /* "fastndcg/io/_parse.pyx":591
+              /* "fastndcg/io/_parse.pyx":247
  *         for g in range(ng):
  *             for i in range(goff[g] + 1, goff[g + 1]):
  *                 if cmp_bytes(p, start[i - 1], length[i - 1], start[i], length[i]) == 0:             # <<<<<<<<<<<<<<
@@ -24699,7 +24695,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
           __pyx_L9_break:;
 
 
-          /* "fastndcg/io/_parse.pyx":594
+          /* "fastndcg/io/_parse.pyx":250
  *                     found = i
  *                     break
  *             if found >= 0:             # <<<<<<<<<<<<<<
@@ -24711,7 +24707,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
           if (__pyx_t_2) {
 
 
-            /* "fastndcg/io/_parse.pyx":595
+            /* "fastndcg/io/_parse.pyx":251
  *                     break
  *             if found >= 0:
  *                 break             # <<<<<<<<<<<<<<
@@ -24720,7 +24716,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
 */
             goto __pyx_L7_break;
 
-            /* "fastndcg/io/_parse.pyx":594
+            /* "fastndcg/io/_parse.pyx":250
  *                     found = i
  *                     break
  *             if found >= 0:             # <<<<<<<<<<<<<<
@@ -24733,7 +24729,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
 
       }
 
-      /* "fastndcg/io/_parse.pyx":588
+      /* "fastndcg/io/_parse.pyx":244
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
  *     cdef Py_ssize_t found = -1
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -24750,14 +24746,14 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
       }
   }
 
-  /* "fastndcg/io/_parse.pyx":596
+  /* "fastndcg/io/_parse.pyx":252
  *             if found >= 0:
  *                 break
  *     return found             # <<<<<<<<<<<<<<
  * 
  * 
 */
-  __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_found); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 596, __pyx_L1_error)
+  __pyx_t_14 = PyLong_FromSsize_t(__pyx_v_found); if (unlikely(!__pyx_t_14)) __PYX_ERR(0, 252, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_14);
   {
     PyObject *__pyx_temp;
@@ -24770,7 +24766,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
   __pyx_t_14 = 0;
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":580
+  /* "fastndcg/io/_parse.pyx":236
  * 
  * 
  * def first_duplicate(const uint8_t[::1] pool,             # <<<<<<<<<<<<<<
@@ -24794,7 +24790,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_8first_duplicate(CYTHON_UNUSED P
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":599
+/* "fastndcg/io/_parse.pyx":255
  * 
  * 
  * def join_sorted(const uint8_t[::1] apool, const int64_t[::1] astart, const int64_t[::1] alen,             # <<<<<<<<<<<<<<
@@ -24853,109 +24849,109 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_apool,&__pyx_mstate_global->__pyx_n_u_astart,&__pyx_mstate_global->__pyx_n_u_alen,&__pyx_mstate_global->__pyx_n_u_aoff,&__pyx_mstate_global->__pyx_n_u_bpool,&__pyx_mstate_global->__pyx_n_u_bstart,&__pyx_mstate_global->__pyx_n_u_blen,&__pyx_mstate_global->__pyx_n_u_boff,&__pyx_mstate_global->__pyx_n_u_pair_a,&__pyx_mstate_global->__pyx_n_u_pair_b,&__pyx_mstate_global->__pyx_n_u_match,&__pyx_mstate_global->__pyx_n_u_n_threads,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 599, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 255, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case 12:
         values[11] = __Pyx_ArgRef_FASTCALL(__pyx_args, 11);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 11:
         values[10] = __Pyx_ArgRef_FASTCALL(__pyx_args, 10);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case 10:
         values[9] = __Pyx_ArgRef_FASTCALL(__pyx_args, 9);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  9:
         values[8] = __Pyx_ArgRef_FASTCALL(__pyx_args, 8);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  8:
         values[7] = __Pyx_ArgRef_FASTCALL(__pyx_args, 7);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  7:
         values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  6:
         values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  5:
         values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 599, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 255, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "join_sorted", 0) < (0)) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "join_sorted", 0) < (0)) __PYX_ERR(0, 255, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 12; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("join_sorted", 1, 12, 12, i); __PYX_ERR(0, 599, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("join_sorted", 1, 12, 12, i); __PYX_ERR(0, 255, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 12)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[4] = __Pyx_ArgRef_FASTCALL(__pyx_args, 4);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[4])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[5] = __Pyx_ArgRef_FASTCALL(__pyx_args, 5);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[5])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[6] = __Pyx_ArgRef_FASTCALL(__pyx_args, 6);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[6])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[7] = __Pyx_ArgRef_FASTCALL(__pyx_args, 7);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[7])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[8] = __Pyx_ArgRef_FASTCALL(__pyx_args, 8);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[8])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[9] = __Pyx_ArgRef_FASTCALL(__pyx_args, 9);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[9])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[10] = __Pyx_ArgRef_FASTCALL(__pyx_args, 10);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[10])) __PYX_ERR(0, 255, __pyx_L3_error)
       values[11] = __Pyx_ArgRef_FASTCALL(__pyx_args, 11);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 599, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[11])) __PYX_ERR(0, 255, __pyx_L3_error)
     }
-    __pyx_v_apool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_apool.memview)) __PYX_ERR(0, 599, __pyx_L3_error)
-    __pyx_v_astart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_astart.memview)) __PYX_ERR(0, 599, __pyx_L3_error)
-    __pyx_v_alen = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_alen.memview)) __PYX_ERR(0, 599, __pyx_L3_error)
-    __pyx_v_aoff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[3], 0); if (unlikely(!__pyx_v_aoff.memview)) __PYX_ERR(0, 600, __pyx_L3_error)
-    __pyx_v_bpool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[4], 0); if (unlikely(!__pyx_v_bpool.memview)) __PYX_ERR(0, 601, __pyx_L3_error)
-    __pyx_v_bstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[5], 0); if (unlikely(!__pyx_v_bstart.memview)) __PYX_ERR(0, 601, __pyx_L3_error)
-    __pyx_v_blen = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[6], 0); if (unlikely(!__pyx_v_blen.memview)) __PYX_ERR(0, 601, __pyx_L3_error)
-    __pyx_v_boff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[7], 0); if (unlikely(!__pyx_v_boff.memview)) __PYX_ERR(0, 602, __pyx_L3_error)
-    __pyx_v_pair_a = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[8], 0); if (unlikely(!__pyx_v_pair_a.memview)) __PYX_ERR(0, 603, __pyx_L3_error)
-    __pyx_v_pair_b = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[9], 0); if (unlikely(!__pyx_v_pair_b.memview)) __PYX_ERR(0, 604, __pyx_L3_error)
-    __pyx_v_match = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[10], PyBUF_WRITABLE); if (unlikely(!__pyx_v_match.memview)) __PYX_ERR(0, 605, __pyx_L3_error)
-    __pyx_v_n_threads = __Pyx_PyLong_As_int(values[11]); if (unlikely((__pyx_v_n_threads == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 606, __pyx_L3_error)
+    __pyx_v_apool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_apool.memview)) __PYX_ERR(0, 255, __pyx_L3_error)
+    __pyx_v_astart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_astart.memview)) __PYX_ERR(0, 255, __pyx_L3_error)
+    __pyx_v_alen = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_alen.memview)) __PYX_ERR(0, 255, __pyx_L3_error)
+    __pyx_v_aoff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[3], 0); if (unlikely(!__pyx_v_aoff.memview)) __PYX_ERR(0, 256, __pyx_L3_error)
+    __pyx_v_bpool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[4], 0); if (unlikely(!__pyx_v_bpool.memview)) __PYX_ERR(0, 257, __pyx_L3_error)
+    __pyx_v_bstart = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[5], 0); if (unlikely(!__pyx_v_bstart.memview)) __PYX_ERR(0, 257, __pyx_L3_error)
+    __pyx_v_blen = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[6], 0); if (unlikely(!__pyx_v_blen.memview)) __PYX_ERR(0, 257, __pyx_L3_error)
+    __pyx_v_boff = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[7], 0); if (unlikely(!__pyx_v_boff.memview)) __PYX_ERR(0, 258, __pyx_L3_error)
+    __pyx_v_pair_a = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[8], 0); if (unlikely(!__pyx_v_pair_a.memview)) __PYX_ERR(0, 259, __pyx_L3_error)
+    __pyx_v_pair_b = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[9], 0); if (unlikely(!__pyx_v_pair_b.memview)) __PYX_ERR(0, 260, __pyx_L3_error)
+    __pyx_v_match = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t(values[10], PyBUF_WRITABLE); if (unlikely(!__pyx_v_match.memview)) __PYX_ERR(0, 261, __pyx_L3_error)
+    __pyx_v_n_threads = __Pyx_PyLong_As_int(values[11]); if (unlikely((__pyx_v_n_threads == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 262, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("join_sorted", 1, 12, 12, __pyx_nargs); __PYX_ERR(0, 599, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("join_sorted", 1, 12, 12, __pyx_nargs); __PYX_ERR(0, 255, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -25025,7 +25021,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
   Py_ssize_t __pyx_t_11;
   __Pyx_RefNannySetupContext("join_sorted", 0);
 
-  /* "fastndcg/io/_parse.pyx":608
+  /* "fastndcg/io/_parse.pyx":264
  *                 int n_threads):
  *     """Merge join of two string columns sorted within groups, pair by pair."""
  *     cdef Py_ssize_t k, npairs = pair_a.shape[0]             # <<<<<<<<<<<<<<
@@ -25034,7 +25030,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
 */
   __pyx_v_npairs = (__pyx_v_pair_a.shape[0]);
 
-  /* "fastndcg/io/_parse.pyx":610
+  /* "fastndcg/io/_parse.pyx":266
  *     cdef Py_ssize_t k, npairs = pair_a.shape[0]
  *     cdef int64_t i, j, iend, jend, ga, gb
  *     cdef const uint8_t* ap = &apool[0] if apool.shape[0] else NULL             # <<<<<<<<<<<<<<
@@ -25054,7 +25050,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
 
   __pyx_v_ap = __pyx_t_1;
 
-  /* "fastndcg/io/_parse.pyx":611
+  /* "fastndcg/io/_parse.pyx":267
  *     cdef int64_t i, j, iend, jend, ga, gb
  *     cdef const uint8_t* ap = &apool[0] if apool.shape[0] else NULL
  *     cdef const uint8_t* bp = &bpool[0] if bpool.shape[0] else NULL             # <<<<<<<<<<<<<<
@@ -25074,7 +25070,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
 
   __pyx_v_bp = __pyx_t_4;
 
-  /* "fastndcg/io/_parse.pyx":612
+  /* "fastndcg/io/_parse.pyx":268
  *     cdef const uint8_t* ap = &apool[0] if apool.shape[0] else NULL
  *     cdef const uint8_t* bp = &bpool[0] if bpool.shape[0] else NULL
  *     if npairs == 0:             # <<<<<<<<<<<<<<
@@ -25086,7 +25082,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
   if (__pyx_t_2) {
 
 
-    /* "fastndcg/io/_parse.pyx":613
+    /* "fastndcg/io/_parse.pyx":269
  *     cdef const uint8_t* bp = &bpool[0] if bpool.shape[0] else NULL
  *     if npairs == 0:
  *         return             # <<<<<<<<<<<<<<
@@ -25103,7 +25099,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":612
+    /* "fastndcg/io/_parse.pyx":268
  *     cdef const uint8_t* ap = &apool[0] if apool.shape[0] else NULL
  *     cdef const uint8_t* bp = &bpool[0] if bpool.shape[0] else NULL
  *     if npairs == 0:             # <<<<<<<<<<<<<<
@@ -25112,7 +25108,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":614
+  /* "fastndcg/io/_parse.pyx":270
  *     if npairs == 0:
  *         return
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -25125,7 +25121,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
       __Pyx_FastGIL_Remember();
       /*try:*/ {
 
-        /* "fastndcg/io/_parse.pyx":615
+        /* "fastndcg/io/_parse.pyx":271
  *         return
  *     with nogil:
  *         for k in prange(npairs, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):             # <<<<<<<<<<<<<<
@@ -25155,7 +25151,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                         {
                             __pyx_v_k = (Py_ssize_t)(0 + 1 * __pyx_t_6);
 
-                            /* "fastndcg/io/_parse.pyx":616
+                            /* "fastndcg/io/_parse.pyx":272
  *     with nogil:
  *         for k in prange(npairs, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
  *             ga = pair_a[k]             # <<<<<<<<<<<<<<
@@ -25165,7 +25161,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                             __pyx_t_3 = __pyx_v_k;
                             __pyx_v_ga = (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_pair_a.data) + __pyx_t_3)) )));
 
-                            /* "fastndcg/io/_parse.pyx":617
+                            /* "fastndcg/io/_parse.pyx":273
  *         for k in prange(npairs, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
  *             ga = pair_a[k]
  *             gb = pair_b[k]             # <<<<<<<<<<<<<<
@@ -25175,7 +25171,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                             __pyx_t_3 = __pyx_v_k;
                             __pyx_v_gb = (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_pair_b.data) + __pyx_t_3)) )));
 
-                            /* "fastndcg/io/_parse.pyx":618
+                            /* "fastndcg/io/_parse.pyx":274
  *             ga = pair_a[k]
  *             gb = pair_b[k]
  *             i = aoff[ga]             # <<<<<<<<<<<<<<
@@ -25185,7 +25181,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                             __pyx_t_3 = __pyx_v_ga;
                             __pyx_v_i = (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_aoff.data) + __pyx_t_3)) )));
 
-                            /* "fastndcg/io/_parse.pyx":619
+                            /* "fastndcg/io/_parse.pyx":275
  *             gb = pair_b[k]
  *             i = aoff[ga]
  *             iend = aoff[ga + 1]             # <<<<<<<<<<<<<<
@@ -25195,7 +25191,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                             __pyx_t_3 = (__pyx_v_ga + 1);
                             __pyx_v_iend = (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_aoff.data) + __pyx_t_3)) )));
 
-                            /* "fastndcg/io/_parse.pyx":620
+                            /* "fastndcg/io/_parse.pyx":276
  *             i = aoff[ga]
  *             iend = aoff[ga + 1]
  *             j = boff[gb]             # <<<<<<<<<<<<<<
@@ -25205,7 +25201,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                             __pyx_t_3 = __pyx_v_gb;
                             __pyx_v_j = (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_boff.data) + __pyx_t_3)) )));
 
-                            /* "fastndcg/io/_parse.pyx":621
+                            /* "fastndcg/io/_parse.pyx":277
  *             iend = aoff[ga + 1]
  *             j = boff[gb]
  *             jend = boff[gb + 1]             # <<<<<<<<<<<<<<
@@ -25215,7 +25211,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                             __pyx_t_3 = (__pyx_v_gb + 1);
                             __pyx_v_jend = (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_boff.data) + __pyx_t_3)) )));
 
-                            /* "fastndcg/io/_parse.pyx":622
+                            /* "fastndcg/io/_parse.pyx":278
  *             j = boff[gb]
  *             jend = boff[gb + 1]
  *             while i < iend:             # <<<<<<<<<<<<<<
@@ -25228,7 +25224,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
 
                               if (!__pyx_t_2) break;
 
-                              /* "fastndcg/io/_parse.pyx":623
+                              /* "fastndcg/io/_parse.pyx":279
  *             jend = boff[gb + 1]
  *             while i < iend:
  *                 while j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) < 0:             # <<<<<<<<<<<<<<
@@ -25259,7 +25255,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
 
                                 if (!__pyx_t_2) break;
 
-                                /* "fastndcg/io/_parse.pyx":624
+                                /* "fastndcg/io/_parse.pyx":280
  *             while i < iend:
  *                 while j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) < 0:
  *                     j = j + 1             # <<<<<<<<<<<<<<
@@ -25269,7 +25265,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                                 __pyx_v_j = (__pyx_v_j + 1);
                               }
 
-                              /* "fastndcg/io/_parse.pyx":625
+                              /* "fastndcg/io/_parse.pyx":281
  *                 while j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) < 0:
  *                     j = j + 1
  *                 if j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) == 0:             # <<<<<<<<<<<<<<
@@ -25299,7 +25295,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                               if (__pyx_t_2) {
 
 
-                                /* "fastndcg/io/_parse.pyx":626
+                                /* "fastndcg/io/_parse.pyx":282
  *                     j = j + 1
  *                 if j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) == 0:
  *                     match[i] = j             # <<<<<<<<<<<<<<
@@ -25309,7 +25305,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                                 __pyx_t_3 = __pyx_v_i;
                                 *((int64_t *) ( /* dim=0 */ ((char *) (((int64_t *) __pyx_v_match.data) + __pyx_t_3)) )) = __pyx_v_j;
 
-                                /* "fastndcg/io/_parse.pyx":625
+                                /* "fastndcg/io/_parse.pyx":281
  *                 while j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) < 0:
  *                     j = j + 1
  *                 if j < jend and _cmp2(bp, bstart[j], blen[j], ap, astart[i], alen[i]) == 0:             # <<<<<<<<<<<<<<
@@ -25319,7 +25315,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                                 goto __pyx_L17;
                               }
 
-                              /* "fastndcg/io/_parse.pyx":628
+                              /* "fastndcg/io/_parse.pyx":284
  *                     match[i] = j
  *                 else:
  *                     match[i] = -1             # <<<<<<<<<<<<<<
@@ -25332,7 +25328,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
                               }
                               __pyx_L17:;
 
-                              /* "fastndcg/io/_parse.pyx":629
+                              /* "fastndcg/io/_parse.pyx":285
  *                 else:
  *                     match[i] = -1
  *                 i = i + 1             # <<<<<<<<<<<<<<
@@ -25355,7 +25351,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
 
       }
 
-      /* "fastndcg/io/_parse.pyx":614
+      /* "fastndcg/io/_parse.pyx":270
  *     if npairs == 0:
  *         return
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -25372,7 +25368,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
       }
   }
 
-  /* "fastndcg/io/_parse.pyx":599
+  /* "fastndcg/io/_parse.pyx":255
  * 
  * 
  * def join_sorted(const uint8_t[::1] apool, const int64_t[::1] astart, const int64_t[::1] alen,             # <<<<<<<<<<<<<<
@@ -25398,7 +25394,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_10join_sorted(CYTHON_UNUSED PyOb
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":632
+/* "fastndcg/io/_parse.pyx":288
  * 
  * 
  * cdef inline int _cmp2(const uint8_t* p1, int64_t s1, int64_t l1,             # <<<<<<<<<<<<<<
@@ -25414,7 +25410,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
   int __pyx_t_2;
   int __pyx_t_3;
 
-  /* "fastndcg/io/_parse.pyx":634
+  /* "fastndcg/io/_parse.pyx":290
  * cdef inline int _cmp2(const uint8_t* p1, int64_t s1, int64_t l1,
  *                       const uint8_t* p2, int64_t s2, int64_t l2) noexcept nogil:
  *     cdef int64_t m = l1 if l1 < l2 else l2             # <<<<<<<<<<<<<<
@@ -25433,7 +25429,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
 
   __pyx_v_m = __pyx_t_1;
 
-  /* "fastndcg/io/_parse.pyx":635
+  /* "fastndcg/io/_parse.pyx":291
  *                       const uint8_t* p2, int64_t s2, int64_t l2) noexcept nogil:
  *     cdef int64_t m = l1 if l1 < l2 else l2
  *     cdef int c = memcmp(p1 + s1, p2 + s2, m) if m > 0 else 0             # <<<<<<<<<<<<<<
@@ -25452,7 +25448,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
 
   __pyx_v_c = __pyx_t_3;
 
-  /* "fastndcg/io/_parse.pyx":636
+  /* "fastndcg/io/_parse.pyx":292
  *     cdef int64_t m = l1 if l1 < l2 else l2
  *     cdef int c = memcmp(p1 + s1, p2 + s2, m) if m > 0 else 0
  *     if c != 0:             # <<<<<<<<<<<<<<
@@ -25464,7 +25460,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
   if (__pyx_t_2) {
 
 
-    /* "fastndcg/io/_parse.pyx":637
+    /* "fastndcg/io/_parse.pyx":293
  *     cdef int c = memcmp(p1 + s1, p2 + s2, m) if m > 0 else 0
  *     if c != 0:
  *         return c             # <<<<<<<<<<<<<<
@@ -25477,7 +25473,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":636
+    /* "fastndcg/io/_parse.pyx":292
  *     cdef int64_t m = l1 if l1 < l2 else l2
  *     cdef int c = memcmp(p1 + s1, p2 + s2, m) if m > 0 else 0
  *     if c != 0:             # <<<<<<<<<<<<<<
@@ -25486,7 +25482,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":638
+  /* "fastndcg/io/_parse.pyx":294
  *     if c != 0:
  *         return c
  *     return (l1 > l2) - (l1 < l2)             # <<<<<<<<<<<<<<
@@ -25499,7 +25495,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
   }
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":632
+  /* "fastndcg/io/_parse.pyx":288
  * 
  * 
  * cdef inline int _cmp2(const uint8_t* p1, int64_t s1, int64_t l1,             # <<<<<<<<<<<<<<
@@ -25514,7 +25510,7 @@ static CYTHON_INLINE int __pyx_f_8fastndcg_2io_6_parse__cmp2(uint8_t const *__py
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":641
+/* "fastndcg/io/_parse.pyx":297
  * 
  * 
  * def to_fixed_width(const uint8_t[::1] pool, const int64_t[::1] start, const int64_t[::1] length,             # <<<<<<<<<<<<<<
@@ -25565,53 +25561,53 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_pool,&__pyx_mstate_global->__pyx_n_u_start,&__pyx_mstate_global->__pyx_n_u_length,&__pyx_mstate_global->__pyx_n_u_out,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 641, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 297, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 641, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 297, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 641, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 297, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 641, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 297, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 641, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 297, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "to_fixed_width", 0) < (0)) __PYX_ERR(0, 641, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "to_fixed_width", 0) < (0)) __PYX_ERR(0, 297, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 4; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("to_fixed_width", 1, 4, 4, i); __PYX_ERR(0, 641, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("to_fixed_width", 1, 4, 4, i); __PYX_ERR(0, 297, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 4)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 641, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 297, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 641, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 297, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 641, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 297, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 641, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 297, __pyx_L3_error)
     }
-    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 641, __pyx_L3_error)
-    __pyx_v_start = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_start.memview)) __PYX_ERR(0, 641, __pyx_L3_error)
-    __pyx_v_length = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_length.memview)) __PYX_ERR(0, 641, __pyx_L3_error)
-    __pyx_v_out = __Pyx_PyObject_to_MemoryviewSlice_d_dc_nn_uint8_t(values[3], PyBUF_WRITABLE); if (unlikely(!__pyx_v_out.memview)) __PYX_ERR(0, 642, __pyx_L3_error)
+    __pyx_v_pool = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_uint8_t__const__(values[0], 0); if (unlikely(!__pyx_v_pool.memview)) __PYX_ERR(0, 297, __pyx_L3_error)
+    __pyx_v_start = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[1], 0); if (unlikely(!__pyx_v_start.memview)) __PYX_ERR(0, 297, __pyx_L3_error)
+    __pyx_v_length = __Pyx_PyObject_to_MemoryviewSlice_dc_nn_int64_t__const__(values[2], 0); if (unlikely(!__pyx_v_length.memview)) __PYX_ERR(0, 297, __pyx_L3_error)
+    __pyx_v_out = __Pyx_PyObject_to_MemoryviewSlice_d_dc_nn_uint8_t(values[3], PyBUF_WRITABLE); if (unlikely(!__pyx_v_out.memview)) __PYX_ERR(0, 298, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("to_fixed_width", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 641, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("to_fixed_width", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 297, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -25658,7 +25654,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
   Py_ssize_t __pyx_t_10;
   __Pyx_RefNannySetupContext("to_fixed_width", 0);
 
-  /* "fastndcg/io/_parse.pyx":645
+  /* "fastndcg/io/_parse.pyx":301
  *     """Copy strings into the rows of a zero-filled (n, width) array, which
  *     numpy can view as a fixed-width bytes ("S<width>") column."""
  *     cdef Py_ssize_t i, n = start.shape[0]             # <<<<<<<<<<<<<<
@@ -25667,7 +25663,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
 */
   __pyx_v_n = (__pyx_v_start.shape[0]);
 
-  /* "fastndcg/io/_parse.pyx":646
+  /* "fastndcg/io/_parse.pyx":302
  *     numpy can view as a fixed-width bytes ("S<width>") column."""
  *     cdef Py_ssize_t i, n = start.shape[0]
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL             # <<<<<<<<<<<<<<
@@ -25687,7 +25683,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
 
   __pyx_v_p = __pyx_t_1;
 
-  /* "fastndcg/io/_parse.pyx":647
+  /* "fastndcg/io/_parse.pyx":303
  *     cdef Py_ssize_t i, n = start.shape[0]
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
  *     if n == 0 or out.shape[1] == 0:             # <<<<<<<<<<<<<<
@@ -25713,7 +25709,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
   if (__pyx_t_2) {
 
 
-    /* "fastndcg/io/_parse.pyx":648
+    /* "fastndcg/io/_parse.pyx":304
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
  *     if n == 0 or out.shape[1] == 0:
  *         return             # <<<<<<<<<<<<<<
@@ -25730,7 +25726,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":647
+    /* "fastndcg/io/_parse.pyx":303
  *     cdef Py_ssize_t i, n = start.shape[0]
  *     cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
  *     if n == 0 or out.shape[1] == 0:             # <<<<<<<<<<<<<<
@@ -25739,7 +25735,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":649
+  /* "fastndcg/io/_parse.pyx":305
  *     if n == 0 or out.shape[1] == 0:
  *         return
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -25752,7 +25748,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
       __Pyx_FastGIL_Remember();
       /*try:*/ {
 
-        /* "fastndcg/io/_parse.pyx":650
+        /* "fastndcg/io/_parse.pyx":306
  *         return
  *     with nogil:
  *         for i in range(n):             # <<<<<<<<<<<<<<
@@ -25766,7 +25762,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
         for (__pyx_t_7 = 0; __pyx_t_7 < __pyx_t_6; __pyx_t_7+=1) {
           __pyx_v_i = __pyx_t_7;
 
-          /* "fastndcg/io/_parse.pyx":651
+          /* "fastndcg/io/_parse.pyx":307
  *     with nogil:
  *         for i in range(n):
  *             if length[i] > 0:             # <<<<<<<<<<<<<<
@@ -25779,7 +25775,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
           if (__pyx_t_2) {
 
 
-            /* "fastndcg/io/_parse.pyx":652
+            /* "fastndcg/io/_parse.pyx":308
  *         for i in range(n):
  *             if length[i] > 0:
  *                 memcpy(&out[i, 0], p + start[i], length[i])             # <<<<<<<<<<<<<<
@@ -25792,7 +25788,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
             __pyx_t_10 = __pyx_v_i;
             (void)(memcpy((&(*((uint8_t *) ( /* dim=1 */ ((char *) (((uint8_t *) ( /* dim=0 */ (__pyx_v_out.data + __pyx_t_3 * __pyx_v_out.strides[0]) )) + __pyx_t_8)) )))), (__pyx_v_p + (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_start.data) + __pyx_t_9)) )))), (*((int64_t const  *) ( /* dim=0 */ ((char *) (((int64_t const  *) __pyx_v_length.data) + __pyx_t_10)) )))));
 
-            /* "fastndcg/io/_parse.pyx":651
+            /* "fastndcg/io/_parse.pyx":307
  *     with nogil:
  *         for i in range(n):
  *             if length[i] > 0:             # <<<<<<<<<<<<<<
@@ -25804,7 +25800,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
 
       }
 
-      /* "fastndcg/io/_parse.pyx":649
+      /* "fastndcg/io/_parse.pyx":305
  *     if n == 0 or out.shape[1] == 0:
  *         return
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -25821,7 +25817,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
       }
   }
 
-  /* "fastndcg/io/_parse.pyx":641
+  /* "fastndcg/io/_parse.pyx":297
  * 
  * 
  * def to_fixed_width(const uint8_t[::1] pool, const int64_t[::1] start, const int64_t[::1] length,             # <<<<<<<<<<<<<<
@@ -25840,7 +25836,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_12to_fixed_width(CYTHON_UNUSED P
   return __pyx_r;
 }
 
-/* "fastndcg/io/_parse.pyx":655
+/* "fastndcg/io/_parse.pyx":311
  * 
  * 
  * def count_byte(const unsigned char[::1] buf, unsigned char c):             # <<<<<<<<<<<<<<
@@ -25889,39 +25885,39 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_buf,&__pyx_mstate_global->__pyx_n_u_c,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 655, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 311, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 655, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 311, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 655, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 311, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "count_byte", 0) < (0)) __PYX_ERR(0, 655, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "count_byte", 0) < (0)) __PYX_ERR(0, 311, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 2; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("count_byte", 1, 2, 2, i); __PYX_ERR(0, 655, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("count_byte", 1, 2, 2, i); __PYX_ERR(0, 311, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 2)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 655, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 311, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 655, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 311, __pyx_L3_error)
     }
-    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(0, 655, __pyx_L3_error)
-    __pyx_v_c = __Pyx_PyLong_As_unsigned_char(values[1]); if (unlikely((__pyx_v_c == (unsigned char)-1) && PyErr_Occurred())) __PYX_ERR(0, 655, __pyx_L3_error)
+    __pyx_v_buf = __Pyx_PyObject_to_MemoryviewSlice_dc_unsigned_char__const__(values[0], 0); if (unlikely(!__pyx_v_buf.memview)) __PYX_ERR(0, 311, __pyx_L3_error)
+    __pyx_v_c = __Pyx_PyLong_As_unsigned_char(values[1]); if (unlikely((__pyx_v_c == (unsigned char)-1) && PyErr_Occurred())) __PYX_ERR(0, 311, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("count_byte", 1, 2, 2, __pyx_nargs); __PYX_ERR(0, 655, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("count_byte", 1, 2, 2, __pyx_nargs); __PYX_ERR(0, 311, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -25961,7 +25957,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("count_byte", 0);
 
-  /* "fastndcg/io/_parse.pyx":657
+  /* "fastndcg/io/_parse.pyx":313
  * def count_byte(const unsigned char[::1] buf, unsigned char c):
  *     """Number of occurrences of byte c in buf (memchr loop)."""
  *     cdef Py_ssize_t n = buf.shape[0], count = 0             # <<<<<<<<<<<<<<
@@ -25971,7 +25967,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
   __pyx_v_n = (__pyx_v_buf.shape[0]);
   __pyx_v_count = 0;
 
-  /* "fastndcg/io/_parse.pyx":661
+  /* "fastndcg/io/_parse.pyx":317
  *     cdef const unsigned char* end
  *     cdef const unsigned char* q
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -25983,7 +25979,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
   if (__pyx_t_1) {
 
 
-    /* "fastndcg/io/_parse.pyx":662
+    /* "fastndcg/io/_parse.pyx":318
  *     cdef const unsigned char* q
  *     if n == 0:
  *         return 0             # <<<<<<<<<<<<<<
@@ -26001,7 +25997,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
     }
     goto __pyx_L0;
 
-    /* "fastndcg/io/_parse.pyx":661
+    /* "fastndcg/io/_parse.pyx":317
  *     cdef const unsigned char* end
  *     cdef const unsigned char* q
  *     if n == 0:             # <<<<<<<<<<<<<<
@@ -26010,7 +26006,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
 */
   }
 
-  /* "fastndcg/io/_parse.pyx":663
+  /* "fastndcg/io/_parse.pyx":319
  *     if n == 0:
  *         return 0
  *     p = &buf[0]             # <<<<<<<<<<<<<<
@@ -26020,7 +26016,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
   __pyx_t_2 = 0;
   __pyx_v_p = (&(*((unsigned char const  *) ( /* dim=0 */ ((char *) (((unsigned char const  *) __pyx_v_buf.data) + __pyx_t_2)) ))));
 
-  /* "fastndcg/io/_parse.pyx":664
+  /* "fastndcg/io/_parse.pyx":320
  *         return 0
  *     p = &buf[0]
  *     end = p + n             # <<<<<<<<<<<<<<
@@ -26029,7 +26025,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
 */
   __pyx_v_end = (__pyx_v_p + __pyx_v_n);
 
-  /* "fastndcg/io/_parse.pyx":665
+  /* "fastndcg/io/_parse.pyx":321
  *     p = &buf[0]
  *     end = p + n
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -26042,7 +26038,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
       __Pyx_FastGIL_Remember();
       /*try:*/ {
 
-        /* "fastndcg/io/_parse.pyx":666
+        /* "fastndcg/io/_parse.pyx":322
  *     end = p + n
  *     with nogil:
  *         while p < end:             # <<<<<<<<<<<<<<
@@ -26055,7 +26051,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
 
           if (!__pyx_t_1) break;
 
-          /* "fastndcg/io/_parse.pyx":667
+          /* "fastndcg/io/_parse.pyx":323
  *     with nogil:
  *         while p < end:
  *             q = <const unsigned char*>memchr(p, c, end - p)             # <<<<<<<<<<<<<<
@@ -26064,7 +26060,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
 */
           __pyx_v_q = ((unsigned char const *)memchr(__pyx_v_p, __pyx_v_c, (__pyx_v_end - __pyx_v_p)));
 
-          /* "fastndcg/io/_parse.pyx":668
+          /* "fastndcg/io/_parse.pyx":324
  *         while p < end:
  *             q = <const unsigned char*>memchr(p, c, end - p)
  *             if q == NULL:             # <<<<<<<<<<<<<<
@@ -26076,7 +26072,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
           if (__pyx_t_1) {
 
 
-            /* "fastndcg/io/_parse.pyx":669
+            /* "fastndcg/io/_parse.pyx":325
  *             q = <const unsigned char*>memchr(p, c, end - p)
  *             if q == NULL:
  *                 break             # <<<<<<<<<<<<<<
@@ -26085,7 +26081,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
 */
             goto __pyx_L8_break;
 
-            /* "fastndcg/io/_parse.pyx":668
+            /* "fastndcg/io/_parse.pyx":324
  *         while p < end:
  *             q = <const unsigned char*>memchr(p, c, end - p)
  *             if q == NULL:             # <<<<<<<<<<<<<<
@@ -26094,7 +26090,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
 */
           }
 
-          /* "fastndcg/io/_parse.pyx":670
+          /* "fastndcg/io/_parse.pyx":326
  *             if q == NULL:
  *                 break
  *             count += 1             # <<<<<<<<<<<<<<
@@ -26103,7 +26099,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
 */
           __pyx_v_count = (__pyx_v_count + 1);
 
-          /* "fastndcg/io/_parse.pyx":671
+          /* "fastndcg/io/_parse.pyx":327
  *                 break
  *             count += 1
  *             p = q + 1             # <<<<<<<<<<<<<<
@@ -26114,7 +26110,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
         __pyx_L8_break:;
       }
 
-      /* "fastndcg/io/_parse.pyx":665
+      /* "fastndcg/io/_parse.pyx":321
  *     p = &buf[0]
  *     end = p + n
  *     with nogil:             # <<<<<<<<<<<<<<
@@ -26131,12 +26127,12 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
       }
   }
 
-  /* "fastndcg/io/_parse.pyx":672
+  /* "fastndcg/io/_parse.pyx":328
  *             count += 1
  *             p = q + 1
  *     return count             # <<<<<<<<<<<<<<
 */
-  __pyx_t_3 = PyLong_FromSsize_t(__pyx_v_count); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 672, __pyx_L1_error)
+  __pyx_t_3 = PyLong_FromSsize_t(__pyx_v_count); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 328, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_3);
   {
     PyObject *__pyx_temp;
@@ -26149,7 +26145,7 @@ static PyObject *__pyx_pf_8fastndcg_2io_6_parse_14count_byte(CYTHON_UNUSED PyObj
   __pyx_t_3 = 0;
   goto __pyx_L0;
 
-  /* "fastndcg/io/_parse.pyx":655
+  /* "fastndcg/io/_parse.pyx":311
  * 
  * 
  * def count_byte(const unsigned char[::1] buf, unsigned char c):             # <<<<<<<<<<<<<<
@@ -28486,124 +28482,124 @@ __Pyx_RefNannySetupContext("PyInit__parse", 0);
 
   }
 
-  /* "fastndcg/io/_parse.pyx":282
+  /* "fastndcg/io/_parse_svmlight.pxi":132
  * 
  * 
  * def parse_svmlight(const unsigned char[::1] buf, int64_t line, int qid_mode, bint want_docid,             # <<<<<<<<<<<<<<
  *                    bint want_features,
  *                    double[::1] labels,      # OUT (rows)
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_1parse_svmlight, 0, __pyx_mstate_global->__pyx_n_u_parse_svmlight, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[0])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 282, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_1parse_svmlight, 0, __pyx_mstate_global->__pyx_n_u_parse_svmlight, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[0])); if (unlikely(!__pyx_t_5)) __PYX_ERR(2, 132, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_parse_svmlight, __pyx_t_5) < (0)) __PYX_ERR(0, 282, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_parse_svmlight, __pyx_t_5) < (0)) __PYX_ERR(2, 132, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
-  /* "fastndcg/io/_parse.pyx":319
+  /* "fastndcg/io/_parse_numbers.pxi":5
  * # ------------------------------------------------------------------ one number per line
  * 
  * def parse_numbers(const unsigned char[::1] buf, int64_t line, Py_ssize_t column, bint integer,             # <<<<<<<<<<<<<<
  *                   double[::1] out,          # OUT (lines)
  *                   int64_t[::1] iout):       # OUT (lines), used when integer
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_3parse_numbers, 0, __pyx_mstate_global->__pyx_n_u_parse_numbers, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[1])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 319, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_3parse_numbers, 0, __pyx_mstate_global->__pyx_n_u_parse_numbers, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[1])); if (unlikely(!__pyx_t_5)) __PYX_ERR(3, 5, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_parse_numbers, __pyx_t_5) < (0)) __PYX_ERR(0, 319, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_parse_numbers, __pyx_t_5) < (0)) __PYX_ERR(3, 5, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
-  /* "fastndcg/io/_parse.pyx":466
+  /* "fastndcg/io/_parse_trec.pxi":90
  * 
  * 
  * def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,             # <<<<<<<<<<<<<<
  *                double[::1] score,       # OUT (rows), run only
  *                int64_t[::1] rel,        # OUT (rows), qrels only
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_5parse_trec, 0, __pyx_mstate_global->__pyx_n_u_parse_trec, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[2])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 466, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_5parse_trec, 0, __pyx_mstate_global->__pyx_n_u_parse_trec, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[2])); if (unlikely(!__pyx_t_5)) __PYX_ERR(4, 90, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_parse_trec, __pyx_t_5) < (0)) __PYX_ERR(0, 466, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_parse_trec, __pyx_t_5) < (0)) __PYX_ERR(4, 90, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
-  /* "fastndcg/io/_parse.pyx":555
+  /* "fastndcg/io/_parse.pyx":211
  * 
  * 
  * def sort_groups(const uint8_t[::1] pool,             # <<<<<<<<<<<<<<
  *                 const int64_t[::1] start,     # IN (rows)
  *                 const int64_t[::1] length,    # IN (rows)
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_7sort_groups, 0, __pyx_mstate_global->__pyx_n_u_sort_groups, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 555, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_7sort_groups, 0, __pyx_mstate_global->__pyx_n_u_sort_groups, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 211, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_sort_groups, __pyx_t_5) < (0)) __PYX_ERR(0, 555, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_sort_groups, __pyx_t_5) < (0)) __PYX_ERR(0, 211, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
-  /* "fastndcg/io/_parse.pyx":580
+  /* "fastndcg/io/_parse.pyx":236
  * 
  * 
  * def first_duplicate(const uint8_t[::1] pool,             # <<<<<<<<<<<<<<
  *                     const int64_t[::1] start,   # IN (rows, sorted within groups)
  *                     const int64_t[::1] length,  # IN
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_9first_duplicate, 0, __pyx_mstate_global->__pyx_n_u_first_duplicate, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[4])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 580, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_9first_duplicate, 0, __pyx_mstate_global->__pyx_n_u_first_duplicate, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[4])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 236, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_first_duplicate, __pyx_t_5) < (0)) __PYX_ERR(0, 580, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_first_duplicate, __pyx_t_5) < (0)) __PYX_ERR(0, 236, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
-  /* "fastndcg/io/_parse.pyx":599
+  /* "fastndcg/io/_parse.pyx":255
  * 
  * 
  * def join_sorted(const uint8_t[::1] apool, const int64_t[::1] astart, const int64_t[::1] alen,             # <<<<<<<<<<<<<<
  *                 const int64_t[::1] aoff,      # IN: groups of a (rows sorted within groups)
  *                 const uint8_t[::1] bpool, const int64_t[::1] bstart, const int64_t[::1] blen,
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_11join_sorted, 0, __pyx_mstate_global->__pyx_n_u_join_sorted, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[5])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 599, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_11join_sorted, 0, __pyx_mstate_global->__pyx_n_u_join_sorted, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[5])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 255, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_join_sorted, __pyx_t_5) < (0)) __PYX_ERR(0, 599, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_join_sorted, __pyx_t_5) < (0)) __PYX_ERR(0, 255, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
-  /* "fastndcg/io/_parse.pyx":641
+  /* "fastndcg/io/_parse.pyx":297
  * 
  * 
  * def to_fixed_width(const uint8_t[::1] pool, const int64_t[::1] start, const int64_t[::1] length,             # <<<<<<<<<<<<<<
  *                    uint8_t[:, ::1] out):
  *     """Copy strings into the rows of a zero-filled (n, width) array, which
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_13to_fixed_width, 0, __pyx_mstate_global->__pyx_n_u_to_fixed_width, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[6])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 641, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_13to_fixed_width, 0, __pyx_mstate_global->__pyx_n_u_to_fixed_width, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[6])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 297, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_to_fixed_width, __pyx_t_5) < (0)) __PYX_ERR(0, 641, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_to_fixed_width, __pyx_t_5) < (0)) __PYX_ERR(0, 297, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
-  /* "fastndcg/io/_parse.pyx":655
+  /* "fastndcg/io/_parse.pyx":311
  * 
  * 
  * def count_byte(const unsigned char[::1] buf, unsigned char c):             # <<<<<<<<<<<<<<
  *     """Number of occurrences of byte c in buf (memchr loop)."""
  *     cdef Py_ssize_t n = buf.shape[0], count = 0
 */
-  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_15count_byte, 0, __pyx_mstate_global->__pyx_n_u_count_byte, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[7])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 655, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_CyFunction_New(&__pyx_mdef_8fastndcg_2io_6_parse_15count_byte, 0, __pyx_mstate_global->__pyx_n_u_count_byte, NULL, __pyx_mstate_global->__pyx_n_u_fastndcg_io__parse, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[7])); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 311, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_5);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_count_byte, __pyx_t_5) < (0)) __PYX_ERR(0, 655, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_count_byte, __pyx_t_5) < (0)) __PYX_ERR(0, 311, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
 
   /* "fastndcg/io/_parse.pyx":1
@@ -28780,41 +28776,41 @@ static int __Pyx_InitConstants(__pyx_mstatetype *__pyx_mstate) {
   int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   {
-    const struct { const unsigned int length: 8; } str_length_index[] = {{6},{8},{1},{2},{15},{23},{25},{32},{20},{22},{1},{1},{37},{45},{22},{179},{8},{15},{7},{6},{22},{2},{9},{50},{30},{37},{5},{11},{11},{9},{10},{7},{7},{9},{10},{8},{13},{14},{8},{2},{9},{6},{8},{15},{15},{20},{12},{9},{17},{8},{8},{12},{10},{8},{10},{8},{7},{14},{11},{10},{19},{14},{12},{10},{17},{13},{12},{12},{19},{8},{2},{13},{3},{4},{15},{4},{2},{5},{6},{18},{4},{4},{4},{2},{5},{6},{3},{1},{18},{6},{5},{10},{6},{15},{6},{3},{9},{3},{5},{18},{4},{5},{15},{5},{6},{7},{5},{4},{4},{1},{2},{2},{4},{1},{2},{4},{5},{7},{4},{6},{5},{8},{2},{1},{4},{11},{1},{6},{6},{4},{5},{5},{7},{4},{1},{9},{4},{4},{2},{3},{6},{3},{5},{3},{1},{4},{6},{6},{13},{14},{10},{4},{9},{3},{1},{8},{4},{8},{3},{1},{5},{7},{10},{5},{4},{11},{2},{5},{6},{4},{4},{6},{1},{3},{14},{5},{6},{6},{6},{1},{6},{10},{13},{1}};
+    const struct { const unsigned int length: 8; } str_length_index[] = {{6},{8},{1},{2},{15},{23},{25},{32},{20},{22},{1},{1},{37},{45},{22},{179},{8},{15},{7},{6},{22},{30},{31},{27},{2},{9},{50},{30},{37},{5},{11},{11},{9},{10},{7},{7},{9},{10},{8},{13},{14},{8},{2},{9},{6},{8},{15},{15},{20},{12},{9},{17},{8},{8},{12},{10},{8},{10},{8},{7},{14},{11},{10},{19},{14},{12},{10},{17},{13},{12},{12},{19},{8},{2},{13},{3},{4},{15},{4},{2},{5},{6},{18},{4},{4},{4},{2},{5},{6},{3},{1},{18},{6},{5},{10},{6},{15},{6},{3},{9},{3},{5},{18},{4},{5},{15},{5},{6},{7},{5},{4},{4},{1},{2},{2},{4},{1},{2},{4},{5},{7},{4},{6},{5},{8},{2},{1},{4},{11},{1},{6},{6},{4},{5},{5},{7},{4},{1},{9},{4},{4},{2},{3},{6},{3},{5},{3},{1},{4},{6},{6},{13},{14},{10},{4},{9},{3},{1},{8},{4},{8},{3},{1},{5},{7},{10},{5},{4},{11},{2},{5},{6},{4},{4},{6},{1},{3},{14},{5},{6},{6},{6},{1},{6},{10},{13},{1}};
     const struct { const unsigned int length: 9; } bytes_length_index[] = {{1},{114},{120},{160},{364},{187},{302},{277},{271}};
     #ifndef CYTHON_COMPRESS_STRINGS
       #define CYTHON_COMPRESS_STRINGS 90
     #endif
-    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (2120 bytes) */
-static const char cstring[] = "x\332\225TKo\333V\026\216\0349qROb\331\262\343\264\031\200JR\273\350$\356\310q2\351 \350T\262\344B\255\037\321\303F\235\016@\\\221\227\324\265)\222\342\275\264\345\242\013/\265\344\222K.\271\344RK-\275\324\222K\377\204\376\2049\207\222\034\247Hf\246\002\304\373:\317\357|\347HDH\177\357JV\363\210*\342\273\265\177Jovh\333r\316\016\030=\225,Mz\243X\246`\272k\271\\\"\246*\251\314A\301?^3s\362\300\205\303T\252^\023\226,\347\277\276\177xw%\371\335\2776\211iZB\"\2343\335\224\204%9\224\250\317-\3238\223\332I\220\047\020d\305<!\006S\245\266\245\322g\022\355\332\240\013\246V\225U\364\273\252Y\216p\210\271\372L\322\301\324D\230\267\210M\301\225D\272\214K\273\226\240\222h\001\022\233g\242e\231\022\334\251\324`M\352\020A\301\033\306\007V\035\0242\245\267\345\267\3177^o$\321:\024q\343\022w\233\212\001\201R\216\2405]f\010\260.\316l\312\327\244\212&\235Y\256dR\210\013\262\260A\356\272\202hQS\342T\340FZMr&\202Y\246\014\352\314\324W\3070\261\023\212\332[\304\340t\215\250\252\014rT\261\014\003\337,\223\257\221\246\2422N\232\006\245&~5\302\205\251*\3727\314\372F\266\211\003j\366YWW\030\037\275\253\246\005ij\3045\204$\313\016U]\205\312\262\244\272\211\037\3232\237C\332\047\214\030\360\2520\223\tYv\023E|&\206a)\200\216D\034\207\234I*\021d\355#\257#\240\021\251Q\215\371Z\241\276Y\251\024\013%y\253\\h\354\327\312\270\255\3546\312?\224k\270\335.\024\313\333\270\331\335\337)\216\256\252\225\022.\265\321}}s\257V.\357\274m\034\312\333\225\335r\3310\230\315\031\337\251\324\353\225\335\037\344\322\336f\24549lU\312\333\245\372\356\376\266\\<l\224\367~\002K\362N\345\347r\251\336\000\337\365:\355\270\324ThcoO\336)\354\036\216\345\221\372k\357\273@\226\337\236u\341_\002\n\310\273\264+jT\223\345q\231\0000\000\007\013\371~\243S\301\004m\343\205\212:\360\323\\S\301\025\236\370D\213\265m\340&\356\332\204\231\311j\251\256\221\274\231\244=Z\321\275,C\331d\245E\225c\356\266G\247\261\025\334\"\311F;\327\264\231r\014\026\312\346D\356D`I\320F\307%\306\304\354\244\326W;%\341\375\265\013\332\305\003\220\362*""\024~-\364\253\375{=A9\346\302d\306e\305r,\027\370O\201\221\304\000\262\215\331 7]M\203\236\2624\215\330\304\266,\200K\020G\020~f*\314Z\273\322\343M\302)\304m6A\264i7Q\264\231\210\202\005E1@D\006\310\240\261\025\332$\3121t\201\3336\025\3135E\362\221\233g0\003\022\0055\201\007\202\032M8(7\314\tj\252\024 J\332\233Z\006u\034\313\231t\313\032\0042\352\026\215\251]\215QC\325\230\003\311\251\256m0LC3\210\316a\256\264\211\030O\027\r\234\252\232-\034\r\306\213\256\023\275\251C\340\214\251\014<\301@\243]f\n\252S\207a~\\v\\\023\031\302G\237_);9:\002\311#\013\222\342`\222\252\307\006iR\203\003\004\272ha\276\370\347\340Qi\301\350\303\271\207\363\316\004\014Z8\0249V\t\\\265M\3354\1775m\002\021C\302\226\243R\204\324\266\001$\274\224I\362m&\371\311\000\001\2148>:\360\223\266\301\364\226\030\235\004L\034D\035\377\262\313\251j[v\247\303T\344(\205\225;Tg\034F\242\003Qr(\034\345T\227\035\353\024\2501\236)I\353cv\230\221\254C\0346\347\")\n\222\307\205\003\265\271\260\340\357\270\212\020\242m\013K\326X\227\252\362)S\005\204\002\316G\n\300l\310\300\265a\314\320\023\300\330\245\374\224@\235UKaj\262\323(\230\204(\272{\347\251\313\364\262\177\323\177\025d\202g!\371}\346\306\364\314\271\323[\350\025\342\231\373\275N\234\236\351\245\360\324\253\306\351\273\275\307\275b\217\304w\356\3063\367zMo\312\313\305\263s\303\271\225@\013\013a=\272\031mDN?\023\317\336\3579\336\202W\210\347`\277\350UA\010d\037\303E\372\263^\376<\205N\036\371/\203[\001\t\300\303#\277\3407\300\375J\230\016\267\242\\\364\272\237\217\323\267\223 \212=\005\014m\3719\377\205\257\004\231x\346N\342|\266W\366\026=\342u\320\325\211W\365\024\177\336\317\307sKx\007\311\344\375M_\004\353A-p!\260F\264\024u\372)\360{\367\306\264\004\017\257\302L\370$\254\205\237\362\375W\277\372G7s\336\264\267\017al\370\235\340&X\256\203|\001L8Q&\236[\360\276\0053\365`:\250\006\315p*|\032jQ!\252\001\026\331\376\376 7\330\030\234\\T/\324am\177\270\177\020g\301g\234]\034\205^\367S\210\322\030\227\371\033\323\017\307\265\310\375~\357\306\364\347~\3462\rIM""\340Hj\"\274\027\236\006&\376ge\346\207\363_\205\267B\022\362\350i\244\366\037\367\013\350\023\325I\002U<\233\205\222@jw\023|\311\265\272=\3643I\361\356\367N\275&\206\270\214\237%\360[\364\365\240\021\316\207\353a5\316.\373w\203\\\360mR\374[\021\211\263\210\034\300\261\236\344\225\2340\3219\357\216\237\361\237\300ilp\312\177\352\037\205\251p!,G\013\321\007\376:\250\277\341\235\005\251`!\330\014:\341{;s\020\256w\350\223\313D\342\267 \017\357<\314\205\371\367\022\013^\336\253\240\2371\353\322^\021\321\373\254\367\332\373\207\277\022\314\204\267\001\214\257\372\271\t\326\323\376\001\230\331\216\322\321V?\327\177\321o\016\240\035\256\260\276\203\300~\235\320o\335\257\371\035,\203\350\275\000\234\361i:\376\313\275x\356\013\077\077|\364\375\360\373w\303w\352P\325\206\232\036\317}\016\ny\277\014U|\002\024\024a>,\201\207\"\324 \327\337\350\213A~P\0344/n^\254_4\206\325\332\260V\217\277x\344\227 \343%\020~\025e \302\225Aj\2608 \003q\221\277\330\002\211a\275q\t|\204b\217B\317A\363`\323U/\221\255>\205,\266\302/\303\223\250\032\265\372$\376\370\345\355\363S\350\247I\027\315>\360:\303\345\017C\237\315xK\320A\251k\033\004\261\200h\"\350\330\\\353~\365S\267\363\320\344\305\021\273\260\310_B\257\275\2042g\303\203(\037\225\372\351~\241\337\030d\007\007\220Ti\370\2661l@C\034\016\017\177\031\376\362o$\323\224\377\030x\235\360\247\346\271\200\0106\224\032\256D\251(\0335\372\231\376\323\276:X\271H]d\307\300\035\014\017@\375]\234\005\376\200\267\316e\262Y\tR\310\225\"2\027\320ztc\372\366y\013\212\226\2765Y\332^\036\027\035[\347\326\271\001\315\002\313\221\227\272:M&b\356#\235\367cp\034-F\243^{\200\030\371\013\343!\362\004\302U\2407^@\317\211\350M\277\023/?\364\227`b\244\203\0024M\006\006\003\t]\030\rU|\310B\211\264\240\224th7\272\222\305\272N&\321\307\245\376\217+`\374z\357\020\000\270\355;\301\003\030I\177\203q\364\333`\035\240_\277@\nI\237\004e|2qZ_-\307\300\232?\001\321O\320\227OC%\351m\204\t\333\262\2003!\tT\0317\006\366\356\006\014\341\354b2Z_\005\213\t\245\177\216\260\227\023\351%""\237\303dN\205\3130e\307R\033\327\340\034\021\243\032\351\375*\020#7x\231P\243z\241%\304:\210\323\2630\024\231\347\370\017\202\251`\025\n\363\006F\362\203\301\324\000\206\343\275\236\001l\373\021\346u\352?M\377p\006";
-    PyObject *data = __Pyx_DecompressString(cstring, 2120, 1);
+    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (2138 bytes) */
+static const char cstring[] = "x\332\225TKs\333F\0226e\312\226\035\255-J\224,\047\336*\320v\244\324\256\255,e\331\353l\271\262!E*\305D\017\363!U\344l\025j\010\014\240\221@\000\304\014$*\225\203\216<\342\210#\2168\342\310#\217:\362\210\243~B~B\272AR\222\263\362>XE`0\323\323\217\257\277\376$\"\244\277u$\253yH\025\361\355\312?\244w[\264e9\247{\214\236H\226&\275S,S0\335\265\\.\021S\225T\346\240\341\037\267\2319>\340\302a*U\257\031K\226\363\037\317?\336\273\264\374\366\237\353\3044-!\021\316\231nJ\302\222\034J\324\227\226i\234J\255$\311cH\262b\036\023\203\251R\313R\351\013\211vl\270\013\256\226\225e\214\273\254Y\216p\210\271\374B\322\301\325\330\230\037\020\233B(\211t\030\227\266-A%q\000H\254\237\212\003\313\224`O\245\006kR\207\010\n\3210?\360\352\240\221)\275/\277\177\271\366v-\311\326\241\210\033\227\270\333T\014H\224r\004\255\3512C\200wqjS\276\"U4\351\324r%\223B^P\205\rv\327/\210\003jJ\234\n\\H\313I\315D0\313\224\341:3\365\345\021L\354\230\342\355\rbp\272BTU\006;\252X\206\201g\226\311WHSQ\031\047M\203R\023\237\032\341\302T\025\375kf}-\333\304\201k\366i\347\337we\323mA\251|\305\356\260\033N\371q\313`\372\201\370\304\261\200\334\360HW\030\037\306UM\013\340\323\210k\010I\226\035\252\272\n\225eIu\223\374M\313|\tp\0363b\300\251\302L&d\331M.\34211\014K\001\324%\3428\344TR\211 +7\234\016\033\210\035\030r\207\257\024\352\353\225J\261P\2227\312\205\306n\255\214\313\312v\243\374}\271\206\313\315B\261\274\211\213\355\335\255\342p\253Z)\341\2536\334\257\257\357\324\312\345\255\367\215}y\263\262].\033\006\2639\343[\225z\275\262\375\275\\\332Y\257\224\306\037\033\225\362f\251\276\275\273)\027\367\033\345\235\037\301\223\274U\371\251\\\2527 v\275N\333.5\025\332\330\331\221\267\n\333\373#{\034\251\225\253\351\222\345\367\247\035\370\227\200Z\3626\355\210\032\325dy\324~\000\014\300A\202\\-t*\230\240-\334P\361\016\3744\327T\360\rG||\213\265l\340<\256Z\204\231\311\333R]#93Ik\370\306\360\262\014t\220\225\003\252\034q\2675\374\032y\301%\222w\270rM\233)G\340\241l\216\355\216\005\266\004}\264]b\214\335\216{}\271R\222y""\272\266A;\370\001d\277L\205_K\375r}uOP\216\2650\231qY\261\034\313\205\271\242\300tb\000\331Fl\220\233\256\246\301\254Z\232Flb[\026\300%\210#\010?5\025f\255\\\336\343M\302)\344m6\301\264i7\321\264\231\230\202\007E1\300D\006\310@0\024\332$\312\021L\227\3332\025\3135E\362\220\233\247\240-\311\0055\201\007\222\032*\047\264\033\364\207\232*\005\210\022\331\240\226A\035\307r\306#\263\002\211\014GFcjGc\324P5\346@q\252k\033\014\313\320\014\242s\320\253\026\021#\325\322 \250\252\331\302\321@\266t\235\350M\035\022gLe\020\t\204\222v\230)\250N\035\206\365q\331qMd\010\037>~\241\354\370\360\020,\017-(\212\203K\252\036\031\244I\r\016\020\350\342\000\353\305?\207\210\312\001H*\352)\352\250\t\030\034\240\330r\354\022\204j\231\272i\376b\332\0042\206\202-G\245\010\251m\003H\270)\223\344\331\374HO>\226\217+\265@\324\361/\273\234\252\266e\267\333LE\216Rxs\207\352\214\203\324:\220%\207\306QNu\331\261N\200\032#MIF\037\253\303\212d\035\362\2609\027IS\220<.|P\233\013\013\376\216\253\010!Z\266\260d\215u\250*\2370U@*\020|x\001\230\r\025\2706\310\014=\006\214]\312O\010\364Y\265\024\246&+\215\202K\310\242\263s\226\272H/\372\267\3757A&x\021\222\337\246nMN\2359\335\271n!\236z\330m\307\351\251n\n\277\272\3258}\277\373\264[\354\222\370\336\375x\352A\267\351Mx\271xzf0\263\024ha!\254G\267\243\265\310\351e\342\351\207]\307\233\363\n\361\014\254\347\275*\030\201\355S\330H\177\326\315\237\2450\310\023\377up\047 \001Dx\342\027\374\006\204_\n\323\341F\224\213\336\366\362q\372n\222D\261\253\200\243\r?\347\277\362\225 \023O\335K\202Ow\313\336\274G\2746\206:\366\252\236\342\317\372\371xf\001\367\240\230\274\277\356\213`5\250\005.$\326\210\026\242v/\005q\357\337\232\224\340\340M\230\t\237\205\265\360S\261\377\354W\377\030f\306\233\364v!\2155\277\035\334\006\317u\260/\200\013\047\312\3043s\3367\340\246\036L\006\325\240\031N\204\317C-*D5\300\"\333\333\355\347\372k\375\343\363\352\271:\250\355\016v\367\342,\304\214\263\363\303\324\353~\nQ\032\3412{k\362\361\250\027\271\337\036\334\232\374\334\317\\\244\241\2501""\034IO\204\367\312\323\300\305\177\355\314\354`\366\253\360NHB\036=\217\324\336\323^\001c\342u\222@\025Og\241%P\332\375\004_r\255o\217\375L\322\274\207\335\023\257\211).\342c\001\342\026}=h\204\263\341jX\215\263\213\376\375 \027|\2234\377ND\342,\"\007p\254&u%_X\350\214w\317\317\370\317\340k\344p\302\177\356\037\206\251p.,Gs\321G\361\332x\177\315;\rR\301\\\260\036\264\303+?3\220\256\267\357\223\213\304\342\327 \017\347<\314\205\371+\2139/\357U0\316\210ui\257\210\350}\326}\353\375\335_\n\246\302\273\000\306W\275\334\030\353I\177\017\334lF\351h\243\227\353\275\3525\3730\016\227X\337C`\377\222\320o\325\257\371ml\203\350\276\002\234\361h2\376\323\203x\346\013\077\077x\362\335\340\273\017\203\017\352@\325\006\232\036\317|\016\027\362~\031\272\370\014((\302|X\202\010E\350A\256\267\326\023\375|\277\330o\236\337>_=o\014\252\265A\255\036\177\361\304/A\305\013`\374&\312@\206K\375T\177\276O\372\342<\177\276\001\026\203z\343\002\370\010\315\036\246\236\203\341\301\241\253^ [}\nUl\204_\206\307Q5:\350\221\370\346\315\273g\0470O\343)\232~\344\265\007\213\037\247>\235\361\026`\202R\327\026\010b\001\321D\320q\270V\375\352\247vga\310\213Cva\223\277\204Y{\rm\316\206{Q>*\365\322\275B\257\321\317\366\367\240\250\322\340}c\320\200\201\330\037\354\377<\370\371_H\246\t\377)\360:\341O\315s\001\021\034(5\\\212RQ6j\3642\275\347=\265\277t\236:\317\216\200\333\033\354\301\365\017q\026\370\003\321\332\027\311b)H!W\212\310\\@\353\311\255\311\273g\007\320\264\364\235\361\253\345\345\361\245\343\350\33493`X\340u\350\245.\277\306\212\230\273a\362~\010\216\242\371h8k\217\020#\177n$\"\317 ]\005f\343\025\314\234\210\336\365\332\361\342c\177\001\024#\035\024`h2 \014$tA\032\252x\220\205\026iA)\231\320Nti\213}\035+\321\315V\377\303\0260~\265\273\017\000\334\365\235\340\021H\322_A\216~\355\257\002\364\253\347H!\351\223\240\214\276LT\353\313\327\021\260\346\377\200\350G\230\313\347\241\222\3146\302\204cY@MH\022UF\203\201\263\273\006\"\234\235O\244\365M0\237P\372\247\010g9\261^\3609(s*\\\004\225\035Y\255]""\203sH\214j\244\367\252@\214\\\377uB\215\352\271\226\020k/NO\203(2\317\361\037\005\023\30124\346\035H\362\243\376D\037\304\361A\327\000\266\375\000z\235\372\035\243\314\222\246";
+    PyObject *data = __Pyx_DecompressString(cstring, 2138, 1);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (2773 bytes) */
-static const char cstring[] = "\377 at 0x o\377bject>.:\377 <Memory\377View of \377<contigu\377ous and gdir%\001\007\rin\021\005\177strided\"\010o or \004\031><(\t\376A\006>?Canno\377t assign\377 to read\177-only m\240\002\375v\242\000Invali\377d mode, \347exp\305\000|\000\047c\047\376t\001\047fortra\237n\047, gH\000%\005s\357hape\222\000 ax\377is Note \373th\207 Cytho\373n \021\000delib\237eratek\000\320\001c\367ter!\001n PE\337P-484\212\"re\376\264!s subcl\366\246\000es\261!buil\373ti\260\000ypes.\377 If you \223ne\224 \303\000p\316\000%\tt\177hen set\200\000\367e \047\357\002atio\377n_typing\355\047\355$iv\242\000o F\377alse.add}_\231 ecoll\266@\376+\000s.abcdi\177sableen\002\001\377fastndcg\377/io/_par\3764\000pyxgcis\376\032\003dno def\377ault __r\377educe__ {duc\002non-\310@\357vial\033\000cin\237it__uT\002\207Aa\357lloc\233  ar\377ray data\341.\013\020\343#\265a\222cs.A\377SCIIBAD_\177FEATURE\007\001\177INTEGER\022\001\337LABEL\033\001NU\273MB\r\003QID,\001R\376\022\003SCOREEM\377PTY_LINE\377Ellipsis\377MISSING_\337DOCID\005\005FI\377ELDSNUL_\277BYTEOKG\000_\177MIXEDSTy\000\377SSequenc\377eTOO_MAN\323Y_*\003\367\204\001.\374\204\007__\367Pyx\001\000Dict\377_NextRef\263__\240D\256 __\365B_\375_\001\005getite\345m\r\001d0\001\027\000fun\231c\035\001\030\000st\321`)\001i\357mpor\321 __m\367ain;\001modu\335lM\002nam\002\003ew\374T\001\264@_check\003suT\000\n\001?\004\025\001\243`\264@~\037\001unpick?\000\233En \005vt\214a\230\001qGualO\005\344E\355Fc\363\204\002\354\277\001\200dex\314\001set\035_\203\005set\262\006\003\006.\007\367tes\310\001i_is\377_corouti\377neabcale\375n\244e_buffe\377raoffapa\337poola\213 rt\377asyncio.~/\006sbaseb7\000]b(\000bpb\047\001b&\002\256?\000cclX\000_\260 t\377raceback\377columnco\367unt\000\002_byt\013edW\002d\232\"\222\000\334\210\003\354@\177odeende\240 \376\332\206\002eolerro\345r\246\205\005.\206\000\250\205\003fid\377xfieldfi}r\332\000dupli\357\204\001\377flagsfor\327mat\327\207\004fw\000df\377ptrfvalg\337gagbg\341\000ii\353dig\000ij\000xin\277tegeri\224!s""\257_run\236as\000\002i\277zeivjj\221\000j\335o\205`sor\271\000kl\337abels\272 gt\351h\354\001\360\001so\000chm\363em\364\210\001\354\210\001nn_t\365h\221\211\001s\255andim\377ngnnznpa\376\257\000objordef\207App\242 \021\001_a\001\002\365b\211\207\002_\243`bers\376\007\003svmligh=t\025\003trec\235A\241A\377_usedpop\237qqid_\343\211\001\005\000s?regist\267 \243\000\375s\356@eseg_r\237owset\315\207\004\337\211\002s\354\333\000\316\001_g\220`pss\352\300ar\304bu\n\000eps\373to\001\000ructt\377tmpto_fi\377xed_widt\350\210\000\237`+\003u\320\000cku\377pdatevva\377lueswant\277_docid\005\002f\377eaturesx\377O\200\001\340\004\030\230\003\377\2306\240\021\240,\250a\377\360\010\000\005\010\200r\210\377\023\210A\330\010\017\210q\337\330\004\010\210\001\n\001\210Q\377\330\004\n\210\"\210B\210\377a\330\t\n\330\010\016\210\377b\220\002\220!\330\014\020\377\320\020&\240f\250A\250\377S\260\003\2604\260r\270\377\021\330\014\017\210r\220\023\357\220A\330\020\t\000\025\220Q\364\"\000)\000\"\016\000\004\013\2101\373\200\001a\001\034\2305\240\006\367\240a\240_\000\034\230A\230\375T|\000&\250\004\250F\260\377!\2608\2701\330\004\007\356\200\002B\210cF\000F\230!\377\2303\230c\240\021\330\010\375\tx\002\014\210E\220\025\220\367a\220qg\001v\220Q\220\377c\230\022\2301\330\020\026\374\020\001\312\0001\230C\230t\240\3372\240R\240u\226\000T\260\337\026\260q\270\001u\000\n\000\373\005 \026\0006\250\021\250#w\250R\250d\025\035\230QW\r\337\020\220\005\220U\204\0004\230Wq\240\003W\000S\251\000A@\000\377r\260\021\330\020\023\2209\376\300\000S\240\005\240Q\240b\377\250\002\250$\250f\260A\373\260R\211 \024\270U\300!\377\3004\300v\310Q\310d\377\320RU\320UV\330\024\356\355\000\330\024\025\265\003S\230\001\274\242!\221$\022\000\005\031\205D!\377\360\016\000\005\032\230\021\340\361\004\322\000\207%\217Bt\2203\220\367f\230A\370?\022\320\022(\377\250\006\250a\250s\260$?\260d\270\"\270A\226A;\001\335a\246\"\330\014\024\241@\014\020\353\220\n\333\"a\255H\031\230\021\276\270B\017\210w\220b\237\001\030\372\244""\001\026u\000B\230g\240T\377\250\022\2502\250Q\330\024\177\030\230\n\240!\2409\370B\237\006\260a\330\024\266!\214 2\361\220\324\001\t\002\345\001\020\220\t\230\327\021\230#\323 \014K\003\002\230\377$\230j\250\001\250\023\250OE\260\023\260\245`f\007q\313!\3774\220y\240\001\240\023\240\277C\240q\250\001\330@\005\020\276\254\000\220Y\230a\340\356 4\357\220|\2401\035\000s\250!\373\2501\030\007\023\2201\220I\374d\001\357d\004\220B\220a\330\376\363`8\2207\230&\240\010\373\250\007\212 (\270!\200\001\335\360\347\"\005\230VD\000L\260\377\004\260F\270!\2703\270\257b\300\001\340\364dA\351a\004\357\n\210*\220\373a2\230R\373\230q\222\204\001t\2103\210a\376\026\002\005\330\r\016\330\020\033\377\2301\320\034@\320@Z\377\320Zd\320df\320f\377g\330\020\032\230!\2301\377\230E\240\021\240#\240R\277\240t\2501\250D_\000B\376\201@!\2704\270t\3001\377\300B\300b\310\003\3102\377\310T\320QR\320RS_\330\033\034\230D\357\000\026*\000\3776\260\021\260(\270&\300\377\001\300\025\300a\300t\310\3671\310F\037\000\320ST\340\277\010\014\210A\210Q\265\003!\373\240\006\360\205\002Q\340\004\035\230\367Q\230e\212 F\250%\250?v\260Q\260h\270\357\000\000\022\277\007\200w\210c\220\276\205\005\014\337\027\220q\320\030\255\013\014\021\177\220\026\220q\230\001\330\000\006\356\234`\004\220A\300\206\001\023\2204n\030\000\003\2302\304A\020\220\002\021\267\022\220\"\354\"\020\026\263`\002\277\230%\230t\2405\344@\024\377\250V\2601\260D\270\004\377\270A\270T\300\024\300V\376\322\000D\320PT\320TU\377\320UY\320Y[\320[}\\\311a\002\230\"\230A\313\205\001\2372\220R\220u\217 \315\205\001d\377\250&\260\001\260\024\260T\377\270\021\270$\270d\300&\357\310\001\310\024\262$V\320V\336<\000Z\330\024\031\335`%\230{q\340\004\002&\240\001\330\251`\375B\266\204\001\200\001\360\034\000\005\257\007\200h\210\204`\006\000\004\200\377m\2201\330\004\006\200g\276\321\210\001\006\200l\220!\n\001j\243\220\001\021\001\t\002\212\211\005!\347\205\020J\237\240k\260\025\260\200\211\003\300 \230\367\001\230\023\272\210\004#\240Q\240\377c\250\022\2503""\250a\250\377t\260<\270q\330\030\031\377\230\026\230q\240\004\240A\377\240T\250\021\250$\250a\277\250u\260A\260Q\025\001\024n\265@f\240D\235\206\002x\260#\006\300\324A\376\210\005<\000\023\020&\020<\r\004\013\377\2102\210Y\220b\230\007\377\230r\240\027\250\002\250+\277\260R\260|\3002\370 2\245\310\277a \374\026\243$n\252\212\001\006\305\200\000\004k\263`\256 \373\200%K\240\037s\250$\250c\327\206\002\251\213\001\223\206\001\225A\220\207\001\230\361\001c\222\205\004\270\206\0014\337\250q\330\024\025\326\211\0026\240\245\025\303\213\002X\234 \020\000S\326 \026\377\230s\240&\250\001\250\030\313\260\021\036\0054\304(\223cQ\260wg\270Q\226`!\3005\226b\367Q\310f\324bV\330\004\014\377\210B\210i\220r\230\027\377\240\002\240\047\250\022\250<\377\260r\270\027\300\002\300!\337\330\014\016\210l\353`J\240\007b\250\001";
-    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 2773, 3541);
+    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (2796 bytes) */
+static const char cstring[] = "\377 at 0x o\377bject>.:\377 <Memory\377View of \377<contigu\377ous and gdir%\001\007\rin\021\005\177strided\"\010o or \004\031><(\t\376A\006>?Canno\377t assign\377 to read\177-only m\240\002\375v\242\000Invali\377d mode, \347exp\305\000|\000\047c\047\376t\001\047fortra\237n\047, gH\000%\005s\357hape\222\000 ax\377is Note \373th\207 Cytho\373n \021\000delib\237eratek\000\320\001c\367ter!\001n PE\337P-484\212\"re\376\264!s subcl\366\246\000es\261!buil\373ti\260\000ypes.\377 If you \223ne\224 \303\000p\316\000%\tt\177hen set\200\000\367e \047\357\002atio\377n_typing\355\047\355$iv\242\000o F\377alse.add}_\231 ecoll\266@\376+\000s.abcdi\177sableen\002\001\377fastndcg\377/io/_par\3564\000pyx\004\017_nu}m\350\000s.pxi\013\020\377svmlight\362\010\024t\215`6\001gcis\376r\003dno def\377ault __r\377educe__ {du\273\002non-\240`\357vial\033\000cin\237it__u\254\002\337Aa\357lloc\363  ar\377ray data\341.\013\020\273C\215\204\001\352cs.A\377SCIIBAD_\177FEATURE\007\001\177INTEGER\022\001\337LABEL\033\001NU\273MB\r\003QID,\001R\376\022\003SCOREEM\377PTY_LINE\377Ellipsis\377MISSING_\337DOCID\005\005FI\377ELDSNUL_\277BYTEOKG\000_\177MIXEDSTy\000\377SSequenc\377eTOO_MAN\323Y_*\003\317\205\001.\324\205\007__\367Pyx\001\000Dict\377_NextRef\263__\370D\256 __\315b_\375_\001\005getite\345m\r\001d0\001\027\000funyc\035\001\030\000stat1\002\337impor\321 __\357main;\001mod\273ulM\002nam\002\003e\371wT\001\214`_chec\007ksuT\000\n\001?\004\025\001\373`\374\264@\037\001unpick6?\000En \005vt\344a\230\001\217qualO\005\344E\355Fc\330\313\205\002\277\001\200dex\314\001se;t_\203\005set\262\006\003\006\356.\007tes\310\001i_i\377s_corout\377ineabcal\373en\244e_buff\377eraoffap\277apoola\213 r\377tasyncio\375./\006sbaseb\2727\000b(\000bpb\047\001b\\&\002?\000cclX\000_\260 \377tracebac\377kcolumnc\357ount\000\002_by\027tedW\002d\232\"\222\000\264\211\003\376\354@odeende\367num\262\207\002eole/rror\376\205\005.\206\000\200\206\003\377fidxfiel\357dfir\332\000dup\373li\357\204\001flags\277format\257\210""\004f\376w\000dfptrfv\377alggagbg^\341\000iidig\000ij\000\377xinteger}i\224!s_run\236a\375s\000\002izeivj\355j\221\000jo\205`sor\376\271\000klabelsN\272 gth\354\001\360\001so\000\237chmem\314\211\001\304\211\001n\257n_th\351\211\001s\255an\377dimngnnz\367npa\257\000objo7rde\207App\242 \021\001\013_a\001\002b\341\207\002\310\207\005\007\003\267\207\005\360\025\003\252\207\001\235A\241A_use\377dpopqqid\371_\273\212\001\005\000sregi\323st\267 \243\000s\356@es\377eg_rowse\311t\315\207\004\267\212\002s\333\000\316\001_g\256\220`pss\300ar\304bu\276\n\000epsto\001\000r\377uctttmpt\377o_fixed_?widtht\236a+\003\375u\320\000ckupda\377tevvalue\377swant_do\367cid\005\002feat\377uresxO\200\001\377\340\004\030\230\003\2306\240\377\021\240,\250a\360\010\000\377\005\010\200r\210\023\210A\377\330\010\017\210q\330\004\010\373\210\001\n\001\210Q\330\004\n\377\210\"\210B\210a\330\t\377\n\330\010\016\210b\220\002\377\220!\330\014\020\320\020&\377\240f\250A\250S\260\003\377\2604\260r\270\021\330\014\377\017\210r\220\023\220A\330\235\020\t\000\025\220Q\"\000)\000\"~\016\000\004\013\2101\200\001a\001\377\034\2305\240\006\240a\240\276_\000\034\230A\230T|\000&\377\250\004\250F\260!\2608\337\2701\330\004\007\200\002B\210\375cF\000F\230!\2303\230\277c\240\021\330\010\tx\002\014\377\210E\220\025\220a\220q\376g\001v\220Q\220c\230\022\237\2301\330\020\026\020\001\312\0001\377\230C\230t\2402\240R\373\240u\226\000T\260\026\260q{\270\001u\000\n\000\005 \026\000\3776\250\021\250#\250R\250\356d\025\035\230QW\r\020\220\005\373\220U\204\0004\230q\240\003\352W\000S\251\000A@\000r\260\021\337\330\020\023\2209\300\000S\240\377\005\240Q\240b\250\002\250\177$\250f\260A\260R\211 \377\024\270U\300!\3004\300\377v\310Q\310d\320RU\337\320UV\330\024\355\000\330\024\235\025\265\003S\230\001\242!\221$\022\367\000\005\031\205D!\360\016\000?\005\032\230\021\340\004\322\000\207%\376\217Bt\2203\220f\230A\376\370?\022\320\022(\250\006\250\377a\250s\260$\260d\270\247\"\270A\226A;\001a\246\"\330{\014\024\241@\014\020\220""\n\333\"\335a\255H\031\230\021\270B\017\210Ww\220b\237\001\030\244\001\026u\000\377B\230g\240T\250\022\250\3772\250Q\330\024\030\230\n\357\240!\2409\370B\006\260a3\330\024\266!\214 2\220\324\001\t\002\376\345\001\020\220\t\230\021\230#\372\323 \014K\003\002\230$\230j\377\250\001\250\023\250E\260\023\351\260\245`f\007q\313!4\220y\377\240\001\240\023\240C\240q\327\250\001\330@\005\020\254\000\220Y\367\230a\340\356 4\220|\240}1\035\000s\250!\2501\030\007\237\023\2201\220Id\001\357d\004\337\220B\220a\330\363`8\220\1777\230&\240\010\250\007\212 \277(\270!\200\001\360\347\"\005\373\230VD\000L\260\004\260F\377\270!\2703\270b\300\001\365\340\364dA\351a\004\n\210*}\220\373a2\230R\230q\222\204\001\337t\2103\210a\026\002\005\330\377\r\016\330\020\033\2301\320\377\034@\320@Z\320Zd\377\320df\320fg\330\020\377\032\230!\2301\230E\240\377\021\240#\240R\240t\250\3271\250D_\000B\201@!\270\3774\270t\3001\300B\300\377b\310\003\3102\310T\320\377QR\320RS\330\033\034\353\230D\357\000\026*\0006\260\021\377\260(\270&\300\001\300\025\377\300a\300t\3101\310F\376\037\000\320ST\340\010\014\210wA\210Q\265\003!\240\006\360\205\002\377Q\340\004\035\230Q\230e\376\212 F\250%\250v\260Q\347\260h\270\357\000\000\022\007\200w\367\210c\220\276\205\005\014\027\220q\373\320\030\255\013\014\021\220\026\220\317q\230\001\330\000\006\234`\004\220\335A\300\206\001\023\2204\030\000\003\230\3552\304A\020\220\002\021\022\220\"\366\354\"\020\026\263`\002\230%\230\367t\2405\344@\024\250V\260\3771\260D\270\004\270A\270\337T\300\024\300V\322\000D\320\377PT\320TU\320UY\277\320Y[\320[\\\311a\002\357\230\"\230A\313\205\0012\220R\363\220u\217 \315\205\001d\250&\260\377\001\260\024\260T\270\021\270\377$\270d\300&\310\001\310\335\024\262$V\320V<\000Z\330{\024\031\335`%\230q\340\004\002\257&\240\001\330\251`B\266\204\001\200\377\001\360\034\000\005\007\200h\365\210\204`\006\000\004\200m\2201\337\330\004\006\200g\321\210\001\006\200wl\220!\n\001j\220\001\021\001\364\t\002\212\211\005!\347\205\020J\240k\260\363\025\260\200""\211\003\300 \230\001\230\023\376\272\210\004#\240Q\240c\250\022\377\2503\250a\250t\260<\377\270q\330\030\031\230\026\230\377q\240\004\240A\240T\250\377\021\250$\250a\250u\260\327A\260Q\025\001\024\265@f\240\rD\235\206\002x\260#\006\324A\376\210\005<\000\370\023\020&\020<\r\004\013\2102\210\377Y\220b\230\007\230r\240\377\027\250\002\250+\260R\260\267|\3002\370 2\310\277a \264\374\026\243$n\252\212\001\006\200\000\004k\370\263`\256 \373\200%K\240s\250$\243\250c\327\206\002\251\213\001\223\206\001A\220\207\001\230\362\361\001c\222\205\004\270\206\0014\250q\330\273\024\025\326\211\0026\240\025\303\213\002X\364\234 \020\000S\326 \026\230s\240\177&\250\001\250\030\260\021\036\005\3714\304(\223cQ\260g\270Q\356\226`!\3005\226bQ\310f\376\324bV\330\004\014\210B\210\377i\220r\230\027\240\002\240\377\047\250\022\250<\260r\270\377\027\300\002\300!\330\014\016\373\210l\353`J\240b\250\001";
+    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 2796, 3629);
     #define __Pyx_DecompressString_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #else /* compression: none (3541 bytes) */
-static const char bytes[] = " at 0x object>.: <MemoryView of <contiguous and direct><contiguous and indirect><strided and direct or indirect><strided and direct><strided and indirect>>?Cannot assign to read-only memoryviewInvalid mode, expected \047c\047 or \047fortran\047, got Invalid shape in axis Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.add_notecollections.abcdisableenablefastndcg/io/_parse.pyxgcisenabledno default __reduce__ due to non-trivial __cinit__unable to allocate array data.unable to allocate shape and strides.ASCIIBAD_FEATUREBAD_INTEGERBAD_LABELBAD_NUMBERBAD_QIDBAD_RELBAD_SCOREEMPTY_LINEEllipsisMISSING_DOCIDMISSING_FIELDSNUL_BYTEOKQID_MIXEDSTATUSSequenceTOO_MANY_FIELDSView.MemoryView__Pyx_PyDict_NextRef__annotate____class____class_getitem____dict____func____getstate____import____main____module____name____new____pyx_checksum__pyx_state__pyx_type__pyx_unpickle_Enum__pyx_vtable____qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___i_is_coroutineabcalenallocate_bufferaoffapapoolastartasyncio.coroutinesbaseblenboffbpbpoolbstartbufccline_in_tracebackcolumncountcount_bytedstartdtype_is_objectencodeendenumerateeolerrorfastndcg.io._parsefidxfieldfirst_duplicateflagsformatfortranfoundfptrfvalggagbgoffiidiendindexintegerioutis_runitemsitemsizeivjjendjoin_sortedklabelslengthlinelinesmatchmemviewmodenn_threadsnamendimngnnznpairsobjorderoutppackpair_apair_bparse_numbersparse_svmlightparse_trecpoolpool_usedpopqqid_modeqidsregisterrelsscoreseg_rowsetdefaultshapesizesort_groupsststartstatusstepstopstructttmpto_fixed_widthtpooltstartunpackupdatevvalueswant_docidwant_featuresxO\200\001\340\004\030\230\003\2306\240\021\240,\250a\360\010\000\005\010\200r\210\023\210A\330\010\017\210q\330\004\010\210\001\210\023\210A\210Q\330\004\n\210\"\210B\210a\330\t\n\330\010\016\210b\220\002\220!\330\014\020\320\020&\240f""\250A\250S\260\003\2604\260r\270\021\330\014\017\210r\220\023\220A\330\020\021\330\014\025\220Q\330\014\020\220\002\220\"\220A\330\004\013\2101\200\001\360\010\000\005\034\2305\240\006\240a\240q\330\004\034\230A\230T\240\021\240&\250\004\250F\260!\2608\2701\330\004\007\200r\210\023\210B\210c\220\023\220F\230!\2303\230c\240\021\330\010\t\330\t\n\330\010\014\210E\220\025\220a\220q\330\014\017\210v\220Q\220c\230\022\2301\330\020\026\220a\220q\230\003\2301\230C\230t\2402\240R\240u\250A\250T\260\026\260q\270\001\200\001\360\n\000\005 \230t\2406\250\021\250#\250R\250q\330\004\034\230A\230T\240\021\240&\250\004\250F\260!\2608\2701\330\004\035\230Q\330\t\n\330\010\014\210E\220\025\220a\220q\330\014\020\220\005\220U\230!\2304\230q\240\003\2402\240S\250\004\250A\250R\250r\260\021\330\020\023\2209\230A\230S\240\005\240Q\240b\250\002\250$\250f\260A\260R\260r\270\024\270U\300!\3004\300v\310Q\310d\320RU\320UV\330\024\034\230A\330\024\025\330\014\017\210v\220S\230\001\330\020\021\330\004\013\2101\200\001\360\022\000\005\031\230\003\2306\240\021\240!\360\016\000\005\032\230\021\340\004\026\220a\330\004\007\200r\210\023\210A\330\010\017\210t\2203\220f\230A\330\004\010\210\001\210\023\210A\210Q\330\004\n\210\"\210B\210a\330\t\n\330\010\016\210b\220\002\220!\330\014\022\320\022(\250\006\250a\250s\260$\260d\270\"\270A\330\014\017\210t\2203\220a\330\020\026\220a\330\014\024\220A\330\014\020\220\n\230!\2303\230a\330\014\017\210r\220\023\220A\330\020\031\230\021\330\020\021\330\014\017\210w\220b\230\001\330\020\030\230\001\330\020\026\220f\230B\230g\240T\250\022\2502\250Q\330\024\030\230\n\240!\2409\250A\250S\260\006\260a\330\024\035\230Q\330\020\023\2202\220S\230\001\330\024\035\230Q\330\024\025\330\014\020\220\t\230\021\230#\230Q\330\014\017\210w\220b\230\002\230$\230j\250\001\250\023\250E\260\023\260A\330\020\031\230\021\330\020\021\330\014\017\210q\330\020\023\2204\220y\240\001\240\023\240C\240q\250\001\330\024\035\230Q\330\024\025\330\020\024\220A\220Y\230a\340\020\023\2204\220|\2401""\240C\240s\250!\2501\330\024\035\230Q\330\024\025\330\020\023\2201\220I\230Q\330\014\025\220Q\330\014\020\220\004\220B\220a\330\004\013\2108\2207\230&\240\010\250\007\250s\260(\270!\200\001\360\022\000\005\031\230\005\230V\2401\240L\260\004\260F\270!\2703\270b\300\001\340\004\007\200r\210\023\210A\330\010\t\330\004\n\210*\220F\230!\2302\230R\230q\330\004\007\200t\2103\210a\330\010\t\330\004\005\330\r\016\330\020\033\2301\320\034@\320@Z\320Zd\320df\320fg\330\020\032\230!\2301\230E\240\021\240#\240R\240t\2501\250D\260\004\260B\260d\270!\2704\270t\3001\300B\300b\310\003\3102\310T\320QR\320RS\330\033\034\230D\240\001\240\026\240t\2506\260\021\260(\270&\300\001\300\025\300a\300t\3101\310F\320RS\320ST\340\010\014\210A\210Q\200\001\360\022\000\005!\240\006\240f\250A\250Q\340\004\035\230Q\230e\2401\240F\250%\250v\260Q\260h\270a\330\004\035\230Q\230e\2401\240F\250%\250v\260Q\260h\270a\330\004\007\200w\210c\220\021\330\010\t\330\t\n\330\014\027\220q\320\030@\320@Z\320Zd\320df\320fg\330\014\021\220\026\220q\230\001\330\014\021\220\026\220q\230\001\330\014\020\220\004\220A\220Q\330\014\023\2204\220q\230\003\2302\230Q\330\014\020\220\004\220A\220Q\330\014\023\2204\220q\230\003\2302\230Q\330\014\022\220\"\220B\220a\330\020\026\220b\230\002\230%\230t\2405\250\001\250\024\250V\2601\260D\270\004\270A\270T\300\024\300V\3101\310D\320PT\320TU\320UY\320Y[\320[\\\330\024\030\230\002\230\"\230A\330\020\023\2202\220R\220u\230D\240\005\240Q\240d\250&\260\001\260\024\260T\270\021\270$\270d\300&\310\001\310\024\310T\320QR\320RV\320VY\320YZ\330\024\031\230\021\230%\230q\340\024\031\230\021\230&\240\001\330\020\024\220B\220b\230\001\200\001\360\034\000\005\007\200h\210a\330\004\006\200h\210a\330\004\006\200m\2201\330\004\006\200g\210Q\330\004\006\200l\220!\330\004\006\200j\220\001\330\004\006\200l\220!\330\004\030\230\003\2306\240\021\240!\330\004\007\200r\210\023\210A\330\010\017\210t\2203\220f\230J\240k\260\025\260a\330\t\n\330\010\027\220q\230\001\230\023\230A\230T\240\021\240#\240Q\240c""\250\022\2503\250a\250t\260<\270q\330\030\031\230\026\230q\240\004\240A\240T\250\021\250$\250a\250u\260A\260Q\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\030\031\230\026\230q\240\006\240f\250F\260!\2608\2701\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\004\013\2102\210Y\220b\230\007\230r\240\027\250\002\250+\260R\260|\3002\300V\3102\310Q\200\001\360 \000\005\007\200h\210a\330\004\006\200h\210a\330\004\006\200m\2201\330\004\006\200h\210a\330\004\006\200n\220A\330\004\006\200n\220A\330\004\006\200k\220\021\330\004\006\200j\220\001\330\004\006\200l\220!\330\004\030\230\003\2306\240\021\240!\330\004\007\200r\210\023\210A\330\010\017\210t\2203\220f\230K\240s\250$\250c\260\023\260A\330\t\n\330\010\023\2201\220A\220S\230\001\230\024\230Q\230c\240\021\240#\240R\240s\250!\2504\250q\330\024\025\220U\230!\2306\240\025\240f\250A\250X\260Q\330\024\025\220S\230\001\230\026\230s\240&\250\001\250\030\260\021\330\024\025\220U\230!\2304\230q\240\004\240A\240T\250\021\250&\260\001\260\024\260Q\260g\270Q\270d\300!\3005\310\001\310\024\310Q\310f\320TU\320UV\330\004\014\210B\210i\220r\230\027\240\002\240\047\250\022\250<\260r\270\027\300\002\300!\330\014\016\210l\230\"\230J\240b\250\001";
+    #else /* compression: none (3629 bytes) */
+static const char bytes[] = " at 0x object>.: <MemoryView of <contiguous and direct><contiguous and indirect><strided and direct or indirect><strided and direct><strided and indirect>>?Cannot assign to read-only memoryviewInvalid mode, expected \047c\047 or \047fortran\047, got Invalid shape in axis Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.add_notecollections.abcdisableenablefastndcg/io/_parse.pyxfastndcg/io/_parse_numbers.pxifastndcg/io/_parse_svmlight.pxifastndcg/io/_parse_trec.pxigcisenabledno default __reduce__ due to non-trivial __cinit__unable to allocate array data.unable to allocate shape and strides.ASCIIBAD_FEATUREBAD_INTEGERBAD_LABELBAD_NUMBERBAD_QIDBAD_RELBAD_SCOREEMPTY_LINEEllipsisMISSING_DOCIDMISSING_FIELDSNUL_BYTEOKQID_MIXEDSTATUSSequenceTOO_MANY_FIELDSView.MemoryView__Pyx_PyDict_NextRef__annotate____class____class_getitem____dict____func____getstate____import____main____module____name____new____pyx_checksum__pyx_state__pyx_type__pyx_unpickle_Enum__pyx_vtable____qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___i_is_coroutineabcalenallocate_bufferaoffapapoolastartasyncio.coroutinesbaseblenboffbpbpoolbstartbufccline_in_tracebackcolumncountcount_bytedstartdtype_is_objectencodeendenumerateeolerrorfastndcg.io._parsefidxfieldfirst_duplicateflagsformatfortranfoundfptrfvalggagbgoffiidiendindexintegerioutis_runitemsitemsizeivjjendjoin_sortedklabelslengthlinelinesmatchmemviewmodenn_threadsnamendimngnnznpairsobjorderoutppackpair_apair_bparse_numbersparse_svmlightparse_trecpoolpool_usedpopqqid_modeqidsregisterrelsscoreseg_rowsetdefaultshapesizesort_groupsststartstatusstepstopstructttmpto_fixed_widthtpooltstartunpackupdatevvalueswant_docidwant_featuresxO\200\001\340\004\030\230\003\2306\240\021\240,\250a\360\010\000\005\010\200r\210\023\210A\330\010\017\210q\330\004\010\210\001\210\023\210A\210Q""\330\004\n\210\"\210B\210a\330\t\n\330\010\016\210b\220\002\220!\330\014\020\320\020&\240f\250A\250S\260\003\2604\260r\270\021\330\014\017\210r\220\023\220A\330\020\021\330\014\025\220Q\330\014\020\220\002\220\"\220A\330\004\013\2101\200\001\360\010\000\005\034\2305\240\006\240a\240q\330\004\034\230A\230T\240\021\240&\250\004\250F\260!\2608\2701\330\004\007\200r\210\023\210B\210c\220\023\220F\230!\2303\230c\240\021\330\010\t\330\t\n\330\010\014\210E\220\025\220a\220q\330\014\017\210v\220Q\220c\230\022\2301\330\020\026\220a\220q\230\003\2301\230C\230t\2402\240R\240u\250A\250T\260\026\260q\270\001\200\001\360\n\000\005 \230t\2406\250\021\250#\250R\250q\330\004\034\230A\230T\240\021\240&\250\004\250F\260!\2608\2701\330\004\035\230Q\330\t\n\330\010\014\210E\220\025\220a\220q\330\014\020\220\005\220U\230!\2304\230q\240\003\2402\240S\250\004\250A\250R\250r\260\021\330\020\023\2209\230A\230S\240\005\240Q\240b\250\002\250$\250f\260A\260R\260r\270\024\270U\300!\3004\300v\310Q\310d\320RU\320UV\330\024\034\230A\330\024\025\330\014\017\210v\220S\230\001\330\020\021\330\004\013\2101\200\001\360\022\000\005\031\230\003\2306\240\021\240!\360\016\000\005\032\230\021\340\004\026\220a\330\004\007\200r\210\023\210A\330\010\017\210t\2203\220f\230A\330\004\010\210\001\210\023\210A\210Q\330\004\n\210\"\210B\210a\330\t\n\330\010\016\210b\220\002\220!\330\014\022\320\022(\250\006\250a\250s\260$\260d\270\"\270A\330\014\017\210t\2203\220a\330\020\026\220a\330\014\024\220A\330\014\020\220\n\230!\2303\230a\330\014\017\210r\220\023\220A\330\020\031\230\021\330\020\021\330\014\017\210w\220b\230\001\330\020\030\230\001\330\020\026\220f\230B\230g\240T\250\022\2502\250Q\330\024\030\230\n\240!\2409\250A\250S\260\006\260a\330\024\035\230Q\330\020\023\2202\220S\230\001\330\024\035\230Q\330\024\025\330\014\020\220\t\230\021\230#\230Q\330\014\017\210w\220b\230\002\230$\230j\250\001\250\023\250E\260\023\260A\330\020\031\230\021\330\020\021\330\014\017\210q\330\020\023\2204\220y\240\001\240\023\240C\240q""\250\001\330\024\035\230Q\330\024\025\330\020\024\220A\220Y\230a\340\020\023\2204\220|\2401\240C\240s\250!\2501\330\024\035\230Q\330\024\025\330\020\023\2201\220I\230Q\330\014\025\220Q\330\014\020\220\004\220B\220a\330\004\013\2108\2207\230&\240\010\250\007\250s\260(\270!\200\001\360\022\000\005\031\230\005\230V\2401\240L\260\004\260F\270!\2703\270b\300\001\340\004\007\200r\210\023\210A\330\010\t\330\004\n\210*\220F\230!\2302\230R\230q\330\004\007\200t\2103\210a\330\010\t\330\004\005\330\r\016\330\020\033\2301\320\034@\320@Z\320Zd\320df\320fg\330\020\032\230!\2301\230E\240\021\240#\240R\240t\2501\250D\260\004\260B\260d\270!\2704\270t\3001\300B\300b\310\003\3102\310T\320QR\320RS\330\033\034\230D\240\001\240\026\240t\2506\260\021\260(\270&\300\001\300\025\300a\300t\3101\310F\320RS\320ST\340\010\014\210A\210Q\200\001\360\022\000\005!\240\006\240f\250A\250Q\340\004\035\230Q\230e\2401\240F\250%\250v\260Q\260h\270a\330\004\035\230Q\230e\2401\240F\250%\250v\260Q\260h\270a\330\004\007\200w\210c\220\021\330\010\t\330\t\n\330\014\027\220q\320\030@\320@Z\320Zd\320df\320fg\330\014\021\220\026\220q\230\001\330\014\021\220\026\220q\230\001\330\014\020\220\004\220A\220Q\330\014\023\2204\220q\230\003\2302\230Q\330\014\020\220\004\220A\220Q\330\014\023\2204\220q\230\003\2302\230Q\330\014\022\220\"\220B\220a\330\020\026\220b\230\002\230%\230t\2405\250\001\250\024\250V\2601\260D\270\004\270A\270T\300\024\300V\3101\310D\320PT\320TU\320UY\320Y[\320[\\\330\024\030\230\002\230\"\230A\330\020\023\2202\220R\220u\230D\240\005\240Q\240d\250&\260\001\260\024\260T\270\021\270$\270d\300&\310\001\310\024\310T\320QR\320RV\320VY\320YZ\330\024\031\230\021\230%\230q\340\024\031\230\021\230&\240\001\330\020\024\220B\220b\230\001\200\001\360\034\000\005\007\200h\210a\330\004\006\200h\210a\330\004\006\200m\2201\330\004\006\200g\210Q\330\004\006\200l\220!\330\004\006\200j\220\001\330\004\006\200l\220!\330\004\030\230\003\2306\240\021\240!\330\004\007\200r\210\023\210A\330\010\017\210t\2203\220f\230J\240k""\260\025\260a\330\t\n\330\010\027\220q\230\001\230\023\230A\230T\240\021\240#\240Q\240c\250\022\2503\250a\250t\260<\270q\330\030\031\230\026\230q\240\004\240A\240T\250\021\250$\250a\250u\260A\260Q\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\030\031\230\026\230q\240\006\240f\250F\260!\2608\2701\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\030\031\230\024\230Q\230f\240D\250\006\250a\250x\260q\330\004\013\2102\210Y\220b\230\007\230r\240\027\250\002\250+\260R\260|\3002\300V\3102\310Q\200\001\360 \000\005\007\200h\210a\330\004\006\200h\210a\330\004\006\200m\2201\330\004\006\200h\210a\330\004\006\200n\220A\330\004\006\200n\220A\330\004\006\200k\220\021\330\004\006\200j\220\001\330\004\006\200l\220!\330\004\030\230\003\2306\240\021\240!\330\004\007\200r\210\023\210A\330\010\017\210t\2203\220f\230K\240s\250$\250c\260\023\260A\330\t\n\330\010\023\2201\220A\220S\230\001\230\024\230Q\230c\240\021\240#\240R\240s\250!\2504\250q\330\024\025\220U\230!\2306\240\025\240f\250A\250X\260Q\330\024\025\220S\230\001\230\026\230s\240&\250\001\250\030\260\021\330\024\025\220U\230!\2304\230q\240\004\240A\240T\250\021\250&\260\001\260\024\260Q\260g\270Q\270d\300!\3005\310\001\310\024\310Q\310f\320TU\320UV\330\004\014\210B\210i\220r\230\027\240\002\240\047\250\022\250<\260r\270\027\300\002\300!\330\014\016\210l\230\"\230J\240b\250\001";
     PyObject *data = NULL;
     #define __Pyx_DecompressString_UNUSED
     #define __Pyx_DecompressString_LZSS_UNUSED
     #endif
     PyObject **stringtab = __pyx_mstate->__pyx_string_tab;
     Py_ssize_t pos = 0;
-    for (int i = 0; i < 184; i++) {
+    for (int i = 0; i < 187; i++) {
       Py_ssize_t bytes_length = str_length_index[i].length;
       PyObject *string = PyUnicode_DecodeUTF8(bytes + pos, bytes_length, NULL);
-      if (likely(string) && i >= 26) PyUnicode_InternInPlace(&string);
+      if (likely(string) && i >= 29) PyUnicode_InternInPlace(&string);
       if (unlikely(!string)) {
         Py_XDECREF(data);
         __PYX_ERR(0, 1, __pyx_L1_error)
@@ -28822,8 +28818,8 @@ static const char bytes[] = " at 0x object>.: <MemoryView of <contiguous and dir
       stringtab[i] = string;
       pos += bytes_length;
     }
-    for (int i = 184; i < 193; i++) {
-      Py_ssize_t bytes_length = bytes_length_index[i-184].length;
+    for (int i = 187; i < 196; i++) {
+      Py_ssize_t bytes_length = bytes_length_index[i-187].length;
       PyObject *string = PyBytes_FromStringAndSize(bytes + pos, bytes_length);
       stringtab[i] = string;
       pos += bytes_length;
@@ -28833,14 +28829,14 @@ static const char bytes[] = " at 0x object>.: <MemoryView of <contiguous and dir
       }
     }
     Py_XDECREF(data);
-    for (Py_ssize_t i = 0; i < 193; i++) {
+    for (Py_ssize_t i = 0; i < 196; i++) {
       if (unlikely(PyObject_Hash(stringtab[i]) == -1)) {
         __PYX_ERR(0, 1, __pyx_L1_error)
       }
     }
     #if CYTHON_IMMORTAL_CONSTANTS
     {
-      PyObject **table = stringtab + 184;
+      PyObject **table = stringtab + 187;
       for (Py_ssize_t i=0; i<9; ++i) {
         #if PY_VERSION_HEX >= 0x030F0000
         PyUnstable_SetImmortal(table[i]);
@@ -28908,7 +28904,7 @@ typedef struct {
     unsigned int num_kwonly_args : 1;
     unsigned int nlocals : 5;
     unsigned int flags : 10;
-    unsigned int first_line : 10;
+    unsigned int first_line : 9;
 } __Pyx_PyCode_New_function_description;
 #ifdef __cplusplus
 } /* anonymous namespace */
@@ -28928,42 +28924,42 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
   PyObject* tuple_dedup_map = PyDict_New();
   if (unlikely(!tuple_dedup_map)) return -1;
   {
-    const __Pyx_PyCode_New_function_description descr = {15, 0, 0, 17, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 282};
+    const __Pyx_PyCode_New_function_description descr = {15, 0, 0, 17, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 132};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_buf, __pyx_mstate->__pyx_n_u_line, __pyx_mstate->__pyx_n_u_qid_mode, __pyx_mstate->__pyx_n_u_want_docid, __pyx_mstate->__pyx_n_u_want_features, __pyx_mstate->__pyx_n_u_labels, __pyx_mstate->__pyx_n_u_qids, __pyx_mstate->__pyx_n_u_lines, __pyx_mstate->__pyx_n_u_pool, __pyx_mstate->__pyx_n_u_dstart, __pyx_mstate->__pyx_n_u_fval, __pyx_mstate->__pyx_n_u_fidx, __pyx_mstate->__pyx_n_u_fptr, __pyx_mstate->__pyx_n_u_pool_used, __pyx_mstate->__pyx_n_u_nnz, __pyx_mstate->__pyx_n_u_st, __pyx_mstate->__pyx_n_u_n};
-    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_parse_svmlight, __pyx_mstate->__pyx_kp_b_iso88591_ha_ha_m1_gQ_l_j_l_6_r_A_t3fJk_a, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_svmlight_pxi, __pyx_mstate->__pyx_n_u_parse_svmlight, __pyx_mstate->__pyx_kp_b_iso88591_ha_ha_m1_gQ_l_j_l_6_r_A_t3fJk_a, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {6, 0, 0, 17, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 319};
+    const __Pyx_PyCode_New_function_description descr = {6, 0, 0, 17, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 5};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_buf, __pyx_mstate->__pyx_n_u_line, __pyx_mstate->__pyx_n_u_column, __pyx_mstate->__pyx_n_u_integer, __pyx_mstate->__pyx_n_u_out, __pyx_mstate->__pyx_n_u_iout, __pyx_mstate->__pyx_n_u_n, __pyx_mstate->__pyx_n_u_p, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_eol, __pyx_mstate->__pyx_n_u_s, __pyx_mstate->__pyx_n_u_t, __pyx_mstate->__pyx_n_u_field, __pyx_mstate->__pyx_n_u_count, __pyx_mstate->__pyx_n_u_iv, __pyx_mstate->__pyx_n_u_v, __pyx_mstate->__pyx_n_u_status};
-    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_parse_numbers, __pyx_mstate->__pyx_kp_b_iso88591_6_a_r_A_t3fA_AQ_Ba_b_as_d_A_t3a, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_numbers_pxi, __pyx_mstate->__pyx_n_u_parse_numbers, __pyx_mstate->__pyx_kp_b_iso88591_6_a_r_A_t3fA_AQ_Ba_b_as_d_A_t3a, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {12, 0, 0, 14, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 466};
+    const __Pyx_PyCode_New_function_description descr = {12, 0, 0, 14, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 90};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_buf, __pyx_mstate->__pyx_n_u_line, __pyx_mstate->__pyx_n_u_is_run, __pyx_mstate->__pyx_n_u_score, __pyx_mstate->__pyx_n_u_rel, __pyx_mstate->__pyx_n_u_lines, __pyx_mstate->__pyx_n_u_pool, __pyx_mstate->__pyx_n_u_dstart, __pyx_mstate->__pyx_n_u_seg_row, __pyx_mstate->__pyx_n_u_tpool, __pyx_mstate->__pyx_n_u_tstart, __pyx_mstate->__pyx_n_u_pool_used, __pyx_mstate->__pyx_n_u_st, __pyx_mstate->__pyx_n_u_n};
-    __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_parse_trec, __pyx_mstate->__pyx_kp_b_iso88591_ha_ha_m1_ha_nA_nA_k_j_l_6_r_A_t, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_trec_pxi, __pyx_mstate->__pyx_n_u_parse_trec, __pyx_mstate->__pyx_kp_b_iso88591_ha_ha_m1_ha_nA_nA_k_j_l_6_r_A_t, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {6, 0, 0, 10, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 555};
+    const __Pyx_PyCode_New_function_description descr = {6, 0, 0, 10, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 211};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_pool, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_length, __pyx_mstate->__pyx_n_u_order, __pyx_mstate->__pyx_n_u_goff, __pyx_mstate->__pyx_n_u_n_threads, __pyx_mstate->__pyx_n_u_n, __pyx_mstate->__pyx_n_u_g, __pyx_mstate->__pyx_n_u_ng, __pyx_mstate->__pyx_n_u_tmp};
     __pyx_mstate_global->__pyx_codeobj_tab[3] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_sort_groups, __pyx_mstate->__pyx_kp_b_iso88591_V1L_F_3b_r_A_F_2Rq_t3a_1_ZZddff, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[3])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 9, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 580};
+    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 9, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 236};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_pool, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_length, __pyx_mstate->__pyx_n_u_goff, __pyx_mstate->__pyx_n_u_g, __pyx_mstate->__pyx_n_u_i_2, __pyx_mstate->__pyx_n_u_ng, __pyx_mstate->__pyx_n_u_p, __pyx_mstate->__pyx_n_u_found};
     __pyx_mstate_global->__pyx_codeobj_tab[4] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_first_duplicate, __pyx_mstate->__pyx_kp_b_iso88591_t6_Rq_AT_F_81_Q_E_aq_U_4q_2S_AR, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[4])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {12, 0, 0, 22, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 599};
+    const __Pyx_PyCode_New_function_description descr = {12, 0, 0, 22, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 255};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_apool, __pyx_mstate->__pyx_n_u_astart, __pyx_mstate->__pyx_n_u_alen, __pyx_mstate->__pyx_n_u_aoff, __pyx_mstate->__pyx_n_u_bpool, __pyx_mstate->__pyx_n_u_bstart, __pyx_mstate->__pyx_n_u_blen, __pyx_mstate->__pyx_n_u_boff, __pyx_mstate->__pyx_n_u_pair_a, __pyx_mstate->__pyx_n_u_pair_b, __pyx_mstate->__pyx_n_u_match, __pyx_mstate->__pyx_n_u_n_threads, __pyx_mstate->__pyx_n_u_k, __pyx_mstate->__pyx_n_u_npairs, __pyx_mstate->__pyx_n_u_i_2, __pyx_mstate->__pyx_n_u_j, __pyx_mstate->__pyx_n_u_iend, __pyx_mstate->__pyx_n_u_jend, __pyx_mstate->__pyx_n_u_ga, __pyx_mstate->__pyx_n_u_gb, __pyx_mstate->__pyx_n_u_ap, __pyx_mstate->__pyx_n_u_bp};
     __pyx_mstate_global->__pyx_codeobj_tab[5] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_join_sorted, __pyx_mstate->__pyx_kp_b_iso88591_fAQ_Qe1F_vQha_Qe1F_vQha_wc_q_ZZ, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[5])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 7, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 641};
+    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 7, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 297};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_pool, __pyx_mstate->__pyx_n_u_start, __pyx_mstate->__pyx_n_u_length, __pyx_mstate->__pyx_n_u_out, __pyx_mstate->__pyx_n_u_i_2, __pyx_mstate->__pyx_n_u_n, __pyx_mstate->__pyx_n_u_p};
     __pyx_mstate_global->__pyx_codeobj_tab[6] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_to_fixed_width, __pyx_mstate->__pyx_kp_b_iso88591_5_aq_AT_F_81_r_Bc_F_3c_E_aq_vQc, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[6])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 7, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 655};
+    const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 7, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 311};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_buf, __pyx_mstate->__pyx_n_u_c, __pyx_mstate->__pyx_n_u_n, __pyx_mstate->__pyx_n_u_count, __pyx_mstate->__pyx_n_u_p, __pyx_mstate->__pyx_n_u_end, __pyx_mstate->__pyx_n_u_q};
     __pyx_mstate_global->__pyx_codeobj_tab[7] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_fastndcg_io__parse_pyx, __pyx_mstate->__pyx_n_u_count_byte, __pyx_mstate->__pyx_kp_b_iso88591_6_a_r_A_q_AQ_Ba_b_fAS_4r_r_A_Q, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[7])) goto bad;
   }

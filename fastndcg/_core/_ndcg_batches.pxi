@@ -1,0 +1,137 @@
+# NDCG kernels: the batch drivers that run the queries in parallel. Included by _ndcg.pyx.
+
+# ----------------------------------------------------------------------------- batches
+
+
+cdef struct Scratch:
+    double* gbuf
+    RankedDoc* docs
+    RankedDoc* group
+    int64_t* counts
+    bint ok
+
+
+cdef Scratch _scratch_alloc(Py_ssize_t max_n, bint with_group, Py_ssize_t count_size) noexcept nogil:
+    # Returned by value: assigned inside a parallel block, it is thread-private.
+    cdef Py_ssize_t i
+    cdef Scratch s
+    s.gbuf = <double*>malloc((max_n + 1) * sizeof(double))
+    s.docs = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
+    s.group = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc)) if with_group else NULL
+    s.counts = NULL
+    s.ok = True
+    if count_size > 0:
+        s.counts = <int64_t*>malloc(2 * count_size * sizeof(int64_t))
+        if s.counts != NULL:
+            for i in range(2 * count_size):
+                s.counts[i] = 0
+    s.ok = not (s.gbuf == NULL or s.docs == NULL or (with_group and s.group == NULL)
+                or (count_size > 0 and s.counts == NULL))
+    return s
+
+
+cdef void _scratch_free(Scratch* s) noexcept nogil:
+    free(s.gbuf)
+    free(s.docs)
+    free(s.group)
+    free(s.counts)
+
+
+cdef inline bint _row_finite(const double* row, Py_ssize_t n, bint nan_ok) noexcept nogil:
+    # One query's results: an infinity (a NaN unless nan_ok, the empty="skip"
+    # value) means a sum overflowed; reported by the caller with the query.
+    cdef Py_ssize_t j
+    for j in range(n):
+        if fabs(row[j]) > DBL_MAX or (not nan_ok and row[j] != row[j]):
+            return False
+    return True
+
+
+cdef int _ideal_queries(const label_t* lab, const int64_t* off, Py_ssize_t n_queries, Py_ssize_t max_n,
+                        const Config* c, bint check_labels, double* idcg, int8_t* flags,
+                        int* any_bad, int n_threads) noexcept nogil:
+    """IDCG per query (rows of idcg, n_cut wide); returns 1 on allocation failure."""
+    cdef Py_ssize_t q, n, where = 0, top = -1
+    cdef Scratch s
+    cdef int failed = 0
+    cdef int* failed_flag = &failed      # written through pointers: shared, not thread-private
+    cdef int* bad_flag = any_bad
+    with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
+        s = _scratch_alloc(max_n, False, c.count_size)
+        if not s.ok:
+            failed_flag[0] = 1
+        else:
+            for q in prange(n_queries, schedule="dynamic", chunksize=32):
+                n = off[q + 1] - off[q]
+                where = 0
+                top = -1
+                if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
+                    flags[q] = flags[q] | FLAG_LABELS
+                    bad_flag[0] = 1
+                else:
+                    _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * c.n_cut, s.gbuf, s.docs)
+                    if not _row_finite(idcg + q * c.n_cut, c.n_cut, False):
+                        flags[q] = flags[q] | FLAG_IDEAL_OVERFLOW
+                        bad_flag[0] = 1
+        _scratch_free(&s)
+    return failed
+
+
+cdef int _score_queries(const floating* sc, const label_t* lab, const int64_t* off, const int64_t* keys,
+                        Py_ssize_t n_queries, Py_ssize_t max_n, const Config* c,
+                        bint fuse_ideal, bint check_labels, bint check_scores,
+                        double* idcg, double* dcg_out, double* ndcg_out, int8_t* flags,
+                        int* any_bad, int n_threads) noexcept nogil:
+    """DCG and NDCG per query (NDCG when idcg != NULL); with ``fuse_ideal``
+    also the IDCG (exactly as _ideal_queries), computed just before the query
+    is ranked, while its labels are in cache. Returns 1 on allocation failure."""
+    cdef Py_ssize_t q, j, n, n_cut = c.n_cut, where = 0, top = -1
+    cdef int8_t bad
+    cdef double ideal
+    cdef Scratch s
+    cdef int failed = 0
+    cdef int* failed_flag = &failed
+    cdef int* bad_flag = any_bad
+    with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
+        s = _scratch_alloc(max_n, c.tie_mode != TIES_INPUT, c.count_size if fuse_ideal else 0)
+        if not s.ok:
+            failed_flag[0] = 1
+        else:
+            for q in prange(n_queries, schedule="dynamic", chunksize=32):
+                n = off[q + 1] - off[q]
+                where = 0
+                bad = 0
+                if check_scores and _score_problem(sc + off[q], n, c.score_limit, &where) != PROBLEM_NONE:
+                    bad = FLAG_SCORES
+                top = -1
+                if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
+                    bad = bad | FLAG_LABELS
+                if bad != 0:
+                    flags[q] = flags[q] | bad
+                    bad_flag[0] = 1
+                else:
+                    if fuse_ideal:
+                        _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * n_cut, s.gbuf, s.docs)
+                    _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
+                                   n, c, dcg_out + q * n_cut, s.docs, s.group, s.gbuf)
+                    if ndcg_out != NULL:
+                        for j in range(n_cut):
+                            ideal = idcg[q * n_cut + j]
+                            if n < c.short_limit[j]:
+                                ndcg_out[q * n_cut + j] = 0.0
+                            elif ideal > 0.0:
+                                ndcg_out[q * n_cut + j] = dcg_out[q * n_cut + j] / ideal
+                            else:
+                                ndcg_out[q * n_cut + j] = c.empty_value
+                    bad = 0
+                    if fuse_ideal and not _row_finite(idcg + q * n_cut, n_cut, False):
+                        bad = FLAG_IDEAL_OVERFLOW
+                    if not _row_finite(dcg_out + q * n_cut, n_cut, False):
+                        bad = bad | FLAG_DCG_OVERFLOW
+                    if ndcg_out != NULL and not _row_finite(ndcg_out + q * n_cut, n_cut, True):
+                        bad = bad | FLAG_NDCG_OVERFLOW
+                    if bad != 0:
+                        flags[q] = flags[q] | bad
+                        bad_flag[0] = 1
+        _scratch_free(&s)
+    return failed

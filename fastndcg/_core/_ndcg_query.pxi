@@ -1,0 +1,162 @@
+# NDCG kernels: one query (ideal by counting or selection, ranking with ties, DCG at every
+# cutoff). Included by _ndcg.pyx.
+
+# ----------------------------------------------------------------------------- per query
+
+
+cdef inline void _cumulate(const double* ranked, Py_ssize_t n, bint whole,
+                           const double* disc, const int64_t* cutoffs, Py_ssize_t n_cut,
+                           double* out_row) noexcept nogil:
+    # out_row[j] = sum_{r < min(cutoffs[j], n)} ranked[r] * disc[r]  (or all n when whole)
+    cdef Py_ssize_t j, r = 0, depth
+    cdef double acc = 0.0
+    for j in range(n_cut):
+        depth = n if whole or cutoffs[j] > n else cutoffs[j]
+        while r < depth:
+            acc = acc + ranked[r] * disc[r]
+            r += 1
+        out_row[j] = acc
+
+
+cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c, int64_t* counts,
+                           Py_ssize_t top, double* out_row, double* gbuf, RankedDoc* docs) noexcept nogil:
+    # IDCG of one query at every cutoff; labels are valid. ``top``: a bound on
+    # the largest label (from the label check), or -1 to find it here.
+    cdef Py_ssize_t i, p, li, depth, lv, size = c.count_size, a, b
+    cdef bint find_top = top < 0 or top >= size
+    cdef int64_t cnt
+    cdef double g
+    if n == 0:
+        for i in range(c.n_cut):
+            out_row[i] = 0.0
+        return
+    depth = n if c.ideal_whole or c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+    if counts != NULL and c.levels == NULL:
+        # Gain non-decreasing in the label: count per label, then emit from the
+        # query's largest label down (no sort). Two interleaved counter banks
+        # avoid a store-to-load stall on runs of equal labels.
+        if find_top:
+            top = 0
+            for i in range(n):
+                a = <Py_ssize_t>labels[i]
+                top = a if a > top else top
+        i = 0
+        while i + 1 < n:
+            a = <Py_ssize_t>labels[i]
+            b = <Py_ssize_t>labels[i + 1]
+            counts[a] += 1
+            counts[size + b] += 1
+            i += 2
+        if i < n:
+            counts[<Py_ssize_t>labels[i]] += 1
+        p = 0
+        lv = top
+        while lv >= 0:
+            cnt = counts[lv] + counts[size + lv]
+            counts[lv] = 0
+            counts[size + lv] = 0
+            g = c.table[lv]
+            while cnt > 0 and p < depth:
+                gbuf[p] = g
+                p += 1
+                cnt -= 1
+            lv -= 1
+    elif counts != NULL:
+        # A small gain table: count per level, emit levels by gain descending.
+        i = 0
+        while i + 1 < n:
+            a = <Py_ssize_t>labels[i]
+            b = <Py_ssize_t>labels[i + 1]
+            counts[a if a < c.last else c.last] += 1
+            counts[size + (b if b < c.last else c.last)] += 1
+            i += 2
+        if i < n:
+            a = <Py_ssize_t>labels[i]
+            counts[a if a < c.last else c.last] += 1
+        p = 0
+        for li in range(c.n_levels):
+            lv = c.levels[li]
+            cnt = counts[lv] + counts[size + lv]
+            counts[lv] = 0
+            counts[size + lv] = 0
+            g = c.table[lv]
+            while cnt > 0 and p < depth:
+                gbuf[p] = g
+                p += 1
+                cnt -= 1
+    else:
+        for i in range(n):
+            gbuf[i] = _gain(labels[i], c)
+        select_top(gbuf, <const int64_t*>NULL, False, False, n, depth, docs)
+        for p in range(depth):
+            gbuf[p] = docs[p].score
+    _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
+
+
+cdef void _resolve_ties(const floating* scores, const label_t* labels, Py_ssize_t n, Py_ssize_t m,
+                        const Config* c, RankedDoc* docs, RankedDoc* group, double* gbuf) noexcept nogil:
+    # Rewrites gbuf[0..m) for average / worst / best ties. Every document
+    # scoring above docs[m-1] is among the m selected, so only the last group
+    # can have members beyond the selection; those are gathered by a scan.
+    cdef Py_ssize_t r = 0, e, t, cnt, i
+    cdef double s, total, g
+    cdef int tie_mode = c.tie_mode
+    while r < m:
+        s = docs[r].score
+        e = r + 1
+        while e < m and docs[e].score == s:
+            e += 1
+        if e == m and m < n:
+            cnt = 0
+            for i in range(n):
+                if ranked_score(scores[i], c.round_f32) == s:
+                    g = _gain(labels[i], c)
+                    group[cnt].score = -g if tie_mode == TIES_WORST else g
+                    group[cnt].key = i
+                    group[cnt].idx = i
+                    cnt += 1
+        elif e - r > 1:
+            cnt = e - r
+            for t in range(cnt):
+                g = gbuf[r + t]
+                group[t].score = -g if tie_mode == TIES_WORST else g
+                group[t].key = t
+                group[t].idx = t
+        else:
+            r = e
+            continue
+        if tie_mode == TIES_AVERAGE:
+            total = 0.0
+            for t in range(cnt):
+                total = total + group[t].score
+            total = total / cnt
+            for t in range(r, e):
+                gbuf[t] = total
+        else:
+            sort_docs(group, cnt)
+            for t in range(r, e):
+                g = group[t - r].score
+                gbuf[t] = -g if tie_mode == TIES_WORST else g
+        r = e
+
+
+cdef void _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
+                         Py_ssize_t n, const Config* c, double* out_row, RankedDoc* docs,
+                         RankedDoc* group, double* gbuf) noexcept nogil:
+    cdef Py_ssize_t r, m
+    if n == 0:
+        for r in range(c.n_cut):
+            out_row[r] = 0.0
+        return
+    m = n if c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+    # The labels of the top m are gathered at scattered rows after the
+    # selection; ask for the query's label lines now, so that their cache
+    # misses overlap the selection instead of following it.
+    for r in range(0, n * sizeof(label_t), 64):
+        __builtin_prefetch((<const char*>labels) + r, 0, 3)
+    select_top(scores, keys, c.key_desc, c.round_f32, n, m, docs)
+    for r in range(m):
+        gbuf[r] = _gain(labels[docs[r].idx], c)
+    if c.tie_mode != TIES_INPUT:
+        _resolve_ties(scores, labels, n, m, c, docs, group, gbuf)
+    _cumulate(gbuf, m, False, c.disc, c.cutoffs, c.n_cut, out_row)
