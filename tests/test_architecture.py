@@ -85,6 +85,8 @@ ALLOWED = {
     # trec_eval's gain-level rules (levels -1/-2, the (int)(g1 - g2) ordering) are data the
     # engine and the spec must share exactly: one place, the spec module
     ("fastndcg.measures.trec_gains", "fastndcg.reference._trec_gains"),
+    ("fastndcg.measures.trec_gain_resolution", "fastndcg.reference._trec_gains"),
+    ("fastndcg.measures.trec_gain_scoring", "fastndcg.reference._trec_gains"),
     ("fastndcg.measures.trec_measures", "fastndcg.reference._trec_gains"),
     ("fastndcg.measures.trec_measures", "fastndcg.reference._trec_ndcg"),
 }
