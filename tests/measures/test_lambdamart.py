@@ -465,7 +465,8 @@ def test_ideal_dcg_is_cached_once(rng, monkeypatch):
     s, y, off = batch(rng)
     model = LambdaMART(y, off)
     calls = []
-    monkeypatch.setattr(fastndcg.measures.lambdamart, "NDCGScorer", lambda *a, **k: calls.append(1))
+    import fastndcg.measures.lambdamart_model as lm_model      # where LambdaMART would call it
+    monkeypatch.setattr(lm_model, "NDCGScorer", lambda *a, **k: calls.append(1))
     for _ in range(3):
         model.gradients(s)
     assert calls == []

@@ -1,0 +1,162 @@
+"""LambdaMART's modes and their limits, the argument checks shared by the model, the objectives
+and the debiased variants, the kernel build (baseline or AVX2, same bits) and LightGBM's sigmoid
+table, and the result type of the pair API."""
+from __future__ import annotations
+import math
+import numbers
+import os
+from typing import Any, Dict, NamedTuple, Optional, Union
+import numpy as np
+
+from fastndcg._core import _lambdamart as _baseline
+from fastndcg.conventions import Convention
+from fastndcg._core.validation import _one_d, check_same_length, finite_nonnegative
+
+
+ArrayLike = Any
+Truncation = Union[None, int, str]
+
+MODES = ("default", "lightgbm", "xgboost")
+MODE_CODES = {"default": 0, "lightgbm": 1, "xgboost": 2}
+#: Truncation level used when ``truncation="auto"``: LightGBM's
+#: ``lambdarank_truncation_level`` (30) and XGBoost's topk
+#: ``lambdarank_num_pair_per_sample`` (32).
+DEFAULT_TRUNCATION = {"default": 30, "lightgbm": 30, "xgboost": 32}
+#: LightGBM's default ``label_gain`` has 31 entries (labels 0..30).
+LIGHTGBM_DEFAULT_LABELS = 31
+#: The largest label of linear gain in lightgbm mode (LightGBM's float32 labels are exact integers up to it).
+LIGHTGBM_MAX_LINEAR_LABEL = 2**24
+#: XGBoost's exponential gain ``(1u << label) - 1`` allows labels up to 31.
+XGBOOST_MAX_LABEL = 31
+_NO_TRUNCATION = 1 << 62
+
+_SIGMOID_TABLES: Dict[float, tuple] = {}
+
+
+def _kernels():
+    """The LambdaMART kernel module: the AVX2 build when the CPU runs it (same
+    bits, wider vectors), else the baseline one. FASTNDCG_NO_AVX2=1 forces the
+    baseline."""
+    if os.environ.get("FASTNDCG_NO_AVX2", "0") == "0" and _baseline.cpu_has_avx2():
+        try:
+            from fastndcg._core import _lambdamart_avx2 as wide
+        except ImportError:  # pragma: no cover - built without it
+            return _baseline
+        if wide.built_for_avx2():
+            return wide
+    return _baseline
+
+
+_lambdamart = _kernels()
+
+
+def _sigmoid_table(sigma: float) -> tuple:
+    """LightGBM's 2**20-bin sigmoid table for sigma (8 MiB), cached for a few sigmas."""
+    hit = _SIGMOID_TABLES.get(sigma)
+    if hit is None:
+        if len(_SIGMOID_TABLES) >= 4:
+            _SIGMOID_TABLES.pop(next(iter(_SIGMOID_TABLES)))
+        hit = _lambdamart.lightgbm_sigmoid_table(sigma)
+        _SIGMOID_TABLES[sigma] = hit
+    return hit
+
+
+# ----------------------------------------------------------------------------- argument checks
+
+
+def _check_mode(mode: Any) -> str:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+    return mode
+
+
+def _check_truncation(truncation: Truncation, mode: str) -> Optional[int]:
+    """Resolve ``truncation`` to an int >= 1, or None for the whole list."""
+    if isinstance(truncation, str):
+        if truncation != "auto":
+            raise ValueError(f"truncation must be 'auto', None or an int >= 1; got {truncation!r}")
+        return DEFAULT_TRUNCATION[mode]
+    if truncation is None:
+        return None
+    if isinstance(truncation, (bool, np.bool_)) or not isinstance(truncation, (numbers.Integral, np.integer)):
+        raise TypeError(f"truncation must be 'auto', None or an int >= 1; got {truncation!r}")
+    if truncation < 1:
+        raise ValueError(f"truncation must be >= 1; got {int(truncation)}")
+    return int(truncation)
+
+
+def _check_sigma(sigma: Any, mode: str) -> float:
+    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"sigma must be a positive number; got {sigma!r}")
+    value = float(sigma)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"sigma must be finite and > 0; got {sigma!r}")
+    if mode == "xgboost" and value != 1.0:
+        raise ValueError(f"sigma must be 1.0 in mode='xgboost' (XGBoost's rank:ndcg has no sigma); got {sigma!r}")
+    return value
+
+
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def _check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights",
+                          float32: Optional[str] = None) -> np.ndarray:
+    arr = _one_d(weights, name)
+    check_same_length(arr, n_docs, name)
+    return finite_nonnegative(arr, name, float32)
+
+
+def _check_exact_convention(conv: Convention, mode: str) -> None:
+    """lightgbm / xgboost modes reproduce a library: only the gain may change."""
+    fixed = {"discount": "log2", "ties": "stable", "short": "clamp", "ideal": "cut"}
+    if mode == "lightgbm":
+        fixed["score_precision"] = "native"      # LightGBM ranks its double scores
+    for field, value in fixed.items():
+        got = getattr(conv, field)
+        if not (isinstance(got, str) and got == value):
+            shown = f"array[{len(got)}]" if not isinstance(got, str) else repr(got)
+            raise ValueError(
+                f"mode={mode!r} reproduces the library, whose {field} is {value!r}; the convention "
+                f"has {field}={shown}. Use mode='default' to train under other conventions")
+    if mode == "xgboost" and conv.gain not in ("exponential", "linear"):
+        raise ValueError("mode='xgboost' takes gain='exponential' (ndcg_exp_gain=True) or 'linear' "
+                         f"(ndcg_exp_gain=False); got a gain table {conv.gain!r}")
+
+
+def _check_out(out: Any, name: str, n: int, dtype: np.dtype, inputs) -> np.ndarray:
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array; got {type(out).__name__}")
+    if out.dtype != dtype:
+        raise ValueError(f"{name} must have dtype {dtype} (the output dtype of this call); got {out.dtype}")
+    if out.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},); got {out.shape}")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError(f"{name} must be C-contiguous and writeable")
+    for other_name, other in inputs:
+        if other is not None and np.shares_memory(out, other):
+            raise ValueError(f"{name} must not share memory with {other_name}")
+    return out
+
+
+# ----------------------------------------------------------------------------- results
+
+
+class DeltaNDCGPairs(NamedTuple):
+    """The LambdaMART pairs of some queries with their |ΔNDCG| weights.
+
+    One entry per pair, grouped by query in the requested order and, within a
+    query, in pair-loop order (rank i ascending, then partner rank j > i).
+    ``high`` / ``low`` are rows of the batch (indices into ``scores``) of the
+    document with the larger / smaller gain; ``rank_high`` / ``rank_low`` their
+    0-based ranks in the query under the current scores.
+    """
+
+    query: np.ndarray
+    high: np.ndarray
+    low: np.ndarray
+    rank_high: np.ndarray
+    rank_low: np.ndarray
+    delta: np.ndarray
