@@ -1,36 +1,3 @@
-"""Type stubs of the LambdaMART kernels built with AVX2 (fastndcg/_core/_lambdamart_impl.pxi;
-the same functions as _lambdamart)."""
-from typing import Any, Optional, Tuple
-
-import numpy as np
-import numpy.typing as npt
-
-Array = npt.NDArray[Any]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
-
-SIGMOID_BINS: int
-
-def cpu_has_avx2() -> bool: ...
-def built_for_avx2() -> bool: ...
-def exp_neg(a: F64, out: F64) -> None: ...
-def grad_hess_batch(scores: Array, labels: Array, offsets: I64, tie_key: I64, key_desc: bool,
-                    round_f32: bool, table: F64, linear: bool, disc: F64, inv_ideal: F64,
-                    query_weights: F64, row_weights: F64, mode: int, trunc: int, short_limit: int,
-                    sigma: float, score_norm: bool, list_norm: bool, sig_table: F64, sig_lo: float,
-                    sig_hi: float, sig_factor: float, w_norm: float, grad: Array, hess: Array,
-                    max_n: int, n_threads: int, positions: Optional[npt.NDArray[np.int32]] = ...,
-                    position_bias: Optional[npt.NDArray[np.float32]] = ..., t_plus: Optional[F64] = ...,
-                    t_minus: Optional[F64] = ..., li_rows: Optional[F64] = ..., lj_rows: Optional[F64] = ...,
-                    mean_pairs: bool = ..., num_pair: int = ..., seed_round: int = ...) -> int: ...
-def pairs_batch(scores: Array, labels: Array, offsets: I64, tie_key: I64, key_desc: bool, round_f32: bool,
-                table: F64, linear: bool, disc: F64, inv_ideal: F64, queries: I64, slots: I64, trunc: int,
-                cut_discount: bool, out_hi: I64, out_lo: I64, out_rhi: I64, out_rlo: I64, out_delta: F64,
-                out_count: I64, max_n: int, n_threads: int) -> None: ...
-def lightgbm_sigmoid_table(sigma: float) -> Tuple[F64, float, float, float]: ...
-def lightgbm_max_dcg(labels: Array, offsets: I64, table: F64, disc: F64, k: int, out: F64) -> None: ...
-def lightgbm_position_bias_update(grad: Array, hess: Array, ids: npt.NDArray[np.int32],
-                                  factors: npt.NDArray[np.float32], regularization: float,
-                                  learning_rate: float) -> None: ...
-def xgboost_position_bias_update(li_rows: F64, lj_rows: F64, offsets: I64, t_plus: F64, t_minus: F64,
-                                 bias_norm: float) -> None: ...
+"""Type stubs of the AVX2 build of the LambdaMART kernels: the same functions as
+fastndcg/_core/_lambdamart.pyi (one source, _lambdamart_impl.pxi)."""
+from fastndcg._core._lambdamart import *  # noqa: F401,F403

@@ -1,19 +1,11 @@
 """Pure-Python reference implementation of fastndcg: the readable spec.
 
-Everything here is plain Python (numpy only for array conversion), written for
-clarity, one query at a time. Every compiled kernel is tested against it.
-No compiled fastndcg module is imported here.
-
-Definitions, for one query with documents i = 1..n, label l_i and score s_i:
-
-* G(l) is the gain, D(r) the discount of 1-based rank r.
-* The ranking sorts documents by score descending; equal scores are ordered
-  by the convention's tie rule (see :func:`ranked_gains`).
-* DCG@k = sum_{r <= min(k, n)} G(l_pi(r)) D(r).
-* IDCG@k = the same sum over the ideal order (gains sorted descending), over
-  min(k, n_ideal) ranks when the ideal is cut, or over all n_ideal ranks when not.
-* NDCG@k = DCG@k / IDCG@k, with the convention's rules for n < k (short) and
-  IDCG = 0 (empty).
+Plain Python, one query at a time, written for clarity; every compiled kernel
+is tested against it, and nothing here imports compiled code. The NDCG
+definitions (gain, discount, ties, ideal, short and empty queries, the mean)
+are in :mod:`fastndcg.reference._ndcg`; LambdaMART, SoftNDCG, RankDCG and
+trec_eval's custom gains and measures have their own spec modules. This
+package re-exports their functions.
 """
 from fastndcg.reference._ndcg import (FULL_LIST, dcg, discount_of, float32_score, gain_of,  # noqa: F401
                                      ideal_dcg, mean_ndcg, ndcg, query_dcg, query_ideal_dcg,
