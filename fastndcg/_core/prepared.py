@@ -26,9 +26,9 @@ from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
 from fastndcg._core.resolve import discount, float32_reason, resolve
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, _one_d, as_labels, as_scores, check_csr_lengths,
+from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, as_labels, as_scores, check_csr_lengths,
                                   check_cutoffs, check_ideal_dcg, check_query_weights,
-                                  check_same_length, check_tie_key, label_error, label_rule,
+                                  check_same_length, check_tie_key, label_error,
                                   prepare_offsets, raise_score_problem)
 
 ArrayLike = Any

@@ -2,7 +2,6 @@
 they differ (:func:`fastndcg.compare`)."""
 from __future__ import annotations
 import argparse
-import json
 import os
 from typing import Optional
 

@@ -3,6 +3,7 @@ main job of the README's set-up), and ``--write-examples``."""
 from __future__ import annotations
 import argparse
 import time
+
 import numpy as np
 
 

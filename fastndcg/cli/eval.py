@@ -7,6 +7,7 @@ import math
 import os
 import warnings
 from typing import Any, Dict, List, Optional, Tuple
+
 import numpy as np
 
 from fastndcg.report.format import csv_field as _csv

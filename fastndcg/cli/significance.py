@@ -5,6 +5,7 @@ import io
 import json
 import math
 from typing import Any, Dict, List
+
 import numpy as np
 
 from fastndcg.report.format import csv_field as _csv

@@ -3,11 +3,11 @@ or SVMlight/LETOR data with predictions into systems (streamed when asked), the 
 from the options, and evaluating every system in one pass."""
 from __future__ import annotations
 import argparse
-import json
 import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
+
 import numpy as np
 
 from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn

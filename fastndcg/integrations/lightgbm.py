@@ -30,7 +30,8 @@ import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, _cap
 from fastndcg.conventions import Convention, as_convention
-from fastndcg.measures.debias import PositionBiasedLambdaMART, _check_real
+from fastndcg._core.arguments import check_real, library_bool, lightgbm_fields, lightgbm_positions
+from fastndcg.measures.debias import PositionBiasedLambdaMART
 from fastndcg.measures.lambdamart import LambdaMART, _check_mode
 
 _INSTALL_HINT = "fastndcg.integrations.lightgbm needs LightGBM; install it with: pip install fastndcg[lightgbm]"
@@ -43,43 +44,6 @@ def _require_lightgbm():
     except ImportError as exc:  # pragma: no cover - exercised only without lightgbm
         raise ImportError(_INSTALL_HINT) from exc
     return lightgbm
-
-
-def _dataset_fields(dataset) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
-    """(labels float32, offsets int64, row weights float32 or None) of a constructed Dataset."""
-    if not hasattr(dataset, "get_field"):
-        raise TypeError(f"expected a lightgbm.Dataset; got {type(dataset).__name__}")
-    dataset.construct()   # a no-op once constructed (lightgbm.train has done it)
-    bounds = dataset.get_field("group")
-    if bounds is None:
-        raise ValueError("the Dataset has no query information; build it with lightgbm.Dataset(..., group=sizes)")
-    labels = dataset.get_field("label")
-    weights = dataset.get_field("weight")
-    return (np.asarray(labels, dtype=np.float32), np.asarray(bounds, dtype=np.int64),
-            None if weights is None or len(weights) == 0 else np.asarray(weights, dtype=np.float32))
-
-
-def _dataset_positions(dataset) -> Optional[np.ndarray]:
-    """The Dataset's position ids (LightGBM >= 4.1 numbers the positions in
-    order of first appearance), or None."""
-    try:
-        position = dataset.get_field("position")
-    except Exception:  # older LightGBM: no position field
-        return None
-    if position is None or len(position) == 0:
-        return None
-    return np.asarray(position, dtype=np.int32)
-
-
-def _as_bool(value: Any, name: str) -> bool:
-    if isinstance(value, str):
-        low = value.strip().lower()
-        if low in ("true", "1", "yes", "+"):
-            return True
-        if low in ("false", "0", "no", "-"):
-            return False
-        raise ValueError(f"{name} must be a boolean; got {value!r}")
-    return bool(value)
 
 
 def _as_gain_list(value: Any) -> Optional[Tuple[float, ...]]:
@@ -161,9 +125,9 @@ class LambdarankObjective:
         self.sigma = sigma
         self.normalize = normalize
         self.score_normalization = normalize if score_normalization is None else score_normalization
-        self.position_bias_regularization = _check_real(position_bias_regularization,
+        self.position_bias_regularization = check_real(position_bias_regularization,
                                                         "position_bias_regularization")
-        self.learning_rate = _check_real(learning_rate, "learning_rate")
+        self.learning_rate = check_real(learning_rate, "learning_rate")
         self.n_threads = n_threads
         self._dataset_ref: Optional[Callable[[], Any]] = None     # a weakref to the data
         self._model: Optional[LambdaMART] = None
@@ -188,7 +152,7 @@ class LambdarankObjective:
         rate = next((params[k] for k in ("learning_rate", "shrinkage_rate", "eta") if k in params), 0.1)
         return cls(mode=mode, convention=convention, truncation=truncation,
                    sigma=float(params.get("sigmoid", 1.0)),
-                   normalize=_as_bool(params.get("lambdarank_norm", True), "lambdarank_norm"),
+                   normalize=library_bool(params.get("lambdarank_norm", True), "lambdarank_norm"),
                    label_gain=_as_gain_list(params.get("label_gain")),
                    position_bias_regularization=float(params.get("lambdarank_position_bias_regularization", 0.0)),
                    learning_rate=float(rate), n_threads=n_threads)
@@ -202,12 +166,12 @@ class LambdarankObjective:
         """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
         if self._model is not None and self._dataset_ref is not None and self._dataset_ref() is dataset:
             return self._model
-        labels, offsets, weights = _dataset_fields(dataset)
+        labels, offsets, weights = lightgbm_fields(dataset)
         options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
                        score_normalization=self.score_normalization, sample_weights=weights,
                        n_threads=self.n_threads)
-        positions = _dataset_positions(dataset)
+        positions = lightgbm_positions(dataset)
         if positions is None:
             self._debiased = None
             self._model = LambdaMART(labels, offsets, **options)
@@ -314,7 +278,7 @@ class NDCGMetric:
     def _state_for(self, dataset) -> _MetricState:
         state = self._states.get(dataset)
         if state is None:
-            labels, offsets, weights = _dataset_fields(dataset)
+            labels, offsets, weights = lightgbm_fields(dataset)
             scorer = NDCGScorer(labels, offsets, self.k, convention=self.convention, n_threads=self.n_threads)
             qw = None if weights is None else _lightgbm_query_weights(weights, offsets)
             state = _MetricState(scorer, offsets, self.k, qw)

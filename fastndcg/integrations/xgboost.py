@@ -29,8 +29,9 @@ import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer
 from fastndcg.conventions import Convention, as_convention
-from fastndcg.measures.debias import PAIR_METHODS, XGBoostRankNDCG, _check_real
-from fastndcg.measures.lambdamart import LambdaMART, _check_flag, _check_mode
+from fastndcg._core.arguments import check_flag, check_real, library_bool, xgboost_fields
+from fastndcg.measures.debias import PAIR_METHODS, XGBoostRankNDCG
+from fastndcg.measures.lambdamart import LambdaMART, _check_mode
 from fastndcg.conventions.presets import XGBOOST
 
 _INSTALL_HINT = "fastndcg.integrations.xgboost needs XGBoost; install it with: pip install fastndcg[xgboost]"
@@ -49,31 +50,6 @@ def _require_xgboost():
     except ImportError as exc:  # pragma: no cover - exercised only without xgboost
         raise ImportError(_INSTALL_HINT) from exc
     return xgboost
-
-
-def _dmatrix_fields(dmat) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
-    """(labels float32, offsets int64, group weights float32 or None) of a DMatrix."""
-    if not hasattr(dmat, "get_uint_info"):
-        raise TypeError(f"expected an xgboost.DMatrix; got {type(dmat).__name__}")
-    labels = np.asarray(dmat.get_label(), dtype=np.float32)
-    ptr = np.asarray(dmat.get_uint_info("group_ptr"), dtype=np.int64)
-    if ptr.size == 0:
-        raise ValueError("the DMatrix has no query information; set group= or qid= on it")
-    given = np.asarray(dmat.get_weight(), dtype=np.float32)
-    n_groups = ptr.size - 1
-    weights: Optional[np.ndarray] = given
-    if given.size == 0:
-        weights = None
-    elif given.size != n_groups:
-        raise ValueError(f"ranking weights are per group in XGBoost: expected {n_groups} weights; "
-                         f"got {given.size}")
-    return labels, ptr, weights
-
-
-def _as_bool(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "1", "yes")
-    return bool(value)
 
 
 def mean_seed_offset(version: str) -> int:
@@ -154,8 +130,8 @@ class RankNDCGObjective:
         if pair_method not in PAIR_METHODS:
             raise ValueError(f"pair_method must be one of {PAIR_METHODS}; got {pair_method!r}")
         self.pair_method = pair_method
-        self.unbiased = _check_flag(unbiased, "unbiased")
-        self.bias_norm = _check_real(bias_norm, "bias_norm")
+        self.unbiased = check_flag(unbiased, "unbiased")
+        self.bias_norm = check_real(bias_norm, "bias_norm")
         self.iteration = iteration
         self.seed_offset = seed_offset
         if self.mode != "xgboost" and (pair_method != "topk" or self.unbiased):
@@ -210,11 +186,11 @@ class RankNDCGObjective:
             raise ValueError(f"lambdarank_pair_method must be one of {PAIR_METHODS}; got {method!r}")
         offset = mean_seed_offset(_require_xgboost().__version__) if method == "mean" else 1
         k = params.get("lambdarank_num_pair_per_sample")
-        gain = "exponential" if _as_bool(params.get("ndcg_exp_gain", True)) else "linear"
+        gain = "exponential" if library_bool(params.get("ndcg_exp_gain", True), "ndcg_exp_gain") else "linear"
         return cls(mode=mode, convention=Convention(gain=gain), truncation="auto" if k is None else int(k),
-                   normalize=_as_bool(params.get("lambdarank_normalization", True)),
-                   score_normalization=_as_bool(params.get("lambdarank_score_normalization", True)),
-                   pair_method=method, unbiased=_as_bool(params.get("lambdarank_unbiased", False)),
+                   normalize=library_bool(params.get("lambdarank_normalization", True), "lambdarank_normalization"),
+                   score_normalization=library_bool(params.get("lambdarank_score_normalization", True), "lambdarank_score_normalization"),
+                   pair_method=method, unbiased=library_bool(params.get("lambdarank_unbiased", False), "lambdarank_unbiased"),
                    bias_norm=float(params.get("lambdarank_bias_norm", 1.0)), seed_offset=offset,
                    n_threads=n_threads)
 
@@ -222,7 +198,7 @@ class RankNDCGObjective:
         """The cached :class:`LambdaMART` of ``dmat`` (built on first use)."""
         if self._model is not None and self._dmat_ref is not None and self._dmat_ref() is dmat:
             return self._model
-        labels, offsets, weights = _dmatrix_fields(dmat)
+        labels, offsets, weights = xgboost_fields(dmat)
         if self._needs_state:
             self._state = self._stateful(labels, offsets, weights)
             self._model = self._state.model
@@ -290,7 +266,7 @@ class NDCGMetric:
     def _scorer_for(self, dmat) -> NDCGScorer:
         scorer = self._scorers.get(dmat)
         if scorer is None:
-            labels, offsets, weights = _dmatrix_fields(dmat)
+            labels, offsets, weights = xgboost_fields(dmat)
             scorer = NDCGScorer(labels, offsets, self.k, convention=self.convention, n_threads=self.n_threads,
                                 weights=None if weights is None else weights.astype(np.float64))
             self._scorers[dmat] = scorer

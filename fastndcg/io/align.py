@@ -5,6 +5,7 @@ judgments, docno tie order, the ideal from the qrels or the run). :meth:`Aligned
 from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, List, Optional, Tuple, Union
+
 import numpy as np
 
 from fastndcg.io import _parse

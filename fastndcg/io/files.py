@@ -8,6 +8,7 @@ import lzma
 import os
 import zlib
 from typing import Callable, Iterator, Optional, Union
+
 import numpy as np
 
 from fastndcg.io import _parse

@@ -17,7 +17,7 @@ Per-query results come back as a DataFrame of the caller's library.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 

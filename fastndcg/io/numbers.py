@@ -4,6 +4,7 @@ a whitespace-separated file) and group files (LightGBM ``.query``, XGBoost ``.gr
 from __future__ import annotations
 import os
 from typing import Optional
+
 import numpy as np
 
 from fastndcg.io import _parse

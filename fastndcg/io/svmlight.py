@@ -6,6 +6,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Tuple
+
 import numpy as np
 
 from fastndcg.io import _parse

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
+
 import numpy as np
 
 from fastndcg.io import _parse

@@ -24,7 +24,6 @@ LightGBM and XGBoost objectives (:mod:`fastndcg.integrations.lightgbm`,
 """
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any, Dict, Optional, Tuple
 
@@ -33,30 +32,13 @@ import numpy as np
 from fastndcg._core import _lambdamart
 from fastndcg.conventions import Convention
 from fastndcg._core.validation import check_tie_key
-from fastndcg.measures.lambdamart import ArrayLike, LambdaMART, _check_flag
+from fastndcg._core.arguments import check_count, check_flag, check_real
+from fastndcg.measures.lambdamart import ArrayLike, LambdaMART
 
 #: Pair methods of XGBoost's ``lambdarank_pair_method``.
 PAIR_METHODS = ("topk", "mean")
 #: XGBoost tracks at most this many positions with the ``mean`` method.
 XGBOOST_MEAN_MAX_POSITIONS = 32
-
-
-def _check_real(value: Any, name: str, *, positive: bool = False) -> float:
-    """A finite float >= 0 (> 0 with ``positive``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a number; got {value!r}")
-    x = float(value)
-    if not math.isfinite(x) or x < 0 or (positive and x == 0):
-        raise ValueError(f"{name} must be finite and {'> 0' if positive else '>= 0'}; got {value!r}")
-    return x
-
-
-def _check_count(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an int >= 1; got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1; got {int(value)}")
-    return int(value)
 
 
 def position_ids(positions: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -131,8 +113,8 @@ class PositionBiasedLambdaMART:
         self.model = LambdaMART(labels, offsets, mode=mode, **options)
         pos = check_tie_key(positions, self.model.n_docs, name="positions")
         self._ids, self.position_values = position_ids(pos)
-        self.regularization = _check_real(regularization, "regularization")
-        self.learning_rate = _check_real(learning_rate, "learning_rate")
+        self.regularization = check_real(regularization, "regularization")
+        self.learning_rate = check_real(learning_rate, "learning_rate")
         self._factors = np.zeros(self.position_values.shape[0], dtype=np.float32)
         self.rounds = 0
 
@@ -183,7 +165,7 @@ class PositionBiasedLambdaMART:
         sc = model._check_scores(scores, n_threads)
         grad, hess = model._check_outputs(sc, grad_out, hess_out)
         model._run(sc, grad, hess, n_threads, positions=self._ids, position_bias=self._factors)
-        if _check_flag(update, "update"):
+        if check_flag(update, "update"):
             _lambdamart.lightgbm_position_bias_update(grad, hess, self._ids, self._factors,
                                                       self.regularization, self.learning_rate)
             self.rounds += 1
@@ -271,9 +253,9 @@ class XGBoostRankNDCG:
         topk = pair_method == "topk"
         default_pairs = 32 if topk else 1
         self.num_pair_per_sample = (default_pairs if num_pair_per_sample is None
-                                    else _check_count(num_pair_per_sample, "num_pair_per_sample"))
-        self.unbiased = _check_flag(unbiased, "unbiased")
-        self.bias_norm = _check_real(bias_norm, "bias_norm")
+                                    else check_count(num_pair_per_sample, "num_pair_per_sample"))
+        self.unbiased = check_flag(unbiased, "unbiased")
+        self.bias_norm = check_real(bias_norm, "bias_norm")
         if gain not in ("exponential", "linear"):
             raise ValueError(f"gain must be 'exponential' or 'linear' (ndcg_exp_gain); got {gain!r}")
         if seed_offset not in (0, 1):

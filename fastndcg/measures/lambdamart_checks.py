@@ -2,15 +2,18 @@
 and the debiased variants, the kernel build (baseline or AVX2, same bits) and LightGBM's sigmoid
 table, and the result type of the pair API."""
 from __future__ import annotations
-import math
+
 import numbers
 import os
 from typing import Any, Dict, NamedTuple, Optional, Union
+
 import numpy as np
 
 from fastndcg._core import _lambdamart as _baseline
 from fastndcg.conventions import Convention
 from fastndcg._core.validation import _one_d, check_same_length, finite_nonnegative
+from fastndcg._core.arguments import check_flag as _check_flag  # noqa: F401  (re-exported: LambdaMART's flags)
+from fastndcg._core.arguments import check_real
 
 
 ArrayLike = Any
@@ -86,20 +89,10 @@ def _check_truncation(truncation: Truncation, mode: str) -> Optional[int]:
 
 
 def _check_sigma(sigma: Any, mode: str) -> float:
-    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"sigma must be a positive number; got {sigma!r}")
-    value = float(sigma)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"sigma must be finite and > 0; got {sigma!r}")
+    value = check_real(sigma, "sigma", positive=True)
     if mode == "xgboost" and value != 1.0:
         raise ValueError(f"sigma must be 1.0 in mode='xgboost' (XGBoost's rank:ndcg has no sigma); got {sigma!r}")
     return value
-
-
-def _check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
 
 
 def _check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights",

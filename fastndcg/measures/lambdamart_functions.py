@@ -2,6 +2,7 @@
 |ΔNDCG| (:func:`delta_ndcg_pairs`, :func:`delta_ndcg_matrix`)."""
 from __future__ import annotations
 from typing import Any, Optional, Tuple
+
 import numpy as np
 
 from fastndcg._core.validation import check_offsets

@@ -4,6 +4,7 @@ kernel pass."""
 from __future__ import annotations
 import numbers
 from typing import Any, Optional, Tuple
+
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, _tie_key_for, discount_table

@@ -118,7 +118,7 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
     0.12499999999999992
     """
     conv = as_convention(convention)
-    n_threads_eff = effective_n_threads(n_threads)
+    effective_n_threads(n_threads)      # checks n_threads now; the kernels take it per call
     ref_raw = np.asarray(reference)
     if ref_raw.ndim != 1:
         raise ValueError(f"reference must be 1-D; got an array of shape {ref_raw.shape}")

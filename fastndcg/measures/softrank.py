@@ -14,8 +14,6 @@ Public functions: :func:`soft_ndcg`, :func:`soft_ndcg_grad`,
 """
 from __future__ import annotations
 
-import math
-import numbers
 import weakref
 from typing import Any, Callable, Optional, Tuple
 
@@ -24,7 +22,7 @@ import numpy as np
 from fastndcg._core import _softrank
 from fastndcg.measures.ndcg import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg.conventions import Convention, as_convention
-from fastndcg._core.groups import offsets_from_group_sizes
+from fastndcg._core.arguments import check_count, check_real, lightgbm_fields, xgboost_fields
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.resolve import gain_tables
 from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
@@ -46,34 +44,6 @@ MAX_SCRATCH_BYTES = 4 << 30
 
 
 # ----------------------------------------------------------------------------- scalar checks
-
-
-def _check_sigma(sigma: Any) -> float:
-    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"sigma must be a real number > 0; got {type(sigma).__name__} {sigma!r}")
-    value = float(sigma)
-    if not (math.isfinite(value) and value > 0.0 and math.isfinite(1.0 / value)):
-        raise ValueError(f"sigma must be a finite number > 0 (and not subnormal); got sigma={value!r}")
-    return value
-
-
-def _check_positive_int(value: Any, name: str) -> Optional[int]:
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be None or an int >= 1; got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be None or an int >= 1; got {name}={int(value)}")
-    return int(value)
-
-
-def _check_min_hessian(value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"min_hessian must be a real number >= 0; got {type(value).__name__} {value!r}")
-    v = float(value)
-    if not (math.isfinite(v) and v >= 0.0):
-        raise ValueError(f"min_hessian must be a finite number >= 0; got min_hessian={v!r}")
-    return v
 
 
 # ----------------------------------------------------------------------------- the plan
@@ -138,9 +108,9 @@ class _SoftPlan:
 
 
 def _validated(scores, labels, offsets, sigma, k, convention, max_docs, n_threads):
-    sigma = _check_sigma(sigma)
-    k = _check_positive_int(k, "k")
-    max_docs = _check_positive_int(max_docs, "max_docs")
+    sigma = check_real(sigma, "sigma", invertible=True)
+    k = check_count(k, "k", optional=True)
+    max_docs = check_count(max_docs, "max_docs", optional=True)
     conv = as_convention(convention)
     effective_n_threads(n_threads)
     sc, lab, top, off = check_csr(scores, labels, offsets, conv,
@@ -288,8 +258,8 @@ def soft_rank_distributions(scores: ArrayLike, offsets: ArrayLike, *, sigma: flo
     -------
     ndarray of float64, shape (n_docs, depth)
     """
-    sigma = _check_sigma(sigma)
-    depth = _check_positive_int(depth, "depth")
+    sigma = check_real(sigma, "sigma", invertible=True)
+    depth = check_count(depth, "depth", optional=True)
     sc_raw = np.asarray(scores)
     if sc_raw.ndim != 1:
         raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
@@ -352,10 +322,10 @@ class SoftNDCGObjective:
     def __init__(self, *, sigma: float = 1.0, k: Optional[int] = None, convention: Any = None,
                  max_docs: Optional[int] = None, min_hessian: float = 1e-6,
                  n_threads: Optional[int] = None) -> None:
-        self.sigma = _check_sigma(sigma)
-        self.k = _check_positive_int(k, "k")
-        self.max_docs = _check_positive_int(max_docs, "max_docs")
-        self.min_hessian = _check_min_hessian(min_hessian)
+        self.sigma = check_real(sigma, "sigma", invertible=True)
+        self.k = check_count(k, "k", optional=True)
+        self.max_docs = check_count(max_docs, "max_docs", optional=True)
+        self.min_hessian = check_real(min_hessian, "min_hessian")
         conv = as_convention(convention)
         if conv.empty == "error":
             conv = conv.replace(empty="zero", name=conv.name)
@@ -461,7 +431,7 @@ class LightGBMSoftNDCGObjective(SoftNDCGObjective):
     """
 
     def __call__(self, preds: np.ndarray, train_data: Any) -> Tuple[np.ndarray, np.ndarray]:
-        return self.grad_hess_with(self._plan_for(train_data, _read_lightgbm), preds)
+        return self.grad_hess_with(self._plan_for(train_data, _lightgbm_rows), preds)
 
 
 class XGBoostSoftNDCGObjective(SoftNDCGObjective):
@@ -476,29 +446,15 @@ class XGBoostSoftNDCGObjective(SoftNDCGObjective):
     """
 
     def __call__(self, preds: np.ndarray, dtrain: Any) -> Tuple[np.ndarray, np.ndarray]:
-        return self.grad_hess_with(self._plan_for(dtrain, _read_xgboost), preds)
+        return self.grad_hess_with(self._plan_for(dtrain, _xgboost_rows), preds)
 
 
-def _read_lightgbm(data: Any):
-    labels = data.get_label()
-    group = data.get_group()
-    if labels is None or group is None:
-        raise ValueError("the SoftNDCG objective needs a LightGBM Dataset with labels and query groups "
-                         "(lightgbm.Dataset(X, label=y, group=sizes))")
-    weights = data.get_weight()
-    return np.asarray(labels), offsets_from_group_sizes(group), weights
+def _lightgbm_rows(data: Any):
+    # labels, offsets, per-row weights (LightGBM's weights are per row)
+    return lightgbm_fields(data)
 
 
-def _read_xgboost(dtrain: Any):
-    labels = dtrain.get_label()
-    ptr = np.asarray(dtrain.get_uint_info("group_ptr"), dtype=np.int64)
-    if ptr.size == 0:
-        raise ValueError("the SoftNDCG objective needs a DMatrix with query groups "
-                         "(xgboost.DMatrix(X, label=y, qid=qid) or set_group(sizes))")
-    weights = dtrain.get_weight()
-    weights = np.asarray(weights) if weights is not None and np.asarray(weights).size else None
-    if weights is not None and weights.shape[0] == ptr.shape[0] - 1:
-        # XGBoost ranking weights are per group: expand them here, where that is
-        # known (with empty groups, n_groups can equal n_rows)
-        weights = np.repeat(weights, np.diff(ptr))
-    return np.asarray(labels), ptr, weights
+def _xgboost_rows(dtrain: Any):
+    # XGBoost's ranking weights are per group: one per row here
+    labels, ptr, weights = xgboost_fields(dtrain)
+    return labels, ptr, None if weights is None else np.repeat(weights, np.diff(ptr))

@@ -2,6 +2,7 @@
 DCG) and the helpers that build it from an aligned TREC run under a preset."""
 from __future__ import annotations
 from typing import Any, Dict, Optional, Tuple
+
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, aggregate, finish_aggregate

@@ -8,6 +8,7 @@ import numbers
 import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Tuple
+
 import numpy as np
 
 from fastndcg.conventions import Convention, as_convention

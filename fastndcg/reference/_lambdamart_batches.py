@@ -3,6 +3,7 @@ pair API (|ΔNDCG| of every pair)."""
 from __future__ import annotations
 import math
 from typing import Any, List, Optional, Sequence, Tuple
+
 import numpy as np
 
 from fastndcg.conventions import Convention, as_convention

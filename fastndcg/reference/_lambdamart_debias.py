@@ -3,6 +3,7 @@ libstdc++'s uniform_int_distribution) and the position-debiasing updates of Ligh
 from __future__ import annotations
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
+
 import numpy as np
 
 from fastndcg.conventions import Convention

@@ -5,6 +5,7 @@ import ctypes
 import ctypes.util
 import math
 from typing import List, Optional, Sequence, Tuple
+
 import numpy as np
 
 from fastndcg.reference import _ndcg as _ndcg_spec

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Tuple, Union
+
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, exact_column_sums, finish_aggregate, one_shot

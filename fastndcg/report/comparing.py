@@ -4,6 +4,7 @@ preset with the prepared-queries layer and its exact aggregate."""
 from __future__ import annotations
 import numbers
 from typing import Any, Dict, List, Mapping, Optional, Tuple
+
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, exact_column_sums, mean_ndcg

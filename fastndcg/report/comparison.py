@@ -8,6 +8,7 @@ import math
 import numbers
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
+
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer

@@ -6,6 +6,7 @@ import math
 import numbers
 import os
 from typing import Any, Dict, Iterable, Iterator, Optional
+
 import numpy as np
 
 from fastndcg.conventions import Cutoffs

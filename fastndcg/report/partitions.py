@@ -2,6 +2,7 @@
 aggregate terms, and their exact combination into the in-memory numbers."""
 from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
 import numpy as np
 
 from fastndcg._core._exact import ExactSum

@@ -4,6 +4,7 @@ intervals, and :func:`compare_systems` over many systems."""
 from __future__ import annotations
 import math
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
 import numpy as np
 
 from fastndcg.report.distributions import ALTERNATIVES, _p_from, norm_cdf, norm_ppf, norm_sf, t_cdf, t_sf

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 import os
 from typing import Any, Iterator, Optional
+
 import numpy as np
 
 from fastndcg.conventions import Cutoffs

@@ -6,6 +6,7 @@ import numbers
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
+
 import numpy as np
 
 from fastndcg.conventions import Cutoffs, as_convention

@@ -267,8 +267,8 @@ def test_group_structure_and_ideal_are_read_once(shared_data, monkeypatch):
 
     monkeypatch.setattr(flgb, "NDCGScorer", counting)
     reads = []
-    real_fields = flgb._dataset_fields
-    monkeypatch.setattr(flgb, "_dataset_fields", lambda ds: reads.append(1) or real_fields(ds))
+    real_fields = flgb.lightgbm_fields
+    monkeypatch.setattr(flgb, "lightgbm_fields", lambda ds: reads.append(1) or real_fields(ds))
     obj = LambdarankObjective()
     metric = NDCGMetric([5])
     made.clear()
@@ -301,7 +301,7 @@ def test_lightgbm_import_is_the_real_package():
 
 
 def test_objective_validation():
-    with pytest.raises(ValueError, match="sigma must be finite and > 0; got -1"):
+    with pytest.raises(ValueError, match="sigma must be finite and > 0; got sigma=-1"):
         LambdarankObjective(sigma=-1)
     with pytest.raises(ValueError, match="truncation must be >= 1; got 0"):
         LambdarankObjective.from_params({"lambdarank_truncation_level": 0})

@@ -240,8 +240,8 @@ def test_metric_as_custom_metric_with_conventions(shared_data):
 def test_group_structure_is_read_once(shared_data, monkeypatch):
     Xtr, ytr, qtr, _, _, _ = load(shared_data, "mq2008")
     reads = []
-    real = fxgb._dmatrix_fields
-    monkeypatch.setattr(fxgb, "_dmatrix_fields", lambda d: reads.append(1) or real(d))
+    real = fxgb.xgboost_fields
+    monkeypatch.setattr(fxgb, "xgboost_fields", lambda d: reads.append(1) or real(d))
     dtrain = xgb.DMatrix(Xtr, ytr, qid=qtr)
     obj = RankNDCGObjective()
     metric = NDCGMetric(5)
@@ -277,12 +277,15 @@ def test_objective_validation():
             fxgb.mean_seed_offset(version)
     with pytest.raises(ValueError, match="use mode='xgboost'"):
         RankNDCGObjective(mode="default", unbiased=True)
-    with pytest.raises(ValueError, match="bias_norm must be finite and >= 0; got -1"):
+    with pytest.raises(ValueError, match="bias_norm must be finite and >= 0; got bias_norm=-1"):
         RankNDCGObjective(unbiased=True, bias_norm=-1)
     with pytest.raises(ValueError, match="sigma must be 1.0 in mode='xgboost'"):
         RankNDCGObjective(sigma=2.0)
     obj = RankNDCGObjective.from_params({"ndcg_exp_gain": False, "lambdarank_num_pair_per_sample": 4})
     assert obj.convention.gain == "linear" and obj.truncation == 4
+    # one rule for the libraries' boolean parameters (it read any other string as False)
+    with pytest.raises(ValueError, match="lambdarank_unbiased must be a boolean; got 'maybe'"):
+        RankNDCGObjective.from_params({"lambdarank_unbiased": "maybe"})
     d = xgb.DMatrix(np.zeros((4, 1)), [0, 1, 0, 1], qid=[0, 0, 1, 1])
     d.set_weight([1.0, 2.0])
     assert obj.model_for(d).query_weights.tolist() == [1.0, 2.0]

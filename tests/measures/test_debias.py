@@ -337,13 +337,13 @@ def test_validation_names_argument_and_value():
         PositionBiasedLambdaMART(y, off, [0, 1, 0])
     with pytest.raises(TypeError, match="positions must be an integer array"):
         PositionBiasedLambdaMART(y, off, [0.0, 1.5, 0.0, 1.0])
-    with pytest.raises(ValueError, match="regularization must be finite and >= 0; got -0.5"):
+    with pytest.raises(ValueError, match="regularization must be finite and >= 0; got regularization=-0.5"):
         PositionBiasedLambdaMART(y, off, [0, 1, 0, 1], regularization=-0.5)
-    with pytest.raises(ValueError, match="learning_rate must be finite and >= 0; got nan"):
+    with pytest.raises(ValueError, match="learning_rate must be finite and >= 0; got learning_rate=nan"):
         PositionBiasedLambdaMART(y, off, [0, 1, 0, 1], learning_rate=float("nan"))
     with pytest.raises(ValueError, match=r"pair_method must be one of \('topk', 'mean'\); got 'all'"):
         XGBoostRankNDCG(y, off, pair_method="all")
-    with pytest.raises(ValueError, match="num_pair_per_sample must be >= 1; got 0"):
+    with pytest.raises(ValueError, match="num_pair_per_sample must be an int >= 1; got num_pair_per_sample=0"):
         XGBoostRankNDCG(y, off, num_pair_per_sample=0)
     with pytest.raises(ValueError, match="seed_offset must be 1 .* got 2"):
         XGBoostRankNDCG(y, off, pair_method="mean", seed_offset=2)

@@ -480,8 +480,8 @@ def test_ideal_dcg_is_cached_once(rng, monkeypatch):
 
 @pytest.mark.parametrize("call, exc, match", [
     (dict(mode="catboost"), ValueError, r"mode must be one of .* got 'catboost'"),
-    (dict(sigma=0.0), ValueError, "sigma must be finite and > 0; got 0.0"),
-    (dict(sigma=float("nan")), ValueError, "sigma must be finite and > 0; got nan"),
+    (dict(sigma=0.0), ValueError, "sigma must be finite and > 0; got sigma=0.0"),
+    (dict(sigma=float("nan")), ValueError, "sigma must be finite and > 0; got sigma=nan"),
     (dict(mode="xgboost", sigma=2.0), ValueError, "sigma must be 1.0 in mode='xgboost'.*got 2.0"),
     (dict(truncation=0), ValueError, "truncation must be >= 1; got 0"),
     (dict(truncation="all"), ValueError, "truncation must be 'auto', None or an int >= 1; got 'all'"),
