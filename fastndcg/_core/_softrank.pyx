@@ -279,7 +279,9 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
                     _pair(s[i], s[j], c, &a, &b)
                     both = a * b
                 if both > 0.0 and psi > 0.0:
-                    h = h + fabs(bij) * (psi * psi / both)
+                    # left to right, as the reference: |B| = 0 gives 0 even where
+                    # psi * psi overflows (tiny sigma), not 0 * inf = NaN
+                    h = h + fabs(bij) * psi * psi / both
             w.hacc[i] = h
     return total
 

@@ -143,10 +143,12 @@ def discount(convention: Convention, n: int) -> np.ndarray:
 
 
 def gain_tables(convention: Convention, max_label: float) -> Tuple[np.ndarray, bool, np.ndarray]:
-    """(table, linear, levels_desc) covering every label up to ``max_label``,
-    for kernels that look gains up without a bound (LambdaMART, SoftNDCG):
-    the resolved table cut or padded (with the gain 0 of unknown labels) to
-    max_label + 1 entries. Labels must have been checked under ``convention``."""
+    """(table, linear, levels_desc) for kernels that look gains up without a
+    bound (LambdaMART, SoftNDCG): the resolved table cut to max_label + 1
+    entries or, when labels go past it (``unknown_label="zero"``), followed by
+    one entry of gain 0 that stands for every such label; pass the labels
+    through :func:`table_labels` then. Labels must have been checked under
+    ``convention``."""
     res = resolve(convention)
     empty_i64 = np.empty(0, dtype=np.int64)
     if res.linear:
@@ -156,9 +158,17 @@ def gain_tables(convention: Convention, max_label: float) -> Tuple[np.ndarray, b
         table = res.table[:size]
     elif size <= res.last:
         table = res.table[:res.last]
-    else:
-        table = np.concatenate([res.table[:res.last], np.zeros(size - res.last)])
+    else:   # labels past the table: one slot of gain 0 (a table as long as the largest label could be huge)
+        table = np.concatenate([res.table[:res.last], np.zeros(1)])
     table = np.where(np.isnan(table), 0.0, table)      # holes: no checked label reaches them
     levels = (np.argsort(-table, kind="stable").astype(np.int64) if table.size <= COUNTING_LIMIT - 1
               else empty_i64)
     return np.ascontiguousarray(table), False, levels
+
+
+def table_labels(labels: np.ndarray, table: np.ndarray, linear: bool) -> np.ndarray:
+    """Labels as indices into a table of :func:`gain_tables`: those past its
+    end (gain 0 under ``unknown_label="zero"``) become its last slot, of gain 0."""
+    if linear or labels.size == 0 or float(labels.max()) < table.shape[0]:
+        return labels
+    return np.ascontiguousarray(np.minimum(labels, table.shape[0] - 1).astype(labels.dtype, copy=False))

@@ -8,7 +8,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, _tie_key_for, discount_table
-from fastndcg._core.resolve import gain_tables
+from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core._ndcg import discount_table as _log2_discount_table
 from fastndcg._core.threads import threads_for
@@ -161,6 +161,7 @@ class LambdaMART:
                              f"default label_gain has {LIGHTGBM_DEFAULT_LABELS} entries); got "
                              f"labels[{i}]={_show(lab[i])}; pass a longer gain table")
         self._table, self._linear, _ = gain_tables(conv, top)
+        self.labels = lab = table_labels(lab, self._table, self._linear)
         if self.mode == "lightgbm" and self._linear:
             # LightGBM looks gains up by integer label; linear gain is the table 0, 1, 2, ...
             # Its labels are float32, exact integers up to 2**24.

@@ -24,7 +24,7 @@ from fastndcg.measures.ndcg import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core.arguments import check_count, check_real, lightgbm_fields, xgboost_fields
 from fastndcg._core.threads import effective_n_threads, threads_for
-from fastndcg._core.resolve import gain_tables
+from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
                                   check_offsets, check_scores, max_query_size)
 
@@ -69,6 +69,7 @@ class _SoftPlan:
         self.kcut = FULL_LIST if k is None else k
         self.doc_cap = FULL_LIST if max_docs is None else max_docs
         self.table, self.linear, _ = gain_tables(conv, top)
+        self.labels = table_labels(self.labels, self.table, self.linear)
         big_m = min(self.max_n, self.doc_cap)
         self.depth = max(1, min(self.kcut, big_m))
         self.disc = discount_table(conv, self.depth)

@@ -10,7 +10,7 @@ import numpy as np
 from fastndcg.measures.ndcg import NDCGScorer, exact_column_sums, mean_ndcg
 from fastndcg.report.format import qid_json as _qid
 from fastndcg.conventions import Convention
-from fastndcg._core.resolve import gain_tables
+from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg._core.validation import check_cutoffs
 from fastndcg.conventions import PRESETS, list_presets
 from fastndcg.report.comparison import Comparison, _System, _ideal_arrays, _ideal_source, _key_for, _scorer
@@ -130,7 +130,7 @@ def _no_key_reason(conv: Convention) -> str:
 def _gains(labels: np.ndarray, conv: Convention) -> np.ndarray:
     """G(label) per document, from the same gain table as the kernels."""
     table, linear, _ = gain_tables(conv, float(labels.max(initial=0)))
-    return labels.astype(np.float64) if linear else table[labels.astype(np.intp)]
+    return labels.astype(np.float64) if linear else table[table_labels(labels, table, linear).astype(np.intp)]
 
 
 def _tie_counts(scores: np.ndarray, gains: np.ndarray, offsets: np.ndarray,

@@ -311,3 +311,40 @@ def test_dcg_does_not_need_the_discount_of_a_full_ideal():
     with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 6"):
         fastndcg.ndcg(s, y, off, convention=conv)
     assert fastndcg.ndcg(s, y, off, convention=conv, ideal_dcg=[30.0]).tolist() == [0.5]
+
+
+def test_soft_ndcg_hessian_of_tied_zero_gain_documents_at_tiny_sigma():
+    # Found by the fuzz tier (deep profile): sigma=1e-300 and tied scores make the
+    # pair density's square overflow; for documents whose |B| is 0 the kernel
+    # computed |B| * (psi * psi / both) = 0 * inf = NaN (an overflow error) where
+    # the reference, left to right, gives 0. The kernel now sums in the
+    # reference's order.
+    s = np.array([0., 0., 0., 0., 0., 0., 0., 0., 1., 0.])
+    y = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 0])
+    off = np.array([0, 4, 10])
+    from fastndcg.reference import _softrank as ref_soft
+    _, g_ref, h_ref = ref_soft.soft_ndcg_grad_hess(s, y, off, sigma=1e-300)
+    g, h = SoftNDCGObjective(sigma=1e-300, min_hessian=0.0).grad_hess(s, y, off)
+    np.testing.assert_array_equal(-g, g_ref)
+    np.testing.assert_array_equal(h, h_ref)
+
+
+def test_labels_past_a_gain_table_do_not_size_the_table():
+    # Found by the fuzz tier (deep profile): under unknown_label="zero" a label of
+    # 2**40 past a gain table made LambdaMART and SoftNDCG allocate a table of
+    # 2**40 + 1 gains (8 TiB: MemoryError). One slot of gain 0 now stands for all
+    # such labels.
+    from fastndcg.reference import _lambdamart as ref_lm
+    from fastndcg.measures.lambdamart import lambda_gradients
+    conv = Convention(gain=(0.0, 1.0), unknown_label="zero")
+    s = np.array([0.3, 0.1, 0.2, 0.0])
+    y = np.array([1 << 40, 1, 0, 7])
+    off = np.array([0, 4])
+    g, h = lambda_gradients(s, y, off, convention=conv)
+    g_ref, h_ref = ref_lm.lambda_gradients(s, y, off, convention=conv)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-15)
+    from fastndcg.measures.softrank import soft_ndcg
+    from fastndcg.reference import _softrank as ref_soft
+    np.testing.assert_allclose(soft_ndcg(s, y, off, sigma=0.5, convention=conv),
+                               ref_soft.soft_ndcg(s, y, off, sigma=0.5, convention=conv), rtol=1e-12)
