@@ -83,6 +83,7 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
     _check_labels(labels, conv, mode)
     offsets = [int(x) for x in offsets]
     if mode == "default":
+        _spec().check_discount_covers(conv, offsets, [None], whole=True)    # pairs reach every rank
         _check_ideals(labels, offsets, conv, t)
     n_queries = len(offsets) - 1
     exact = mode != "default"
@@ -205,6 +206,7 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
         for x in scores:
             _spec().float32_score(x)
     offsets = [int(x) for x in offsets]
+    _spec().check_discount_covers(conv, offsets, [None], whole=True)
     _check_ideals(labels, offsets, conv, truncation)
     selected = range(len(offsets) - 1) if queries is None else [int(q) for q in queries]
     rows = []

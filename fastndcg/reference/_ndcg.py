@@ -209,12 +209,29 @@ def _shape(rows: List[List[float]], k) -> np.ndarray:
     return arr
 
 
+def check_discount_covers(convention: Convention, offsets, cutoffs: Sequence[Optional[int]],
+                          whole: bool = False) -> None:
+    """A discount array must cover every rank a call sums, whatever the gains:
+    up to min(largest cutoff, longest list), or the longest list when the sum
+    is over the whole list (``whole``: ideal="full", LambdaMART's pairs)."""
+    d = convention.discount
+    if isinstance(d, str):
+        return
+    longest = max((b - a for a, b in _queries(offsets)), default=0)
+    cut = [c for c in cutoffs if c is not None]
+    need = longest if whole or len(cut) < len(cutoffs) else min(max(cut), longest)
+    if len(d) < need:
+        raise ValueError(f"discount: the array has {len(d)} entries but ranks up to {need} are summed "
+                         f"(longest query / largest k); give at least {need} entries")
+
+
 def ideal_dcg(labels, offsets, k=None, convention=None, ideal_labels=None, ideal_offsets=None) -> np.ndarray:
     """IDCG per query: shape (n_queries,) for a single k, (n_queries, n_cutoffs) for a list."""
     conv = as_convention(convention)
     cutoffs = _cutoff_list(k, conv)
     if ideal_labels is not None:
         labels, offsets = ideal_labels, ideal_offsets
+    check_discount_covers(conv, offsets, cutoffs, whole=conv.ideal == "full")
     labels = np.asarray(labels)
     rows = [query_ideal_dcg(labels[a:b], cutoffs, conv) for a, b in _queries(offsets)]
     return _shape(rows, k)
@@ -224,6 +241,7 @@ def dcg(scores, labels, offsets, k=None, convention=None, tie_key=None) -> np.nd
     """DCG per query, same shapes as :func:`ideal_dcg`."""
     conv = as_convention(convention)
     cutoffs = _cutoff_list(k, conv)
+    check_discount_covers(conv, offsets, cutoffs)
     scores, labels = np.asarray(scores), np.asarray(labels)
     rows = []
     for a, b in _queries(offsets):

@@ -348,3 +348,24 @@ def test_labels_past_a_gain_table_do_not_size_the_table():
     from fastndcg.reference import _softrank as ref_soft
     np.testing.assert_allclose(soft_ndcg(s, y, off, sigma=0.5, convention=conv),
                                ref_soft.soft_ndcg(s, y, off, sigma=0.5, convention=conv), rtol=1e-12)
+
+
+def test_a_short_discount_array_is_an_error_for_the_reference_too():
+    # Found by the fuzz tier (deep profile): a discount array shorter than the
+    # ranks a call sums was an error in the kernels but not in the reference when
+    # the gains made the missing ranks irrelevant (all-zero labels: the reference
+    # returned 0). One rule now, in both: the array covers every rank summed.
+    conv = Convention(discount=(1.0,))
+    s, y, off = np.zeros(3), np.zeros(3, dtype=np.int64), np.array([0, 3])
+    for call in (lambda m: m.ndcg(s, y, off, None, conv), lambda m: m.dcg(s, y, off, None, conv)):
+        with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 3"):
+            call(reference)
+    with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 3"):
+        fastndcg.ndcg(s, y, off, convention=conv)
+    from fastndcg.reference import _lambdamart as ref_lm
+    from fastndcg.measures.lambdamart import delta_ndcg_pairs
+    for call in (lambda: ref_lm.delta_ndcg_pairs(s, y, off, convention=conv),
+                 lambda: delta_ndcg_pairs(s, y, off, convention=conv)):
+        with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 3"):
+            call()
+    assert reference.dcg(s, y, off, 1, conv).tolist() == fastndcg.dcg(s, y, off, 1, convention=conv).tolist() == [0.0]
