@@ -142,6 +142,7 @@ class NDCGScorer:
             first[self._column[::-1]] = np.arange(self._column.shape[0])[::-1]
             self._idcg[:] = requested[:, first]
             self._ideal_ready = True
+            self._ideal_disc_error = None       # no ideal is computed
         elif ideal_labels is not None or ideal_offsets is not None:
             if ideal_labels is None or ideal_offsets is None:
                 raise ValueError("ideal_labels and ideal_offsets go together; got only one of them")
@@ -149,6 +150,8 @@ class NDCGScorer:
             ioff, imax = prepare_offsets(ideal_offsets, il.shape[0], name="ideal_offsets")
             if ioff.shape[0] - 1 != self.n_queries:
                 raise ValueError(f"ideal_offsets must describe {self.n_queries} queries; got {ioff.shape[0] - 1}")
+            # the ideal comes from these lists: only their own depth must be covered
+            self._ideal_disc_error = None
             kernel = self._make_kernel(il, ioff, imax, conv.ideal == "full")
             self._run_ideal(kernel, il, ioff, "ideal_labels", n_threads)
             self._ideal_ready = True

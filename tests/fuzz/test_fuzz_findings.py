@@ -369,3 +369,15 @@ def test_a_short_discount_array_is_an_error_for_the_reference_too():
         with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 3"):
             call()
     assert reference.dcg(s, y, off, 1, conv).tolist() == fastndcg.dcg(s, y, off, 1, convention=conv).tolist() == [0.0]
+
+
+def test_an_external_ideal_needs_only_its_own_discount_depth():
+    # Found by the fuzz tier (deep profile): with ideal="full" and the ideal from
+    # ideal_labels (here: no judged documents), the kernels demanded the discount
+    # of the run's whole list (9 ranks) for an ideal they never computed.
+    conv = Convention(gain=(0.0,), discount=(0.0,), ideal="full")
+    s, y, off = np.zeros(9), np.zeros(9, dtype=np.int64), np.array([0, 9])
+    ideal = dict(ideal_labels=np.array([], dtype=np.int64), ideal_offsets=np.array([0, 0]))
+    assert fastndcg.ndcg(s, y, off, 1, convention=conv, **ideal).tolist() == \
+        reference.ndcg(s, y, off, 1, conv, **ideal).tolist() == [0.0]
+    assert fastndcg.ndcg(s, y, off, 1, convention=conv, ideal_dcg=[2.0]).tolist() == [0.0]
