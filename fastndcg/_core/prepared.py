@@ -140,9 +140,16 @@ class NDCGScorer:
             requested = check_ideal_dcg(ideal_dcg, self.n_queries, self._column.shape[0])
             first = np.zeros(nc, dtype=np.intp)
             first[self._column[::-1]] = np.arange(self._column.shape[0])[::-1]
+            # a cutoff asked twice is one column of the kernels: its ideal must be one too
+            for j, u in enumerate(self._column.tolist()):
+                if j != first[u] and not np.array_equal(requested[:, j], requested[:, first[u]]):
+                    q = int(np.flatnonzero(requested[:, j] != requested[:, first[u]])[0])
+                    raise ValueError(f"ideal_dcg: columns {int(first[u])} and {j} are for the same cutoff but "
+                                     f"differ (query {q}: {float(requested[q, first[u]])!r} and "
+                                     f"{float(requested[q, j])!r}); give one ideal per cutoff")
             self._idcg[:] = requested[:, first]
             self._ideal_ready = True
-            self._ideal_disc_error = None       # no ideal is computed
+            self._ideal_disc_error: Optional[ValueError] = None     # no ideal is computed
         elif ideal_labels is not None or ideal_offsets is not None:
             if ideal_labels is None or ideal_offsets is None:
                 raise ValueError("ideal_labels and ideal_offsets go together; got only one of them")

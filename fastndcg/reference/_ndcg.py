@@ -265,6 +265,10 @@ def ndcg(scores, labels, offsets, k=None, convention=None, tie_key=None, ideal_d
     if ideal_dcg_values is not None:
         i = np.asarray(ideal_dcg_values, dtype=np.float64)
         i = np.repeat(i[:, None], len(cutoffs), axis=1) if i.ndim == 1 else i
+        for j, c in enumerate(cutoffs):      # one ideal per cutoff, even when a cutoff is asked twice
+            j0 = cutoffs.index(c)
+            if j != j0 and not np.array_equal(i[:, j], i[:, j0]):
+                raise ValueError(f"ideal_dcg: columns {j0} and {j} are for the same cutoff but differ")
     else:
         i = np.asarray(ideal_dcg(labels, offsets, cutoffs, conv, ideal_labels, ideal_offsets)).reshape(len(queries), len(cutoffs))
     rows = []

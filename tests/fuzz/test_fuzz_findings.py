@@ -381,3 +381,19 @@ def test_an_external_ideal_needs_only_its_own_discount_depth():
     assert fastndcg.ndcg(s, y, off, 1, convention=conv, **ideal).tolist() == \
         reference.ndcg(s, y, off, 1, conv, **ideal).tolist() == [0.0]
     assert fastndcg.ndcg(s, y, off, 1, convention=conv, ideal_dcg=[2.0]).tolist() == [0.0]
+
+
+def test_a_cutoff_asked_twice_takes_one_external_ideal():
+    # Found by the fuzz tier (deep profile): k=[4, 4] with an external ideal_dcg
+    # whose two columns differ: the kernels (one column per distinct cutoff) used
+    # the first, the reference each its own (NDCG 0 against 0.43). Now an error in
+    # both, naming the columns.
+    s, y, off = np.zeros(5), np.array([0, 0, 0, 1, 0]), np.array([0, 5])
+    ideal = np.array([[1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"ideal_dcg: columns 0 and 1 are for the same cutoff"):
+        fastndcg.ndcg(s, y, off, [4, 4], ideal_dcg=ideal)
+    with pytest.raises(ValueError, match=r"ideal_dcg: columns 0 and 1 are for the same cutoff"):
+        reference.ndcg(s, y, off, [4, 4], None, ideal_dcg_values=ideal)
+    same = np.array([[2.0, 2.0]])
+    np.testing.assert_array_equal(fastndcg.ndcg(s, y, off, [4, 4], ideal_dcg=same),
+                                  reference.ndcg(s, y, off, [4, 4], None, ideal_dcg_values=same))

@@ -307,9 +307,15 @@ def test_external_ideal_dcg(rng):
     got = fastndcg.ndcg(s, y, off, [1, 3], ideal_dcg=ideal_1d)
     assert_same(got, reference.ndcg(s, y, off, [1, 3], None, ideal_dcg_values=ideal_1d))
     ideal_2d = rng.random((nq, 3)) * 10 + 1
+    ideal_2d[:, 2] = ideal_2d[:, 0]           # k=3 twice: one ideal for it
     got = fastndcg.ndcg(s, y, off, [3, 1, 3], ideal_dcg=ideal_2d)
     assert_same(got[:, 0], fastndcg.dcg(s, y, off, 3) / ideal_2d[:, 0])
     assert_same(got[:, 1], fastndcg.dcg(s, y, off, 1) / ideal_2d[:, 1])
+    assert_same(got[:, 2], got[:, 0])
+    assert_same(got, reference.ndcg(s, y, off, [3, 1, 3], None, ideal_dcg_values=ideal_2d))
+    ideal_2d[0, 2] += 1.0                     # two ideals for one cutoff: an error, not the first one
+    with pytest.raises(ValueError, match="columns 0 and 2 are for the same cutoff but differ"):
+        fastndcg.ndcg(s, y, off, [3, 1, 3], ideal_dcg=ideal_2d)
 
 
 def test_external_ideal_labels(rng):
