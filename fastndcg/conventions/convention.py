@@ -251,6 +251,28 @@ class Convention:
             changes["name"] = "custom"
         return replace(self, **changes)
 
+    def unit_discount(self) -> "Convention":
+        """This convention with an array discount scaled to a largest entry in [1, 2).
+
+        The array is multiplied by the power of two 2**-e, e = floor(log2(max D)):
+        exact (bit for bit) for every entry in the normal range, and every
+        normalised measure is unchanged because the DCG and the ideal DCG
+        scale alike. Measures that multiply the discount by probabilities
+        (SoftNDCG) use it so that tiny (even subnormal) or huge discounts
+        neither underflow nor overflow. Named discounts (largest entry 1) and
+        an all-zero array come back unchanged.
+        """
+        if isinstance(self.discount, str):
+            return self
+        top = max(self.discount)
+        if top == 0.0:
+            return self
+        exponent = math.frexp(top)[1] - 1          # top = m * 2**exponent, 1 <= m < 2
+        if exponent == 0:
+            return self
+        scaled = tuple(math.ldexp(v, -exponent) for v in self.discount)
+        return replace(self, discount=scaled)
+
     def describe(self) -> str:
         """One line naming every choice, for reports."""
         parts = []

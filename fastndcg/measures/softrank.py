@@ -72,10 +72,14 @@ class _SoftPlan:
         self.labels = table_labels(self.labels, self.table, self.linear)
         big_m = min(self.max_n, self.doc_cap)
         self.depth = max(1, min(self.kcut, big_m))
-        self.disc = discount_table(conv, self.depth)
+        # The soft DCG multiplies D by probabilities: a discount array scaled
+        # to a largest entry in [1, 2) keeps G D p out of underflow (the ratio
+        # to the ideal, computed with the same table, is unchanged).
+        unit = conv.unit_discount()
+        self.disc = discount_table(unit, self.depth)
         # Raises for empty="error" when a query has ideal DCG 0 (same message as NDCG).
         self.idcg = np.ascontiguousarray(
-            NDCGScorer(labels, offsets, k, convention=conv, n_threads=n_threads).ideal_dcg, dtype=np.float64)
+            NDCGScorer(labels, offsets, k, convention=unit, n_threads=n_threads).ideal_dcg, dtype=np.float64)
         self.short_limit = k if (conv.short == "zero" and k is not None) else 0
 
     def check_scratch(self, want_grad: bool, want_hess: bool) -> None:

@@ -18,6 +18,9 @@ labels l_j and a smoothing width sigma > 0:
 * SoftNDCG@k = SoftDCG@k / IDCG@k, the ideal DCG of the query's labels under
   the convention (cut at k unless ``ideal="full"``). A query with n < k scores
   0 when ``short="zero"``; a query with IDCG = 0 gets the ``empty`` value.
+  Both DCGs use a discount array scaled by a power of two to a largest entry
+  in [1, 2) (``Convention.unit_discount``): the ratio is the same, and tiny
+  discounts do not underflow when multiplied by rank probabilities.
 
 Gradient. With psi_ij = d pi_ij / d s_i = exp(-(s_i - s_j)^2 / (4 sigma^2)) / (2 sigma sqrt pi)
 (so d pi_ij / d s_j = -psi_ij) and p_j^{-i} the rank distribution of j built
@@ -211,7 +214,9 @@ def _queries(offsets) -> List[Tuple[int, int]]:
 def _batch(scores, labels, offsets, sigma, k, convention, max_docs, want_grad, want_hess):
     from fastndcg.reference._ndcg import query_ideal_dcg, query_ndcg_from
 
-    conv = _conv(convention)
+    # a discount array scaled to a largest entry in [1, 2): SoftNDCG is
+    # unchanged, but G D p no longer underflows for tiny discounts
+    conv = _conv(convention).unit_discount()
     sigma = _check_sigma(sigma)
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"k must be None or an int >= 1; got k={k!r}")

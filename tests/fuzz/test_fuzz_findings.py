@@ -397,3 +397,32 @@ def test_a_cutoff_asked_twice_takes_one_external_ideal():
     same = np.array([[2.0, 2.0]])
     np.testing.assert_array_equal(fastndcg.ndcg(s, y, off, [4, 4], ideal_dcg=same),
                                   reference.ndcg(s, y, off, [4, 4], None, ideal_dcg_values=same))
+
+
+@pytest.mark.parametrize("tiny", [5e-324, 1e-300, 2.0**-1000])
+def test_soft_ndcg_with_a_tiny_discount_array(tiny):
+    # NDCG does not change when the discount is scaled; SoftNDCG computes
+    # with the array scaled by a power of two to a largest entry in [1, 2).
+    # Before (5e-324): value 0 from kernel and reference alike (G D p
+    # underflowed), gradients -1/3, 1 (kernel) against 0 (reference).
+    scores, labels, offsets = np.zeros(4), np.array([0, 0, 0, 2.0]), np.array([0, 4])
+    unit = Convention(discount=[1.0, 1.0, 1.0, 0.0])
+    tiny_conv = Convention(discount=[tiny, tiny, tiny, 0.0])
+    want_value, want_grad = fastndcg.soft_ndcg_grad(scores, labels, offsets, sigma=0.3, convention=unit)
+    assert want_value[0] == pytest.approx(0.875, rel=1e-12)   # 1 - P(the one relevant doc is last) = 7/8
+    for got in (fastndcg.soft_ndcg_grad(scores, labels, offsets, sigma=0.3, convention=tiny_conv),
+                reference.soft_ndcg_grad(scores, labels, offsets, sigma=0.3, convention=tiny_conv)):
+        np.testing.assert_allclose(got[0], want_value, rtol=1e-15)
+        np.testing.assert_allclose(got[1], want_grad, rtol=1e-14)
+    # and a huge one no longer overflows
+    huge = Convention(discount=[1e308, 1e308, 1e308, 0.0])
+    np.testing.assert_allclose(fastndcg.soft_ndcg(scores, labels, offsets, sigma=0.3, convention=huge),
+                               want_value, rtol=1e-15)
+
+
+def test_unit_discount_is_exact_and_keeps_named_discounts():
+    assert Convention().unit_discount() == Convention()
+    c = Convention(discount=[3.0, 1.5, 0.75], name="mine")
+    u = c.unit_discount()
+    assert u.discount == (1.5, 0.75, 0.375) and u.name == "mine"
+    assert Convention(discount=[0.0, 0.0]).unit_discount().discount == (0.0, 0.0)
