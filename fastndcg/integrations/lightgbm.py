@@ -262,7 +262,10 @@ class NDCGMetric:
     float32 mean of its row weights (LightGBM's query weights); under the
     convention's ``empty_weight="unweighted"`` (the "lightgbm" preset) a query
     without relevant documents adds its bare value (1) to the weighted sum,
-    as LightGBM does, so the metric can exceed 1.
+    as LightGBM does, so the metric can exceed 1. LightGBM keeps no weights
+    when every row weight is 1, and neither does this metric. A query of zero
+    documents weighs 0 here; LightGBM divides 0 by 0 for it and reports NaN
+    for the whole metric whenever the Dataset has row weights.
     """
 
     def __init__(self, k: Union[int, Sequence[int]] = (1, 2, 3, 4, 5), *, convention: Any = "lightgbm",

@@ -938,8 +938,9 @@ def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
     if expect_score_error(fast, b, conv_obj.score_precision == "float32", "NDCGMetric", lambda: Outcome(True)):
         return
     qw = None
-    if row_w is not None:   # LightGBM's query weight: the float32 mean of the query's row weights (0 if empty)
-        qw = np.array([np.float32(np.cumsum(row_w[a:b], dtype=np.float32)[-1] / np.float32(b - a)) if b > a
+    stored = ds.get_field("weight")     # what LightGBM keeps: none when every row weight is 1
+    if stored is not None:   # LightGBM's query weight: the float32 mean of the query's row weights (0 if empty)
+        qw = np.array([np.float32(np.cumsum(stored[a:b], dtype=np.float32)[-1] / np.float32(b - a)) if b > a
                        else 0.0 for a, b in zip(off[:-1], off[1:])], dtype=np.float64)
     agree(fast, run_ref(lambda: reference.mean_ndcg(preds, labels, off, k, conv_obj, qw)), "NDCGMetric", close())
 

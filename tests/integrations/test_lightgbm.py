@@ -238,6 +238,35 @@ def test_metric_equals_lightgbm_ndcg_with_weights_and_empty_queries(shared_data)
         assert evals["train"][f"fast@{k}"] == evals["train"][f"ndcg@{k}"], k   # to the bit, every round
 
 
+def test_metric_with_a_zero_document_query():
+    # LightGBM keeps no weights when every row weight is 1 (and then agrees
+    # with the metric: plain mean); with other weights it reports NaN (a query
+    # of 0 documents weighs 0 / 0), where the metric weighs that query 0.
+    # Found by the deep fuzz profile, whose oracle had kept all-one weights.
+    X = np.zeros((4, 1))
+    y = np.array([1.0, 0.0, 2.0, 0.0])
+    groups = [0, 2, 2]                   # query 0 has no documents
+    preds = np.array([0.0, 0.0, 0.5, 1.0])
+    off = np.array([0, 0, 2, 4])
+    params = dict(BASE, objective="lambdarank", metric="ndcg", eval_at=[1], min_data_in_leaf=1)
+    evals = {}
+    ones = lgb.Dataset(X, y, group=groups, weight=np.ones(4, np.float32), params={"verbose": -1})
+    lgb.train(params, ones, 2, valid_sets=[ones], valid_names=["t"], feval=NDCGMetric([1], name="fast"),
+              callbacks=[lgb.record_evaluation(evals)])
+    assert ones.get_field("weight") is None
+    assert evals["t"]["fast@1"] == evals["t"]["ndcg@1"]
+    for conv in ("lightgbm", "xgboost"):
+        got = NDCGMetric([1], convention=conv)(preds, ones)[0][1]
+        assert got == pytest.approx(fastndcg.mean_ndcg(preds, y, off, 1, convention=conv), rel=1e-15), conv
+        assert got == pytest.approx((1.0 + 1.0 + 0.0) / 3), conv          # empty query = 1 under both
+    halves = lgb.Dataset(X, y, group=groups, weight=np.full(4, 0.5, np.float32), params={"verbose": -1})
+    evals = {}
+    lgb.train(params, halves, 1, valid_sets=[halves], valid_names=["t"], callbacks=[lgb.record_evaluation(evals)])
+    assert np.isnan(evals["t"]["ndcg@1"][0])                              # LightGBM: 0 / 0
+    # weights (0, 0.5, 0.5); the empty query's bare 1 still enters the numerator
+    assert NDCGMetric([1])(preds, halves)[0][1] == pytest.approx((1.0 + 0.5 * 1.0 + 0.5 * 0.0) / 1.0)
+
+
 def test_metric_under_other_conventions_equals_engine(shared_data):
     Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
     booster = lgb.train(dict(BASE, objective="lambdarank"), lgb.Dataset(Xtr, ytr, group=gtr), 5)
