@@ -259,8 +259,12 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
                 adj[r] = adj[r + 1] * a + adj[r] * b
             z = (s[i] - sj) * c
             psi = norm * exp(-z * z)
-            w.gacc[i] += d * psi
-            w.gacc[j] -= d * psi
+            # Equal score and gain: i and j are interchangeable, so B_ij = A_ij - A_ji
+            # is exactly 0; their two terms are left out rather than cancelled
+            # (rounding times psi ~ 1 / sigma would not cancel for a tiny sigma).
+            if not (s[i] == sj and w.g[i] == w.g[j]):
+                w.gacc[i] += d * psi
+                w.gacc[j] -= d * psi
             if want_hess:
                 w.amat[i * m + j] = d
             t -= 1
@@ -271,6 +275,8 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
                 if j == i:
                     continue
                 bij = w.amat[i * m + j] - w.amat[j * m + i]
+                if s[i] == s[j] and w.g[i] == w.g[j]:
+                    bij = 0.0                    # interchangeable (see the gradient)
                 z = (s[i] - s[j]) * c
                 psi = norm * exp(-z * z)
                 if pmat != NULL:

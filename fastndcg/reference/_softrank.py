@@ -32,6 +32,10 @@ so with A_ij = G(l_j) sum_r D(r + 1) (p_j^{-i}(r - 1) - p_j^{-i}(r)):
 
     d SoftDCG / d s_m = sum_{j != m} A_mj psi_mj - sum_{i != m} A_im psi_im.
 
+Two documents with equal score and equal gain are interchangeable, so their
+B_mi = A_mi - A_im is exactly 0: both kernel and spec leave the pair out
+(psi ~ 1 / sigma would blow up the rounding of the difference for a tiny sigma).
+
 This reference recomputes every p_j^{-i} from scratch (O(n^3 k) per query):
 slow and obviously right. The compiled kernel differentiates the recursion in
 reverse mode instead (O(n^2 k)), so the two are independent derivations.
@@ -196,6 +200,8 @@ def _query_parts(scores, labels, sigma, k, conv, max_docs, want_grad, want_hess)
             if a == b:
                 continue
             B = A[a][b] - A[b][a]          # d SoftDCG / d pi_ab
+            if s[a] == s[b] and g[a] == g[b]:
+                B = 0.0                    # interchangeable documents: exactly 0, whatever the rounding
             psi = pair_density(s[a], s[b], sigma)
             ga += B * psi
             both = pair_probability(s[a], s[b], sigma) * pair_probability(s[b], s[a], sigma)

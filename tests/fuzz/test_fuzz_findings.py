@@ -426,3 +426,23 @@ def test_unit_discount_is_exact_and_keeps_named_discounts():
     u = c.unit_discount()
     assert u.discount == (1.5, 0.75, 0.375) and u.name == "mine"
     assert Convention(discount=[0.0, 0.0]).unit_discount().discount == (0.0, 0.0)
+
+
+def test_soft_ndcg_gradient_of_interchangeable_documents_at_tiny_sigma():
+    # Equal scores and equal gains: the gradient is 0 by symmetry. The deep
+    # profile once saw +-3.4e132 from the kernel on these inputs (A_ij - A_ji
+    # rounded, times psi ~ 1 / sigma) and 0 from the reference; it did not
+    # recur in isolation, so kernel and spec now leave such pairs out (B = 0
+    # exactly) instead of relying on the rounding to cancel.
+    conv = Convention(gain=(1.0,), aggregation="ratio")
+    scores = np.zeros(19)
+    labels = np.zeros(19, dtype=np.int64)
+    offsets = np.array([0, 1, 7, 13, 19])
+    for sigma in (1e-150, 1e-8, 1.0):
+        for fn in (fastndcg.soft_ndcg_grad, reference.soft_ndcg_grad):
+            values, grad = fn(scores, labels, offsets, sigma=sigma, convention=conv)
+            np.testing.assert_array_equal(grad, 0.0)
+        _, grad, hess = reference.soft_ndcg_grad_hess(scores, labels, offsets, sigma=sigma, convention=conv)
+        og, oh = SoftNDCGObjective(sigma=sigma, convention=conv, min_hessian=0.0).grad_hess(scores, labels, offsets)
+        np.testing.assert_array_equal(og, 0.0)
+        np.testing.assert_array_equal(oh, hess)
