@@ -9,28 +9,46 @@
 # side become "x + sg p" / "x - sg p" (multiplying by +-1 is exact).
 
 
-cdef void _default_pass_a(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di,
+cdef void _default_pass_a(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di, double ui,
                           double inv, bint distance, double sigma, cdptr_r rs, cdptr_r rg,
-                          cdptr_r disc, dptr_r out_sg, dptr_r out_z, dptr_r out_dz) noexcept nogil:
-    # For every rank j in [start, n): sg, z = sigma (s_h - s_l), |dNDCG| (/ (0.01 + |ds|)).
+                          cdptr_r disc, cdptr_r ru, dptr_r out_sg, dptr_r out_lam,
+                          dptr_r out_hes) noexcept nogil:
+    # For every rank j in [start, n): sg, lambda = -sigma |dNDCG| rho (/ (0.01 + |ds|))
+    # and the hessian sigma^2 |dNDCG| rho (1 - rho), with rho = 1 / (1 + e^{sigma (s_h - s_l)})
+    # from the exponentials u = e^{sigma (s - s_pivot)}: e^{sigma (s_i - s_j)} = u_i / u_j, so
+    # rho = u_l / (u_i + u_j) and 1 - rho = u_h / (u_i + u_j), one division and no exp per pair.
     # (Two copies of the loop: a test inside it would stop the vectorisation.)
     cdef Py_ssize_t j
-    cdef double sg, ds, dz
+    cdef double sg, ds, dz, uj, q, lo, hi, rho, rho1m
+    cdef double neg_sigma = -sigma, sigma2 = sigma * sigma
     if distance:
         for j in range(start, n):
             sg = 1.0 if gi > rg[j] else -1.0
             ds = sg * (si - rs[j])
             dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+            dz = dz / (0.01 + fabs(ds))
+            uj = ru[j]
+            q = 1.0 / (ui + uj)
+            lo = uj * q                                  # rho when rank i is the high one
+            hi = ui * q
+            rho = lo if sg > 0.0 else hi
+            rho1m = hi if sg > 0.0 else lo
             out_sg[j] = sg
-            out_z[j] = sigma * ds
-            out_dz[j] = dz / (0.01 + fabs(ds))
+            out_lam[j] = neg_sigma * dz * rho
+            out_hes[j] = sigma2 * dz * (rho * rho1m)
     else:
         for j in range(start, n):
             sg = 1.0 if gi > rg[j] else -1.0
-            ds = sg * (si - rs[j])
+            dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+            uj = ru[j]
+            q = 1.0 / (ui + uj)
+            lo = uj * q
+            hi = ui * q
+            rho = lo if sg > 0.0 else hi
+            rho1m = hi if sg > 0.0 else lo
             out_sg[j] = sg
-            out_z[j] = sigma * ds
-            out_dz[j] = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+            out_lam[j] = neg_sigma * dz * rho
+            out_hes[j] = sigma2 * dz * (rho * rho1m)
 
 
 # e^-a in the default mode's own arithmetic: vectorisable, so that the
@@ -91,17 +109,19 @@ def exp_neg(const double[::1] a, double[::1] out):
         out[i] = _exp_neg(a[i])
 
 
-cdef void _default_logistic(Py_ssize_t count, cdptr_r z, dptr_r rho, dptr_r rho1m) noexcept nogil:
-    # rho = 1 / (1 + e^z) and 1 - rho = e^z / (1 + e^z), from e = e^-|z| (no cancellation).
-    cdef Py_ssize_t t
-    cdef double e, r, er, x
-    for t in range(count):
-        x = z[t]
-        e = _exp_neg(fabs(x))
-        r = 1.0 / (1.0 + e)
-        er = e * r
-        rho[t] = er if x > 0.0 else r
-        rho1m[t] = r if x > 0.0 else er
+# Rows at most this far below the pivot (u_i >= 2^-64, i.e. sigma (s_pivot - s_i) <= 44.4)
+# use its exponentials; a row further down becomes the pivot (the u of the ranks
+# from it on are recomputed), so every u_i + u_j stays a normal number and the
+# error of a logistic is a few ulp plus 2^-52 sigma (s_pivot - s_j) relative.
+cdef double PIVOT_MIN = 5.421010862427522e-20       # 2^-64
+
+
+cdef void _unit_exps(Py_ssize_t pivot, Py_ssize_t n, double sigma, cdptr_r rs, dptr_r ru) noexcept nogil:
+    # u_r = e^{-sigma (s_pivot - s_r)} in (0, 1] for ranks r >= pivot (scores descend with r).
+    cdef Py_ssize_t r
+    cdef double top = rs[pivot]
+    for r in range(pivot, n):
+        ru[r] = _exp_neg(sigma * (top - rs[r]))
 
 
 cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
@@ -114,35 +134,30 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
     cdef const double* rg = s.rg
     cdef bint distance = p.score_norm and rs[0] != rs[n - 1]
     cdef double* tsg = s.ta
-    cdef double* tz = s.tb
-    cdef double* tdz = s.tc
-    cdef double* trho = s.ta + s.stride
-    cdef double* trho1m = s.tb + s.stride
-    cdef double* tzc = s.tc + s.stride
-    cdef double rho, rho1m, dz, sg, lam, hes, acc_g, acc_h
+    cdef double* tlam = s.tb
+    cdef double* thes = s.tc
+    cdef double* ru = s.ta + s.stride
+    cdef double lam, hes, sg, acc_g, acc_h
     cdef double total = 0.0, nf, sigma = p.sigma
-    cdef double neg_sigma = -p.sigma, sigma2 = p.sigma * p.sigma
     for i in range(n):
         g[i] = 0.0
         h[i] = 0.0
     _partners_init(rg, n, s)
+    if m > 0:
+        _unit_exps(0, n, sigma, rs, ru)
     for i in range(m):
-        _default_pass_a(i + 1, n, rg[i], rs[i], p.disc[i], inv, distance, sigma, rs, rg, p.disc,
-                        tsg, tz, tdz)
+        if ru[i] < PIVOT_MIN:
+            _unit_exps(i, n, sigma, rs, ru)
+        _default_pass_a(i + 1, n, rg[i], rs[i], p.disc[i], ru[i], inv, distance, sigma, rs, rg, p.disc,
+                        ru, tsg, tlam, thes)
         partners = _partners_of(i, rg, n, s, &count, s.lists)
-        for t in range(count):                           # pass B: the logistic, vectorised
-            tzc[t] = tz[partners[t]]
-        _default_logistic(count, tzc, trho, trho1m)
         acc_g = g[i]
         acc_h = h[i]
         for t in range(count):                           # pass C: the sums
             j = partners[t]
             sg = tsg[j]
-            dz = tdz[j]
-            rho = trho[t]
-            rho1m = trho1m[t]
-            lam = neg_sigma * dz * rho                   # added to the high document
-            hes = sigma2 * dz * (rho * rho1m)
+            lam = tlam[j]                                # added to the high document
+            hes = thes[j]
             acc_g = acc_g + sg * lam
             g[j] = g[j] - sg * lam
             acc_h = acc_h + hes

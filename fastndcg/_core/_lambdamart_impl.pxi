@@ -16,7 +16,8 @@
 # pair loop of the chosen mode in rank space, then scatter to the input rows.
 #
 # Three numeric modes (see docs/lambdamart.md and ../shared/docs/lambdarank.md):
-#   default   exact logistic in double, double accumulation, any convention;
+#   default   logistic in double from per-document exponentials (one division a
+#             pair, no exp), double accumulation, any convention;
 #   lightgbm  LightGBM 4.x lambdarank to the bit: 2^20-bin sigmoid table,
 #             float32 accumulation in pair-loop order, 0.01f, label order;
 #   xgboost   XGBoost 3.x rank:ndcg to the bit: float32 scores, expf sigmoid,

@@ -67,7 +67,7 @@ class LambdarankObjective:
         ``"lightgbm"`` reproduces LightGBM 4.x ``objective="lambdarank"`` bit
         for bit (set the same ``sigma``, ``truncation``, ``normalize`` and
         ``label_gain`` as the built-in would use; see :meth:`from_params`).
-        ``"default"`` is the exact logistic in double under any convention.
+        ``"default"`` is the logistic in double (no table) under any convention.
         (``"xgboost"`` arithmetic is available too, for experiments.)
     convention : Convention, preset name or None
         The NDCG to optimise; see :class:`fastndcg.measures.lambdamart.LambdaMART`.

@@ -78,7 +78,7 @@ class RankNDCGObjective:
     ----------
     mode : {"xgboost", "default"}, default "xgboost"
         ``"xgboost"`` reproduces ``rank:ndcg`` bit for bit; ``"default"``
-        is the exact logistic in double under any convention (its hessian is
+        is the logistic in double (no table) under any convention (its hessian is
         σ²ρ(1-ρ)|ΔNDCG|, half of XGBoost's). (``"lightgbm"`` arithmetic is
         available too, for experiments.)
     convention : Convention, preset name or None

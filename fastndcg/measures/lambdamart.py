@@ -2,7 +2,8 @@
 
 Three numeric modes share one kernel layout (:mod:`fastndcg._core._lambdamart`):
 
-* ``"default"``: the exact logistic in double precision, double accumulation,
+* ``"default"``: the logistic in double precision (one exponential per document),
+  double accumulation,
   under any :class:`~fastndcg.Convention` (gain, discount, tie rule, short and
   empty rules, ideal list), with σ, score-distance normalisation, list
   normalisation and per-query / per-document weights;

@@ -33,7 +33,7 @@ class LambdaMART:
     offsets : int array of shape (n_queries + 1,)
         Query q owns rows ``offsets[q]:offsets[q+1]``.
     mode : {"default", "lightgbm", "xgboost"}, default "default"
-        ``"default"``: exact logistic and double accumulation under any
+        ``"default"``: the logistic in double (no table) and double accumulation under any
         convention. ``"lightgbm"``: LightGBM 4.x ``lambdarank`` bit for bit
         (2**20-bin sigmoid table, float32 accumulation in pair-loop order,
         ``0.01f``, ideal by label order). ``"xgboost"``: XGBoost 3.x

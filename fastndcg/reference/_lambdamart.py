@@ -22,7 +22,9 @@ min(r_h, r_l) < T contributes
 then, with list normalisation, every value is scaled by log2(1 + S) / S,
 S = Σ 2|λ_hl|; then weights apply. The three modes differ in arithmetic:
 
-* ``default``: double precision, exact logistic;
+* ``default``: double precision; ρ = u_l / (u_h + u_l) from the documents'
+  u = e^{-σ (s_pivot - s)} (``pair_logistic``; the pivot is rank 0, moved to
+  the current row when its u drops below 2**-64), exact but for rounding;
 * ``lightgbm``: LightGBM 4.x lambdarank — ρ from a 2**20-bin table,
   float32 accumulation in pair-loop order, ``0.01f``, IDCG by label order;
 * ``xgboost``: XGBoost 3.x rank:ndcg topk — float32 scores, ``expf``,
@@ -34,7 +36,7 @@ The spec in three modules: :mod:`._lambdamart_query` (the pieces and one query i
 """
 from fastndcg.reference._lambdamart_query import (DEFAULT_TRUNCATION, MODES, SIGMOID_BINS, Unbiased, _inverse,  # noqa: F401
                                                   _spec, discount, expf, f32, gain, ideal_dcg,
-                                                  lightgbm_sigmoid, logistic, query_lambdas_default,
+                                                  lightgbm_sigmoid, pair_logistic, query_lambdas_default,
                                                   query_lambdas_lightgbm, query_lambdas_xgboost, ranking,
                                                   xgboost_pair, xgboost_sigmoid)
 from fastndcg.reference._lambdamart_debias import (MinstdRand, lightgbm_position_bias_update, mean_pairs,  # noqa: F401

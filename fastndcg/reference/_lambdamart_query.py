@@ -91,13 +91,22 @@ def xgboost_sigmoid(x: np.float32) -> np.float32:
     return f32(f32(1.0) / denom)
 
 
-def logistic(z: float) -> Tuple[float, float]:
-    """(1/(1+e^z), e^z/(1+e^z)) without overflow."""
-    if z > 0:
-        e = math.exp(-z)
-        return e / (1.0 + e), 1.0 / (1.0 + e)
-    e = math.exp(z)
-    return 1.0 / (1.0 + e), e / (1.0 + e)
+#: Default mode: a row whose exponential relative to the pivot falls below this
+#: (sigma (s_pivot - s_i) > 44.4) becomes the pivot.
+PIVOT_MIN = 2.0 ** -64
+
+
+def unit_exponentials(s_ranked: Sequence[float], pivot: int, sigma: float) -> List[float]:
+    """u_r = e^{-sigma (s_pivot - s_r)} in (0, 1] for the ranks r >= pivot (0 before it)."""
+    top = s_ranked[pivot]
+    return [0.0] * pivot + [math.exp(-(sigma * (top - x))) for x in s_ranked[pivot:]]
+
+
+def pair_logistic(u_high: float, u_low: float) -> Tuple[float, float]:
+    """(rho, 1 - rho) of a pair from its exponentials: rho = 1 / (1 + e^{sigma (s_h - s_l)})
+    = u_l / (u_h + u_l) and 1 - rho = u_h / (u_h + u_l) (one division, no exp per pair)."""
+    q = 1.0 / (u_high + u_low)
+    return u_low * q, u_high * q
 
 
 def ideal_dcg(labels: Sequence[float], k: Optional[int], convention: Convention, mode: str = "default") -> float:
@@ -130,7 +139,7 @@ def _pair_rows(n: int, t: Optional[int]) -> int:
 def query_lambdas_default(scores, labels, convention: Convention, truncation: Optional[int],
                           sigma: float = 1.0, normalize: bool = True, score_normalization: bool = True,
                           tie_key=None) -> Tuple[List[float], List[float]]:
-    """Default mode for one query: exact logistic, double precision."""
+    """Default mode for one query: the logistic from per-document exponentials, double precision."""
     n = len(scores)
     grad, hess = [0.0] * n, [0.0] * n
     inv = _inverse(ideal_dcg(labels, truncation, convention))     # every query's (it must not overflow)
@@ -145,8 +154,15 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
     order = ranking(scores, gains, convention, tie_key, round_f32)
     s = [_spec().float32_score(x) if round_f32 else float(x) for x in scores]
     all_equal = s[order[0]] == s[order[-1]]
+    # The logistic of a pair from e^{sigma s} of each document, relative to a pivot
+    # rank (rank 0, moved down to the current row when that row's u drops below
+    # PIVOT_MIN, so that every u_h + u_l is a normal number): rounding only.
+    s_ranked = [s[x] for x in order]
+    u = unit_exponentials(s_ranked, 0, sigma)
     total = 0.0
     for i in range(_pair_rows(n, truncation)):
+        if u[i] < PIVOT_MIN:
+            u = unit_exponentials(s_ranked, i, sigma)
         for j in range(i + 1, n):
             a, b = order[i], order[j]
             if gains[a] == gains[b]:
@@ -156,7 +172,7 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
             dz = (gains[h] - gains[l]) * abs(discount(rh, convention) - discount(rl, convention)) * inv
             if score_normalization and not all_equal:
                 dz = dz / (0.01 + abs(ds))
-            rho, rho1m = logistic(sigma * ds)
+            rho, rho1m = pair_logistic(u[rh], u[rl])
             lam = -sigma * dz * rho
             w = sigma * sigma * dz * (rho * rho1m)
             grad[h] += lam

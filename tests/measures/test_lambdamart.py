@@ -194,6 +194,61 @@ def test_negative_control_exact_logistic_differs_from_table(rng):
     assert np.count_nonzero(bits(g) != bits(d.astype(np.float32))) > 0
 
 
+def _default_mode_in_decimal(s, y, sigma, truncation):
+    """Default-mode hessian of one query (log2 discount, exponential gain, no score or
+    list normalisation) in 40-digit decimal arithmetic, the logistic from the exact
+    score difference: the oracle for the per-document exponentials of the kernel."""
+    import decimal
+    ctx = decimal.Context(prec=40)
+    D = decimal.Decimal
+    n = len(s)
+    order = sorted(range(n), key=lambda i: (-s[i], i))
+    gains = [D(2) ** int(y[i]) - 1 for i in order]
+    disc = [1 / (ctx.ln(D(r + 2)) / ctx.ln(D(2))) for r in range(n)]
+    k = n if truncation is None else min(truncation, n)
+    ideal = sum(g * d for g, d in zip(sorted(gains, reverse=True)[:k], disc))
+    sc = [D(float(s[i])) for i in order]
+    h = [D(0)] * n
+    for i in range(min(n - 1, n if truncation is None else truncation)):
+        for j in range(i + 1, n):
+            if gains[i] == gains[j]:
+                continue
+            hi, lo = (i, j) if gains[i] > gains[j] else (j, i)
+            dz = abs(gains[i] - gains[j]) * abs(disc[i] - disc[j]) / ideal
+            e = ctx.exp(D(sigma) * (sc[hi] - sc[lo]))
+            w = D(sigma) ** 2 * dz * e / (1 + e) ** 2
+            h[i] += w
+            h[j] += w
+    out = np.zeros(n)
+    for r, i in enumerate(order):
+        out[i] = float(h[r])
+    return out
+
+
+@pytest.mark.parametrize("sigma", [0.05, 1.0, 7.0])
+def test_default_mode_logistic_is_exact_far_from_the_top(sigma):
+    # Scores spread over sigma * range ~ 1,000: the rows move the pivot of the
+    # per-document exponentials several times (every 44.4 / sigma), the lower
+    # documents' exponentials are tiny. The hessian sums positive terms only,
+    # so it shows the logistic's own error.
+    rng = np.random.default_rng(7)
+    n = 60
+    s = np.sort(rng.uniform(0.0, 1000.0 / sigma, n))[::-1].copy()
+    s[5] = s[6]                                     # a tie
+    y = rng.integers(0, 5, n).astype(np.float64)
+    off = np.array([0, n])
+    for truncation in (None, 30):
+        _, h = lambda_gradients(s, y, off, mode="default", sigma=sigma, truncation=truncation,
+                                normalize=False, score_normalization=False)
+        want = _default_mode_in_decimal(s, y, sigma, truncation)
+        ok = want > 1e-300
+        np.testing.assert_allclose(h[ok], want[ok], rtol=1e-12)
+        assert np.all(h[~ok] <= 1e-300)
+        rg, rh = ref.lambda_gradients(s, y, off, mode="default", sigma=sigma, truncation=truncation,
+                                      normalize=False, score_normalization=False)
+        np.testing.assert_allclose(h, rh, rtol=1e-13, atol=0)
+
+
 # ----------------------------------------------------------------------------- threads, dtypes, memory
 
 
