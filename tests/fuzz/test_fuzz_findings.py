@@ -446,3 +446,30 @@ def test_soft_ndcg_gradient_of_interchangeable_documents_at_tiny_sigma():
         og, oh = SoftNDCGObjective(sigma=sigma, convention=conv, min_hessian=0.0).grad_hess(scores, labels, offsets)
         np.testing.assert_array_equal(og, 0.0)
         np.testing.assert_array_equal(oh, hess)
+
+
+def test_soft_ndcg_gradient_where_the_value_is_far_above_one():
+    # Deep-profile finding in the oracle, not the kernel: a discount array that
+    # is not decreasing (0, 1, 1, 1) and a label of 30 give SoftNDCG ~1.07e9, so
+    # a difference quotient at h = 3e-4 carries ~1e-3 of rounding noise
+    # (ulp(1e9) / h); the finite-difference test now adds that bound. The
+    # gradient itself agrees with the spec and with a quotient at a step where
+    # the noise (~1.4e-4) is small against the entries that matter.
+    conv = Convention(gain="exponential", discount=(0.0, 1.0, 1.0, 1.0), empty="zero")
+    scores = np.array([0.0, 0.0, 0.0, -2.0])
+    labels = np.array([0, 0, 1, 30])
+    kw = dict(sigma=0.3, convention=conv)
+    values, grad = fastndcg.soft_ndcg_grad(scores, labels, [0, 4], **kw)
+    ref_values, ref_grad = reference.soft_ndcg_grad(scores, labels, [0, 4], **kw)
+    assert values[0] > 1e9
+    np.testing.assert_allclose(values, ref_values, rtol=1e-13)
+    np.testing.assert_allclose(grad, ref_grad, rtol=0, atol=1e-12)
+    h = 0.01
+    for i in range(4):
+        at = []
+        for step in (2, 1, -1, -2):
+            x = scores.copy()
+            x[i] += step * h
+            at.append(fastndcg.soft_ndcg(x, labels, [0, 4], **kw)[0])
+        fd = (-at[0] + 8 * at[1] - 8 * at[2] + at[3]) / (12 * h)
+        assert abs(grad[i] - fd) <= 2e-4, (i, grad[i], fd)
