@@ -241,8 +241,10 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
         if not want_grad or w.g[j] == 0.0:
             continue
         # Backward: adjoint of the last row, then undo the steps in reverse.
+        # The adjoint is taken for a unit gain and d scaled by G_j afterwards
+        # (as the spec does): G_j D(r) can overflow where G_j d does not.
         for r in range(L):
-            adj[r] = w.g[j] * disc[r]
+            adj[r] = disc[r]
         adj[K] = 0.0      # mass pushed past the cut weighs nothing
         for i in range(m - 1, -1, -1):
             if i == j:
@@ -255,6 +257,7 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
             d = 0.0
             for r in range(lp):
                 d = d + prev[r] * (adj[r + 1] - adj[r])
+            d = w.g[j] * d
             for r in range(lp):
                 adj[r] = adj[r + 1] * a + adj[r] * b
             z = (s[i] - sj) * c

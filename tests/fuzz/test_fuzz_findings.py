@@ -473,3 +473,40 @@ def test_soft_ndcg_gradient_where_the_value_is_far_above_one():
             at.append(fastndcg.soft_ndcg(x, labels, [0, 4], **kw)[0])
         fd = (-at[0] + 8 * at[1] - 8 * at[2] + at[3]) / (12 * h)
         assert abs(grad[i] - fd) <= 2e-4, (i, grad[i], fd)
+
+
+def test_soft_ndcg_gradient_with_a_gain_near_the_largest_double():
+    # Deep-profile finding: linear gain of a label 1e308 times a discount of
+    # 1.875 overflowed inside the kernel's adjoint (G_j D(r) = inf, then
+    # inf - inf), so the call raised "grad[10] overflows (got nan)" where the
+    # spec, which scales by G_j after the adjoint, gives finite gradients. The
+    # kernel now takes the adjoint for a unit gain as well.
+    conv = Convention(gain="linear", discount=(0.0, 0.0, 1.875, 0.0, 0.0, 0.0), empty="zero")
+    scores = np.zeros(16)
+    labels = np.array([0.0] * 13 + [1.0, 1.0, 1e308])
+    offsets = [0, 4, 10, 16]
+    values, grad = fastndcg.soft_ndcg_grad(scores, labels, offsets, sigma=1.0, convention=conv)
+    ref_values, ref_grad = reference.soft_ndcg_grad(scores, labels, offsets, sigma=1.0, convention=conv)
+    assert np.isfinite(grad).all() and np.isfinite(values).all()
+    np.testing.assert_allclose(values, ref_values, rtol=1e-12)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-12)
+    assert grad[15] == pytest.approx(1.76309245e307, rel=1e-8)
+
+
+def test_soft_ndcg_gradient_that_is_zero_by_symmetry_at_tiny_sigma():
+    # Deep-profile finding in the oracle: a document whose gain (1) is the mean
+    # of its partners' (0, 3, 0.5, 0.5) has gradient 0 by symmetry; the spec
+    # gets exactly 0, the kernel a residue of 1.4e132 at sigma = 1e-150, i.e.
+    # 1.6e-17 of the query's largest gradient (8.7e148): rounding, which the
+    # differential test now measures against the query's gradient scale.
+    conv = Convention(gain="linear", discount="log2", empty="zero")
+    scores = np.zeros(11)
+    labels = np.array([0, 1, 3, 0.5, 0.5, 0, 0, 0, 0, 0, 0.0])
+    offsets = [0, 5, 11]
+    for sigma in (1e-150, 1e-20, 1.0):
+        _, grad = fastndcg.soft_ndcg_grad(scores, labels, offsets, sigma=sigma, convention=conv)
+        _, ref_grad = reference.soft_ndcg_grad(scores, labels, offsets, sigma=sigma, convention=conv)
+        scale = np.max(np.abs(ref_grad[:5]))
+        assert scale > 0.01 / sigma
+        assert abs(grad[1]) <= 1e-15 * scale
+        np.testing.assert_allclose(grad[[0, 2, 3, 4]], ref_grad[[0, 2, 3, 4]], rtol=1e-12)
