@@ -510,3 +510,28 @@ def test_soft_ndcg_gradient_that_is_zero_by_symmetry_at_tiny_sigma():
         assert scale > 0.01 / sigma
         assert abs(grad[1]) <= 1e-15 * scale
         np.testing.assert_allclose(grad[[0, 2, 3, 4]], ref_grad[[0, 2, 3, 4]], rtol=1e-12)
+
+
+def test_soft_ndcg_gradient_accuracy_follows_the_documented_bound():
+    # Deep-profile finding: with the discount (1e-250-ish, 0, 1, 0, 0) the ideal DCG
+    # is 4e-250 while G_max D_max is 1.5, so the gradient (0.141 in the spec, which
+    # recomputes leave-one-out distributions) is 1e-250 of the terms that cancel in
+    # the kernel's adjoint pass, which returns 0. docs/softrank.md documents the
+    # bound ~ m eps G_max D_max / (sigma IDCG); the value itself is exact. With a
+    # non-increasing discount the same query's gradient is tight.
+    scores = np.zeros(5)
+    labels = np.array([1.5, 0, 0, 0, 0])
+    rising = Convention(gain="linear", discount=(2.6545073877442338e-250, 0.0, 1.0, 0.0, 0.0),
+                        empty="zero")
+    values, grad = fastndcg.soft_ndcg_grad(scores, labels, [0, 5], sigma=1.0, convention=rising)
+    ref_values, ref_grad = reference.soft_ndcg_grad(scores, labels, [0, 5], sigma=1.0, convention=rising)
+    np.testing.assert_allclose(values, ref_values, rtol=1e-13)
+    bound = 5 * np.finfo(float).eps * 1.5 * 1.0 / (1.5 * 2.6545073877442338e-250)
+    assert np.all(np.abs(grad - ref_grad) <= 8 * bound)
+    assert abs(ref_grad[0] - 0.1410474) < 1e-7
+    for falling in (Convention(gain="linear", discount=(1.0, 0.5, 0.25, 0.0, 0.0), empty="zero"),
+                    Convention(gain="linear", discount="log2", empty="zero")):
+        _, grad = fastndcg.soft_ndcg_grad(scores, labels, [0, 5], sigma=1.0, convention=falling)
+        _, ref_grad = reference.soft_ndcg_grad(scores, labels, [0, 5], sigma=1.0, convention=falling)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-13, atol=1e-15)
+        assert abs(grad[0]) > 0.01
