@@ -28,6 +28,7 @@ LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np
 OFFSET_DTYPE = np.dtype(np.int64)
 # A cutoff larger than any query: "the whole list".
 FULL_LIST = 1 << 62
+HUGE_CUTOFF = 1 << 61   # cutoffs from here up all mean "beyond every query"
 
 # Problem codes of the kernels (kept in sync with _ndcg.pyx).
 SCORE_NOT_FINITE = 1
@@ -252,20 +253,25 @@ def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
         raise TypeError(f"k must be None, an int or a sequence of ints; got {type(k).__name__}")
     if not items:
         raise ValueError("k must not be an empty list of cutoffs")
-    values = []
+    values: List[Optional[int]] = []
     for pos, item in enumerate(items):
         where = "k" if single else f"k[{pos}]"
         if item is None:
-            values.append(FULL_LIST)
+            values.append(None)
             continue
         if isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)):
             raise TypeError(f"{where} must be an int >= 1 or None; got {item!r}")
         if item < 1:
             raise ValueError(f"{where} must be >= 1; got {item!r}")
-        # any k >= 2**62 ranks the whole list (no query is that long) but is
-        # still a cutoff for short="zero": it must not become FULL_LIST (None)
-        values.append(min(int(item), FULL_LIST - 1))
-    requested = np.asarray(values, dtype=np.int64)
+        values.append(int(item))
+    # Any k >= 2**61 ranks the whole list (no query is that long) but is still a
+    # cutoff for short="zero": it must not become FULL_LIST (None). Distinct
+    # huge cutoffs stay distinct (each may come with its own external ideal):
+    # the i-th smallest of m of them becomes min(k, FULL_LIST - m + i), which
+    # keeps their order and stays >= 2**61.
+    huge = sorted({v for v in values if v is not None and v >= HUGE_CUTOFF})
+    fold = {v: min(v, FULL_LIST - len(huge) + i) for i, v in enumerate(huge)}
+    requested = np.asarray([FULL_LIST if v is None else fold.get(v, v) for v in values], dtype=np.int64)
     unique, column = np.unique(requested, return_inverse=True)
     return np.ascontiguousarray(unique), column.astype(np.intp).reshape(-1), single
 

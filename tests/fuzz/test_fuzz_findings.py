@@ -535,3 +535,23 @@ def test_soft_ndcg_gradient_accuracy_follows_the_documented_bound():
         _, ref_grad = reference.soft_ndcg_grad(scores, labels, [0, 5], sigma=1.0, convention=falling)
         np.testing.assert_allclose(grad, ref_grad, rtol=1e-13, atol=1e-15)
         assert abs(grad[0]) > 0.01
+
+
+def test_distinct_huge_cutoffs_keep_their_own_external_ideals():
+    # Deep-profile finding: k=[2**62, 2**63 - 1] both became the kernels' largest
+    # cutoff, so their two ideal_dcg columns were "for the same cutoff" and an
+    # error, where the reference gives each its own (NDCG 0 and 66.88). Distinct
+    # cutoffs now stay distinct however large; equal ones still share one ideal.
+    labels = np.array([4, 3, 2, 1, 1, 0, 0, 0, 0, 4, 3, 4, 2, 3, 4, 3, 3, 2, 2, 4, 1, 4,
+                       3, 0, 1, 4, 2, 0, 3, 3, 4, 0, 0, 4, 0, 2, 0, 1, 2, 2, 2])
+    scores, offsets = np.zeros(labels.size), np.array([0, labels.size])
+    conv = Convention(gain="exponential", empty="zero")
+    ideal = np.array([[0.0, 1.0]])
+    for k in ([2**62, 2**63 - 1], [2**63 - 1, 2**62], [2**61, 2**62, 2**64]):
+        cols = np.array([[float(c + 1) for c in range(len(k))]]) if len(k) == 3 else ideal
+        got = fastndcg.ndcg(scores, labels, offsets, k, convention=conv, ideal_dcg=cols)
+        want = reference.ndcg(scores, labels, offsets, k, conv, ideal_dcg_values=cols)
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+        assert len(set(np.ravel(got).tolist())) == len(k)
+    with pytest.raises(ValueError, match=r"ideal_dcg: columns 0 and 1 are for the same cutoff"):
+        fastndcg.ndcg(scores, labels, offsets, [2**63, 2**63], convention=conv, ideal_dcg=ideal)
