@@ -248,12 +248,13 @@ def _batch(scores, labels, offsets, sigma, k, convention, max_docs, want_grad, w
         if idcg > 0 and not short:
             grad[a:b] = [x / idcg for x in gq]
             hess[a:b] = [x / idcg for x in hq]
-        # sums that overflow (huge gains or discounts, or a tiny sigma in the
-        # hessian) are an error, in the output dtype of the compiled version
-        limit = _FLOAT32_OVERFLOW if out_dtype == np.float32 else math.inf
-        if not (math.isfinite(soft) and all(abs(x) < limit for x in grad[a:b]) and
-                (not want_hess or all(abs(x) < limit for x in hess[a:b]))):
-            raise ValueError(f"query {q}: SoftDCG, its gradient or hessian overflows")
+            # sums that overflow (huge gains or discounts, or a tiny sigma in the
+            # hessian) are an error, in the output dtype of the compiled version;
+            # a query scored by the empty or short rule uses none of them
+            limit = _FLOAT32_OVERFLOW if out_dtype == np.float32 else math.inf
+            if not (math.isfinite(soft) and all(abs(x) < limit for x in grad[a:b]) and
+                    (not want_hess or all(abs(x) < limit for x in hess[a:b]))):
+                raise ValueError(f"query {q}: SoftDCG, its gradient or hessian overflows")
     return np.array(values, dtype=np.float64), grad, hess
 
 

@@ -555,3 +555,19 @@ def test_distinct_huge_cutoffs_keep_their_own_external_ideals():
         assert len(set(np.ravel(got).tolist())) == len(k)
     with pytest.raises(ValueError, match=r"ideal_dcg: columns 0 and 1 are for the same cutoff"):
         fastndcg.ndcg(scores, labels, offsets, [2**63, 2**63], convention=conv, ideal_dcg=ideal)
+
+
+def test_soft_ndcg_of_a_query_without_ideal_does_not_need_its_soft_dcg():
+    # Deep-profile finding in the spec: a query whose ideal DCG is 0 (its one
+    # relevant document, label DBL_MAX, sits at the ideal's discount 0) is
+    # scored by the empty rule with zero gradients; the spec still checked its
+    # unused SoftDCG (DBL_MAX * 1.0000000000000002 = inf) and raised, where the
+    # kernel, which never computes it, gives 0.
+    conv = Convention(gain="linear", discount=(0.0, 1.5, 1.5), empty="zero")
+    scores = np.zeros(9)
+    labels = np.array([0.0] * 8 + [np.finfo(np.float64).max])
+    offsets = [0, 3, 6, 9]
+    for fn in (fastndcg.soft_ndcg_grad, reference.soft_ndcg_grad):
+        values, grad = fn(scores, labels, offsets, sigma=1.0, convention=conv)
+        np.testing.assert_array_equal(values, 0.0)
+        np.testing.assert_array_equal(grad, 0.0)
