@@ -571,3 +571,21 @@ def test_soft_ndcg_of_a_query_without_ideal_does_not_need_its_soft_dcg():
         values, grad = fn(scores, labels, offsets, sigma=1.0, convention=conv)
         np.testing.assert_array_equal(values, 0.0)
         np.testing.assert_array_equal(grad, 0.0)
+
+
+def test_xgboost_mode_underflow_is_scaled_by_the_weight_norm():
+    # Deep-profile finding in the oracle: with group weights (0, 1e-45, 0.5, 0)
+    # XGBoost's g * w underflows to float32 subnormals (half a subnormal rounds
+    # to 0 for one document, to 1 for the sum of two) and is then scaled by
+    # n / sum(w) = 8, so a query's gradients sum to -8 subnormals, not to within
+    # 2 per document as the property assumed; the kernel equals the spec bit for bit.
+    scores = np.array([1e30, 0.0, 1e30, 1e30, 1e30] + [1e30] * 8)
+    labels = np.array([0, 1, 0, 0, 0] + [0] * 8)
+    offsets = np.array([0, 0, 3, 5, 13])
+    kw = dict(mode="xgboost", convention=Convention(gain="exponential", empty="zero"), normalize=False,
+              score_normalization=False, query_weights=np.array([0.0, 1e-45, 0.5, 0.0]))
+    g, h = fastndcg.lambda_gradients(scores, labels, offsets, **kw)
+    rg, rh = reference.lambda_gradients(scores, labels, offsets, **kw)
+    assert g.tobytes() == rg.tobytes() and h.tobytes() == rh.tobytes()
+    sub = float(np.finfo(np.float32).smallest_subnormal)
+    assert g[:3].tolist() == [0.0, -8 * sub, 0.0]
