@@ -146,7 +146,10 @@ class Convention:
         Without weights both are the plain mean.
     above_one : {"keep", "clamp", "check"}, default "keep"
         What happens to an aggregate above 1 (possible only with
-        ``empty_weight="unweighted"`` or a negative gain): kept (LightGBM
+        ``empty_weight="unweighted"``, a negative gain, a discount that
+        increases somewhere, an external ideal, or gains below 2.2e-308:
+        a subnormal gain keeps few significant bits, and ``ties="average"``
+        over gains (0, 5e-324) on three tied documents gives 1.5): kept (LightGBM
         reports it), ``"clamp"``: min(1, value), ``"check"``: a ValueError
         when value > 1 + 1e-6 (XGBoost's float32 ``kRtEps``), else min(1, value)
         (XGBoost >= 2.0).

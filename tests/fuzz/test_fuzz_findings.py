@@ -589,3 +589,18 @@ def test_xgboost_mode_underflow_is_scaled_by_the_weight_norm():
     assert g.tobytes() == rg.tobytes() and h.tobytes() == rh.tobytes()
     sub = float(np.finfo(np.float32).smallest_subnormal)
     assert g[:3].tolist() == [0.0, -8 * sub, 0.0]
+
+
+def test_subnormal_gains_are_outside_the_unit_interval_promise():
+    # Deep-profile finding: gains (0, 5e-324) with ties="average" on three tied
+    # documents: the mean gain 2/3 of a subnormal rounds to 1 subnormal, so the
+    # DCG is 3 subnormals against an ideal of 2: NDCG 1.5 in kernel and spec
+    # alike. The promise NDCG <= 1 (Convention.above_one, docs/testing.md) is
+    # for gains that are 0 or normal numbers; the same query with the gains
+    # scaled to normal numbers is below 1.
+    conv = Convention(gain=(0.0, 5e-324), discount="letor", ties="average", empty="zero")
+    scores, labels, offsets = np.zeros(3), np.array([0, 1, 1]), np.array([0, 3])
+    assert fastndcg.ndcg(scores, labels, offsets, convention=conv).tolist() == [1.5]
+    assert reference.ndcg(scores, labels, offsets, None, conv).tolist() == [1.5]
+    normal = conv.replace(gain=(0.0, 1.0))
+    assert fastndcg.ndcg(scores, labels, offsets, convention=normal)[0] <= 1.0
