@@ -32,7 +32,7 @@ from typing import Any, Callable, List, Optional
 
 import numpy as np
 import pytest
-from hypothesis import assume, event, given, note
+from hypothesis import assume, event, example, given, note
 from hypothesis import strategies as st
 
 import fastndcg
@@ -793,7 +793,7 @@ def _soft_condition(b: Batch, kw) -> np.ndarray:
         g_max = max(abs(gain_of(x, conv)) for x in labels)
         d_max = max(abs(discount_of(r + 1, conv)) for r in range(min(e - a, k or e - a)))
         with np.errstate(over="ignore"):
-            out[a:e] = min(1e300, float(np.float64(g_max) / idcg * d_max / kw["sigma"]))
+            out[a:e] = float(np.float64(g_max) / idcg * d_max / kw["sigma"])   # may be inf
     return out
 
 
@@ -803,8 +803,23 @@ def _soft_bounded(conv: Convention, k, n_max: int) -> bool:
     return (conv.discount in ("log2", "reciprocal")) and (k is None or k >= n_max or conv.ideal == "full")
 
 
+def _soft_example(scores, labels, offsets, sigma, **conv):
+    """A deep-profile finding, replayed by every profile."""
+    b = Batch(np.asarray(scores), np.asarray(labels), np.asarray(offsets, dtype=np.int64), None)
+    return (b, dict(sigma=sigma, convention=Convention(empty="zero", **conv), k=None, max_docs=None))
+
+
 @fuzz_settings(0.8)
 @given(soft_setups())
+# a rising discount: the gradient's documented bound is 1e249 (spec 0.141, kernel 0)
+@example(_soft_example(np.zeros(5), [1.5, 0, 0, 0, 0], [0, 5], 1.0, gain="linear",
+                       discount=(2.6545073877442338e-250, 0.0, 1.0, 0.0, 0.0)))
+# the same at sigma 1e-150 in float32: the spec's gradient overflows, the bound is inf
+@example(_soft_example(np.zeros(3, dtype=np.float32), [0, 0, 1], [0, 3], 1e-150, gain="exponential",
+                       discount=(2.244751517719754e-183, 1.0, 0.0)))
+# a gain near the largest double (the kernel's adjoint overflowed)
+@example(_soft_example(np.zeros(16), [0.0] * 13 + [1.0, 1.0, 1e308], [0, 4, 10, 16], 1.0, gain="linear",
+                       discount=(0.0, 0.0, 1.875, 0.0, 0.0, 0.0)))
 def test_soft_ndcg_and_gradient_equal_the_reference(setup):
     b, kw = setup
     s, y, off = b.scores, b.labels, b.offsets
@@ -814,6 +829,15 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
         return
     ref = run_ref(lambda: ref_soft.soft_ndcg_grad(s, y, off, **kw))
     gtol = dict(rtol=1e-5, atol=1e-7) if s.dtype == np.float32 else dict(rtol=1e-10, atol=1e-13)
+    if fast.ok and not ref.ok and "overflows" in str(ref.error):
+        # the spec's gradient overflows the output dtype; where the documented
+        # error bound of the kernel's gradient (few m eps G_max D_max / (sigma IDCG))
+        # is itself beyond that range, either outcome is within the documentation
+        with np.errstate(over="ignore"):
+            bound = 8 * b.max_n * np.finfo(np.float64).eps * float(np.max(_soft_condition(b, kw)))
+        if bound >= np.finfo(s.dtype).max:
+            event("soft_ndcg_grad: spec overflows, kernel within its documented bound")
+            return
 
     def compare(got, want):
         np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-13, equal_nan=True)
@@ -862,7 +886,7 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
         close_per_query(got[0], -rw * want[1], off, condition=cond, **gtol)
         # the hessian's terms carry one more psi / (pi_ij pi_ji) ~ 1/sigma
         with np.errstate(over="ignore"):
-            hess_cond = np.minimum(cond / kw["sigma"], 1e300)
+            hess_cond = cond / kw["sigma"]
         close_per_query(got[1], rw * np.maximum(want[2], 1e-6), off, condition=hess_cond, **gtol)
     fast = run(lambda: obj.grad_hess(s, y, off, weights=rw))
     ref = run_ref(lambda: ref_soft.soft_ndcg_grad_hess(s, y, off, **dict(kw, convention=obj.convention)))
