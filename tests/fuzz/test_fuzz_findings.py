@@ -1,6 +1,7 @@
 """Regression tests for the bugs the differential fuzz tier found
 (tests/fuzz/test_fuzz_differential.py); each failed before its fix."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -604,3 +605,15 @@ def test_subnormal_gains_are_outside_the_unit_interval_promise():
     assert reference.ndcg(scores, labels, offsets, None, conv).tolist() == [1.5]
     normal = conv.replace(gain=(0.0, 1.0))
     assert fastndcg.ndcg(scores, labels, offsets, convention=normal)[0] <= 1.0
+
+
+def test_subnormal_ideal_dcg_is_a_clear_error_without_a_warning():
+    # Seen in the deep profile's log: an ideal DCG of 1e-320 (a subnormal linear
+    # gain) has no finite inverse; the output check names the query and gives the
+    # hint, but 1/IDCG also emitted "RuntimeWarning: overflow encountered in divide".
+    scores, labels, offsets = np.array([0.0, 1.0, 2.0]), np.array([1e-320, 0.0, 0.0]), np.array([0, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"grad\[0\] overflows .*query 0.*inverse overflows"):
+            fastndcg.lambda_gradients(scores, labels, offsets, mode="default",
+                                      convention=Convention(gain="linear"))
