@@ -236,9 +236,9 @@ def _check_svmlight(d: readers.SvmlightData, want: spec.Svm, docids: bool, featu
     same_floats("labels", d.labels, want.labels)
     same_ints("lines", d.lines, want.lines)
     if want.qids is None:
-        same("qids", d.qids, None)
+        same("qid", d.qid, None)
     else:
-        same_ints("qids", d.qids, want.qids)
+        same_ints("qid", d.qid, want.qids)
     if want.offsets is None:
         same("offsets", d.offsets, None)
     else:
