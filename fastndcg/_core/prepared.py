@@ -431,6 +431,17 @@ def _cap(values: np.ndarray, above_one: str) -> np.ndarray:
 # ----------------------------------------------------------------------------- one-shot set-up
 
 
+def inverse_ideal_dcg(idcg: np.ndarray) -> np.ndarray:
+    """1 / IDCG elementwise, 0 where IDCG <= 0 (a query with no ideal).
+
+    A subnormal IDCG gives inf without a RuntimeWarning: the callers' output
+    checks name the query (LambdaMART), or report what the library reports
+    (LightGBM's metric multiplies by the same inverse).
+    """
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.where(idcg > 0, 1.0 / idcg, 0.0)
+
+
 def _tie_key_for(conv: Convention, tie_key, n: int):
     if conv.uses_tie_key:
         if tie_key is None:
@@ -457,4 +468,4 @@ def one_shot(scores, labels, offsets, k, convention, tie_key, weights=None, idea
     return scorer, sc, key
 
 
-__all__ = ["NDCGScorer", "aggregate", "exact_column_sums", "finish_aggregate", "one_shot"]
+__all__ = ["NDCGScorer", "aggregate", "exact_column_sums", "finish_aggregate", "inverse_ideal_dcg", "one_shot"]

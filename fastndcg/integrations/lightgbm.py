@@ -30,6 +30,7 @@ import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, _cap
 from fastndcg.conventions import Convention, as_convention
+from fastndcg._core.prepared import inverse_ideal_dcg
 from fastndcg._core.arguments import check_real, library_bool, lightgbm_fields, lightgbm_positions
 from fastndcg.measures.debias import PositionBiasedLambdaMART
 from fastndcg.measures.lambdamart import LambdaMART, _check_mode
@@ -212,8 +213,7 @@ class _MetricState:
         self.scorer = scorer
         idcg = scorer.ideal_dcg.reshape(offsets.shape[0] - 1, len(k))   # cached by the scorer
         self.idcg = idcg
-        with np.errstate(divide="ignore"):
-            self.inv = np.where(idcg > 0, 1.0 / idcg, 0.0)
+        self.inv = inverse_ideal_dcg(idcg)
         sizes = np.diff(offsets)[:, None]
         short_rule = scorer.convention.short == "zero"
         self.short = (sizes < np.asarray(k)[None, :]) & short_rule

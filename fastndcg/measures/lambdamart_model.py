@@ -8,6 +8,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, _tie_key_for, discount_table
+from fastndcg._core.prepared import inverse_ideal_dcg
 from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core._ndcg import discount_table as _log2_discount_table
@@ -242,9 +243,7 @@ class LambdaMART:
                 conv = conv.replace(default_k=None, name=conv.name)
             idcg = NDCGScorer(self.labels, self.offsets, k, convention=conv, n_threads=n_threads).ideal_dcg
         self._idcg = np.ascontiguousarray(idcg, dtype=np.float64)
-        # 1/IDCG of a subnormal IDCG is inf; the output check then names the query, so no warning here
-        with np.errstate(divide="ignore", over="ignore"):
-            self._inv = np.ascontiguousarray(np.where(self._idcg > 0, 1.0 / self._idcg, 0.0))
+        self._inv = np.ascontiguousarray(inverse_ideal_dcg(self._idcg))
 
     def _pair_work(self) -> int:
         # pairs a call visits (at most n x min(n, T) per query), the thread policy's work
