@@ -31,7 +31,9 @@ import numpy as np
 from fastndcg.measures.ndcg import NDCGScorer, _cap
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
-from fastndcg._core.arguments import check_real, library_bool, lightgbm_fields, lightgbm_positions
+from fastndcg._core.arguments import (LightGBMRows, check_real, library_bool, lightgbm_call, lightgbm_fields,
+                                      lightgbm_positions, metric_name_prefix)
+from fastndcg.conventions.presets import LIGHTGBM
 from fastndcg.measures.debias import PositionBiasedLambdaMART
 from fastndcg.measures.lambdamart import LambdaMART, _check_mode
 
@@ -164,9 +166,14 @@ class LambdarankObjective:
         return self
 
     def model_for(self, dataset) -> LambdaMART:
-        """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
-        if self._model is not None and self._dataset_ref is not None and self._dataset_ref() is dataset:
-            return self._model
+        """The cached :class:`LambdaMART` of ``dataset`` (built on first use): a
+        ``lightgbm.Dataset`` (the same object), or the
+        :class:`~fastndcg._core.arguments.LightGBMRows` of a scikit-learn call
+        (the same content)."""
+        if self._model is not None and self._dataset_ref is not None:
+            cached = self._dataset_ref()
+            if cached is dataset or (isinstance(dataset, LightGBMRows) and dataset.same_as(cached)):
+                return self._model
         labels, offsets, weights = lightgbm_fields(dataset)
         options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
@@ -181,7 +188,9 @@ class LambdarankObjective:
                 labels, offsets, positions, regularization=self.position_bias_regularization,
                 learning_rate=self.learning_rate, **options)
             self._model = self._debiased.model
-        self._dataset_ref = weakref.ref(dataset)
+        # The arrays of a scikit-learn call are this object's own copies: keep them.
+        self._dataset_ref = ((lambda rows=dataset: rows) if isinstance(dataset, LightGBMRows)
+                             else weakref.ref(dataset))
         self._grad = self._hess = None
         return self._model
 
@@ -191,9 +200,16 @@ class LambdarankObjective:
         ``pos_biases_``), or None when the training Dataset has no positions."""
         return None if self._debiased is None else self._debiased.position_factors
 
-    def __call__(self, preds: np.ndarray, train_data) -> Tuple[np.ndarray, np.ndarray]:
-        model = self.model_for(train_data)
-        scores = np.asarray(preds)
+    def __call__(self, preds_or_y_true: np.ndarray, dataset_or_y_pred: Any, weight: Optional[np.ndarray] = None,
+                 group: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """(grad, hess) at the raw scores.
+
+        ``lightgbm.train`` calls ``objective(preds, dataset)``; LightGBM's
+        scikit-learn API (``LGBMRanker(objective=...)``) calls
+        ``objective(y_true, y_pred, weight, group)`` with the query sizes.
+        """
+        scores, data = lightgbm_call(type(self).__name__, preds_or_y_true, dataset_or_y_pred, weight, group)
+        model = self.model_for(data)
         if scores.ndim != 1:
             raise ValueError(f"expected one raw score per row; got predictions of shape {scores.shape}")
         dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
@@ -218,6 +234,11 @@ class _MetricState:
         short_rule = scorer.convention.short == "zero"
         self.short = (sizes < np.asarray(k)[None, :]) & short_rule
         self.weights = query_weights
+
+
+#: The scikit-learn calls' data a metric keeps state for (LightGBMRows
+#: compare by content, so this bounds the comparisons per call).
+_ROWS_KEPT = 8
 
 
 def _lightgbm_query_weights(weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -249,12 +270,23 @@ class NDCGMetric:
     name : str, optional
         Metric names are ``f"{name}@{k}"``; the default is
         ``f"ndcg[{convention.name}]"`` so that they do not collide with the
-        built-in ``ndcg@k`` in ``evals_result``.
+        built-in ``ndcg@k`` in ``evals_result``. ``name="ndcg"`` gives the
+        built-in's names (``ndcg@10``), for early stopping and
+        ``evals_result`` code written for it; it is allowed with the
+        ``"lightgbm"`` convention only (any gain), so that ``ndcg@k`` is
+        always LightGBM's number. Then turn the built-in metric off
+        (``metric="None"``), or its ``ndcg@k`` and this one are both logged
+        under one name.
     n_threads : int, optional
         Threads for the NDCG kernels.
 
     Notes
     -----
+    Called as ``metric(preds, dataset)`` by ``lightgbm.train(feval=...)``, and
+    as ``metric(y_true, y_pred, weight, group)`` by LightGBM's scikit-learn API
+    (``LGBMRanker.fit(..., eval_metric=metric)``); the query structure is
+    cached per Dataset, or per content of the arrays.
+
     Per query, NDCG@k = DCG@k · (1 / IDCG@k) (the inverse ideal is cached;
     LightGBM multiplies by it too), with the convention's short and empty
     rules; queries combine as the convention's aggregation says, summed in
@@ -274,22 +306,37 @@ class NDCGMetric:
         self.convention = as_convention(convention)
         self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else [int(x) for x in k]
         NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
-        self.name = name if name is not None else f"ndcg[{self.convention.name}]"
+        self.name = metric_name_prefix(name, self.convention, LIGHTGBM, "LightGBM")
         self.n_threads = n_threads
         self._states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._rows_states: List[Tuple[LightGBMRows, _MetricState]] = []   # scikit-learn calls, newest last
+
+    def __deepcopy__(self, memo) -> "NDCGMetric":
+        # LGBMRanker.fit deep-copies eval_metric: share this object (its caches
+        # are keyed by the data) instead of copying the cached scorers.
+        return self
 
     def _state_for(self, dataset) -> _MetricState:
-        state = self._states.get(dataset)
+        rows = isinstance(dataset, LightGBMRows)
+        if rows:
+            state = next((st for seen, st in list(self._rows_states) if dataset.same_as(seen)), None)
+        else:
+            state = self._states.get(dataset)
         if state is None:
             labels, offsets, weights = lightgbm_fields(dataset)
             scorer = NDCGScorer(labels, offsets, self.k, convention=self.convention, n_threads=self.n_threads)
             qw = None if weights is None else _lightgbm_query_weights(weights, offsets)
             state = _MetricState(scorer, offsets, self.k, qw)
-            self._states[dataset] = state
+            if rows:   # the training set and a few validation sets; older entries go
+                self._rows_states = self._rows_states[-(_ROWS_KEPT - 1):] + [(dataset, state)]
+            else:
+                self._states[dataset] = state
         return state
 
     def values(self, preds: np.ndarray, dataset) -> np.ndarray:
-        """The metric per cutoff (float64 array, one entry per k)."""
+        """The metric per cutoff (float64 array, one entry per k): ``dataset``
+        is a ``lightgbm.Dataset`` or the
+        :class:`~fastndcg._core.arguments.LightGBMRows` of a scikit-learn call."""
         st = self._state_for(dataset)
         conv = self.convention
         dcg = st.scorer.dcg(np.asarray(preds), n_threads=self.n_threads)
@@ -312,8 +359,12 @@ class NDCGMetric:
             out[j] = num / den if den > 0 else np.nan
         return _cap(out, conv.above_one)
 
-    def __call__(self, preds: np.ndarray, eval_data) -> List[Tuple[str, float, bool]]:
-        vals = self.values(preds, eval_data)
+    def __call__(self, preds_or_y_true: np.ndarray, dataset_or_y_pred: Any, weight: Optional[np.ndarray] = None,
+                 group: Optional[np.ndarray] = None) -> List[Tuple[str, float, bool]]:
+        """[(name, value, True)] per cutoff: called as ``metric(preds, dataset)``
+        or ``metric(y_true, y_pred, weight, group)`` (see Notes)."""
+        scores, data = lightgbm_call(type(self).__name__, preds_or_y_true, dataset_or_y_pred, weight, group)
+        vals = self.values(scores, data)
         return [(f"{self.name}@{k}", float(v), True) for k, v in zip(self.k, vals)]
 
 

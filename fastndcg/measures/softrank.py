@@ -22,7 +22,8 @@ import numpy as np
 from fastndcg._core import _softrank
 from fastndcg.measures.ndcg import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg.conventions import Convention, as_convention
-from fastndcg._core.arguments import check_count, check_real, lightgbm_fields, xgboost_fields
+from fastndcg._core.arguments import (LightGBMRows, check_count, check_real, lightgbm_call, lightgbm_fields,
+                                      xgboost_fields)
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
@@ -389,10 +390,12 @@ class SoftNDCGObjective:
         # The object holds only immutable settings and that cache.
         return self
 
-    # -- caching by dataset object --------------------------------------------------
+    # -- caching by dataset object (by content for LightGBMRows) ----------------------
     def _plan_for(self, data: Any, read: Callable[[Any], Tuple[Any, Any, Any]]):
-        if self._cached is not None and self._cached_ref is not None and self._cached_ref() is data:
-            return self._cached
+        if self._cached is not None and self._cached_ref is not None:
+            cached = self._cached_ref()
+            if cached is data or (isinstance(data, LightGBMRows) and data.same_as(cached)):
+                return self._cached
         labels, offsets, weights = read(data)
         built = self.plan(labels, offsets, weights)
         try:
@@ -426,17 +429,22 @@ def _row_weights(weights: ArrayLike, offsets: np.ndarray) -> np.ndarray:
 class LightGBMSoftNDCGObjective(SoftNDCGObjective):
     """SoftNDCG objective for LightGBM: ``params["objective"] = LightGBMSoftNDCGObjective(...)``.
 
-    Called as ``(preds, train_data) -> (grad, hess)`` (LightGBM >= 4.0). The
-    labels, groups (``Dataset(group=...)``) and row weights are read from the
-    Dataset on the first call and cached for as long as the same Dataset is
-    used. Weights are per row, as LightGBM's lambdarank applies them. With a
+    Called as ``(preds, train_data) -> (grad, hess)`` by ``lightgbm.train``
+    (LightGBM >= 4.0), and as ``(y_true, y_pred, weight, group)`` by
+    LightGBM's scikit-learn API (``LGBMRanker(objective=...)``). The
+    labels, groups (``Dataset(group=...)``) and row weights are read on the
+    first call and cached for as long as the same Dataset (or, from the
+    scikit-learn API, arrays of the same content) is used. Weights are per
+    row, as LightGBM's lambdarank applies them. With a
     custom objective LightGBM computes no metric by default: set
     ``params["metric"] = "ndcg"`` (or a fastndcg ``feval``). See
     :class:`SoftNDCGObjective` for the hessian.
     """
 
-    def __call__(self, preds: np.ndarray, train_data: Any) -> Tuple[np.ndarray, np.ndarray]:
-        return self.grad_hess_with(self._plan_for(train_data, _lightgbm_rows), preds)
+    def __call__(self, preds_or_y_true: np.ndarray, dataset_or_y_pred: Any, weight: Optional[np.ndarray] = None,
+                 group: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+        preds, data = lightgbm_call(type(self).__name__, preds_or_y_true, dataset_or_y_pred, weight, group)
+        return self.grad_hess_with(self._plan_for(data, _lightgbm_rows), preds)
 
 
 class XGBoostSoftNDCGObjective(SoftNDCGObjective):
@@ -448,6 +456,9 @@ class XGBoostSoftNDCGObjective(SoftNDCGObjective):
     read once and cached for the same DMatrix. Predictions arrive as float32
     and the gradient is returned as float32. Set ``base_score`` explicitly
     and consider a small ``min_child_weight`` (see :class:`SoftNDCGObjective`).
+    XGBoost's scikit-learn API cannot call it: ``XGBRanker`` refuses custom
+    objectives and ``XGBRegressor`` passes no query groups (a TypeError says
+    so); use ``xgboost.train`` with a DMatrix built with ``qid=`` or ``group=``.
     """
 
     def __call__(self, preds: np.ndarray, dtrain: Any) -> Tuple[np.ndarray, np.ndarray]:

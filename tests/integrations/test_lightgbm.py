@@ -344,3 +344,164 @@ def test_objective_validation():
     ds = lgb.Dataset(np.zeros((4, 1)), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="the Dataset has no query information"):
         obj(np.zeros(4), ds)
+
+
+# ----------------------------------------------------------------------------- scikit-learn API (LGBMRanker)
+
+# LGBMRanker keyword arguments for the BASE parameters above
+SKLEARN = dict(n_jobs=1, deterministic=True, force_row_wise=True, learning_rate=0.1, num_leaves=31,
+               min_child_samples=5, verbose=-1, random_state=0)
+
+
+def model_text(ranker):
+    """The model file without the lines that name the objective and the metric
+    (a callable objective is written as "custom")."""
+    return [line for line in ranker.booster_.model_to_string().splitlines()
+            if not line.startswith(("objective=", "[objective:", "[metric:"))]
+
+
+def assert_same_model(builtin, custom, X):
+    assert model_text(builtin) == model_text(custom)
+    p1, p2 = builtin.predict(X, raw_score=True), custom.predict(X, raw_score=True)
+    assert np.array_equal(bits(p1), bits(p2)), f"max |diff| {np.abs(p1 - p2).max()}"
+    assert np.ptp(p1) > 0                                      # the model did learn something
+
+
+SKLEARN_CASES = [
+    ("lightgbm-rank", {}, False),
+    ("lightgbm-rank", dict(sigmoid=2.0, lambdarank_truncation_level=10), True),
+    ("mq2008", dict(lambdarank_norm=False, label_gain=[0, 1, 2.5]), False),
+    ("mq2008", {}, True),
+]
+
+
+@pytest.mark.parametrize("name, extra, weighted", SKLEARN_CASES,
+                         ids=[f"{c[0]}-{c[1]}-w{int(c[2])}" for c in SKLEARN_CASES])
+def test_lgbmranker_with_the_objective_trains_the_builtin_model(shared_data, name, extra, weighted):
+    # Issue 24.8: LGBMRanker(objective=LambdarankObjective()).fit(X, y, group=...) failed with
+    # "expected a lightgbm.Dataset; got ndarray" (the scikit-learn API calls
+    # objective(y_true, y_pred, weight, group)).
+    Xtr, ytr, gtr, Xte, _, _ = load(shared_data, name)
+    weights = np.random.default_rng(7).uniform(0.3, 3.0, size=len(ytr)) if weighted else None
+    builtin = lgb.LGBMRanker(objective="lambdarank", n_estimators=ROUNDS, **SKLEARN, **extra)
+    builtin.fit(Xtr, ytr, group=gtr, sample_weight=weights)
+    obj = LambdarankObjective.from_params(dict(SKLEARN, **extra))
+    custom = lgb.LGBMRanker(objective=obj, n_estimators=ROUNDS, **SKLEARN, **extra)
+    custom.fit(Xtr, ytr, group=gtr, sample_weight=weights)
+    assert obj._model is not None, "the fastndcg objective was not called"
+    assert_same_model(builtin, custom, Xte)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_lgbmranker_early_stopping_and_evals_result_as_the_builtin(shared_data, weighted):
+    # The metric named "ndcg" logs "ndcg@10" as the built-in does: early
+    # stopping stops at the same round and evals_result_ is the same dict, to the bit.
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "lightgbm-rank")
+    rng = np.random.default_rng(11)
+    weights = rng.uniform(0.3, 3.0, size=len(ytr)) if weighted else None
+    eval_weights = [rng.uniform(0.3, 3.0, size=len(yte))] if weighted else None
+    fit = dict(group=gtr, sample_weight=weights, eval_X=(Xtr, Xte), eval_y=(ytr, yte), eval_group=[gtr, gte],
+               eval_sample_weight=[weights, eval_weights[0]] if weighted else None,
+               eval_names=["train", "test"], eval_at=[10], callbacks=[lgb.early_stopping(3, verbose=False)])
+    builtin = lgb.LGBMRanker(objective="lambdarank", n_estimators=200, **SKLEARN).fit(Xtr, ytr, **fit)
+    metric = NDCGMetric(10, name="ndcg")
+    custom = lgb.LGBMRanker(objective=LambdarankObjective(), metric="None", n_estimators=200, **SKLEARN)
+    custom.fit(Xtr, ytr, eval_metric=metric, **fit)
+    assert list(custom.evals_result_["test"]) == ["ndcg@10"]
+    assert custom.evals_result_ == builtin.evals_result_
+    assert custom.best_iteration_ == builtin.best_iteration_ < 200     # early stopping did stop
+    assert custom.best_score_ == builtin.best_score_
+    assert_same_model(builtin, custom, Xte)
+
+
+def test_lgbmranker_metric_next_to_the_builtin(shared_data):
+    # The default name does not collide with the built-in's; the values agree to the bit.
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    ranker = lgb.LGBMRanker(n_estimators=5, **SKLEARN)
+    ranker.fit(Xtr, ytr, group=gtr, eval_X=(Xte,), eval_y=(yte,), eval_group=[gte], eval_at=[1, 5],
+               eval_metric=NDCGMetric([1, 5]))
+    result = ranker.evals_result_["valid_0"]
+    assert sorted(result) == ["ndcg@1", "ndcg@5", "ndcg[lightgbm]@1", "ndcg[lightgbm]@5"]
+    for k in (1, 5):
+        assert result[f"ndcg[lightgbm]@{k}"] == result[f"ndcg@{k}"] and len(result[f"ndcg@{k}"]) == 5
+
+
+def test_one_objective_two_fits_do_not_mix_state(shared_data):
+    # One object (sklearn's clone shares it), fitted on different data and on the
+    # same labels with other groups, through both APIs: every model is the built-in's.
+    obj = LambdarankObjective()
+    metric = NDCGMetric(5, name="ndcg")
+    Xa, ya, ga, _, _, _ = load(shared_data, "lightgbm-rank")
+    merged = np.add.reduceat(ga, np.arange(0, len(ga), 2))          # same rows, other queries
+    for X, y, g in ((Xa, ya, ga), load(shared_data, "mq2008")[:3], (Xa, ya, merged), (Xa, ya, ga)):
+        fit = dict(group=g, eval_X=(X,), eval_y=(y,), eval_group=[g], eval_at=[5])
+        builtin = lgb.LGBMRanker(n_estimators=5, **SKLEARN).fit(X, y, **fit)
+        custom = lgb.LGBMRanker(objective=obj, metric="None", n_estimators=5, **SKLEARN)
+        custom.fit(X, y, eval_metric=metric, **fit)
+        assert_same_model(builtin, custom, X)
+        assert custom.evals_result_ == builtin.evals_result_
+        train = lgb.train(dict(BASE, objective=obj), lgb.Dataset(X, y, group=g), 5)
+        assert np.array_equal(bits(train.predict(X, raw_score=True)), bits(custom.predict(X, raw_score=True)))
+
+
+def test_lgbmranker_with_the_soft_ndcg_objective(shared_data):
+    # LightGBMSoftNDCGObjective in the scikit-learn API trains the model lightgbm.train trains.
+    from fastndcg.measures.softrank import LightGBMSoftNDCGObjective
+
+    Xtr, ytr, gtr, Xte, _, _ = load(shared_data, "mq2008")
+    weights = np.random.default_rng(2).uniform(0.5, 2.0, size=len(ytr))
+    obj = LightGBMSoftNDCGObjective(sigma=0.5, k=10)
+    ranker = lgb.LGBMRanker(objective=obj, n_estimators=8, **SKLEARN).fit(Xtr, ytr, group=gtr, sample_weight=weights)
+    assert obj.n_plans_built == 1                   # one plan for the fit, not one per round
+    booster = lgb.train(dict(BASE, objective=LightGBMSoftNDCGObjective(sigma=0.5, k=10)),
+                        lgb.Dataset(Xtr, ytr, group=gtr, weight=weights), 8)
+    p1, p2 = booster.predict(Xte, raw_score=True), ranker.predict(Xte, raw_score=True)
+    assert np.array_equal(bits(p1), bits(p2)) and np.ptp(p1) > 0
+
+
+def test_scikit_learn_calls_that_cannot_work_say_why(shared_data):
+    from fastndcg.measures.softrank import LightGBMSoftNDCGObjective
+
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, "mq2008")
+    for obj in (LambdarankObjective(), LightGBMSoftNDCGObjective()):
+        name = type(obj).__name__
+        # LGBMRegressor passes no groups
+        with pytest.raises(ValueError, match=f"{name} needs the query groups, and none were passed: fit "
+                                             r"lightgbm.LGBMRanker\(objective=...\).fit\(X, y, group=sizes\)"):
+            lgb.LGBMRegressor(objective=obj, n_estimators=1, verbose=-1).fit(Xtr, ytr)
+        y = np.array([0.0, 1.0, 2.0, 0.0])
+        with pytest.raises(ValueError, match=r"group sizes must add up to the number of rows \(4\); got sum\(group\)=5"):
+            obj(y, np.zeros(4), None, np.array([2, 3]))
+        with pytest.raises(ValueError, match=r"group sizes must be >= 0; got group\[1\]=-1"):
+            obj(y, np.zeros(4), None, np.array([5, -1]))
+        with pytest.raises(ValueError, match=r"y_pred must have one raw score per row \(4\); got an array of shape \(3,\)"):
+            obj(y, np.zeros(3), None, np.array([2, 2]))
+        with pytest.raises(ValueError, match=r"weight must have one entry per row \(4\); got an array of shape \(2,\)"):
+            obj(y, np.zeros(4), np.ones(2), np.array([2, 2]))
+        with pytest.raises(TypeError, match=rf"{name} takes \(preds, lightgbm.Dataset\) or \(y_true, y_pred, weight, group\); got str"):
+            obj(y, "scores")
+        ds = lgb.Dataset(np.zeros((4, 1)), y, group=[2, 2]).construct()
+        with pytest.raises(TypeError, match="got a Dataset with weight or group: they are read from the Dataset"):
+            obj(np.zeros(4), ds, None, np.array([2, 2]))
+    # the metric: its direct (y_true, y_pred, weight, group) call equals its Dataset call
+    metric = NDCGMetric([1, 3])
+    preds = np.random.default_rng(0).normal(size=len(ytr))
+    assert metric(ytr, preds, None, gtr) == metric(preds, lgb.Dataset(Xtr, ytr, group=gtr).construct())
+    with pytest.raises(ValueError, match="NDCGMetric needs the query groups"):
+        metric(ytr, preds)
+
+
+def test_metric_names():
+    assert NDCGMetric(10).name == "ndcg[lightgbm]"
+    assert NDCGMetric(10, name="ndcg")(np.zeros(2), np.zeros(2), None, [2])[0][0] == "ndcg@10"
+    # the built-in's names with any label_gain (LightGBM's metric reads it too)
+    NDCGMetric(10, name="ndcg", convention=fastndcg.get_preset("lightgbm").replace(gain=(0.0, 1.0, 3.0)))
+    # ... but not for another number
+    for conv in ("standard", fastndcg.get_preset("lightgbm").replace(empty="zero")):
+        with pytest.raises(ValueError, match="name='ndcg' gives LightGBM's own metric names"):
+            NDCGMetric(10, name="ndcg", convention=conv)
+    with pytest.raises(ValueError, match=r"name is the prefix of the metric names .* got name='ndcg@10': "
+                                         r"pass name='ndcg' and k"):
+        NDCGMetric(10, name="ndcg@10")
+    with pytest.raises(TypeError, match="name must be a non-empty str or None; got 10"):
+        NDCGMetric(10, name=10)
