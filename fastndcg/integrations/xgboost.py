@@ -12,6 +12,13 @@ Both read the query structure (``group_ptr``), labels and group weights from
 the ``DMatrix`` on first use and cache them with the ideal DCG. XGBoost is
 imported lazily: ``pip install fastndcg[xgboost]``.
 
+XGBoost's scikit-learn API cannot use them: ``XGBRanker`` refuses any
+callable objective ("custom objective function not supported by XGBRanker")
+and calls a callable ``eval_metric`` once per query, averaging the results
+itself; ``XGBRegressor`` calls an objective as ``f(y_true, y_pred)``, with no
+query groups. Called with arrays, both raise a TypeError that says so: train
+with ``xgboost.train`` and a ``DMatrix`` built with ``qid=`` (or ``group=``).
+
 Example
 -------
 >>> import xgboost as xgb                                             # doctest: +SKIP
@@ -29,7 +36,8 @@ import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer
 from fastndcg.conventions import Convention, as_convention
-from fastndcg._core.arguments import check_flag, check_real, library_bool, xgboost_fields
+from fastndcg._core.arguments import (check_flag, check_real, library_bool, metric_name_prefix, require_dmatrix,
+                                      xgboost_fields)
 from fastndcg.measures.debias import PAIR_METHODS, XGBoostRankNDCG
 from fastndcg.measures.lambdamart import LambdaMART, _check_mode
 from fastndcg.conventions.presets import XGBOOST
@@ -111,7 +119,8 @@ class RankNDCGObjective:
 
     Notes
     -----
-    XGBoost's ranking weights are per group: in xgboost mode they scale each
+    Only ``xgboost.train(..., obj=objective)`` can call it (see the module
+    docstring for XGBoost's scikit-learn API). XGBoost's ranking weights are per group: in xgboost mode they scale each
     group by w_g · n_groups / Σ w, as XGBoost does. Train with an explicit
     ``base_score`` when comparing with the built-in objective (XGBoost fits an
     intercept otherwise). The state of the ``mean`` method and of Unbiased
@@ -243,7 +252,13 @@ class NDCGMetric:
     convention : Convention or preset name, default :data:`XGBOOST_NDCG`
         How NDCG is computed (XGBoost's own ``ndcg@k`` by default).
     name : str, optional
-        Defaults to ``f"ndcg[{convention.name}]"``.
+        The prefix of the names; defaults to ``f"ndcg[{convention.name}]"``.
+        ``name="ndcg"`` gives the built-in's names (``ndcg@10``), for early
+        stopping and ``evals_result`` code written for it; it is allowed with
+        the :data:`XGBOOST_NDCG` convention only (exponential or linear gain,
+        as ``ndcg_exp_gain``), so that ``ndcg@k`` is always XGBoost's number.
+        Leave ``ndcg@k`` out of ``eval_metric`` then, or both are logged
+        under one name.
     n_threads : int, optional
         Threads for the NDCG kernels.
 
@@ -251,6 +266,11 @@ class NDCGMetric:
     -----
     Per query NDCG as :func:`fastndcg.ndcg`; queries combine as the
     convention's aggregation says, weighted by the DMatrix's group weights.
+    Only ``xgboost.train(..., custom_metric=metric)`` can call it:
+    ``XGBRanker(eval_metric=...)`` calls a metric once per query and averages
+    the values itself (scoring a one-document query 1 without calling it),
+    which would not be this convention's number, so such a call is a
+    TypeError.
     """
 
     def __init__(self, k: Union[int, Sequence[int]] = 10, *, convention: Any = XGBOOST_NDCG,
@@ -259,11 +279,12 @@ class NDCGMetric:
         self.convention = as_convention(convention)
         self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else [int(x) for x in k]
         NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
-        self.name = name if name is not None else f"ndcg[{self.convention.name}]"
+        self.name = metric_name_prefix(name, self.convention, XGBOOST_NDCG, "XGBoost")
         self.n_threads = n_threads
         self._scorers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
     def _scorer_for(self, dmat) -> NDCGScorer:
+        require_dmatrix(dmat)      # before the cache: an array is not a key
         scorer = self._scorers.get(dmat)
         if scorer is None:
             labels, offsets, weights = xgboost_fields(dmat)

@@ -292,3 +292,60 @@ def test_objective_validation():
     with pytest.raises(ValueError, match="no query information"):
         obj(np.zeros(4, dtype=np.float32), xgb.DMatrix(np.zeros((4, 1)), [0, 1, 0, 1]))
     assert XGBOOST_NDCG.score_precision == "float32" and XGBOOST_NDCG.empty == "one"
+
+
+# ----------------------------------------------------------------------------- scikit-learn API, metric names
+
+
+def test_xgbranker_refuses_custom_objectives():
+    # XGBoost's own refusal (documented in docs/lambdamart.md): the way that works is xgboost.train.
+    from fastndcg.measures.softrank import XGBoostSoftNDCGObjective
+
+    for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):
+        with pytest.raises(ValueError, match="custom objective function not supported by XGBRanker"):
+            xgb.XGBRanker(objective=obj)
+
+
+HOW = r"expected an xgboost.DMatrix; got ndarray. XGBoost's scikit-learn API passes no query groups .* xgboost.train"
+
+
+def test_scikit_learn_calls_say_what_to_do_instead(shared_data):
+    # Issue 24.8: XGBRegressor(objective=RankNDCGObjective()) said only "expected an xgboost.DMatrix;
+    # got ndarray", and XGBRanker(eval_metric=NDCGMetric()) failed with "unhashable type: 'numpy.ndarray'".
+    from fastndcg.measures.softrank import XGBoostSoftNDCGObjective
+
+    Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
+    for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):
+        with pytest.raises(TypeError, match=HOW):      # called as objective(y_true, y_pred): no groups
+            xgb.XGBRegressor(objective=obj, n_estimators=1).fit(Xtr, ytr)
+    with pytest.raises(TypeError, match=HOW):          # called once per query
+        xgb.XGBRanker(n_estimators=1, eval_metric=NDCGMetric(10)).fit(
+            Xtr, ytr, qid=qtr, eval_set=[(Xte, yte)], eval_qid=[qte])
+
+
+def test_metric_named_ndcg_in_place_of_the_builtin(shared_data):
+    # Early stopping and evals_result code written for eval_metric="ndcg@10" keeps working.
+    Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
+    dtrain, dtest = xgb.DMatrix(Xtr, ytr, qid=qtr), xgb.DMatrix(Xte, yte, qid=qte)
+    runs = {}
+    for label, params, metric in (("builtin", dict(BASE, objective="rank:ndcg", eval_metric="ndcg@10"), None),
+                                  ("custom", dict(BASE, objective="rank:ndcg", disable_default_eval_metric=1),
+                                   NDCGMetric(10, name="ndcg"))):
+        evals = {}
+        booster = xgb.train(params, dtrain, 200, evals=[(dtest, "test")], custom_metric=metric,
+                            evals_result=evals, early_stopping_rounds=5, verbose_eval=False)
+        runs[label] = booster, evals
+    (b1, e1), (b2, e2) = runs["builtin"], runs["custom"]
+    assert list(e2["test"]) == list(e1["test"]) == ["ndcg@10"]
+    np.testing.assert_allclose(e2["test"]["ndcg@10"], e1["test"]["ndcg@10"], rtol=0, atol=2e-6)
+    assert b2.best_iteration == b1.best_iteration < 199
+
+
+def test_metric_names():
+    assert NDCGMetric(10).name == "ndcg[xgboost]"
+    assert NDCGMetric(10, name="ndcg", convention=XGBOOST_NDCG.replace(gain="linear")).name == "ndcg"
+    for conv in ("standard", "xgboost_minus", "lightgbm"):
+        with pytest.raises(ValueError, match="name='ndcg' gives XGBoost's own metric names"):
+            NDCGMetric(10, name="ndcg", convention=conv)
+    with pytest.raises(ValueError, match="name is the prefix of the metric names"):
+        NDCGMetric(10, name="ndcg@10")
