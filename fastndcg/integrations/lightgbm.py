@@ -165,6 +165,13 @@ class LambdarankObjective:
         # instead of copying the cached model.
         return self
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # A fitted LGBMRanker keeps this object as its objective: pickle the
+        # settings; the per-data cache (a weak reference) is rebuilt on first use.
+        state = dict(self.__dict__)
+        state.update(_dataset_ref=None, _model=None, _debiased=None, _grad=None, _hess=None)
+        return state
+
     def model_for(self, dataset) -> LambdaMART:
         """The cached :class:`LambdaMART` of ``dataset`` (built on first use): a
         ``lightgbm.Dataset`` (the same object), or the
@@ -315,6 +322,15 @@ class NDCGMetric:
         # LGBMRanker.fit deep-copies eval_metric: share this object (its caches
         # are keyed by the data) instead of copying the cached scorers.
         return self
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # Pickle the settings; the caches (weak references) are rebuilt on first use.
+        return {key: value for key, value in self.__dict__.items() if key not in ("_states", "_rows_states")}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._states = weakref.WeakKeyDictionary()
+        self._rows_states = []
 
     def _state_for(self, dataset) -> _MetricState:
         rows = isinstance(dataset, LightGBMRows)

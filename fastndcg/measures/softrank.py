@@ -390,6 +390,13 @@ class SoftNDCGObjective:
         # The object holds only immutable settings and that cache.
         return self
 
+    def __getstate__(self) -> dict:
+        # A fitted LGBMRanker keeps this object as its objective: pickle the
+        # settings; the cached plan (a weak reference) is rebuilt on first use.
+        state = dict(self.__dict__)
+        state.update(_cached_ref=None, _cached=None)
+        return state
+
     # -- caching by dataset object (by content for LightGBMRows) ----------------------
     def _plan_for(self, data: Any, read: Callable[[Any], Tuple[Any, Any, Any]]):
         if self._cached is not None and self._cached_ref is not None:

@@ -505,3 +505,29 @@ def test_metric_names():
         NDCGMetric(10, name="ndcg@10")
     with pytest.raises(TypeError, match="name must be a non-empty str or None; got 10"):
         NDCGMetric(10, name=10)
+
+
+def test_fitted_lgbmranker_pickles(shared_data):
+    # A fitted LGBMRanker keeps its objective: pickle (joblib.dump) raised "cannot
+    # pickle 'weakref.ReferenceType' object" / "Can't pickle local object" (the caches).
+    import pickle
+
+    from fastndcg.measures.softrank import LightGBMSoftNDCGObjective
+
+    Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
+    builtin = lgb.LGBMRanker(n_estimators=5, **SKLEARN).fit(Xtr, ytr, group=gtr)
+    for obj in (LambdarankObjective(), LightGBMSoftNDCGObjective(k=10)):
+        metric = NDCGMetric(5)
+        ranker = lgb.LGBMRanker(objective=obj, n_estimators=5, **SKLEARN)
+        ranker.fit(Xtr, ytr, group=gtr, eval_X=(Xte,), eval_y=(yte,), eval_group=[gte], eval_metric=metric)
+        copy = pickle.loads(pickle.dumps(ranker))
+        assert np.array_equal(bits(copy.predict(Xte)), bits(ranker.predict(Xte)))
+        refit = copy.fit(Xtr, ytr, group=gtr)               # the unpickled objective trains again
+        assert np.array_equal(bits(refit.predict(Xte)), bits(ranker.predict(Xte)))
+        if isinstance(obj, LambdarankObjective):
+            assert_same_model(builtin, refit, Xte)
+        train = lgb.Dataset(Xtr, ytr, group=gtr)
+        lgb.train(dict(BASE, objective=obj), train, 2, valid_sets=[train], feval=metric)
+        pickle.loads(pickle.dumps((obj, metric)))            # after lightgbm.train too (weak references)
+        copied_metric = pickle.loads(pickle.dumps(metric))
+        assert copied_metric(yte, ranker.predict(Xte), None, gte) == metric(yte, ranker.predict(Xte), None, gte)
