@@ -11,7 +11,12 @@
 
 Both read the query structure (and labels, weights) from the ``Dataset`` on
 their first call and cache it, with the ideal DCG, for the following rounds.
-LightGBM is imported lazily: ``pip install fastndcg[lightgbm]``.
+Both work in LightGBM's scikit-learn API too:
+``LGBMRanker(objective=LambdarankObjective()).fit(X, y, group=sizes,
+eval_metric=NDCGMetric(10, name="ndcg"), ...)`` trains the built-in
+``lambdarank`` model and logs the built-in's ``ndcg@10`` (see
+``docs/lambdamart.md``). LightGBM is imported lazily:
+``pip install fastndcg[lightgbm]``.
 
 Example
 -------
@@ -98,9 +103,12 @@ class LambdarankObjective:
 
     Notes
     -----
-    The Dataset's labels, query boundaries, row weights and positions are read
-    once (on the first call for that Dataset) and the ideal DCG is cached with
-    them. Row weights multiply each document's gradient and hessian, as
+    Called as ``objective(preds, dataset)`` by ``lightgbm.train`` and as
+    ``objective(y_true, y_pred, weight, group)`` by LightGBM's scikit-learn
+    API (``LGBMRanker(objective=...)``; ``group`` holds the query sizes, and
+    no positions are passed). The labels, query boundaries, row weights and
+    positions are read once (on the first call for that Dataset, or for
+    arrays of that content) and the ideal DCG is cached with them. Row weights multiply each document's gradient and hessian, as
     LightGBM does. With a ``position`` column (LightGBM >= 4.1), the gradients
     are LightGBM's position-debiased ones: see
     :class:`fastndcg.measures.debias.PositionBiasedLambdaMART`; the learned factors are
