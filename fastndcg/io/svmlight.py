@@ -39,6 +39,16 @@ def _value_at(exc: BaseException) -> Optional[BaseException]:
     return None
 
 
+def file_line_error(exc: BaseException, rows: RowLines) -> Optional[ValueError]:
+    """``exc`` as ``path:line: message`` when it is about row i of an argument
+    of ``rows`` (see :func:`at_file_lines`), else None."""
+    bad = _value_at(exc)
+    if bad is None or getattr(bad, "argument") not in rows:
+        return None
+    path, line_of = rows[getattr(bad, "argument")]
+    return _fail(path, line_of(int(getattr(bad, "index"))), getattr(bad, "detail"))
+
+
 @contextmanager
 def at_file_lines(rows: RowLines) -> Iterator[None]:
     """Errors about one value of an array read from a file name the file and line.
@@ -53,11 +63,10 @@ def at_file_lines(rows: RowLines) -> Iterator[None]:
     try:
         yield
     except ValueError as exc:
-        bad = _value_at(exc)
-        if bad is None or getattr(bad, "argument") not in rows:
+        err = file_line_error(exc, rows)
+        if err is None:
             raise
-        path, line_of = rows[getattr(bad, "argument")]
-        raise _fail(path, line_of(int(getattr(bad, "index"))), getattr(bad, "detail")) from exc
+        raise err from exc
 
 
 # ----------------------------------------------------------------------------- SVMlight

@@ -494,3 +494,13 @@ def test_swapped_qrels_and_run(tmp_path, capsys, argv):
     run2.write_text("1 Q0 d1 1 0.3 t\n1 Q0 d2 2 0.5 t\n")
     code, out, err = run_cli(capsys, *argv, qrels, run, *([run2] if argv[0] == "test" else []))
     assert code == 0, err
+
+
+def test_compare_reason_of_one_preset_names_the_data_line(tmp_path, capsys):
+    # 2.5 is a label of linear gains, not of exponential ones: those presets' reason names the line
+    # (before: "labels must be ...; got labels[1]=2.5 (query 0, row 1 of rows 0:2)")
+    data, pred = _letor(tmp_path, "1 qid:1\n2.5 qid:1\n0 qid:2\n", "0.5\n0.3\n0.1\n")
+    code, out, err = run_cli(capsys, "compare", "--data", data, pred, "--presets", "ranx,standard")
+    assert code == 0, err
+    assert (f"[1] {data}:2: labels must be non-negative integers (the gain is exponential or a table); "
+            "got 2.5") in out, out
