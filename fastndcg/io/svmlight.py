@@ -404,8 +404,10 @@ def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
     ------
     ValueError
         ``path:line: message`` for a non-numeric label, a bad ``qid:``,
-        lines with and without qid, a bad feature, a missing doc id, a
-        repeated qid block, or group sizes that do not add up.
+        lines with and without qid, a bad feature, a missing doc id, a NUL
+        byte, a repeated qid block, or group sizes that do not add up (naming
+        the data file and the group file); side files ``path.query`` and
+        ``path.group`` that disagree (naming both).
     """
     if qid_order not in ("contiguous", "sorted", "any"):
         raise ValueError(f"qid_order must be 'contiguous', 'sorted' or 'any'; got {qid_order!r}")
