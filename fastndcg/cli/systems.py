@@ -304,7 +304,7 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
     from fastndcg.io.svmlight import at_file_lines
     from fastndcg.measures.ndcg import ndcg_and_mean
-    from fastndcg.report.stream import NDCGAccumulator
+    from fastndcg.report.chunks import evaluate as evaluate_chunks
 
     ks = inputs.cutoffs
     out = []
@@ -319,14 +319,10 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
             continue
         if sys_.chunks is not None:
             # query-complete chunks of an SVMlight file: the stream evaluator,
-            # whose aggregate is the in-memory one (exact sums)
-            acc = NDCGAccumulator(ks, convention=inputs.convention, n_threads=n_threads)
-            for ch in sys_.chunks():
-                with at_file_lines(ch.row_lines()):
-                    acc.add(ch.scores, ch.labels, ch.offsets, query_ids=ch.query_ids)
+            # whose aggregate is the in-memory one (exact sums); an error names the file and line
+            res = evaluate_chunks(sys_.chunks(), ks, convention=inputs.convention, n_threads=n_threads)
             if progress is not None:
                 progress.done()
-            res = acc.result()
             qid_arr = res.query_ids if res.query_ids is not None else np.empty(0, dtype=np.int64)
             out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=qid_arr,
                             values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),

@@ -204,3 +204,17 @@ def test_evaluate_with_swapped_files_names_the_arguments(tmp_path):
                                                    "qrels: pass the qrels as qrels= and the run as run=")):
         fastndcg.evaluate(["ndcg"], run, qrels)
     assert fastndcg.evaluate(["ndcg"], qrels, run).aggregated
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 2, 1 << 20])
+def test_evaluate_svmlight_names_the_lines(tmp_path, chunk_rows):
+    # the stream evaluator gathers small chunks into one kernel call; a problem is still at its line
+    # (before: "chunk 1 (queries from number 1, rows from 2, first query id 2): labels must be ...")
+    from fastndcg.report.stream import evaluate_svmlight
+
+    data = write(tmp_path, "d.svm", "1 qid:1\n0 qid:1\n# c\n1 qid:2\n2.5 qid:2\n0 qid:3\n")
+    pred = write(tmp_path, "p.txt", "0.1\n0.2\n0.3\n0.4\n1e39\n")
+    with raises_at(data, 5, r"labels must be non-negative integers .*; got 2\.5$"):
+        evaluate_svmlight(data, pred, 10, convention="lightgbm", chunk_rows=chunk_rows)
+    with raises_at(pred, 5, r"scores must stay finite when rounded to float32 .*; got 1e\+39$"):
+        evaluate_svmlight(data, pred, 10, convention="torchmetrics", chunk_rows=chunk_rows)
