@@ -157,6 +157,8 @@ def svmlight_rows(data: bytes, docids: bool, features: bool, qid_mode: Optional[
         s = raw.lstrip(WS)
         if not s or s[:1] == b"#":
             continue
+        if b"\x00" in raw:              # one NUL rule for every scanner: anywhere in a data line
+            return Reject("NUL_BYTE", ln)
         tok = _upto(s, b"#")
         label = parse_double(tok)
         if label is None:
@@ -188,8 +190,6 @@ def svmlight_rows(data: bytes, docids: bool, features: bool, qid_mode: Optional[
             d = _find_docid(comment) if hash_ else None
             if d is None:
                 return Reject("MISSING_DOCID", ln)
-            if b"\x00" in d:
-                return Reject("NUL_BYTE", ln)
             out.docids.append(d)
         out.labels.append(label)
         out.lines.append(ln)
@@ -300,6 +300,8 @@ def numbers(data: bytes, column: Optional[int], integer: bool):
         t = tokens(raw)
         if not t:
             return Reject("EMPTY_LINE", ln)
+        if b"\x00" in raw:
+            return Reject("NUL_BYTE", ln)
         if column is None:
             if len(t) > 1:
                 return Reject("TOO_MANY_FIELDS", ln)

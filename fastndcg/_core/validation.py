@@ -50,6 +50,30 @@ def _show(value: Any) -> str:
     return repr(plain(value))
 
 
+class ValueAtError(ValueError):
+    """A bad value at one position of an array argument.
+
+    ``argument`` names the argument, ``index`` is the position and ``detail``
+    the message without the position, for front-ends that read the array from
+    a file and name the file's line instead (:func:`fastndcg.io.svmlight.at_file_lines`).
+    Re-raised wrappers (``type(exc)(message)``) leave them None.
+    """
+
+    def __init__(self, message: str, argument: Optional[str] = None, index: Optional[int] = None,
+                 detail: Optional[str] = None):
+        super().__init__(message)
+        self.argument = argument
+        self.index = index
+        self.detail = detail
+
+
+def _value_at(message: str, name: str, i: int, offsets: Optional[np.ndarray], detail_at: str = "") -> ValueAtError:
+    """``message`` with ``{at}`` (where the value is) and ``{where}`` (its query) filled in;
+    in the detail, ``{at}`` is ``detail_at`` and ``{where}`` empty."""
+    return ValueAtError(message.format(at=f"{name}[{i}]=", where=_where(i, offsets)), name, i,
+                        message.format(at=detail_at, where=""))
+
+
 def _where(i: int, offsets: Optional[np.ndarray]) -> str:
     if offsets is None or len(offsets) < 2:
         return ""
@@ -119,11 +143,11 @@ def as_scores(scores: Any, name: str = "scores") -> np.ndarray:
 def score_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
                 float32: Optional[str]) -> ValueError:
     """The message for the kernels' score problem ``code`` at row ``i``."""
+    v = _show(arr[i])
     if code == SCORE_NOT_FINITE:
-        return ValueError(f"{name} must be finite; got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
-    return ValueError(
-        f"{name} must stay finite when rounded to float32 ({float32}): |{name}| must be below "
-        f"{FLOAT32_OVERFLOW!r}; got {name}[{i}]={_show(arr[i])}{_where(i, offsets)}")
+        return _value_at(f"{name} must be finite; got {{at}}{v}{{where}}", name, i, offsets)
+    return _value_at(f"{name} must stay finite when rounded to float32 ({float32}): |{name}| must be below "
+                     f"{FLOAT32_OVERFLOW!r}; got {{at}}{v}{{where}}", name, i, offsets)
 
 
 def raise_score_problem(arr: np.ndarray, offsets: np.ndarray, flags: np.ndarray, limit: float,
@@ -184,22 +208,21 @@ def as_labels(labels: Any, name: str = "labels") -> np.ndarray:
 def label_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
                 convention: Convention, limit_message: Optional[str] = None) -> ValueError:
     """The message for the kernels' label problem ``code`` at row ``i``."""
-    where = _where(i, offsets)
     v = _show(arr[i])
     need_integer = convention.needs_integer_labels
     if code in (LABEL_NEGATIVE, LABEL_NOT_INTEGER):
         what = "non-negative integers (the gain is exponential or a table)" if need_integer else "finite and >= 0"
-        return ValueError(f"{name} must be {what}; got {name}[{i}]={v}{where}")
+        return _value_at(f"{name} must be {what}; got {{at}}{v}{{where}}", name, i, offsets)
     if code == LABEL_ABOVE_LIMIT and limit_message is not None:
-        return ValueError(limit_message.format(name=name, i=i, value=v, where=where))
+        return ValueAtError(limit_message.format(name=name, i=i, value=v, where=_where(i, offsets)), name, i,
+                            limit_message.format(name=name, i=i, value=v, where=""))
     if code == LABEL_ABOVE_LIMIT and convention.gain == "exponential":
-        return ValueError(
-            f"{name} must be <= {MAX_EXPONENTIAL_LABEL} with exponential gain (2**label overflows); "
-            f"got {name}[{i}]={v}{where}")
+        return _value_at(f"{name} must be <= {MAX_EXPONENTIAL_LABEL} with exponential gain (2**label overflows); "
+                         f"got {{at}}{v}{{where}}", name, i, offsets)
     known = [lv for lv, g in enumerate(convention.gain) if g == g] if convention.gain_is_table else []
-    return ValueError(
-        f"{name}[{i}]={v} is outside the gain table (labels {known}; "
-        f"use unknown_label='zero' to give such labels gain 0){where}")
+    return _value_at(f"{{at}}{v} is outside the gain table (labels {known}; "
+                     f"use unknown_label='zero' to give such labels gain 0){{where}}", name, i, offsets,
+                     detail_at=f"{name}: ")
 
 
 def label_rule(convention: Convention, label_limit: Optional[float] = None):

@@ -53,6 +53,7 @@ def _check_writable(path: Optional[str], option: str) -> None:
 
 
 def cmd_compare(args) -> int:
+    from fastndcg.io.svmlight import at_file_lines, file_line_error
     from fastndcg.report.compare import RunData, compare
 
     if args.per_query and args.format == "table":
@@ -79,8 +80,12 @@ def cmd_compare(args) -> int:
             _note(n)
         runs[sys_.name] = RunData(qids=sys_.qids, **sys_.arrays)
     ks = args.k or FALLBACK_CUTOFFS
-    result = compare(runs, k=ks, presets=args.presets, ideal=args.ideal if args.data is None else "auto",
-                     per_query=args.per_query, n_threads=args.threads)
+    # the labels of every system are the data file's (which system a bad score is in, only the message says)
+    labels_lines = {a: w for s in inputs.systems[:1] for a, w in (s.row_lines or {}).items() if a == "labels"}
+    with at_file_lines(labels_lines):       # an error of every preset; one preset's is its reason
+        result = compare(runs, k=ks, presets=args.presets, ideal=args.ideal if args.data is None else "auto",
+                         per_query=args.per_query, n_threads=args.threads,
+                         explain_error=lambda exc: str(file_line_error(exc, labels_lines) or exc))
     if args.data is not None and any(result.conventions[p].uses_tie_key for p in result.presets):
         result.notes.append("SVMlight/LETOR data gives no doc ids, so presets that break ties by doc id "
                             "are not computed (their tie range is)")

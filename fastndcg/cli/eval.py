@@ -16,7 +16,7 @@ from fastndcg.report.format import qid_json as _qid_json
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.cli.options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, _progress_for, _warn
-from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names
+from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names, read_qrels_of
 
 
 # ============================================================================ eval
@@ -136,8 +136,7 @@ def _eval_measures(args, progress: Progress) -> int:
     _note_trec_repeats(strings)
     missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
     qrels_path, run_paths = args.inputs[0], args.inputs[1:]
-    qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=args.threads)
-    progress.done()
+    qrels = read_qrels_of(args, progress)
     names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
     results = []
     for name, path in zip(names, run_paths):

@@ -37,6 +37,8 @@ class System:
     runid: str = ""                              # TREC runs: the run tag (trec_eval's runid)
     chunks: Optional[Callable[[], Any]] = None   # streaming: yields arrays dicts
     stream: Optional[Callable[[], Any]] = None   # streaming TREC run: () -> (RunStreamResult, notes)
+    #: data + predictions: where each row of labels and scores is (fastndcg.io.svmlight.RowLines)
+    row_lines: Optional[Dict[str, Any]] = None
 
     @property
     def n_queries(self) -> int:
@@ -153,6 +155,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     """Read the inputs named on the command line into :class:`System` objects."""
     from fastndcg import get_preset
     from fastndcg.io import readers
+    from fastndcg.io.svmlight import group_file_for
 
     progress = progress or Progress(False)
     threads = args.threads
@@ -167,8 +170,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
 
         args.preset = args.preset or "trec_eval"
         qrels_path, run_paths = args.inputs[0], args.inputs[1:]
-        qrels = readers.read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=threads)
-        progress.done()
+        qrels = read_qrels_of(args, progress)
         conv, spec, trec_spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
         ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
         cut = False
@@ -222,12 +224,9 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         raise _Usage("--gain only applies to TREC qrels + runs (use a preset or a Convention)")
     args.preset = args.preset or "standard"
     data_path, pred_paths = args.data, args.inputs
-    group = args.group            # explicit: always used (and checked against qids if any)
-    if group is None and _has_no_qid(data_path):
-        for ext in (".query", ".group"):
-            if os.path.exists(data_path + ext):
-                group = data_path + ext
-                break
+    # --group: always used (and checked against qids if any); else DATA.query / DATA.group (one rule)
+    group = group_file_for(data_path, args.group, choose="--group FILE")
+    group = False if group is None else group     # resolved: the readers look no further
     names = _unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
     ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
     if getattr(args, "stream", False):
@@ -266,8 +265,21 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                                           progress=progress.start(path))
         progress.done()
         arrays = dict(scores=data.grouped(scores), labels=labels, offsets=data.offsets)
-        systems.append(System(name, path, data.query_ids, arrays))
+        systems.append(System(name, path, data.query_ids, arrays, row_lines=data.row_lines(path)))
     return InputSet("data", systems, conv, ks, args.preset, data_path)
+
+
+def read_qrels_of(args, progress: Progress):
+    """The qrels of ``fastndcg eval|test|compare QRELS RUN ...``; when they fail
+    to read and the first two files look swapped, an error that says so."""
+    from fastndcg.io.trec import qrels_before_run, read_qrels
+
+    qrels_path, run_path = args.inputs[0], args.inputs[1]
+    with qrels_before_run(qrels_path, run_path, ("the first file", "the second"),
+                          f"fastndcg {args.command} QRELS RUN [RUN ...]"):
+        qrels = read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=args.threads)
+    progress.done()
+    return qrels
 
 
 def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,
@@ -282,20 +294,6 @@ def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], miss
     return notes
 
 
-def _has_no_qid(path: str) -> bool:
-    """Whether the first data line has no qid: (group files are for such data)."""
-    from fastndcg.io.readers import iter_line_blocks
-
-    for block in iter_line_blocks(path, 1 << 16):
-        for line in bytes(block).splitlines():
-            s = line.strip()
-            if s and not s.startswith(b"#"):
-                parts = s.split(None, 2)
-                return len(parts) < 2 or not parts[1].startswith(b"qid:")
-        break
-    return True
-
-
 class _Usage(Exception):
     """A usage error found after parsing (exit code 2)."""
 
@@ -304,8 +302,9 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
+    from fastndcg.io.svmlight import at_file_lines
     from fastndcg.measures.ndcg import ndcg_and_mean
-    from fastndcg.report.stream import NDCGAccumulator
+    from fastndcg.report.chunks import evaluate as evaluate_chunks
 
     ks = inputs.cutoffs
     out = []
@@ -320,13 +319,10 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
             continue
         if sys_.chunks is not None:
             # query-complete chunks of an SVMlight file: the stream evaluator,
-            # whose aggregate is the in-memory one (exact sums)
-            acc = NDCGAccumulator(ks, convention=inputs.convention, n_threads=n_threads)
-            for ch in sys_.chunks():
-                acc.add(ch.scores, ch.labels, ch.offsets, query_ids=ch.query_ids)
+            # whose aggregate is the in-memory one (exact sums); an error names the file and line
+            res = evaluate_chunks(sys_.chunks(), ks, convention=inputs.convention, n_threads=n_threads)
             if progress is not None:
                 progress.done()
-            res = acc.result()
             qid_arr = res.query_ids if res.query_ids is not None else np.empty(0, dtype=np.int64)
             out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=qid_arr,
                             values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
@@ -341,7 +337,9 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
             vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
         else:
             # per-query values and the aggregate from one kernel pass
-            vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads, **sys_.arrays)
+            with at_file_lines(sys_.row_lines or {}):
+                vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads,
+                                           **sys_.arrays)
         out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=sys_.qids, values=np.asarray(vals),
                         mean=np.atleast_1d(mean), notes=sys_.notes))
     return out

@@ -67,6 +67,13 @@ cdef inline const unsigned char* token_end(const unsigned char* s, const unsigne
     return s
 
 
+cdef inline bint has_nul(const unsigned char* s, const unsigned char* e) noexcept nogil:
+    # The one NUL rule of every scanner, checked on each data line: a NUL is
+    # never text (a binary or UTF-16 file), and strings copied into
+    # fixed-width numpy bytes would lose trailing NULs ("1" and "1\0" alike).
+    return s < e and memchr(s, 0, e - s) != NULL
+
+
 cdef int64_t MANT_LIMIT = 900719925474099   # (2**53 - 1) // 10
 cdef double POW10[23]
 POW10[0] = 1.0

@@ -9,7 +9,7 @@ def parse_numbers(const unsigned char[::1] buf, int64_t line, Py_ssize_t column,
 
     ``column`` < 0: the line must hold exactly one field. ``column`` >= 0:
     take that whitespace-separated field (0-based) and ignore the others.
-    Blank lines are errors (a missing value), "#" lines are not special.
+    Blank lines are errors (a missing value), so are NUL bytes; "#" lines are not special.
     Returns (status, count, line, err_line)."""
     cdef Py_ssize_t n = buf.shape[0]
     cdef const unsigned char* p
@@ -34,6 +34,9 @@ def parse_numbers(const unsigned char[::1] buf, int64_t line, Py_ssize_t column,
             s = skip_space(p, eol)
             if s == eol:
                 status = EMPTY_LINE
+                break
+            if has_nul(s, eol):
+                status = NUL_BYTE
                 break
             if column > 0:
                 field = 0

@@ -60,6 +60,10 @@ cdef void _parse_svmlight(const unsigned char* p, const unsigned char* end, SvmS
         if s == eol or s[0] == 35:  # blank or comment-only line: not a row
             p = eol + 1
             continue
+        if has_nul(s, eol):
+            st.status = NUL_BYTE
+            st.err_line = st.line
+            return
         # label: up to whitespace or "#"
         t = s
         while t < eol and not is_space(t[0]) and t[0] != 35:
@@ -115,11 +119,6 @@ cdef void _parse_svmlight(const unsigned char* p, const unsigned char* end, SvmS
                 d = find_docid(hash_pos + 1, eol, &de)
             if d == NULL:
                 st.status = MISSING_DOCID
-                st.err_line = st.line
-                return
-            # Doc ids become fixed-width numpy bytes, which drop trailing NULs.
-            if memchr(d, 0, de - d) != NULL:
-                st.status = NUL_BYTE
                 st.err_line = st.line
                 return
             dstart[r] = st.pool_used

@@ -36,9 +36,7 @@ cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecS
         if s == eol or s[0] == 35:  # blank line or "#" comment line
             p = eol + 1
             continue
-        # Topics and docnos become fixed-width numpy bytes, which drop
-        # trailing NULs ("1" and "1\0" would be one topic): refuse NULs.
-        if memchr(s, 0, eol - s) != NULL:
+        if has_nul(s, eol):
             st.status = NUL_BYTE
             st.err_line = st.line
             return

@@ -68,6 +68,12 @@ class _NumberStream:
         return self.buf.n == 0
 
 
+def prediction_line(row: int) -> int:
+    """The line (1-based) of the score of data row ``row`` (0-based) in a
+    prediction file: every line holds one score (blank lines are errors)."""
+    return row + 1
+
+
 def read_predictions(path: PathLike, n: Optional[int] = None, *, column: Optional[int] = None,
                      data_path: Optional[str] = None, block_size: int = DEFAULT_BLOCK_SIZE,
                      progress: Progress = None) -> np.ndarray:

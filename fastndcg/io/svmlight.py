@@ -4,15 +4,69 @@ whole file, rows in file order, with :class:`SvmlightData`) and :func:`iter_svml
 from __future__ import annotations
 import os
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
 from fastndcg.io import _parse
 from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _EMPTY_F, _EMPTY_I, _EMPTY_U8, _Growable, _MESSAGES, _fail, _pool_strings, iter_line_blocks
-from fastndcg.io.numbers import _NumberStream, read_group_file
+from fastndcg.io.numbers import _NumberStream, prediction_line, read_group_file
+
+
+# ----------------------------------------------------------------------------- rows to file lines
+
+#: Where the rows of arrays read from files come from: for an argument name
+#: (``labels``, ``scores``), the file and the 1-based line of the argument's row i.
+RowLines = Dict[str, Tuple[str, Callable[[int], int]]]
+
+
+def _value_at(exc: BaseException) -> Optional[BaseException]:
+    """The error about one value of an array argument in exc or what it
+    re-raises (its cause or context), or None. Such errors
+    (:class:`fastndcg._core.validation.ValueAtError`, raised by the checks of
+    every kernel) carry ``argument``, ``index`` and ``detail``; wrappers
+    that add context to the message carry None."""
+    seen = set()
+    e: Optional[BaseException] = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if getattr(e, "argument", None) is not None and getattr(e, "index", None) is not None:
+            return e
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def file_line_error(exc: BaseException, rows: RowLines) -> Optional[ValueError]:
+    """``exc`` as ``path:line: message`` when it is about row i of an argument
+    of ``rows`` (see :func:`at_file_lines`), else None."""
+    bad = _value_at(exc)
+    if bad is None or getattr(bad, "argument") not in rows:
+        return None
+    path, line_of = rows[getattr(bad, "argument")]
+    return _fail(path, line_of(int(getattr(bad, "index"))), getattr(bad, "detail"))
+
+
+@contextmanager
+def at_file_lines(rows: RowLines) -> Iterator[None]:
+    """Errors about one value of an array read from a file name the file and line.
+
+    Inside the block, a ValueError about row i of an argument of ``rows``
+    (e.g. ``labels must be non-negative integers ...; got labels[7]=2.5 (query
+    1, ...)``, also when a wrapper re-raised it) becomes ``path:line: labels
+    must be ...; got 2.5``, the one error rule of every reader. Other errors
+    pass unchanged. The front-ends that evaluate files (``fastndcg eval``,
+    ``test``, ``compare``, streamed or not) evaluate inside it.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        err = file_line_error(exc, rows)
+        if err is None:
+            raise
+        raise err from exc
 
 
 # ----------------------------------------------------------------------------- SVMlight
@@ -73,6 +127,18 @@ class SvmlightData:
     @property
     def n_queries(self) -> int:
         return 0 if self.offsets is None else int(self.offsets.shape[0] - 1)
+
+    def file_row(self, row: int) -> int:
+        """The file-order row (0-based) of row ``row`` of :meth:`grouped` arrays."""
+        return row if self.order is None else int(self.order[row])
+
+    def row_lines(self, predictions: Optional[PathLike] = None) -> RowLines:
+        """Where row i of :meth:`grouped` labels (and of the scores of the
+        prediction file ``predictions``) is: for :func:`at_file_lines`."""
+        out: RowLines = {"labels": (self.path, lambda i: int(self.lines[self.file_row(i)]))}
+        if predictions is not None:
+            out["scores"] = (os.fspath(predictions), lambda i: prediction_line(self.file_row(i)))
+        return out
 
     def grouped(self, values: Any) -> np.ndarray:
         """Per-row values (file order) in CSR order: ``values[order]``."""
@@ -200,6 +266,55 @@ def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str)
     return np.append(starts, n).astype(np.int64), None, block_ids
 
 
+#: The side files of an SVMlight file ``X`` that hold its query sizes: ``X.query``
+#: (LightGBM) and ``X.group`` (XGBoost, LETOR conversions).
+GROUP_FILE_SUFFIXES = (".query", ".group")
+
+
+def _first_row_has_qid(path: PathLike) -> bool:
+    """Whether the file's first row has a ``qid:`` (as the scanner reads it:
+    either every row has one or none has); False for a file without rows."""
+    p = _SvmParser(path, False, False)
+    for block in iter_line_blocks(path, 1 << 16):    # leaving the loop closes the file
+        p.parse(block)
+        if p.qid_mode >= 0:
+            return p.qid_mode == 1
+    return False
+
+
+def group_file_for(path: PathLike, group: Any = None, *, choose: str = "group=") -> Any:
+    """The query sizes of the SVMlight file ``path``: the one rule of
+    :func:`read_svmlight`, :func:`iter_svmlight` and ``fastndcg eval --data``.
+
+    ``group`` given (a path, or sizes): it, checked against the file's qids
+    if it has some. ``False``: none (only the file's qids). ``None`` (the
+    default): when the file's rows have no ``qid:``, its side file
+    ``path.query`` or ``path.group`` (LightGBM's and XGBoost's convention);
+    rows with qids take them and no side file is read. When both side files
+    exist they must hold the same sizes (else a ValueError names both, and
+    ``choose`` says how to pick one). Returns a path, sizes, or None (no
+    group file: the queries come from the qids, if any).
+    """
+    if group is False:
+        return None
+    if group is not None:
+        return group
+    base = os.fspath(path)
+    found = [base + ext for ext in GROUP_FILE_SUFFIXES if os.path.isfile(base + ext)]
+    if not found or _first_row_has_qid(path):
+        return None
+    if len(found) == 2:
+        a, b = (read_group_file(f) for f in found)
+        if not np.array_equal(a, b):
+            n = min(a.shape[0], b.shape[0])
+            diff = np.flatnonzero(a[:n] != b[:n])
+            at = f"line {int(diff[0]) + 1}: {int(a[diff[0]])} vs {int(b[diff[0]])}" if diff.size else \
+                f"{a.shape[0]} vs {b.shape[0]} queries"
+            raise ValueError(f"{found[0]} and {found[1]} both give the query sizes of {base} and disagree "
+                             f"({at}); name the one to use with {choose}")
+    return found[0]
+
+
 def _group_sizes(group) -> Tuple[np.ndarray, str, bool]:
     """(sizes, name, is_file) of a ``group`` argument: a .query/.group path or sizes."""
     if isinstance(group, (str, os.PathLike)):
@@ -260,9 +375,12 @@ def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
         Lines ``label [qid:Q] [idx:value ...] [# comment]``; LF or CRLF;
         plain, gzip, bz2 or xz. Blank lines and lines starting with ``#``
         are skipped (line numbers in errors still count them).
-    group : path, array of int or None
+    group : path, array of int, None or False
         Query sizes in file order (LightGBM ``.query`` / XGBoost ``.group``),
-        for files without ``qid:``. With qids too, both must agree.
+        for files without ``qid:``. With qids too, both must agree. None (the
+        default): for a file without ``qid:``, its side file ``path.query`` or
+        ``path.group`` if there is one (see :func:`group_file_for`); False:
+        no side file.
     docids : bool, default False
         Read a doc id from each line's comment: the value after ``docid``
         (``# docid = X``, ``#docid:X``), else the comment's first token.
@@ -286,11 +404,14 @@ def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
     ------
     ValueError
         ``path:line: message`` for a non-numeric label, a bad ``qid:``,
-        lines with and without qid, a bad feature, a missing doc id, a
-        repeated qid block, or group sizes that do not add up.
+        lines with and without qid, a bad feature, a missing doc id, a NUL
+        byte, a repeated qid block, or group sizes that do not add up (naming
+        the data file and the group file); side files ``path.query`` and
+        ``path.group`` that disagree (naming both).
     """
     if qid_order not in ("contiguous", "sorted", "any"):
         raise ValueError(f"qid_order must be 'contiguous', 'sorted' or 'any'; got {qid_order!r}")
+    group = group_file_for(path, group)
     p = _SvmParser(path, docids, features)
     for block in iter_line_blocks(path, block_size, progress):
         p.parse(block)
@@ -327,7 +448,8 @@ class SvmlightChunk:
 
     ``labels``/``scores`` are in CSR order with ``offsets``; ``query_ids``
     has one entry per query; ``first_row`` is the data row (0-based) of the
-    chunk's first document; ``docids`` when asked for.
+    chunk's first document; ``docids`` when asked for; ``lines`` the file
+    line of each row, ``path`` and ``predictions`` the files read.
     """
 
     labels: np.ndarray
@@ -336,10 +458,23 @@ class SvmlightChunk:
     query_ids: np.ndarray
     first_row: int
     docids: Optional[np.ndarray] = None
+    lines: Optional[np.ndarray] = None
+    path: Optional[str] = None
+    predictions: Optional[str] = None
 
     @property
     def n_rows(self) -> int:
         return int(self.labels.shape[0])
+
+    def row_lines(self) -> RowLines:
+        """Where row i of the chunk's labels and scores is: for :func:`at_file_lines`."""
+        out: RowLines = {}
+        if self.path is not None and self.lines is not None:
+            lines = self.lines
+            out["labels"] = (self.path, lambda i: int(lines[i]))
+        if self.predictions is not None:
+            out["scores"] = (self.predictions, lambda i: prediction_line(self.first_row + i))
+        return out
 
 
 def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, group: Any = None,
@@ -352,11 +487,14 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
     single query is larger). Memory is a chunk plus a block, whatever the file
     size. Each query's rows must be contiguous; a qid that reappears later is
     an error naming the line (streaming cannot regroup). Without qids, query
-    sizes come from ``group`` (a ``.query``/``.group`` path or sizes).
+    sizes come from ``group`` (a ``.query``/``.group`` path or sizes; by
+    default the side file ``path.query`` / ``path.group``, see
+    :func:`group_file_for`; False: none).
     The prediction file is checked to have exactly one score per row.
     """
     if chunk_rows < 1:
         raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    group = group_file_for(path, group)
     p = _SvmParser(path, docids, False)
     preds = None if predictions is None else _NumberStream(predictions, prediction_column, False,
                                                           block_size)
@@ -374,6 +512,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
     def emit(n_rows: int, offsets: np.ndarray, query_ids: np.ndarray) -> SvmlightChunk:
         nonlocal row0
         labels = p.labels.a[:n_rows].copy()
+        lines = p.lines.a[:n_rows].copy()
         scores = None
         if preds is not None:
             scores = preds.take(n_rows)
@@ -389,7 +528,8 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             p.dstart.a[:p.dstart.n] -= cut
         for g in (p.labels, p.qids, p.lines):
             g.drop_front(n_rows)
-        chunk = SvmlightChunk(labels, scores, offsets, query_ids, row0, doc)
+        chunk = SvmlightChunk(labels, scores, offsets, query_ids, row0, doc, lines, p.path,
+                              None if predictions is None else os.fspath(predictions))
         row0 += n_rows
         return chunk
 

@@ -3,8 +3,9 @@
 topic bytewise as trec_eval reads them."""
 from __future__ import annotations
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -106,6 +107,8 @@ class _TrecParser:
                        else "expected 4 fields: topic iteration docno relevance")
             elif status == S["TOO_MANY_FIELDS"]:
                 msg = "expected 4 fields (topic iteration docno relevance); got more"
+            if status in (S["MISSING_FIELDS"], S["TOO_MANY_FIELDS"]):
+                msg = f"{msg}{_other_kind_hint(self.is_run, block, err_line - self.line)}"
             raise _fail(self.path, err_line, msg)
         if segs:
             tstart[segs] = tpool_used
@@ -160,6 +163,66 @@ class _TrecParser:
         keep = first >= n_rows
         self.seg_topics = [topics[keep]]
         self.seg_first = [first[keep] - n_rows]
+
+
+_LAYOUT = {"run": "topic Q0 docno rank score tag", "qrels": "topic iteration docno relevance"}
+
+
+def _line_kind(line: bytes) -> Optional[str]:
+    """"run" for a line of exactly the 6 fields of a run line that the run
+    scanner reads, "qrels" for one of the 4 fields of a qrels line that the
+    qrels scanner reads, else None. (Split as the scanners split, so that
+    the scanner cannot fail here on the number of fields.)"""
+    n_fields = len(line.split())
+    for kind, is_run, need in (("run", True, 6), ("qrels", False, 4)):
+        if n_fields == need:
+            try:
+                _TrecParser("", is_run).parse(memoryview(line + b"\n"))
+            except ValueError:
+                return None
+            return kind
+    return None
+
+
+def _other_kind_hint(is_run: bool, block: Any, nth: int) -> str:
+    """For a line with the wrong number of fields (the nth line of block):
+    a hint when it is a line of the other kind of file (a swapped argument)."""
+    lines = bytes(block).split(b"\n")
+    other = "qrels" if is_run else "run"
+    if not 1 <= nth <= len(lines) or _line_kind(lines[nth - 1]) != other:
+        return ""
+    return f"; the line looks like a {other} line ({_LAYOUT[other]}): is the file {'qrels' if is_run else 'a run'}?"
+
+
+def _file_kind(path: PathLike) -> Optional[str]:
+    """The :func:`_line_kind` of the file's first line that is neither blank
+    nor a "#" comment (None also when the file cannot be read)."""
+    try:
+        # the first block only holds whole lines; leaving the loop closes the file
+        for block in iter_line_blocks(path, 1 << 16):
+            for line in bytes(block).split(b"\n"):
+                s = line.strip()
+                if s and not s.startswith(b"#"):
+                    return _line_kind(s)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+@contextmanager
+def qrels_before_run(qrels: Any, run: Any, names: Tuple[str, str], usage: str) -> Iterator[None]:
+    """A reading error inside the block becomes "the qrels and the run are
+    swapped" when the qrels file's first data line is a run line and the run
+    file's a qrels line (the one detection of every front-end taking both).
+    ``names`` name the two arguments, ``usage`` says how to call it right."""
+    try:
+        yield
+    except ValueError as exc:
+        if not (isinstance(qrels, (str, os.PathLike)) and isinstance(run, (str, os.PathLike))) \
+                or (_file_kind(qrels), _file_kind(run)) != ("run", "qrels"):
+            raise
+        raise ValueError(f"{names[0]} ({os.fspath(qrels)}) looks like a run and {names[1]} ({os.fspath(run)}) "
+                         f"like qrels: {usage}") from exc
 
 
 def _no_rows(path, is_run: bool, n_lines: int) -> ValueError:

@@ -173,8 +173,12 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", m
 
 
 def _evaluate(measures, qrels, run, **kw) -> TrecResult:
+    from fastndcg.io.trec import qrels_before_run
+
     ms = parse_measures(measures)
-    return evaluate_trec(as_run(run), as_qrels(qrels), ms, **kw)
+    with qrels_before_run(qrels, run, ("qrels", "run"), "pass the qrels as qrels= and the run as run="):
+        run, qrels = as_run(run), as_qrels(qrels)
+    return evaluate_trec(run, qrels, ms, **kw)
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **kw: Any) -> Dict[Measure, float]:

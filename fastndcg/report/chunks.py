@@ -5,7 +5,7 @@ gathered into one kernel call (up to :data:`COALESCE_ROWS` rows)."""
 from __future__ import annotations
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -57,6 +57,10 @@ class Chunk:
         for trec_eval's custom gains (:mod:`fastndcg.measures.trec_gains`).
     ideal_dcg : float array (n_queries,), optional
         An external ideal DCG per query (instead of an ideal list).
+    row_lines : dict, optional
+        Where the rows were read from (:data:`fastndcg.io.svmlight.RowLines`;
+        the chunks of ``iter_svmlight`` have it): a bad label or score is then
+        reported as ``path:line: ...``.
     """
 
     scores: np.ndarray
@@ -69,6 +73,7 @@ class Chunk:
     ideal_offsets: Optional[np.ndarray] = None
     gains: Optional[np.ndarray] = None
     ideal_dcg: Optional[np.ndarray] = None
+    row_lines: Optional[Dict[str, Any]] = None
 
     @property
     def n_queries(self) -> int:
@@ -88,7 +93,8 @@ def _as_chunk(obj: Any, i: int) -> Chunk:
         return Chunk(obj.scores, obj.labels, obj.offsets, getattr(obj, "query_ids", None),
                      getattr(obj, "tie_key", None), getattr(obj, "weights", None),
                      getattr(obj, "ideal_labels", None), getattr(obj, "ideal_offsets", None),
-                     getattr(obj, "gains", None), getattr(obj, "ideal_dcg", None))
+                     getattr(obj, "gains", None), getattr(obj, "ideal_dcg", None),
+                     obj.row_lines() if callable(getattr(obj, "row_lines", None)) else None)
     raise TypeError(f"chunk {i}: expected a Chunk, a (scores, labels, offsets) tuple or an object "
                     f"with scores/labels/offsets; got {type(obj).__name__}")
 
@@ -235,6 +241,12 @@ class NDCGAccumulator:
         try:
             nd, num, den = self.evaluator.terms(chunk)
         except (ValueError, TypeError) as exc:
+            if chunk.row_lines:     # read from files: the readers' path:line: rule
+                from fastndcg.io.svmlight import file_line_error
+
+                located = file_line_error(exc, chunk.row_lines)
+                if located is not None:
+                    raise located from exc
             where = f"chunk {self.n_chunks} (queries from number {first_query}, rows from {self.n_rows}"
             if chunk.query_ids is not None and len(chunk.query_ids):
                 where += f", first query id {plain(np.asarray(chunk.query_ids)[0])!r}"

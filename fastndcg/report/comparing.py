@@ -3,7 +3,7 @@
 preset with the prepared-queries layer and its exact aggregate."""
 from __future__ import annotations
 import numbers
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -200,7 +200,8 @@ def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[A
             k: Any = (1, 3, 5, 10), presets: Any = None, *, tie_key: Any = None,
             weights: Optional[ArrayLike] = None, ideal_labels: Optional[ArrayLike] = None,
             ideal_offsets: Optional[ArrayLike] = None, ideal: str = "auto", qids: Optional[ArrayLike] = None,
-            per_query: bool = False, n_threads: Optional[int] = None) -> Comparison:
+            per_query: bool = False, n_threads: Optional[int] = None,
+            explain_error: Callable[[Exception], str] = str) -> Comparison:
     """NDCG of one or more runs under every preset, with the reasons they differ.
 
     Parameters
@@ -241,6 +242,9 @@ def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[A
         Keep every query's NDCG (:attr:`Comparison.per_query`).
     n_threads : int, optional
         OpenMP threads; results do not depend on it.
+    explain_error : callable, default str
+        The reason reported for a preset whose own rules refuse the input
+        (``fastndcg compare --data`` names the data file's line).
 
     Returns
     -------
@@ -311,7 +315,7 @@ def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[A
                 _evaluate_preset(sys_, s, j, conv, cutoffs, ideal, n_threads, tie_cache, mean, worst, best,
                                  tied, crossing, empty, per_q)
             except (ValueError, TypeError) as exc:      # the preset's own rules (labels, empty='error', ...)
-                reasons.setdefault(sys_.name, {})[p] = str(exc)
+                reasons.setdefault(sys_.name, {})[p] = explain_error(exc)
                 mean[s, j] = np.nan
                 if per_q is not None:
                     per_q[sys_.name].pop(p, None)

@@ -402,3 +402,105 @@ def test_stream_test_subcommand_trec_runs(shared_data, tmp_path):
     memory, streamed = _python_m(tmp_path, *argv), _python_m(tmp_path, *argv, "--stream")
     assert memory.returncode == streamed.returncode == 0, streamed.stderr
     assert streamed.stdout == memory.stdout and b"humR03dc" in streamed.stdout
+
+
+# ----------------------------------------------------------------------------- readers' errors (issue 24)
+
+
+def _letor(tmp_path, labels_text: str, preds_text: str):
+    data = tmp_path / "d.txt"
+    data.write_text(labels_text)
+    pred = tmp_path / "p.txt"
+    pred.write_text(preds_text)
+    return str(data), str(pred)
+
+
+@pytest.mark.parametrize("command, extra", [("eval", []), ("eval", ["--stream"]), ("test", []),
+                                            ("test", ["--stream"]), ("compare", [])])
+def test_bad_label_names_the_data_file_and_line(tmp_path, capsys, command, extra):
+    # before: "labels must be ...; got labels[1]=-1 (query 0, row 1 of rows 0:2)", no file
+    data, pred = _letor(tmp_path, "1 qid:1 1:0.5\n-1 qid:1 1:0.3\n0 qid:2 1:0.1\n", "0.5\n0.3\n0.1\n")
+    preds = [pred, pred] if command == "test" else [pred]
+    code, out, err = run_cli(capsys, command, "--data", data, *preds, *extra)
+    assert code == EXIT_DATA and out == ""
+    assert err.startswith(f"fastndcg: error: {data}:2: labels must be ") and "got -1" in err, err
+    assert "labels[" not in err and "row 1 of rows" not in err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"], ["--qid-order", "any"]])
+def test_label_invalid_under_the_convention_names_its_line(tmp_path, capsys, extra):
+    # 2.5 is a number, but not a label of an exponential gain: an error, at its line
+    data, pred = _letor(tmp_path, "1 qid:1\n0 qid:2\n2.5 qid:1\n0 qid:2\n" if "any" in extra else
+                        "1 qid:1\n0 qid:1\n2.5 qid:2\n0 qid:2\n", "0.5\n0.3\n0.1\n0.2\n")
+    code, out, err = run_cli(capsys, "eval", "--data", data, pred, "--preset", "lightgbm", *extra)
+    assert code == EXIT_DATA
+    assert err.startswith(f"fastndcg: error: {data}:3: labels must be non-negative integers "
+                          "(the gain is exponential or a table); got 2.5"), err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"], ["--qid-order", "any"]])
+def test_bad_prediction_names_the_prediction_file_and_line(tmp_path, capsys, extra):
+    # 1e39 is finite as a double but not as xgboost's float32 scores
+    data, pred = _letor(tmp_path, "1 qid:1\n0 qid:2\n2 qid:1\n0 qid:2\n" if "any" in extra else
+                        "1 qid:1\n0 qid:1\n2 qid:2\n0 qid:2\n", "0.5\n0.3\n1e39\n0.2\n")
+    code, out, err = run_cli(capsys, "eval", "--data", data, pred, "--preset", "xgboost", *extra)
+    assert code == EXIT_DATA
+    assert err.startswith(f"fastndcg: error: {pred}:3: scores must stay finite when rounded to float32"), err
+    assert err.rstrip().endswith("got 1e+39"), err
+
+
+@pytest.mark.parametrize("which", ["data", "pred"])
+def test_binary_input_is_a_nul_byte_as_for_trec_files(tmp_path, capsys, which):
+    # before (--data): "the label (first field) is not a finite number"
+    data, pred = _letor(tmp_path, "1 qid:1\n0 qid:1\n", "0.5\n0.3\n")
+    target = data if which == "data" else pred
+    with open(target, "rb") as f:
+        text = f.read().decode()
+    with open(target, "wb") as f:
+        f.write(text.encode("utf-16"))
+    code, out, err = run_cli(capsys, "eval", "--data", data, pred)
+    assert code == EXIT_DATA
+    assert err == f"fastndcg: error: {target}:1: a NUL byte in a field (a binary or UTF-16 file?)\n"
+
+
+def test_eval_data_side_files_follow_read_svmlight(tmp_path, capsys):
+    data, pred = _letor(tmp_path, "1 1:0.5\n0 1:0.3\n2 1:0.1\n", "0.5\n0.3\n0.1\n")
+    (tmp_path / "d.txt.query").write_text("2\n1\n")
+    (tmp_path / "d.txt.group").write_text("1\n2\n")
+    code, out, err = run_cli(capsys, "eval", "--data", data, pred)
+    assert code == EXIT_DATA
+    assert err == (f"fastndcg: error: {data}.query and {data}.group both give the query sizes of {data} and "
+                   "disagree (line 1: 2 vs 1); name the one to use with --group FILE\n")
+    code, out, err = run_cli(capsys, "eval", "--data", data, pred, "--group", str(tmp_path / "d.txt.group"),
+                             "--format", "json", "-q")
+    assert code == 0, err
+    assert [q["query"] for q in json.loads(out)["runs"][0]["per_query"]] == [0, 1]
+    assert readers.read_svmlight(data, group=str(tmp_path / "d.txt.group")).offsets.tolist() == [0, 1, 3]
+
+
+@pytest.mark.parametrize("argv", [["eval"], ["eval", "-m", "ndcg"], ["eval", "--stream"], ["compare"], ["test"]])
+def test_swapped_qrels_and_run(tmp_path, capsys, argv):
+    # before: "RUN:1: expected 4 fields (topic iteration docno relevance); got more"
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run = tmp_path / "r.txt"
+    run.write_text("# a run\n1 Q0 d1 1 0.5 t\n1 Q0 d2 2 0.3 t\n")
+    runs = [qrels, qrels] if argv[0] == "test" else [qrels]
+    code, out, err = run_cli(capsys, *argv, run, *runs)
+    assert code == EXIT_DATA and out == ""
+    assert err == (f"fastndcg: error: the first file ({run}) looks like a run and the second ({qrels}) like qrels: "
+                   f"fastndcg {argv[0]} QRELS RUN [RUN ...]\n")
+    run2 = tmp_path / "r2.txt"
+    run2.write_text("1 Q0 d1 1 0.3 t\n1 Q0 d2 2 0.5 t\n")
+    code, out, err = run_cli(capsys, *argv, qrels, run, *([run2] if argv[0] == "test" else []))
+    assert code == 0, err
+
+
+def test_compare_reason_of_one_preset_names_the_data_line(tmp_path, capsys):
+    # 2.5 is a label of linear gains, not of exponential ones: those presets' reason names the line
+    # (before: "labels must be ...; got labels[1]=2.5 (query 0, row 1 of rows 0:2)")
+    data, pred = _letor(tmp_path, "1 qid:1\n2.5 qid:1\n0 qid:2\n", "0.5\n0.3\n0.1\n")
+    code, out, err = run_cli(capsys, "compare", "--data", data, pred, "--presets", "ranx,standard")
+    assert code == 0, err
+    assert (f"[1] {data}:2: labels must be non-negative integers (the gain is exponential or a table); "
+            "got 2.5") in out, out
