@@ -3,6 +3,7 @@
 Inputs are CSR: ``scores`` and ``labels`` of shape (n_docs,), and ``offsets``
 of shape (n_queries + 1,) where query q owns rows ``offsets[q]:offsets[q+1]``.
 """
+from fastndcg._version import __version__
 from fastndcg.measures.ndcg import NDCGScorer, dcg, ideal_dcg, mean_ndcg, ndcg
 from fastndcg.conventions import Convention
 from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
@@ -19,7 +20,6 @@ from fastndcg import _legacy
 
 _legacy.install()
 
-__version__ = "0.1.0"
 
 __all__ = [
     "Convention",

@@ -22,8 +22,39 @@ class QueryGroups(NamedTuple):
     qids: np.ndarray
 
 
+#: The largest number of rows (or pairs) an int64 offset can count.
+MAX_TOTAL = 2**63 - 1
+
+
+def first_overflow(sizes: np.ndarray) -> int:
+    """The index of the first size at which the running total of ``sizes``
+    (int64, each >= 0) passes 2**63 - 1, or -1 when it never does.
+
+    Each addend is below 2**63, so the first wrap-around shows as a total that
+    decreases; every later total would be garbage.
+    """
+    ends = np.cumsum(sizes)
+    wrap = np.flatnonzero(ends[1:] < ends[:-1])
+    return int(wrap[0]) + 1 if wrap.size else -1
+
+
+def offsets_from_sizes(sizes: np.ndarray, name: str, what: str = "sizes") -> np.ndarray:
+    """[0, cumsum(sizes)] as int64 offsets, for sizes (int64, each >= 0) that a
+    caller gave; a total past 2**63 - 1 is a ValueError naming ``name[i]``."""
+    i = first_overflow(sizes)
+    if i >= 0:
+        raise ValueError(f"the {what} add up to more than 2**63 - 1 (int64 offsets would wrap around) at "
+                         f"{name}[{i}]={int(sizes[i])}")
+    out = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
 def offsets_from_group_sizes(group: Any) -> np.ndarray:
     """Offsets from group sizes (LightGBM/XGBoost ``group``): [0, cumsum(group)].
+
+    Sizes are integers >= 0 (floats with integer values are accepted) adding
+    up to at most 2**63 - 1; otherwise a ValueError names the offending entry.
 
     >>> offsets_from_group_sizes([3, 0, 2]).tolist()
     [0, 3, 3, 5]
@@ -33,17 +64,24 @@ def offsets_from_group_sizes(group: Any) -> np.ndarray:
         raise ValueError(f"group must be 1-D; got an array of shape {sizes.shape}")
     if sizes.size and sizes.dtype.kind not in "iu":
         if sizes.dtype.kind == "f" and np.all(np.isfinite(sizes)) and np.all(sizes == np.floor(sizes)):
+            big = np.flatnonzero(np.abs(sizes) > MAX_TOTAL)
+            if big.size:
+                i = int(big[0])
+                raise ValueError(f"group sizes must be at most 2**63 - 1; got group[{i}]={sizes[i].item()!r}")
             sizes = sizes.astype(np.int64)
         else:
             raise TypeError(f"group must hold integer sizes; got dtype {sizes.dtype}")
+    if sizes.dtype.kind == "u" and sizes.dtype.itemsize >= 8:
+        big = np.flatnonzero(sizes > MAX_TOTAL)
+        if big.size:
+            i = int(big[0])
+            raise ValueError(f"group sizes must be at most 2**63 - 1; got group[{i}]={int(sizes[i])}")
     sizes = sizes.astype(np.int64, copy=False)
     bad = np.flatnonzero(sizes < 0)
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"group sizes must be >= 0; got group[{i}]={int(sizes[i])}")
-    out = np.zeros(sizes.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=out[1:])
-    return out
+    return offsets_from_sizes(sizes, "group", "group sizes")
 
 
 def offsets_from_qid(qid: Any) -> QueryGroups:

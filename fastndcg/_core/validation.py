@@ -384,19 +384,29 @@ def check_csr(scores: Any, labels: Any, offsets: Any, convention: Convention,
     return sc, lab, top, off
 
 
+def check_lengths_agree(first: np.ndarray, second: np.ndarray, offsets: Any, first_name: str = "scores",
+                        second_name: str = "labels") -> None:
+    """The one rule for two per-document arrays of different lengths: blame the
+    one that the other and the offsets outvote (``offsets[-1]`` equal to the
+    other's length), else ``second``. Every entry point that takes two
+    per-document arrays and offsets calls it before checking the offsets, so a
+    length mismatch reads the same everywhere."""
+    n_first, n_second = first.shape[0], second.shape[0]
+    if n_first == n_second:
+        return
+    off_arr = np.asarray(offsets)
+    end = int(off_arr[-1]) if off_arr.ndim == 1 and off_arr.size and off_arr.dtype.kind in "iu" else None
+    if end == n_second:
+        check_same_length(first, n_second, first_name, second_name)
+    check_same_length(second, n_first, second_name, first_name)
+
+
 def check_csr_lengths(sc: np.ndarray, lab: np.ndarray, offsets: Any, scores_name: str = "scores",
                       labels_name: str = "labels") -> Tuple[np.ndarray, int]:
     """Offsets checked against the documents (see :func:`prepare_offsets`),
-    blaming the argument at fault when scores and labels disagree on their
-    number (the one that the other and the offsets outvote)."""
-    n_s, n_l = sc.shape[0], lab.shape[0]
-    if n_s != n_l:
-        off_arr = np.asarray(offsets)
-        end = int(off_arr[-1]) if off_arr.ndim == 1 and off_arr.size and off_arr.dtype.kind in "iu" else None
-        if end == n_l:
-            check_same_length(sc, n_l, scores_name, labels_name)
-        check_same_length(lab, n_s, labels_name, scores_name)
-    return prepare_offsets(offsets, n_s)
+    after :func:`check_lengths_agree`."""
+    check_lengths_agree(sc, lab, offsets, scores_name, labels_name)
+    return prepare_offsets(offsets, sc.shape[0])
 
 
 def check_ideal_dcg(values: Any, n_queries: int, n_requested: int, name: str = "ideal_dcg") -> np.ndarray:

@@ -13,6 +13,7 @@ from fastndcg.cli.eval import add_eval_parser
 from fastndcg.cli.options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, _cutoffs, _positive
 from fastndcg.cli.significance import add_test_parser
 from fastndcg.cli.systems import _Usage
+from fastndcg._version import __version__
 
 
 # ============================================================================ main
@@ -52,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fastndcg", description="Exact NDCG under every convention.",
         epilog="exit codes: 0 ok, 1 internal error, 2 usage, 3 file cannot be read/written, "
                "4 invalid input data, 130 interrupted")
+    parser.add_argument("-V", "--version", action="version", version=f"fastndcg {__version__}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     for _name, add in SUBCOMMANDS:
         add(sub)

@@ -8,6 +8,7 @@ from typing import Optional
 import numpy as np
 
 from fastndcg.io import _parse
+from fastndcg._core.groups import first_overflow
 from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _EMPTY_F, _EMPTY_I, _Growable, _MESSAGES, _fail, iter_line_blocks
 
 
@@ -117,10 +118,7 @@ def read_group_file(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE) -> 
     bad = np.flatnonzero(sizes < 0)
     if bad.size:
         raise _fail(path, int(bad[0]) + 1, f"a query size must be >= 0; got {int(sizes[bad[0]])}")
-    # The running total wraps around (and decreases) at the first line where
-    # it passes 2**63 - 1; every later offset would be garbage.
-    ends = np.cumsum(sizes)
-    wrap = np.flatnonzero(ends[1:] < ends[:-1])
-    if wrap.size:
-        raise _fail(path, int(wrap[0]) + 2, "the query sizes add up to more than 2**63 - 1 rows here")
+    wrap = first_overflow(sizes)
+    if wrap >= 0:
+        raise _fail(path, wrap + 1, "the query sizes add up to more than 2**63 - 1 rows here")
     return sizes

@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from fastndcg._core.validation import check_offsets
+from fastndcg._core.validation import check_lengths_agree, check_offsets
 from fastndcg.measures.lambdamart_checks import ArrayLike, DEFAULT_TRUNCATION, DeltaNDCGPairs, MODES, Truncation
 from fastndcg.measures.lambdamart_model import LambdaMART
 
@@ -78,6 +78,7 @@ def lambda_gradients(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *
     sc_raw = np.asarray(scores)
     if sc_raw.ndim != 1:
         raise ValueError(f"scores must be 1-D; got an array of shape {sc_raw.shape}")
+    check_lengths_agree(sc_raw, labels_arr, offsets)
     off = check_offsets(offsets, sc_raw.shape[0])
     model = LambdaMART.__new__(LambdaMART)
     model._validate(labels_arr, off, mode, convention, truncation, sigma, normalize,
@@ -104,6 +105,7 @@ def delta_ndcg_pairs(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *
     ``cut_discount=True`` sets D(r) = 0 for r >= T: then |ΔNDCG_hl| is the exact
     change of NDCG@T when h and l swap. See :meth:`LambdaMART.delta_ndcg_pairs`.
     """
+    _lengths_agree(scores, labels, offsets)
     model = LambdaMART(labels, offsets, convention=convention, truncation=truncation,
                        tie_key=tie_key, n_threads=n_threads)
     return model.delta_ndcg_pairs(scores, queries, cut_discount=cut_discount, n_threads=n_threads)
@@ -128,8 +130,17 @@ def delta_ndcg_matrix(scores: ArrayLike, labels: ArrayLike, offsets: Optional[Ar
     """
     if offsets is None:
         offsets = [0, len(np.asarray(scores))]
+    _lengths_agree(scores, labels, offsets)
     model = LambdaMART(labels, offsets, convention=convention, truncation=truncation, tie_key=tie_key)
     return model.delta_ndcg_matrix(scores, query, cut_discount=cut_discount)
+
+
+def _lengths_agree(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike) -> None:
+    """The one length rule (:func:`check_lengths_agree`) before the model is
+    built from the labels alone; other shapes are left to the model's checks."""
+    sc, lab = np.asarray(scores), np.asarray(labels)
+    if sc.ndim == 1 and lab.ndim == 1:
+        check_lengths_agree(sc, lab, offsets)
 
 
 __all__ = ["DEFAULT_TRUNCATION", "DeltaNDCGPairs", "LambdaMART", "MODES", "delta_ndcg_matrix",

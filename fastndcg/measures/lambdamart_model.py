@@ -12,6 +12,7 @@ from fastndcg._core.prepared import inverse_ideal_dcg
 from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core._ndcg import discount_table as _log2_discount_table
+from fastndcg._core.groups import offsets_from_sizes
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import FLOAT32_OVERFLOW, OVERFLOW_HINT, _one_d, _show, _where, check_labels, check_no_overflow, check_offsets, check_query_weights, check_same_length, check_scores, float32_reason, max_query_size
 from fastndcg.measures.lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, MODE_CODES, Truncation, XGBOOST_MAX_LABEL, _NO_TRUNCATION, _check_exact_convention, _check_flag, _check_mode, _check_out, _check_sample_weights, _check_sigma, _check_truncation, _lambdamart, _sigmoid_table
@@ -368,8 +369,7 @@ class LambdaMART:
         t = self.truncation if self.truncation is not None else _NO_TRUNCATION
         m = np.clip(np.minimum(sizes - 1, t), 0, None)
         bound = m * (sizes - 1) - m * (m - 1) // 2
-        slots = np.zeros(sel.shape[0] + 1, dtype=np.int64)
-        np.cumsum(bound, out=slots[1:])
+        slots = offsets_from_sizes(bound, "queries", "pair counts of the selected queries")
         total = int(slots[-1])
         hi = np.empty(total, dtype=np.int64)
         lo = np.empty(total, dtype=np.int64)

@@ -18,7 +18,7 @@ from fastndcg._core import _rankdcg
 from fastndcg.measures.ndcg import EMPTY_CODES
 from fastndcg.conventions import as_convention
 from fastndcg._core.threads import effective_n_threads, threads_for
-from fastndcg._core.validation import check_offsets, check_same_length, check_scores, max_query_size
+from fastndcg._core.validation import check_lengths_agree, check_offsets, check_same_length, check_scores, max_query_size
 
 __all__ = ["rankdcg"]
 
@@ -122,6 +122,9 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
     ref_raw = np.asarray(reference)
     if ref_raw.ndim != 1:
         raise ValueError(f"reference must be 1-D; got an array of shape {ref_raw.shape}")
+    pred_raw = np.asarray(predictions)
+    if pred_raw.ndim == 1:
+        check_lengths_agree(pred_raw, ref_raw, offsets, "predictions", "reference")
     off = check_offsets(offsets, ref_raw.shape[0])
     ref = _reference_values(ref_raw, off)
     pred = check_scores(predictions, off, name="predictions", n_threads=threads_for(ref.shape[0], n_threads))

@@ -504,3 +504,12 @@ def test_compare_reason_of_one_preset_names_the_data_line(tmp_path, capsys):
     assert code == 0, err
     assert (f"[1] {data}:2: labels must be non-negative integers (the gain is exponential or a table); "
             "got 2.5") in out, out
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_flag_prints_the_version(capsys, flag):
+    # a usage error before (issue 24)
+    with pytest.raises(SystemExit) as info:
+        main([flag])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"fastndcg {fastndcg.__version__}\n"

@@ -167,3 +167,46 @@ def test_reference_raises_the_same_exception_types():
             call(reference.ndcg)
         with pytest.raises(ValueError):
             call(lambda *a: fastndcg.ndcg(*a[:4], convention=a[4]))
+
+
+# ----------------------------------------------------------------------------- one length rule (issue 24)
+
+
+def _entry_points():
+    import fastndcg
+    from fastndcg.measures.rankdcg import rankdcg
+
+    return {
+        "ndcg": lambda s, l, o: fastndcg.ndcg(s, l, o),
+        "mean_ndcg": lambda s, l, o: fastndcg.mean_ndcg(s, l, o),
+        "dcg": lambda s, l, o: fastndcg.dcg(s, l, o),
+        "lambda_gradients": lambda s, l, o: fastndcg.lambda_gradients(s, l, o),
+        "lambda_gradients_lightgbm": lambda s, l, o: fastndcg.lambda_gradients(s, l, o, mode="lightgbm"),
+        "delta_ndcg_pairs": lambda s, l, o: fastndcg.delta_ndcg_pairs(s, l, o),
+        "delta_ndcg_matrix": lambda s, l, o: fastndcg.delta_ndcg_matrix(s, l, o),
+        "soft_ndcg": lambda s, l, o: fastndcg.soft_ndcg(s, l, o, sigma=1.0),
+        "soft_ndcg_grad": lambda s, l, o: fastndcg.soft_ndcg_grad(s, l, o, sigma=1.0),
+        "rankdcg": lambda s, l, o: rankdcg(l, s, o),
+        "NDCGScorer": lambda s, l, o: fastndcg.NDCGScorer(l, o).ndcg(s),
+        "LambdaMART": lambda s, l, o: fastndcg.LambdaMART(l, o).gradients(s),
+    }
+
+
+# The objects are built from the labels alone: offsets ending past them are the
+# offsets' error there, so only the scores can be the short side.
+_LENGTH_CASES = [(entry, n_s, n_l) for entry in sorted(_entry_points()) for n_s, n_l in ((5, 6), (6, 5))
+                 if not (entry in ("NDCGScorer", "LambdaMART") and n_l == 5)]
+
+
+@pytest.mark.parametrize("entry, n_scores, n_labels", _LENGTH_CASES)
+def test_a_length_mismatch_reads_the_same_everywhere(entry, n_scores, n_labels):
+    # lambda_gradients with 5 scores and 6 labels said "offsets must end at the
+    # number of documents (5); got offsets[-1]=6" where ndcg names the scores
+    call = _entry_points()[entry]
+    scores, labels, offsets = np.zeros(n_scores), np.zeros(n_labels, dtype=np.int64), [0, 6]
+    first, second = ("scores", "labels") if entry != "rankdcg" else ("predictions", "reference")
+    short = first if n_scores == 5 else second
+    other = second if short == first else first
+    with pytest.raises(ValueError) as info:
+        call(scores, labels, offsets)
+    assert str(info.value) == f"{short} must have the same length as {other} (6); got length 5"
