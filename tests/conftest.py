@@ -6,6 +6,7 @@ import os
 import shutil
 from pathlib import Path
 from types import ModuleType
+from typing import List
 
 import numpy as np
 import pytest
@@ -71,15 +72,58 @@ TIER_OF_TEST = {
 
 def require(module: str) -> ModuleType:
     """Import an optional test dependency. Missing: in CI a failure (CI installs
-    the test extra, so every tier must run), locally a skip with the reason;
-    never an error that aborts collection."""
+    the test extra, so every tier must run), locally a skip with the reason.
+    A file outside the selected tiers is not imported at all (see
+    :func:`pytest_ignore_collect`), so ``pytest -m fast`` never needs it."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        why = f"needs {module} ({exc}); install the test extra: pip install -e '.[test]'"
+        why = f"needs {module} ({exc}); install the test extras: pip install \".[test]\""
         if IN_CI:
             pytest.fail(f"CI: {why}", pytrace=False)
         pytest.skip(why, allow_module_level=True)
+
+
+class _Tiers(dict):
+    """The names of a marker expression: a tier is True when the test has it."""
+
+    def __missing__(self, name: str) -> bool:
+        return False
+
+
+def _tier_sets(rel: str) -> List[set]:
+    """Every set of tiers a test of a file wholly outside the fast tier can have
+    (its file's, plus those TIER_OF_TEST adds); [] for other files."""
+    base = set()
+    for key, marks in TIER_OF_FILE.items():
+        if rel == key or (key.endswith("/") and rel.startswith(key)):
+            base.update(marks)
+    if not base:
+        return []
+    extra = [base | set(marks) for key, marks in TIER_OF_TEST.items() if key.startswith(rel + "::")]
+    return [base] + extra
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Do not import a test file none of whose tests the ``-m`` expression selects:
+    ``pytest -m fast`` then needs numpy, pytest and hypothesis only, even in CI,
+    where a missing peer library of a selected test fails the run."""
+    expr = config.getoption("markexpr", None)
+    if not expr or collection_path.suffix != ".py":
+        return None
+    try:
+        rel = collection_path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return None
+    sets = _tier_sets(rel)
+    if not sets:
+        return None
+    try:
+        code = compile(expr, "<-m>", "eval")
+        selected = any(eval(code, {"__builtins__": {}}, _Tiers((t, True) for t in tiers)) for tiers in sets)
+    except Exception:       # an expression Python cannot read: collect as usual
+        return None
+    return None if selected else True
 
 
 def pytest_collection_modifyitems(config, items):
