@@ -561,6 +561,40 @@ def test_corrupt_compressed_file_is_a_value_error_at_a_line(tmp_path, kind, pos)
     assert 1 <= int(re.search(r":(\d+): ", str(err.value)).group(1)) <= 3001
 
 
+@pytest.mark.parametrize("inflate", ["default", "zlib"])
+def test_truncated_gzip_names_the_line_where_the_stream_breaks(tmp_path, monkeypatch, inflate):
+    # issue 24: a gzip file cut in the middle was reported at line 1 ("trunc.run.gz:1:
+    # cannot decompress ...") though tens of thousands of lines had been decoded: the
+    # standard library drops what it decoded in the read that fails
+    import zlib
+
+    from fastndcg.io import files
+
+    if inflate == "zlib":                        # the standard library's inflate (no isal)
+        monkeypatch.setattr(files, "_gzip_impl", zlib)
+    body = b"".join(b"%d 0 clueweb09-en0000-00-%05d 1\n" % (i // 100, i) for i in range(100_000))
+    z = gzip.compress(body, mtime=0)
+    cut = z[: len(z) * 45 // 100]
+    decodable = zlib.decompressobj(31).decompress(cut).count(b"\n")
+    assert decodable > 40_000
+    path = write(tmp_path, "trunc.run.gz", cut, mode="wb")
+    with raises_at(path, decodable + 1, "cannot decompress: Compressed file ended"):
+        readers.read_qrels(path)
+
+
+@pytest.mark.parametrize("kind", ["gz", "bz2", "xz"])
+def test_compressed_files_with_several_members(tmp_path, kind):
+    # gzip members (zero padding between them), bz2 and xz streams one after another
+    # read as one file, as the standard library's readers do
+    body = b"".join(b"%d 0 d%d %d\n" % (i % 7, i, i % 3) for i in range(5000))
+    comp = {"gz": lambda b: gzip.compress(b, mtime=0) + b"\0" * 5, "bz2": bz2.compress, "xz": lzma.compress}[kind]
+    path = write(tmp_path, "q." + kind, comp(body[:777]) + comp(body[777:]), mode="wb")
+    plain = write(tmp_path, "q.txt", body, mode="wb")
+    for block_size in (100, 1 << 20):
+        assert b"".join(bytes(b) for b in readers.iter_line_blocks(path, block_size)) == body
+    np.testing.assert_array_equal(readers.read_qrels(path).relevance, readers.read_qrels(plain).relevance)
+
+
 def test_group_file_with_an_empty_query_and_qids(tmp_path):
     # qids 1,1,2 against sizes 2,0,1: the same boundaries, one more query;
     # this raised numpy's "zero-size array to reduction operation minimum"
