@@ -122,3 +122,217 @@ def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,
                     &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])
     return (st.status, st.rows, st.line, st.pool_used, st.segs, st.tpool_used,
             st.tag_start, st.tag_len, st.err_line)
+
+
+# ------------------------------------------------------------------ grouping and joining
+
+cdef struct KeyedRow:
+    uint64_t key      # 8 bytes of the docno after the topic's common prefix, big-endian, zero padded
+    int64_t row
+
+
+cdef inline uint64_t prefix_key(const uint8_t* s, int64_t n) noexcept nogil:
+    # Docnos hold no NUL byte (the parser refuses them), so zero padding
+    # sorts a shorter docno before its extensions, as strcmp does.
+    cdef uint64_t k = 0
+    cdef int64_t i
+    for i in range(8):
+        k = (k << 8) | (s[i] if i < n else 0)
+    return k
+
+
+cdef inline int keyed_cmp(const KeyedRow* x, const KeyedRow* y, const uint8_t* pool, const int64_t* start,
+                          const int64_t* length, int64_t skip) noexcept nogil:
+    """Bytewise order of two docnos that share their first ``skip`` bytes."""
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    if length[x.row] <= skip + 8 or length[y.row] <= skip + 8:
+        return (length[x.row] > length[y.row]) - (length[x.row] < length[y.row])
+    return cmp_bytes(pool, start[x.row] + skip + 8, length[x.row] - skip - 8,
+                     start[y.row] + skip + 8, length[y.row] - skip - 8)
+
+
+cdef void keyed_sort(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n, const uint8_t* pool, const int64_t* start,
+                     const int64_t* length, int64_t skip) noexcept nogil:
+    """Merge sort of docnos by (prefix key, rest of the bytes)."""
+    cdef Py_ssize_t i, j, k, h
+    cdef KeyedRow x
+    if n <= 16:
+        for i in range(1, n):
+            x = a[i]
+            j = i
+            while j > 0 and keyed_cmp(&a[j - 1], &x, pool, start, length, skip) > 0:
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = x
+        return
+    h = n // 2
+    keyed_sort(a, tmp, h, pool, start, length, skip)
+    keyed_sort(a + h, tmp + h, n - h, pool, start, length, skip)
+    if keyed_cmp(&a[h - 1], &a[h], pool, start, length, skip) <= 0:
+        return
+    memcpy(tmp, a, n * sizeof(KeyedRow))
+    i = 0
+    j = h
+    k = 0
+    while i < h and j < n:
+        if keyed_cmp(&tmp[j], &tmp[i], pool, start, length, skip) < 0:
+            a[k] = tmp[j]
+            j += 1
+        else:
+            a[k] = tmp[i]
+            i += 1
+        k += 1
+    while i < h:
+        a[k] = tmp[i]
+        i += 1
+        k += 1
+    while j < n:
+        a[k] = tmp[j]
+        j += 1
+        k += 1
+
+
+cdef void sort_docnos(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n, const uint8_t* pool, const int64_t* start,
+                      const int64_t* length) noexcept nogil:
+    """Sort the rows a[0:n] (``row`` set) by docno, bytewise. The docnos of
+    a topic often share a long prefix ("clueweb09-en"): it is skipped, and
+    the next 8 bytes compare as one integer."""
+    cdef int64_t skip = 0, i, j, r0, r
+    if n == 0:
+        return
+    r0 = a[0].row
+    skip = length[r0]
+    for i in range(1, n):
+        r = a[i].row
+        if length[r] >= skip and memcmp(pool + start[r], pool + start[r0], skip) == 0:
+            continue          # the usual case: the whole prefix is shared
+        j = 0
+        while j < skip and j < length[r] and pool[start[r] + j] == pool[start[r0] + j]:
+            j += 1
+        skip = j
+        if skip == 0:
+            break
+    for i in range(n):
+        r = a[i].row
+        a[i].key = prefix_key(pool + start[r] + skip, length[r] - skip)
+    keyed_sort(a, tmp, n, pool, start, length, skip)
+
+def group_rows(const int64_t[::1] seg_first,   # IN (segments): first row of each stretch of one topic
+               const int64_t[::1] seg_code,    # IN (segments): the stretch's topic, 0 .. n_groups - 1
+               int64_t[::1] order,             # OUT (rows): row ids grouped by topic, file order within
+               int64_t[::1] goff):             # OUT (n_groups + 1): each topic's positions in order
+    """Counting sort of the rows by topic: one pass over the segments (a
+    topic's rows are contiguous stretches of the file), no comparisons."""
+    cdef Py_ssize_t s, nseg = seg_first.shape[0], ng = goff.shape[0] - 1
+    cdef int64_t n = order.shape[0], a, b, g, r, k
+    cdef int64_t* fill
+    for g in range(ng + 1):
+        goff[g] = 0
+    if n == 0:
+        return
+    fill = <int64_t*>malloc((ng + 1) * sizeof(int64_t))
+    if fill == NULL:
+        raise MemoryError()
+    with nogil:
+        for s in range(nseg):
+            b = seg_first[s + 1] if s + 1 < nseg else n
+            goff[seg_code[s] + 1] += b - seg_first[s]
+        for g in range(ng):
+            goff[g + 1] += goff[g]
+        for g in range(ng):
+            fill[g] = goff[g]
+        for s in range(nseg):
+            a = seg_first[s]
+            b = seg_first[s + 1] if s + 1 < nseg else n
+            k = fill[seg_code[s]]
+            for r in range(a, b):
+                order[k] = r
+                k += 1
+            fill[seg_code[s]] = k
+    free(fill)
+
+
+def join_groups(const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool_end,
+                const int64_t[::1] order,     # IN (rows): row ids grouped (group_rows)
+                const int64_t[::1] goff,      # IN (groups + 1)
+                const int64_t[::1] qgroup,    # IN (groups): the qrels topic of each group, or -1
+                const uint8_t[::1] qpool, const int64_t[::1] qstart, const int64_t[::1] qlen,
+                const int64_t[::1] qoff,      # IN: qrels docnos, sorted within topics
+                int64_t[::1] tie_key,         # OUT (rows, positions of order): docno rank in the group
+                int64_t[::1] match,           # OUT (rows, positions of order): qrels row, or -1
+                int64_t[::1] dup,             # OUT (2 x groups): two rows with one docno, or -1
+                int64_t[::1] scratch,         # (>= 6 x rows), reused across calls
+                int n_threads):
+    """Per topic (in parallel): sort its docnos (bytewise; the rank is the
+    trec_eval tie key), find a docno given twice, and merge-join with the
+    topic's judgments. Row ids are those of ``dstart`` (file order); outputs
+    are at the positions of ``order``. Topics are independent: any thread
+    count gives the same result."""
+    cdef Py_ssize_t n = order.shape[0], ng = goff.shape[0] - 1
+    cdef int64_t g, i, j, a, m, q, jend, row, prev
+    cdef KeyedRow* ids
+    cdef KeyedRow* tmp
+    cdef int64_t* dlen
+    cdef int64_t* inv
+    cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
+    cdef const uint8_t* qp = &qpool[0] if qpool.shape[0] else NULL
+    cdef int c
+    for g in range(2 * ng):
+        dup[g] = -1
+    if n == 0:
+        return
+    if scratch.shape[0] < 6 * n:
+        raise ValueError(f"scratch must hold 6 x {n} entries; got {scratch.shape[0]}")
+    ids = <KeyedRow*>&scratch[0]
+    tmp = <KeyedRow*>&scratch[2 * n]
+    dlen = &scratch[4 * n]
+    inv = &scratch[5 * n]
+    with nogil:
+        for i in range(n - 1):
+            dlen[i] = dstart[i + 1] - dstart[i]
+        dlen[n - 1] = pool_end - dstart[n - 1]
+        for i in range(n):
+            inv[order[i]] = i
+            ids[i].row = order[i]
+        for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+            a = goff[g]
+            m = goff[g + 1] - a
+            sort_docnos(ids + a, tmp + a, m, p, &dstart[0], dlen)
+            for i in range(m):
+                row = ids[a + i].row
+                tie_key[inv[row]] = i
+                if i > 0 and dup[2 * g] < 0:
+                    prev = ids[a + i - 1].row
+                    if cmp_bytes(p, dstart[prev], dlen[prev], dstart[row], dlen[row]) == 0:
+                        dup[2 * g] = prev
+                        dup[2 * g + 1] = row
+            q = qgroup[g]
+            if q < 0:
+                for i in range(m):
+                    match[inv[ids[a + i].row]] = -1
+            else:
+                j = qoff[q]
+                jend = qoff[q + 1]
+                for i in range(m):
+                    row = ids[a + i].row
+                    c = -1
+                    while j < jend:
+                        c = _cmp2(qp, qstart[j], qlen[j], p, dstart[row], dlen[row])
+                        if c >= 0:
+                            break
+                        j = j + 1
+                    match[inv[row]] = j if (j < jend and c == 0) else -1
+
+
+
+def copy_blocks(const uint8_t[::1] src, uint8_t[::1] dst,
+                const int64_t[::1] src_start, const int64_t[::1] dst_start, const int64_t[::1] length,
+                int64_t itemsize):
+    """dst[dst_start[i]:+length[i]] = src[src_start[i]:+length[i]] for each i,
+    in items of ``itemsize`` bytes (gathering topic blocks into order)."""
+    cdef Py_ssize_t i, nb = length.shape[0]
+    with nogil:
+        for i in range(nb):
+            if length[i] > 0:
+                memcpy(&dst[dst_start[i] * itemsize], &src[src_start[i] * itemsize], length[i] * itemsize)

@@ -285,8 +285,8 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
 
 
 class _Growable:
-    """A 1-D numpy array grown in place (realloc; large blocks are remapped,
-    not copied) and trimmed at the end."""
+    """A 1-D numpy array grown by 1.5x (a copy of the rows in use) and
+    trimmed in place at the end."""
 
     def __init__(self, dtype, capacity: int = 0):
         self.a = np.empty(max(capacity, 16), dtype=dtype)
@@ -295,7 +295,11 @@ class _Growable:
     def reserve(self, extra: int) -> None:
         need = self.n + extra
         if need > self.a.shape[0]:
-            self.a.resize(max(need, int(self.a.shape[0] * 1.5)), refcheck=False)
+            # a new array and a copy of the rows in use: resize() would also
+            # zero the new tail (time, and resident pages nobody may use)
+            bigger = np.empty(max(need, int(self.a.shape[0] * 1.5)), dtype=self.a.dtype)
+            bigger[:self.n] = self.a[:self.n]
+            self.a = bigger
 
     def tail(self) -> np.ndarray:
         return self.a[self.n:]

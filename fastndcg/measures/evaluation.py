@@ -174,7 +174,9 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", m
 
 def _evaluate(measures, qrels, run, **kw) -> TrecResult:
     ms = parse_measures(measures)
-    return evaluate_trec(as_run(run), as_qrels(qrels), ms, **kw)
+    # a run file is joined with the qrels while it is read (no Run table)
+    run_in = run if isinstance(run, (str, os.PathLike)) else as_run(run)
+    return evaluate_trec(run_in, as_qrels(qrels), ms, **kw)
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **kw: Any) -> Dict[Measure, float]:

@@ -130,6 +130,10 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     Parameters
     ----------
     run, qrels : :class:`fastndcg.io.readers.Run` / :class:`~fastndcg.io.readers.Qrels` or paths
+        A run path is joined with the qrels while it is read
+        (:func:`fastndcg.io.align.join_run_file`); a
+        :class:`fastndcg.io.align.JoinedRun` (joined with these ``qrels``) is
+        used as it is.
     measures : str, Measure or a list of them
         trec_eval or ir_measures syntax (:func:`fastndcg.measures.measure_strings.parse_measures`).
     rules : {"trec_eval", "pytrec_eval"}
@@ -165,16 +169,22 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         :mod:`fastndcg.reference._trec_ndcg` defines them.
     """
     from fastndcg.io import readers
+    from fastndcg.io.align import JoinedRun, join_run_file
 
     if rules not in RULES:
         raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
     if relevance_level is None or isinstance(relevance_level, bool) or int(relevance_level) != relevance_level:
         raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
     ms = parse_measures(measures)
-    if not isinstance(run, readers.Run):
-        run = readers.read_run(run, n_threads=n_threads)
     if not isinstance(qrels, readers.Qrels):
         qrels = readers.read_qrels(qrels, n_threads=n_threads)
+    joined: Optional[JoinedRun] = None
+    if isinstance(run, JoinedRun):
+        if run.qrels is not qrels:
+            raise ValueError("run: a JoinedRun is evaluated against the qrels it was joined with (run.qrels)")
+        joined = run
+    elif not isinstance(run, readers.Run):
+        joined = join_run_file(run, qrels, n_threads=n_threads)   # a path: joined while it is read
     aligned: Dict[Tuple, Any] = {}
     columns: Dict[int, Tuple[np.ndarray, float]] = {}
     groups: Dict[Tuple, List[int]] = {}
@@ -187,8 +197,12 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         akey = (relabel, f32)
         if akey not in aligned:
             q = qrels if relabel is None else _relabel(qrels, relabel)
-            aligned[akey] = readers.align_run(run, q, missing=missing, max_docs=max_docs, float32_scores=f32,
-                                              n_threads=n_threads)
+            if joined is not None:
+                aligned[akey] = joined.aligned(missing=missing, max_docs=max_docs, float32_scores=f32,
+                                               relevance=q.relevance)
+            else:
+                aligned[akey] = readers.align_run(run, q, missing=missing, max_docs=max_docs, float32_scores=f32,
+                                                  n_threads=n_threads)
         a = aligned[akey]
         if first is None:
             first = a
