@@ -152,7 +152,7 @@ def _eval_measures(args, progress: Progress) -> int:
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
             notes = _run_notes(path, res.ignored_qids, res.missing_qids, missing)
         else:       # only runid / num_q
-            a = run.aligned(missing=missing, max_docs=args.max_docs)
+            a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=args.threads)
             qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
             notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
         for n in notes:

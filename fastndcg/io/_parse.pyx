@@ -20,7 +20,7 @@
 # entirely ("1.5x" is an error, unlike atof), and floats must be finite.
 from cython.parallel cimport prange
 from libc.math cimport isfinite
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, strtod
 from libc.string cimport memchr, memcmp, memcpy
 

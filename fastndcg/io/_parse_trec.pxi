@@ -336,3 +336,31 @@ def copy_blocks(const uint8_t[::1] src, uint8_t[::1] dst,
         for i in range(nb):
             if length[i] > 0:
                 memcpy(&dst[dst_start[i] * itemsize], &src[src_start[i] * itemsize], length[i] * itemsize)
+
+
+def place_topics(const double[::1] scores, const int64_t[::1] match, const int64_t[::1] tie_key,
+                 const int64_t[::1] relevance,     # IN (qrels rows)
+                 const int64_t[::1] src_start, const int64_t[::1] dst_start,
+                 const int64_t[::1] length,        # IN (topics): a block of rows per topic
+                 double[::1] out_scores, int64_t[::1] out_tie_key,
+                 int64_t[::1] out_labels,          # OUT: the judgment if >= 0, else 0
+                 int8_t[::1] out_status,           # OUT: 0 judged >= 0, -1 not judged, -2 judged < 0
+                 int n_threads):
+    """Copy each topic's block of rows to its place (topics in qrels order)
+    with its gain levels and trec_eval status, in one pass."""
+    cdef Py_ssize_t t, nt = length.shape[0]
+    cdef int64_t i, s, d, r
+    with nogil:
+        for t in prange(nt, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+            s = src_start[t]
+            d = dst_start[t]
+            for i in range(length[t]):
+                out_scores[d + i] = scores[s + i]
+                out_tie_key[d + i] = tie_key[s + i]
+                if match[s + i] < 0:
+                    out_labels[d + i] = 0
+                    out_status[d + i] = -1
+                else:
+                    r = relevance[match[s + i]]
+                    out_labels[d + i] = r if r >= 0 else 0
+                    out_status[d + i] = 0 if r >= 0 else -2

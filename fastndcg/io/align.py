@@ -227,7 +227,7 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
         qrels = read_qrels(qrels, n_threads=n_threads)
     if not isinstance(run, Run):
         joined = join_run_file(run, qrels, n_threads=n_threads)
-        return joined.aligned(missing=missing, max_docs=max_docs, float32_scores=float32_scores)
+        return joined.aligned(missing=missing, max_docs=max_docs, float32_scores=float32_scores, n_threads=n_threads)
     qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
     run_topics = run.topics.tolist()
     run_to_q = np.array([qindex.get(t, -1) for t in run_topics], dtype=np.int64)
@@ -245,8 +245,9 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     rows = rows[np.lexsort((run.file_row[rows], row_topic[rows]))]
     sizes = np.diff(run.offsets)[pair_run]
     tie_key = rows - np.repeat(run.offsets[pair_run], sizes)     # docno rank within the topic
-    return _finish_alignment(qrels, pair_q, sizes, run.scores[rows], match[rows], tie_key, ignored, run.name,
-                             run.path, missing, max_docs, float32_scores)
+    rows_of = _Piece(pair_q, sizes, run.scores[rows], match[rows], tie_key)
+    return _finish_alignment(qrels, [rows_of], ignored, run.name, run.path, missing, max_docs, float32_scores,
+                             n_threads)
 
 
 def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
@@ -256,29 +257,57 @@ def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
         raise ValueError(f"max_docs must be an integer >= 1; got {max_docs!r}")
 
 
-def _finish_alignment(qrels: Qrels, qidx: np.ndarray, sizes: np.ndarray, scores: np.ndarray,
-                      match: np.ndarray, tie_key: np.ndarray, ignored: List[str], run_name: str, run_path: str,
-                      missing: str, max_docs: Optional[int], float32_scores: bool) -> AlignedRun:
-    """The :class:`AlignedRun` of the judged topics a run retrieved: topic
-    ``qidx[i]`` (qrels index, increasing) has the next ``sizes[i]`` rows of
-    ``scores``/``match`` (qrels row or -1)/``tie_key``, in file order. Judgments,
-    trec_eval's levels, ``missing`` and ``max_docs`` are applied here."""
+@dataclass
+class _Piece:
+    """Results of some judged topics: topic ``qidx[i]`` (qrels index,
+    increasing) has the next ``sizes[i]`` rows, in file order; ``match``: each
+    result's qrels row or -1; ``tie_key``: its docno rank within the topic."""
+
+    qidx: np.ndarray
+    sizes: np.ndarray
+    scores: np.ndarray = field(repr=False)
+    match: np.ndarray = field(repr=False)
+    tie_key: np.ndarray = field(repr=False)
+
+
+def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], run_name: str, run_path: str,
+                      missing: str, max_docs: Optional[int], float32_scores: bool,
+                      n_threads: Optional[int] = None) -> AlignedRun:
+    """The :class:`AlignedRun` of the judged topics a run retrieved, from
+    pieces with disjoint topics: rows placed in the qrels' topic order (file
+    order within a topic) with their judgments and trec_eval's levels in one
+    pass; then ``missing`` and ``max_docs``."""
     nq = qrels.n_topics
+    qidx = np.concatenate([pc.qidx for pc in pieces]).astype(np.int64, copy=False)
+    sizes = np.concatenate([pc.sizes for pc in pieces]).astype(np.int64, copy=False)
     in_run = np.zeros(nq, dtype=bool)
     in_run[qidx] = True
     missing_qids = [t for t, r in zip(qrels.topics.tolist(), in_run.tolist()) if not r]
     if missing_qids and missing == "error":
         raise missing_topics_error(qrels.path, run_path, missing_qids,
                                    topic_first_line(qrels, int(np.flatnonzero(~in_run)[0])))
-    labels = qrels.relevance[np.maximum(match, 0)]
-    # trec_eval's levels: -1 not in the qrels, -2 judged below 0 (custom gains)
-    status = _judgment_status(labels)
-    unjudged = match < 0
-    status[unjudged] = -1
-    labels[unjudged] = 0
-    del unjudged
-    np.maximum(labels, 0, out=labels)
-    labels = labels.astype(np.int64, copy=False)
+    by_topic = np.argsort(qidx, kind="stable")
+    qidx, sizes_sorted = qidx[by_topic], sizes[by_topic]
+    dest = np.zeros(qidx.shape[0], dtype=np.int64)
+    dest[by_topic] = np.concatenate([[0], np.cumsum(sizes_sorted)[:-1]]).astype(np.int64)
+    n = int(sizes.sum())
+    scores = np.empty(n, dtype=np.float64)
+    tie_key = np.empty(n, dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)      # gain levels: the judgment if >= 0, else 0
+    status = np.empty(n, dtype=np.int8)       # trec_eval's: -1 not in the qrels, -2 judged below 0
+    relevance = np.ascontiguousarray(qrels.relevance, dtype=np.int64)
+    t0 = 0
+    for pc in pieces:
+        k = pc.qidx.shape[0]
+        src = np.zeros(k, dtype=np.int64)
+        np.cumsum(pc.sizes[:-1], out=src[1:])
+        _parse.place_topics(np.ascontiguousarray(pc.scores, dtype=np.float64),
+                            np.ascontiguousarray(pc.match, dtype=np.int64),
+                            np.ascontiguousarray(pc.tie_key, dtype=np.int64), relevance, src, dest[t0:t0 + k],
+                            np.ascontiguousarray(pc.sizes, dtype=np.int64), scores, tie_key, labels, status,
+                            threads_for(int(pc.scores.shape[0]), n_threads))
+        t0 += k
+    sizes = sizes_sorted
     counts_all = np.zeros(nq, dtype=np.int64)
     counts_all[qidx] = sizes
     if max_docs is not None:
@@ -309,22 +338,18 @@ def _finish_alignment(qrels: Qrels, qidx: np.ndarray, sizes: np.ndarray, scores:
 @dataclass
 class JoinedRun:
     """A TREC run joined with qrels (:func:`join_run_file`): the results of
-    the judged topics it retrieved, grouped by topic in the qrels' (bytewise)
-    order, file order within a topic. :meth:`aligned` applies trec_eval's
-    options and gives the :class:`AlignedRun`.
+    the judged topics it retrieved, kept as the pieces they were read in (no
+    copy into one array). :meth:`aligned` places them in the qrels' (bytewise)
+    topic order, file order within a topic, applies trec_eval's options and
+    gives the :class:`AlignedRun`.
 
     Attributes
     ----------
     qrels : Qrels
     qidx : int64 (n_topics,)
-        The qrels index of each topic, increasing.
+        The qrels index of each retrieved judged topic, increasing.
     sizes : int64 (n_topics,)
-        Results of each topic.
-    scores : float64 (n,)
-    match : int64 (n,)
-        Each result's judgment (its row in ``qrels``), or -1.
-    tie_key : int64 (n,)
-        Each result's docno rank (bytewise ascending) within its topic.
+        Results of each of these topics.
     ignored_qids : list of str
         Run topics without judgments, bytewise order.
     run_name, run_path : str
@@ -334,22 +359,24 @@ class JoinedRun:
     qrels: Qrels
     qidx: np.ndarray
     sizes: np.ndarray
-    scores: np.ndarray = field(repr=False)
-    match: np.ndarray = field(repr=False)
-    tie_key: np.ndarray = field(repr=False)
+    pieces: List[_Piece] = field(repr=False)
     ignored_qids: List[str]
     run_name: str = ""
     run_path: str = ""
 
+    @property
+    def n_results(self) -> int:
+        return int(self.sizes.sum())
+
     def aligned(self, *, missing: str = "error", max_docs: Optional[int] = None, float32_scores: bool = False,
-                relevance: Optional[np.ndarray] = None) -> AlignedRun:
+                relevance: Optional[np.ndarray] = None, n_threads: Optional[int] = None) -> AlignedRun:
         """The :class:`AlignedRun` (``missing``, ``max_docs``, ``float32_scores``
         as :func:`align_run`); ``relevance``: other judgments for the qrels'
         rows (ir_measures' ``gains={...}`` mapping)."""
         _check_align_options(missing, max_docs)
         qrels = self.qrels if relevance is None else dataclasses.replace(self.qrels, relevance=relevance)
-        return _finish_alignment(qrels, self.qidx, self.sizes, self.scores, self.match, self.tie_key,
-                                 self.ignored_qids, self.run_name, self.run_path, missing, max_docs, float32_scores)
+        return _finish_alignment(qrels, self.pieces, self.ignored_qids, self.run_name, self.run_path, missing,
+                                 max_docs, float32_scores, n_threads)
 
 
 class _TopicAgain(Exception):
@@ -434,8 +461,8 @@ def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 <
         seen.update(names)
         ignored = [t for t, q in zip(names, (qindex.get(t, -1) for t in names)) if q < 0]
         p.drop_front(n_rows)
-        return JoinedRun(qrels, qidx, sizes, scores, match, tie_key, ignored, p.tag.decode("utf-8", "replace"),
-                         p.path)
+        return JoinedRun(qrels, qidx, sizes, [_Piece(qidx, sizes, scores, match, tie_key)], ignored,
+                         p.tag.decode("utf-8", "replace"), p.path)
 
     n_out = 0
     for block in iter_line_blocks(path, block_size, progress):
@@ -469,7 +496,7 @@ def join_run_file(path: PathLike, qrels: Qrels, *, block_size: int = DEFAULT_BLO
     counting pass), sorted by docno and joined within topics (compiled, in
     parallel over topics); a piece's docnos are dropped once it is joined.
     Memory: 24 bytes per result (score, judgment row, tie key) plus a piece
-    (about 50 bytes per result of 262,144 results) plus a block. A run whose
+    (about 80 bytes per result of 262,144 results) plus a block. A run whose
     topics are not each one stretch of lines (legal, rare) is read again as
     one piece: about 75 bytes per result. Errors as :func:`read_run`.
     """
@@ -483,33 +510,12 @@ def join_run_file(path: PathLike, qrels: Qrels, *, block_size: int = DEFAULT_BLO
 
 
 def _concat_pieces(qrels: Qrels, pieces: List[JoinedRun]) -> JoinedRun:
-    """One :class:`JoinedRun` of pieces with disjoint topics, topics in qrels order."""
-    path = pieces[0].run_path
-    name = pieces[-1].run_name
-    ignored = sorted(t for pc in pieces for t in pc.ignored_qids)
-    if len(pieces) == 1:
-        one = pieces[0]
-        return JoinedRun(qrels, one.qidx, one.sizes, one.scores, one.match, one.tie_key, ignored, name, path)
+    """One :class:`JoinedRun` of pieces with disjoint topics (their rows stay where they are)."""
     qidx = np.concatenate([pc.qidx for pc in pieces])
     sizes = np.concatenate([pc.sizes for pc in pieces])
     by_topic = np.argsort(qidx, kind="stable")
-    n = int(sizes.sum())
-    # where each piece's topic blocks go: topics in qrels order
-    dest_start = np.zeros(qidx.shape[0], dtype=np.int64)
-    dest_start[by_topic] = np.concatenate([[0], np.cumsum(sizes[by_topic])[:-1]]).astype(np.int64)
-    out = {k: np.empty(n, dtype=np.float64 if k == "scores" else np.int64) for k in ("scores", "match", "tie_key")}
-    t0 = 0
-    for pc in pieces:
-        k = pc.qidx.shape[0]
-        src_start = np.zeros(k, dtype=np.int64)
-        np.cumsum(pc.sizes[:-1], out=src_start[1:])
-        for key in out:
-            _parse.copy_blocks(getattr(pc, key).view(np.uint8), out[key].view(np.uint8), src_start,
-                               dest_start[t0:t0 + k], pc.sizes, 8)
-            setattr(pc, key, None)          # freed as soon as it is copied
-        t0 += k
-    return JoinedRun(qrels, qidx[by_topic], sizes[by_topic], out["scores"], out["match"], out["tie_key"],
-                     ignored, name, path)
+    return JoinedRun(qrels, qidx[by_topic], sizes[by_topic], [p for pc in pieces for p in pc.pieces],
+                     sorted(t for pc in pieces for t in pc.ignored_qids), pieces[-1].run_name, pieces[0].run_path)
 
 
 _CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
