@@ -326,18 +326,6 @@ def join_groups(const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool
 
 
 
-def copy_blocks(const uint8_t[::1] src, uint8_t[::1] dst,
-                const int64_t[::1] src_start, const int64_t[::1] dst_start, const int64_t[::1] length,
-                int64_t itemsize):
-    """dst[dst_start[i]:+length[i]] = src[src_start[i]:+length[i]] for each i,
-    in items of ``itemsize`` bytes (gathering topic blocks into order)."""
-    cdef Py_ssize_t i, nb = length.shape[0]
-    with nogil:
-        for i in range(nb):
-            if length[i] > 0:
-                memcpy(&dst[dst_start[i] * itemsize], &src[src_start[i] * itemsize], length[i] * itemsize)
-
-
 def place_topics(const double[::1] scores, const int64_t[::1] match, const int64_t[::1] tie_key,
                  const int64_t[::1] relevance,     # IN (qrels rows)
                  const int64_t[::1] src_start, const int64_t[::1] dst_start,

@@ -224,7 +224,7 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     """
     _check_align_options(missing, max_docs)
     if not isinstance(qrels, Qrels):
-        qrels = read_qrels(qrels, n_threads=n_threads)
+        qrels = read_qrels_for(run, qrels, n_threads)
     if not isinstance(run, Run):
         joined = join_run_file(run, qrels, n_threads=n_threads)
         return joined.aligned(missing=missing, max_docs=max_docs, float32_scores=float32_scores, n_threads=n_threads)
@@ -248,6 +248,20 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     rows_of = _Piece(pair_q, sizes, run.scores[rows], match[rows], tie_key)
     return _finish_alignment(qrels, [rows_of], ignored, run.name, run.path, missing, max_docs, float32_scores,
                              n_threads)
+
+
+def read_qrels_for(run: Union[Run, PathLike], qrels: PathLike, n_threads: Optional[int] = None) -> Qrels:
+    """Read the qrels that a run will be joined with. The qrels are read
+    before a run file (which is joined while it is read), but an error in the
+    run is reported first, as when the run was read first: when the qrels
+    are malformed, a run path is checked (:func:`read_run`) before the qrels'
+    error is raised."""
+    try:
+        return read_qrels(qrels, n_threads=n_threads)
+    except ValueError:
+        if not isinstance(run, Run):
+            read_run(run, n_threads=n_threads)
+        raise
 
 
 def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
@@ -465,13 +479,22 @@ def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 <
                          p.tag.decode("utf-8", "replace"), p.path)
 
     n_out = 0
-    for block in iter_line_blocks(path, block_size, progress):
+    blocks = iter_line_blocks(path, block_size, progress)
+    for block in blocks:
         p.parse(block)
         if chunk_rows is not None and p.values.n >= chunk_rows:
             cut = p.last_topic_start()
             if cut > 0:
                 n_out += cut
-                yield piece(cut)
+                try:
+                    joined = piece(cut)
+                except ValueError:
+                    if not stream:      # as read_run: a malformed line further on is reported first
+                        for rest in blocks:
+                            p.parse(rest)
+                            p.drop_front(p.values.n)
+                    raise
+                yield joined
     if p.values.n:
         yield piece(p.values.n)
     elif n_out == 0:

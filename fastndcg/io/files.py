@@ -8,8 +8,9 @@ import lzma
 import os
 import queue
 import threading
+import types
 import zlib
-from typing import Any, Callable, Iterator, Optional, Tuple, Union
+from typing import Any, Callable, Generator, Iterator, Optional, Tuple, Type, Union
 
 import numpy as np
 
@@ -73,12 +74,16 @@ def _open_binary(path: PathLike):
     return raw, raw
 
 
+_gzip_impl: types.ModuleType = zlib
+_GZIP_ERRORS: Tuple[Type[BaseException], ...] = (zlib.error,)
 try:     # ISA-L's inflate: 2-3x zlib's speed on gzip (the "isal" extra); zlib otherwise
-    from isal import isal_zlib as _gzip_impl
-    _GZIP_ERRORS: Tuple[type, ...] = (zlib.error, _gzip_impl.error)
+    from isal import isal_zlib
+    _gzip_impl = isal_zlib
+    _GZIP_ERRORS = (zlib.error, getattr(isal_zlib, "error"))
 except ImportError:  # pragma: no cover - depends on the environment
-    _gzip_impl = zlib
-    _GZIP_ERRORS = (zlib.error,)
+    pass
+#: What a broken compressed stream (or a failing read) raises.
+_READ_ERRORS: Tuple[Type[BaseException], ...] = (OSError, EOFError, lzma.LZMAError) + _GZIP_ERRORS
 
 #: Compressed bytes read at a time; decompressed bytes handed out at a time (at most).
 _RAW_READ = 1 << 18
@@ -155,7 +160,7 @@ def _decompressed(raw, kind: str, gzip_impl=None) -> Iterator[Tuple[bytes, int]]
             first_member = False
 
 
-def _background(chunks: Iterator[Tuple[bytes, int]], depth: int = 4) -> Iterator[Tuple[bytes, int]]:
+def _background(chunks: Iterator[Tuple[bytes, int]], depth: int = 4) -> Generator[Tuple[bytes, int], None, None]:
     """Run an iterator of decompressed pieces on a helper thread, ``depth``
     pieces ahead, so that decompression (which releases the GIL) overlaps
     the caller's parsing. Errors are raised in the caller, after the pieces
@@ -269,7 +274,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
             filled = decoded = rest
         if filled:
             yield memoryview(bytes(buf[:filled]) + b"\n")
-    except (OSError, EOFError, lzma.LZMAError) + _GZIP_ERRORS as exc:
+    except _READ_ERRORS as exc:
         if isinstance(exc, FileNotFoundError):
             raise
         if compressed:

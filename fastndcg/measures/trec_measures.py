@@ -181,7 +181,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         :mod:`fastndcg.reference._trec_ndcg` defines them.
     """
     from fastndcg.io import readers
-    from fastndcg.io.align import JoinedRun, join_run_file
+    from fastndcg.io.align import JoinedRun, join_run_file, read_qrels_for
 
     if rules not in RULES:
         raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
@@ -189,7 +189,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
     ms = parse_measures(measures)
     if not isinstance(qrels, readers.Qrels):
-        qrels = readers.read_qrels(qrels, n_threads=n_threads)
+        qrels = read_qrels_for(run, qrels, n_threads)
     joined: Optional[JoinedRun] = None
     if isinstance(run, JoinedRun):
         if run.qrels is not qrels:

@@ -110,14 +110,14 @@ def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
 
 
 def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads, progress=None):
-    from fastndcg.io.align import JoinedRun, align_run, join_run_file
-    from fastndcg.io.trec import Qrels, read_qrels
+    from fastndcg.io.align import JoinedRun, align_run, join_run_file, read_qrels_for
+    from fastndcg.io.trec import Qrels
 
     conv = as_convention(convention)
     f32 = conv.score_precision == "float32"
     if isinstance(run, (str, os.PathLike)):
         if not isinstance(qrels, Qrels):
-            qrels = read_qrels(qrels, n_threads=n_threads)
+            qrels = read_qrels_for(run, qrels, n_threads)
         run = join_run_file(run, qrels, progress=progress, n_threads=n_threads)
     if isinstance(run, JoinedRun):
         aligned = run.aligned(missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads)

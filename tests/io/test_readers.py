@@ -452,6 +452,69 @@ def test_robust03_all_runs_match_pytrec_eval(shared_data):
                                    [ref[t]["ndcg_cut_10"] for t in a.qids], rtol=0, atol=1e-12, err_msg=str(path))
 
 
+def _assert_same_alignment(a, b, what):
+    for f in ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets", "status", "n_retrieved"):
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f"{what}: {f}")
+    assert a.qids.tolist() == b.qids.tolist() and a.missing_qids == b.missing_qids, what
+    assert a.ignored_qids == b.ignored_qids and a.run_name == b.run_name, what
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
+    # issue 27: a run path is joined with the qrels while it is read (pieces of whole
+    # topics; a run whose topics come back is read again as one piece): the same arrays
+    # as align_run on the Run table, for any piece size and thread count
+    from fastndcg.io import align
+
+    base = shared_data / "trectools-robust03"
+    qrels = readers.read_qrels(base / "robust03_qrels.txt")
+    src = base / "runs" / "input.humR03dc.gz"
+    path = src
+    if shuffle:       # lines in a random order: topics interrupted by others (legal for trec_eval)
+        lines = gzip.decompress(src.read_bytes()).splitlines(keepends=True)
+        rng = np.random.default_rng(3)
+        path = write(tmp_path, "shuffled.run", b"".join(lines[i] for i in rng.permutation(len(lines))), mode="wb")
+    table = readers.read_run(path)
+    for kw in (dict(missing="zero"), dict(missing="skip", max_docs=20), dict(missing="zero", max_docs=5,
+                                                                                float32_scores=True)):
+        ref = readers.align_run(table, qrels, **kw)
+        _assert_same_alignment(ref, readers.align_run(path, qrels, **kw), f"path {kw}")
+        for chunk_rows, block_size, threads in ((1, 4096, 1), (3000, 65536, 2), (None, 1 << 20, 2)):
+            try:
+                pieces = list(align.iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size,
+                                                n_threads=threads, stream=False))
+            except align._TopicAgain:
+                assert shuffle and chunk_rows is not None
+                continue
+            joined = align._concat_pieces(qrels, pieces)
+            got = joined.aligned(n_threads=threads, **kw)
+            _assert_same_alignment(ref, got, f"{kw} chunk_rows={chunk_rows} block_size={block_size}")
+
+
+def test_join_run_file_errors_as_read_run(tmp_path):
+    # the joined path keeps read_run's errors and their order: a malformed line further
+    # on is reported before a duplicate docno found in an earlier piece, and an error in
+    # the run before one in the qrels (the run used to be read first)
+    from fastndcg.io import align
+
+    qrels = write(tmp_path, "q.txt", "1 0 a 1\n2 0 b 1\n")
+    lines = ["1 Q0 a 1 1 t", "1 Q0 a 2 1 t"] + [f"2 Q0 d{i} 1 1 t" for i in range(50)] + ["2 Q0 x 1 oops t"]
+    run = write(tmp_path, "r.txt", "\n".join(lines) + "\n")
+    q = readers.read_qrels(qrels)
+    with raises_at(run, 53, "score"):
+        list(align.iter_joined(run, q, chunk_rows=1, block_size=32, stream=False))
+    with raises_at(run, 2, "duplicate docno 'a' for topic '1' .also on line 1."):
+        list(align.iter_joined(run, q, chunk_rows=1, block_size=32, stream=True))
+    dup_only = write(tmp_path, "d.txt", "1 Q0 a 1 1 t\n1 Q0 b 1 1 t\n1 Q0 a 1 1 t\n")
+    with raises_at(dup_only, 3, "duplicate docno 'a' for topic '1' .also on line 1."):
+        readers.align_run(dup_only, q)
+    bad_qrels = write(tmp_path, "bq.txt", "1 0 a x\n")
+    with raises_at(run, 53, "score"):
+        readers.align_run(run, bad_qrels)
+    with raises_at(bad_qrels, 1, "relevance"):
+        readers.align_run(write(tmp_path, "ok.txt", "1 Q0 a 1 1 t\n"), bad_qrels)
+
+
 def test_iter_run_pieces(shared_data, tmp_path):
     path = shared_data / "trectools-robust03" / "runs" / "input.humR03dc.gz"
     whole = readers.read_run(path)
