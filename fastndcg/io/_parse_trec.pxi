@@ -216,7 +216,56 @@ cdef void sort_docnos(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n, const uint8_t* p
     for i in range(n):
         r = a[i].row
         a[i].key = prefix_key(pool + start[r] + skip, length[r] - skip)
-    keyed_sort(a, tmp, n, pool, start, length, skip)
+    if n < 256:
+        keyed_sort(a, tmp, n, pool, start, length, skip)
+        return
+    radix_sort_keys(a, tmp, n)
+    # rows whose 8 key bytes are equal: ordered by the rest of their bytes
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and a[j].key == a[i].key:
+            j += 1
+        if j - i > 1:
+            keyed_sort(a + i, tmp + i, j - i, pool, start, length, skip)
+        i = j
+
+
+cdef void radix_sort_keys(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n) noexcept nogil:
+    """LSD radix sort of a[0:n] by key, one pass per key byte that varies
+    (docnos of a topic often differ in a few bytes only)."""
+    cdef uint64_t varies = 0, k0 = a[0].key
+    cdef Py_ssize_t i, b
+    cdef int64_t count[256]
+    cdef int64_t total, c
+    cdef KeyedRow* src = a
+    cdef KeyedRow* dst = tmp
+    cdef KeyedRow* swap
+    cdef unsigned int shift, digit
+    for i in range(n):
+        varies |= a[i].key ^ k0
+    for b in range(8):
+        shift = 8 * b
+        if ((varies >> shift) & 0xFF) == 0:
+            continue
+        for i in range(256):
+            count[i] = 0
+        for i in range(n):
+            count[(src[i].key >> shift) & 0xFF] += 1
+        total = 0
+        for i in range(256):
+            c = count[i]
+            count[i] = total
+            total += c
+        for i in range(n):
+            digit = (src[i].key >> shift) & 0xFF
+            dst[count[digit]] = src[i]
+            count[digit] += 1
+        swap = src
+        src = dst
+        dst = swap
+    if src != a:
+        memcpy(a, src, n * sizeof(KeyedRow))
 
 def group_rows(const int64_t[::1] seg_first,   # IN (segments): first row of each stretch of one topic
                const int64_t[::1] seg_code,    # IN (segments): the stretch's topic, 0 .. n_groups - 1
@@ -302,7 +351,7 @@ def join_groups(const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool
             for i in range(m):
                 row = ids[a + i].row
                 tie_key[inv[row]] = i
-                if i > 0 and dup[2 * g] < 0:
+                if i > 0 and dup[2 * g] < 0 and ids[a + i - 1].key == ids[a + i].key:
                     prev = ids[a + i - 1].row
                     if cmp_bytes(p, dstart[prev], dlen[prev], dstart[row], dlen[row]) == 0:
                         dup[2 * g] = prev
