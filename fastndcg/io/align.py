@@ -532,13 +532,19 @@ def join_run_file(path: PathLike, qrels: Qrels, *, block_size: int = DEFAULT_BLO
     return _concat_pieces(qrels, pieces)
 
 
+def _bytewise(topic: str) -> bytes:
+    """Sort key of a topic as the readers order them (its file bytes)."""
+    return topic.encode("utf-8", "surrogateescape")
+
+
 def _concat_pieces(qrels: Qrels, pieces: List[JoinedRun]) -> JoinedRun:
     """One :class:`JoinedRun` of pieces with disjoint topics (their rows stay where they are)."""
     qidx = np.concatenate([pc.qidx for pc in pieces])
     sizes = np.concatenate([pc.sizes for pc in pieces])
     by_topic = np.argsort(qidx, kind="stable")
     return JoinedRun(qrels, qidx[by_topic], sizes[by_topic], [p for pc in pieces for p in pc.pieces],
-                     sorted(t for pc in pieces for t in pc.ignored_qids), pieces[-1].run_name, pieces[0].run_path)
+                     sorted((t for pc in pieces for t in pc.ignored_qids), key=_bytewise), pieces[-1].run_name,
+                     pieces[0].run_path)
 
 
 _CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
