@@ -510,8 +510,9 @@ def _topic_index(qrels: Qrels) -> dict:
     return index
 
 
-def join_run_file(path: PathLike, qrels: Qrels, *, block_size: int = DEFAULT_BLOCK_SIZE,
-                  n_threads: Optional[int] = None, progress: Progress = None) -> JoinedRun:
+def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
+                  block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None,
+                  progress: Progress = None) -> JoinedRun:
     """Read a TREC run and join it with qrels as it is read: the rows of
     :func:`align_run` without building a :class:`Run` table.
 
@@ -519,13 +520,14 @@ def join_run_file(path: PathLike, qrels: Qrels, *, block_size: int = DEFAULT_BLO
     counting pass), sorted by docno and joined within topics (compiled, in
     parallel over topics); a piece's docnos are dropped once it is joined.
     Memory: 24 bytes per result (score, judgment row, tie key) plus a piece
-    (about 80 bytes per result of 262,144 results) plus a block. A run whose
-    topics are not each one stretch of lines (legal, rare) is read again as
-    one piece: about 75 bytes per result. Errors as :func:`read_run`.
+    (about 80 bytes per result of ``chunk_rows`` results, at least a block's)
+    plus a block. A run whose topics are not each one stretch of lines
+    (legal, rare) is read again as one piece: about 75 bytes per result.
+    Errors as :func:`read_run`.
     """
     try:
-        pieces = list(iter_joined(path, qrels, block_size=block_size, n_threads=n_threads, progress=progress,
-                                  stream=False))
+        pieces = list(iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads,
+                                  progress=progress, stream=False))
     except _TopicAgain:
         pieces = list(iter_joined(path, qrels, chunk_rows=None, block_size=block_size, n_threads=n_threads,
                                   progress=progress, stream=False))

@@ -489,6 +489,9 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
             joined = align._concat_pieces(qrels, pieces)
             got = joined.aligned(n_threads=threads, **kw)
             _assert_same_alignment(ref, got, f"{kw} chunk_rows={chunk_rows} block_size={block_size}")
+        # small pieces: a shuffled run's topics come back, and the file is read again as one piece
+        joined = align.join_run_file(path, qrels, chunk_rows=500, block_size=8192)
+        _assert_same_alignment(ref, joined.aligned(**kw), f"join_run_file small pieces {kw}")
 
 
 def test_join_run_file_errors_as_read_run(tmp_path):
