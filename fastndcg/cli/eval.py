@@ -105,6 +105,7 @@ _RULES_OF_PRESET = {None: "trec_eval", "trec_eval": "trec_eval", "trec_eval_cut"
 def _eval_measures(args, progress: Progress) -> int:
     """fastndcg eval QRELS RUN ... -m MEASURE ...: trec_eval's and ir_measures' measures."""
     from fastndcg.io import readers
+    from fastndcg.io.align import join_run_file
     from fastndcg.measures.measure_strings import BOOKKEEPING, MeasureWarning, parse_measures
     from fastndcg.measures.trec_measures import evaluate_trec
 
@@ -140,7 +141,8 @@ def _eval_measures(args, progress: Progress) -> int:
     names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
     results = []
     for name, path in zip(names, run_paths):
-        run = readers.read_run(path, progress=progress.start(path), n_threads=args.threads)
+        # joined with the qrels while it is read (the qrels are read and indexed once for all runs)
+        run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
         progress.done()
         if measures:
             res = evaluate_trec(run, qrels, measures, rules=rules, missing=missing, max_docs=args.max_docs,
@@ -149,7 +151,7 @@ def _eval_measures(args, progress: Progress) -> int:
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
             notes = _run_notes(path, res.ignored_qids, res.missing_qids, missing)
         else:       # only runid / num_q
-            a = readers.align_run(run, qrels, missing=missing, max_docs=args.max_docs, n_threads=args.threads)
+            a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=args.threads)
             qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
             notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
         for n in notes:

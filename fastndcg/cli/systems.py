@@ -202,11 +202,10 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                 systems.append(System(name, path, np.empty(0), {}, [], stream=run_stream))
             return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
         aligned = []
-        for path in run_paths:
-            run = readers.read_run(path, progress=progress.start(path), n_threads=threads)
+        for path in run_paths:      # each run joined with the qrels while it is read
+            aligned.append(align_chunk(path, qrels, conv, ideal=args.ideal, missing=missing, max_docs=args.max_docs,
+                                       gains=trec_spec, n_threads=threads, progress=progress.start(path)))
             progress.done()
-            aligned.append(align_chunk(run, qrels, conv, ideal=args.ideal, missing=missing,
-                                       max_docs=args.max_docs, gains=trec_spec, n_threads=threads))
         for name, path, (a, chunk) in zip(names, run_paths, aligned):
             keys: Tuple[str, ...] = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
             if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG

@@ -20,7 +20,7 @@
 # entirely ("1.5x" is an error, unlike atof), and floats must be finite.
 from cython.parallel cimport prange
 from libc.math cimport isfinite
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, strtod
 from libc.string cimport memchr, memcmp, memcpy
 
@@ -62,6 +62,17 @@ cdef inline const unsigned char* skip_space(const unsigned char* s, const unsign
 
 
 cdef inline const unsigned char* token_end(const unsigned char* s, const unsigned char* e) noexcept nogil:
+    # Eight bytes at a time while none of them can be whitespace: a byte below
+    # 0x21 is flagged by the classic "has a byte less than n" test (exact for
+    # the lowest flagged byte, and a chunk with no flag has none); a chunk
+    # with a flag is scanned byte by byte, so the result does not depend on
+    # the byte order.
+    cdef uint64_t w
+    while s + 8 <= e:
+        memcpy(&w, s, 8)
+        if ((w - <uint64_t>0x2121212121212121) & ~w & <uint64_t>0x8080808080808080) != 0:
+            break
+        s += 8
     while s < e and not is_space(s[0]):
         s += 1
     return s

@@ -120,3 +120,282 @@ def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,
                     &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])
     return (st.status, st.rows, st.line, st.pool_used, st.segs, st.tpool_used,
             st.tag_start, st.tag_len, st.err_line)
+
+
+# ------------------------------------------------------------------ grouping and joining
+
+cdef struct KeyedRow:
+    uint64_t key      # 8 bytes of the docno after the topic's common prefix, big-endian, zero padded
+    int64_t row
+
+
+cdef inline uint64_t prefix_key(const uint8_t* s, int64_t n) noexcept nogil:
+    # Docnos hold no NUL byte (the parser refuses them), so zero padding
+    # sorts a shorter docno before its extensions, as strcmp does.
+    cdef uint64_t k = 0
+    cdef int64_t i
+    for i in range(8):
+        k = (k << 8) | (s[i] if i < n else 0)
+    return k
+
+
+cdef inline int keyed_cmp(const KeyedRow* x, const KeyedRow* y, const uint8_t* pool, const int64_t* start,
+                          const int64_t* length, int64_t skip) noexcept nogil:
+    """Bytewise order of two docnos that share their first ``skip`` bytes."""
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    if length[x.row] <= skip + 8 or length[y.row] <= skip + 8:
+        return (length[x.row] > length[y.row]) - (length[x.row] < length[y.row])
+    return cmp_bytes(pool, start[x.row] + skip + 8, length[x.row] - skip - 8,
+                     start[y.row] + skip + 8, length[y.row] - skip - 8)
+
+
+cdef void keyed_sort(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n, const uint8_t* pool, const int64_t* start,
+                     const int64_t* length, int64_t skip) noexcept nogil:
+    """Merge sort of docnos by (prefix key, rest of the bytes)."""
+    cdef Py_ssize_t i, j, k, h
+    cdef KeyedRow x
+    if n <= 16:
+        for i in range(1, n):
+            x = a[i]
+            j = i
+            while j > 0 and keyed_cmp(&a[j - 1], &x, pool, start, length, skip) > 0:
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = x
+        return
+    h = n // 2
+    keyed_sort(a, tmp, h, pool, start, length, skip)
+    keyed_sort(a + h, tmp + h, n - h, pool, start, length, skip)
+    if keyed_cmp(&a[h - 1], &a[h], pool, start, length, skip) <= 0:
+        return
+    memcpy(tmp, a, n * sizeof(KeyedRow))
+    i = 0
+    j = h
+    k = 0
+    while i < h and j < n:
+        if keyed_cmp(&tmp[j], &tmp[i], pool, start, length, skip) < 0:
+            a[k] = tmp[j]
+            j += 1
+        else:
+            a[k] = tmp[i]
+            i += 1
+        k += 1
+    while i < h:
+        a[k] = tmp[i]
+        i += 1
+        k += 1
+    while j < n:
+        a[k] = tmp[j]
+        j += 1
+        k += 1
+
+
+cdef void sort_docnos(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n, const uint8_t* pool, const int64_t* start,
+                      const int64_t* length) noexcept nogil:
+    """Sort the rows a[0:n] (``row`` set) by docno, bytewise. The docnos of
+    a topic often share a long prefix ("clueweb09-en"): it is skipped, and
+    the next 8 bytes compare as one integer."""
+    cdef int64_t skip = 0, i, j, r0, r
+    if n == 0:
+        return
+    r0 = a[0].row
+    skip = length[r0]
+    for i in range(1, n):
+        r = a[i].row
+        if length[r] >= skip and memcmp(pool + start[r], pool + start[r0], skip) == 0:
+            continue          # the usual case: the whole prefix is shared
+        j = 0
+        while j < skip and j < length[r] and pool[start[r] + j] == pool[start[r0] + j]:
+            j += 1
+        skip = j
+        if skip == 0:
+            break
+    for i in range(n):
+        r = a[i].row
+        a[i].key = prefix_key(pool + start[r] + skip, length[r] - skip)
+    if n < 256:
+        keyed_sort(a, tmp, n, pool, start, length, skip)
+        return
+    radix_sort_keys(a, tmp, n)
+    # rows whose 8 key bytes are equal: ordered by the rest of their bytes
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and a[j].key == a[i].key:
+            j += 1
+        if j - i > 1:
+            keyed_sort(a + i, tmp + i, j - i, pool, start, length, skip)
+        i = j
+
+
+cdef void radix_sort_keys(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n) noexcept nogil:
+    """LSD radix sort of a[0:n] by key, one pass per key byte that varies
+    (docnos of a topic often differ in a few bytes only)."""
+    cdef uint64_t varies = 0, k0 = a[0].key
+    cdef Py_ssize_t i, b
+    cdef int64_t count[256]
+    cdef int64_t total, c
+    cdef KeyedRow* src = a
+    cdef KeyedRow* dst = tmp
+    cdef KeyedRow* swap
+    cdef unsigned int shift, digit
+    for i in range(n):
+        varies |= a[i].key ^ k0
+    for b in range(8):
+        shift = 8 * b
+        if ((varies >> shift) & 0xFF) == 0:
+            continue
+        for i in range(256):
+            count[i] = 0
+        for i in range(n):
+            count[(src[i].key >> shift) & 0xFF] += 1
+        total = 0
+        for i in range(256):
+            c = count[i]
+            count[i] = total
+            total += c
+        for i in range(n):
+            digit = (src[i].key >> shift) & 0xFF
+            dst[count[digit]] = src[i]
+            count[digit] += 1
+        swap = src
+        src = dst
+        dst = swap
+    if src != a:
+        memcpy(a, src, n * sizeof(KeyedRow))
+
+def group_rows(const int64_t[::1] seg_first,   # IN (segments): first row of each stretch of one topic
+               const int64_t[::1] seg_code,    # IN (segments): the stretch's topic, 0 .. n_groups - 1
+               int64_t[::1] order,             # OUT (rows): row ids grouped by topic, file order within
+               int64_t[::1] goff):             # OUT (n_groups + 1): each topic's positions in order
+    """Counting sort of the rows by topic: one pass over the segments (a
+    topic's rows are contiguous stretches of the file), no comparisons."""
+    cdef Py_ssize_t s, nseg = seg_first.shape[0], ng = goff.shape[0] - 1
+    cdef int64_t n = order.shape[0], a, b, g, r, k
+    cdef int64_t* fill
+    for g in range(ng + 1):
+        goff[g] = 0
+    if n == 0:
+        return
+    fill = <int64_t*>malloc((ng + 1) * sizeof(int64_t))
+    if fill == NULL:
+        raise MemoryError()
+    with nogil:
+        for s in range(nseg):
+            b = seg_first[s + 1] if s + 1 < nseg else n
+            goff[seg_code[s] + 1] += b - seg_first[s]
+        for g in range(ng):
+            goff[g + 1] += goff[g]
+        for g in range(ng):
+            fill[g] = goff[g]
+        for s in range(nseg):
+            a = seg_first[s]
+            b = seg_first[s + 1] if s + 1 < nseg else n
+            k = fill[seg_code[s]]
+            for r in range(a, b):
+                order[k] = r
+                k += 1
+            fill[seg_code[s]] = k
+    free(fill)
+
+
+def join_groups(const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool_end,
+                const int64_t[::1] order,     # IN (rows): row ids grouped (group_rows)
+                const int64_t[::1] goff,      # IN (groups + 1)
+                const int64_t[::1] qgroup,    # IN (groups): the qrels topic of each group, or -1
+                const uint8_t[::1] qpool, const int64_t[::1] qstart, const int64_t[::1] qlen,
+                const int64_t[::1] qoff,      # IN: qrels docnos, sorted within topics
+                int64_t[::1] tie_key,         # OUT (rows, positions of order): docno rank in the group
+                int64_t[::1] match,           # OUT (rows, positions of order): qrels row, or -1
+                int64_t[::1] dup,             # OUT (2 x groups): two rows with one docno, or -1
+                int64_t[::1] scratch,         # (>= 6 x rows), reused across calls
+                int n_threads):
+    """Per topic (in parallel): sort its docnos (bytewise; the rank is the
+    trec_eval tie key), find a docno given twice, and merge-join with the
+    topic's judgments. Row ids are those of ``dstart`` (file order); outputs
+    are at the positions of ``order``. Topics are independent: any thread
+    count gives the same result."""
+    cdef Py_ssize_t n = order.shape[0], ng = goff.shape[0] - 1
+    cdef int64_t g, i, j, a, m, q, jend, row, prev
+    cdef KeyedRow* ids
+    cdef KeyedRow* tmp
+    cdef int64_t* dlen
+    cdef int64_t* inv
+    cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
+    cdef const uint8_t* qp = &qpool[0] if qpool.shape[0] else NULL
+    cdef int c
+    for g in range(2 * ng):
+        dup[g] = -1
+    if n == 0:
+        return
+    if scratch.shape[0] < 6 * n:
+        raise ValueError(f"scratch must hold 6 x {n} entries; got {scratch.shape[0]}")
+    ids = <KeyedRow*>&scratch[0]
+    tmp = <KeyedRow*>&scratch[2 * n]
+    dlen = &scratch[4 * n]
+    inv = &scratch[5 * n]
+    with nogil:
+        for i in range(n - 1):
+            dlen[i] = dstart[i + 1] - dstart[i]
+        dlen[n - 1] = pool_end - dstart[n - 1]
+        for i in range(n):
+            inv[order[i]] = i
+            ids[i].row = order[i]
+        for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+            a = goff[g]
+            m = goff[g + 1] - a
+            sort_docnos(ids + a, tmp + a, m, p, &dstart[0], dlen)
+            for i in range(m):
+                row = ids[a + i].row
+                tie_key[inv[row]] = i
+                if i > 0 and dup[2 * g] < 0 and ids[a + i - 1].key == ids[a + i].key:
+                    prev = ids[a + i - 1].row
+                    if cmp_bytes(p, dstart[prev], dlen[prev], dstart[row], dlen[row]) == 0:
+                        dup[2 * g] = prev
+                        dup[2 * g + 1] = row
+            q = qgroup[g]
+            if q < 0:
+                for i in range(m):
+                    match[inv[ids[a + i].row]] = -1
+            else:
+                j = qoff[q]
+                jend = qoff[q + 1]
+                for i in range(m):
+                    row = ids[a + i].row
+                    c = -1
+                    while j < jend:
+                        c = _cmp2(qp, qstart[j], qlen[j], p, dstart[row], dlen[row])
+                        if c >= 0:
+                            break
+                        j = j + 1
+                    match[inv[row]] = j if (j < jend and c == 0) else -1
+
+
+
+def place_topics(const double[::1] scores, const int64_t[::1] match, const int64_t[::1] tie_key,
+                 const int64_t[::1] relevance,     # IN (qrels rows)
+                 const int64_t[::1] src_start, const int64_t[::1] dst_start,
+                 const int64_t[::1] length,        # IN (topics): a block of rows per topic
+                 double[::1] out_scores, int64_t[::1] out_tie_key,
+                 int64_t[::1] out_labels,          # OUT: the judgment if >= 0, else 0
+                 int8_t[::1] out_status,           # OUT: 0 judged >= 0, -1 not judged, -2 judged < 0
+                 int n_threads):
+    """Copy each topic's block of rows to its place (topics in qrels order)
+    with its gain levels and trec_eval status, in one pass."""
+    cdef Py_ssize_t t, nt = length.shape[0]
+    cdef int64_t i, s, d, r
+    with nogil:
+        for t in prange(nt, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+            s = src_start[t]
+            d = dst_start[t]
+            for i in range(length[t]):
+                out_scores[d + i] = scores[s + i]
+                out_tie_key[d + i] = tie_key[s + i]
+                if match[s + i] < 0:
+                    out_labels[d + i] = 0
+                    out_status[d + i] = -1
+                else:
+                    r = relevance[match[s + i]]
+                    out_labels[d + i] = r if r >= 0 else 0
+                    out_status[d + i] = 0 if r >= 0 else -2

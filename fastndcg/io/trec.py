@@ -3,6 +3,7 @@
 topic bytewise as trec_eval reads them."""
 from __future__ import annotations
 import os
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, List, Optional, Tuple
@@ -72,12 +73,17 @@ class Run(_TrecTable):
     name: str = ""
 
 
+#: Bytes of a block per parser work unit (threads_for: a thread per 8,192 units, 512 KiB).
+_BYTES_PER_WORK = 64
+
+
 class _TrecParser:
     """Block-by-block parsing of qrels or run lines into growable arrays."""
 
-    def __init__(self, path, is_run: bool):
+    def __init__(self, path, is_run: bool, n_threads: Optional[int] = None):
         self.path = os.fspath(path)
         self.is_run = is_run
+        self.n_threads = n_threads
         self.values = _Growable(np.float64 if is_run else np.int64)
         self.lines = _Growable(np.int64)
         self.pool = _Growable(np.uint8)
@@ -88,38 +94,91 @@ class _TrecParser:
         self.tag = b""
 
     def parse(self, block: Any) -> None:    # bytes or a memoryview of them
-        rows_max = _parse.count_byte(block, 10)
+        """Parse a block of whole lines, in byte ranges on several threads
+        when it is large (each range into its own stretch of the outputs, then
+        closed up): the same arrays whatever the thread count."""
+        block = memoryview(block)
+        n_ranges = threads_for(block.nbytes // _BYTES_PER_WORK, self.n_threads)
+        cuts = [0]
+        for k in range(1, n_ranges):      # range ends: just after a newline
+            at = max(int(block.nbytes * k // n_ranges), cuts[-1])
+            nl = bytes(block[at: at + 65536]).find(b"\n") if at < block.nbytes else -1
+            cuts.append(min(at + nl + 1, block.nbytes) if nl >= 0 else cuts[-1])
+        cuts.append(block.nbytes)
+        ranges = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+        if not ranges:
+            return
+        lines_in = [_parse.count_byte(block[a:b], 10) for a, b in ranges]
+        rows_max = sum(lines_in)
         for g in (self.values, self.lines, self.dstart):
             g.reserve(rows_max)
         self.pool.reserve(block.nbytes)
-        seg_row = np.empty(rows_max, dtype=np.int64)
-        tpool = np.empty(block.nbytes, dtype=np.uint8)
-        tstart = np.empty(rows_max + 1, dtype=np.int64)
-        vals = self.values.tail()
-        status, rows, line, pool_used, segs, tpool_used, tag_start, tag_len, err_line = _parse.parse_trec(
-            block, self.line, self.is_run, vals if self.is_run else _EMPTY_F,
-            _EMPTY_I if self.is_run else vals, self.lines.tail(), self.pool.a, self.dstart.tail(),
-            seg_row, tpool, tstart, self.pool.n)
-        if status != S["OK"]:
-            msg = _MESSAGES.get(status)
-            if status == S["MISSING_FIELDS"]:
-                msg = ("expected 6 fields: topic Q0 docno rank score tag" if self.is_run
-                       else "expected 4 fields: topic iteration docno relevance")
-            elif status == S["TOO_MANY_FIELDS"]:
-                msg = "expected 4 fields (topic iteration docno relevance); got more"
-            if status in (S["MISSING_FIELDS"], S["TOO_MANY_FIELDS"]):
-                msg = f"{msg}{_other_kind_hint(self.is_run, block, err_line - self.line)}"
-            raise _fail(self.path, err_line, msg)
-        if segs:
-            tstart[segs] = tpool_used
-            self.seg_topics.append(_fixed_bytes(tpool, tstart[:segs], np.diff(tstart[: segs + 1])))
-            self.seg_first.append(seg_row[:segs] + self.values.n)
-        if tag_start >= 0:
-            self.tag = bytes(block[tag_start: tag_start + tag_len])
-        for g in (self.values, self.lines, self.dstart):
-            g.n += rows
-        self.pool.n = pool_used
-        self.line = line
+        row0, pool0, line0 = self.values.n, self.pool.n, self.line
+        jobs = []
+        for (a, b), nl in zip(ranges, lines_in):
+            jobs.append(dict(a=a, b=b, row=row0, pool=pool0, line=line0))
+            row0 += nl
+            pool0 += b - a
+            line0 += nl
+        results: List[Any] = [None] * len(jobs)
+
+        def run(i: int) -> None:
+            j = jobs[i]
+            nl = lines_in[i]
+            seg_row = np.empty(nl, dtype=np.int64)
+            tpool = np.empty(j["b"] - j["a"], dtype=np.uint8)
+            tstart = np.empty(nl + 1, dtype=np.int64)
+            r = j["row"]
+            vals = self.values.a[r: r + nl]
+            out = _parse.parse_trec(
+                block[j["a"]: j["b"]], j["line"], self.is_run, vals if self.is_run else _EMPTY_F,
+                _EMPTY_I if self.is_run else vals, self.lines.a[r: r + nl], self.pool.a, self.dstart.a[r: r + nl],
+                seg_row, tpool, tstart, j["pool"])
+            results[i] = (out, seg_row, tpool, tstart)
+
+        helpers = [threading.Thread(target=run, args=(i,)) for i in range(1, len(jobs))]
+        for t in helpers:
+            t.start()
+        try:
+            run(0)
+        finally:
+            for t in helpers:
+                t.join()
+        for i, (out, seg_row, tpool, tstart) in enumerate(results):
+            status, rows, line, pool_used, segs, tpool_used, tag_start, tag_len, err_line = out
+            j = jobs[i]
+            if status != S["OK"]:
+                msg = self._message(status)
+                if status in (S["MISSING_FIELDS"], S["TOO_MANY_FIELDS"]):
+                    msg += _other_kind_hint(self.is_run, block[j["a"]: j["b"]], err_line - j["line"])
+                raise _fail(self.path, err_line, msg)
+            # close up: this range's rows and docno bytes follow the previous range's
+            r, n = j["row"], self.values.n
+            if r != n and rows:
+                for g in (self.values, self.lines, self.dstart):
+                    g.a[n: n + rows] = g.a[r: r + rows].copy()
+            if j["pool"] != self.pool.n and pool_used > j["pool"]:
+                self.pool.a[self.pool.n: self.pool.n + pool_used - j["pool"]] = self.pool.a[j["pool"]: pool_used].copy()
+                self.dstart.a[n: n + rows] -= j["pool"] - self.pool.n
+            if segs:
+                tstart[segs] = tpool_used
+                self.seg_topics.append(_fixed_bytes(tpool, tstart[:segs], np.diff(tstart[: segs + 1])))
+                self.seg_first.append(seg_row[:segs] + n)
+            if tag_start >= 0:
+                self.tag = bytes(block[j["a"] + tag_start: j["a"] + tag_start + tag_len])
+            for g in (self.values, self.lines, self.dstart):
+                g.n += rows
+            self.pool.n += pool_used - j["pool"]
+            self.line = line
+
+    def _message(self, status: int) -> str:
+        msg = _MESSAGES.get(status)
+        if status == S["MISSING_FIELDS"]:
+            msg = ("expected 6 fields: topic Q0 docno rank score tag" if self.is_run
+                   else "expected 4 fields: topic iteration docno relevance")
+        elif status == S["TOO_MANY_FIELDS"]:
+            msg = "expected 4 fields (topic iteration docno relevance); got more"
+        return str(msg)
 
     def segments(self) -> Tuple[np.ndarray, np.ndarray]:
         if not self.seg_topics:
@@ -249,11 +308,10 @@ def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag, n
     dlen[-1] = pool_a.shape[0] - dstart_a[-1]
     # topics: factorise the segments (bytewise order), then group rows
     uniq, seg_code = np.unique(seg_topics, return_inverse=True)
-    row_code = np.repeat(seg_code.ravel().astype(np.int64), np.diff(np.append(seg_first, n)))
-    order = np.argsort(row_code, kind="stable").astype(np.int64, copy=False)
-    offsets = np.zeros(uniq.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_code, minlength=uniq.shape[0]), out=offsets[1:])
-    del row_code
+    order = np.empty(n, dtype=np.int64)
+    offsets = np.empty(uniq.shape[0] + 1, dtype=np.int64)
+    _parse.group_rows(np.ascontiguousarray(seg_first, dtype=np.int64), seg_code.ravel().astype(np.int64),
+                      order, offsets)    # a counting pass: stable, no sort
     # about 16 work units a row (a merge sort of short strings)
     _parse.sort_groups(pool_a, dstart_a, dlen, order, offsets, threads_for(16 * n, n_threads))
     dstart_a = dstart_a[order]
@@ -272,7 +330,7 @@ def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag, n
 
 def _read_trec(path: PathLike, is_run: bool, block_size: int, progress: Progress,
                n_threads: Optional[int]):
-    p = _TrecParser(path, is_run)
+    p = _TrecParser(path, is_run, n_threads)
     for block in iter_line_blocks(path, block_size, progress):
         p.parse(block)
     n = p.values.n

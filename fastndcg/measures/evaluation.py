@@ -177,8 +177,9 @@ def _evaluate(measures, qrels, run, **kw) -> TrecResult:
 
     ms = parse_measures(measures)
     with qrels_before_run(qrels, run, ("qrels", "run"), "pass the qrels as qrels= and the run as run="):
-        run, qrels = as_run(run), as_qrels(qrels)
-    return evaluate_trec(run, qrels, ms, **kw)
+        # a run file is joined with the qrels while it is read (no Run table)
+        run_in = run if isinstance(run, (str, os.PathLike)) else as_run(run)
+        return evaluate_trec(run_in, as_qrels(qrels), ms, **kw)
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **kw: Any) -> Dict[Measure, float]:

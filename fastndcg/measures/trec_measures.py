@@ -99,19 +99,31 @@ class _Topics:
     ranking of trec_eval 10's -c and -J; and every judgment of each topic."""
 
     scores: np.ndarray
-    levels: np.ndarray        # trec_eval levels: judgment >= 0, -1 not in the qrels, -2 judged below 0
+    labels: np.ndarray        # gain levels: judgment >= 0, else 0
     tie_key: np.ndarray
     offsets: np.ndarray
     judged: np.ndarray        # every judgment (below 0 as -2)
     judged_offsets: np.ndarray
+    status: Optional[np.ndarray] = None     # AlignedRun.status (0, -1, -2); None: every document judged >= 0
+    _levels: Optional[np.ndarray] = None
 
     @property
-    def labels(self) -> np.ndarray:
-        return np.maximum(self.levels, 0)
+    def levels(self) -> np.ndarray:
+        """trec_eval levels: judgment >= 0, -1 not in the qrels, -2 judged below 0
+        (built when a measure needs them: custom gains, the prefix measures)."""
+        if self._levels is None:
+            lab = self.labels.astype(np.int64, copy=False)
+            self._levels = lab if self.status is None else np.where(self.status < 0, self.status, lab).astype(np.int64)
+        return self._levels
 
     @property
     def ideal_labels(self) -> np.ndarray:
         return np.maximum(self.judged, 0)
+
+
+#: Families computed from gain levels >= 0 alone (no custom gains): a document
+#: not in the qrels and one judged below 0 both count as level 0.
+_PLAIN_FAMILIES = ("ndcg", "ndcg_cut", "nDCG", "dcg", "ideal_dcg")
 
 
 def _flavour(m: Measure, rules: str) -> str:
@@ -130,6 +142,10 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     Parameters
     ----------
     run, qrels : :class:`fastndcg.io.readers.Run` / :class:`~fastndcg.io.readers.Qrels` or paths
+        A run path is joined with the qrels while it is read
+        (:func:`fastndcg.io.align.join_run_file`); a
+        :class:`fastndcg.io.align.JoinedRun` (joined with these ``qrels``) is
+        used as it is.
     measures : str, Measure or a list of them
         trec_eval or ir_measures syntax (:func:`fastndcg.measures.measure_strings.parse_measures`).
     rules : {"trec_eval", "pytrec_eval"}
@@ -165,16 +181,22 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         :mod:`fastndcg.reference._trec_ndcg` defines them.
     """
     from fastndcg.io import readers
+    from fastndcg.io.align import JoinedRun, join_run_file, read_qrels_for
 
     if rules not in RULES:
         raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
     if relevance_level is None or isinstance(relevance_level, bool) or int(relevance_level) != relevance_level:
         raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
     ms = parse_measures(measures)
-    if not isinstance(run, readers.Run):
-        run = readers.read_run(run, n_threads=n_threads)
     if not isinstance(qrels, readers.Qrels):
-        qrels = readers.read_qrels(qrels, n_threads=n_threads)
+        qrels = read_qrels_for(run, qrels, n_threads)
+    joined: Optional[JoinedRun] = None
+    if isinstance(run, JoinedRun):
+        if run.qrels is not qrels:
+            raise ValueError("run: a JoinedRun is evaluated against the qrels it was joined with (run.qrels)")
+        joined = run
+    elif not isinstance(run, readers.Run):
+        joined = join_run_file(run, qrels, n_threads=n_threads)   # a path: joined while it is read
     aligned: Dict[Tuple, Any] = {}
     columns: Dict[int, Tuple[np.ndarray, float]] = {}
     groups: Dict[Tuple, List[int]] = {}
@@ -187,12 +209,17 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         akey = (relabel, f32)
         if akey not in aligned:
             q = qrels if relabel is None else _relabel(qrels, relabel)
-            aligned[akey] = readers.align_run(run, q, missing=missing, max_docs=max_docs, float32_scores=f32,
-                                              n_threads=n_threads)
+            if joined is not None:
+                aligned[akey] = joined.aligned(missing=missing, max_docs=max_docs, float32_scores=f32,
+                                               relevance=q.relevance, n_threads=n_threads)
+            else:
+                aligned[akey] = readers.align_run(run, q, missing=missing, max_docs=max_docs, float32_scores=f32,
+                                                  n_threads=n_threads)
         a = aligned[akey]
         if first is None:
             first = a
-        topics = _topics(a, bogus=fl == "te10" and missing == "zero", judged_only=jo)
+        plain = all(ms[j].gains is None and ms[j].family in _PLAIN_FAMILIES for j in idx)
+        topics = _topics(a, bogus=fl == "te10" and missing == "zero" and not plain, judged_only=jo)
         cols = _group_columns(topics, [ms[j] for j in idx], fl, relevance_level, n_threads)
         for j, col in zip(idx, cols):
             columns[j] = col
@@ -216,21 +243,30 @@ def _relabel(qrels: Any, relabel: Tuple[Tuple[int, int], ...]) -> Any:
 
 
 def _topics(a: Any, bogus: bool, judged_only: bool) -> _Topics:
-    scores, levels, tie_key, offsets = a.scores, a.trec_levels(), a.tie_key, a.offsets
+    """The ranked documents of one group of measures. ``bogus``: trec_eval 10's
+    ``-c`` ranking of topics without results (:func:`bogus_ranking`); a group of
+    plain measures leaves it out (the caller): the bogus document has level -1,
+    gain 0, and the scorer gives an empty topic 0 as well (the presets'
+    ``empty="zero"``, counted in the mean), so every value is the same."""
+    scores, labels, status, tie_key, offsets = a.scores, a.labels, a.status, a.tie_key, a.offsets
+    levels = None
     if bogus:
-        scores, levels, tie_key, offsets = bogus_ranking(scores, levels, tie_key, offsets)
+        scores, levels, tie_key, offsets = bogus_ranking(scores, a.trec_levels(), tie_key, offsets)
+        labels, status = np.maximum(levels, 0), None
     if judged_only:
-        keep = levels >= 0
-        if not keep.all():
+        keep = (levels >= 0) if levels is not None else (status == 0) if status is not None else None
+        if keep is not None and not keep.all():
             counts = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if keep.size else np.zeros(0, np.int64)
             counts = np.where(np.diff(offsets) > 0, counts, 0)
             offsets = np.zeros(offsets.shape[0], dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
-            scores, levels, tie_key = scores[keep], levels[keep], tie_key[keep]
-    return _Topics(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(levels, dtype=np.int64),
+            scores, labels, tie_key = scores[keep], labels[keep], tie_key[keep]
+            levels = levels[keep] if levels is not None else None
+            status = status[keep] if status is not None else None
+    return _Topics(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(labels, dtype=np.int64),
                    np.ascontiguousarray(tie_key, dtype=np.int64), np.ascontiguousarray(offsets, dtype=np.int64),
                    np.ascontiguousarray(a.trec_judged(), dtype=np.int64),
-                   np.ascontiguousarray(a.ideal_offsets, dtype=np.int64))
+                   np.ascontiguousarray(a.ideal_offsets, dtype=np.int64), status, levels)
 
 
 def _mean(values: np.ndarray) -> float:

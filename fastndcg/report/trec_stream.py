@@ -1,5 +1,5 @@
 """A TREC run against qrels held in memory, the run read by whole topics
-(:func:`fastndcg.io.readers.iter_run`) and each piece joined with the qrels as
+(:func:`fastndcg.io.align.iter_joined`) and each piece joined with the qrels as
 :func:`fastndcg.io.readers.align_run` does: :func:`evaluate_run`, :func:`align_chunk`."""
 from __future__ import annotations
 import numbers
@@ -86,18 +86,22 @@ def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: An
 def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
                 convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = "error",
                 max_docs: Optional[int] = None, gains: Any = None,
-                n_threads: Optional[int] = None) -> Tuple["AlignedRun", Chunk]:
+                n_threads: Optional[int] = None,
+                progress: Optional[Callable[[int, int], None]] = None) -> Tuple["AlignedRun", Chunk]:
     """Join a run (or a topic-complete piece of one) with qrels as
     ``fastndcg eval`` does: :func:`fastndcg.io.readers.align_run` (``max_docs``
     ranked in float32 when the convention scores in float32, as trec_eval 9.x
     and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
-    custom gains, see there).
+    custom gains, see there). A run path is joined with the qrels while it
+    is read (:func:`fastndcg.io.align.join_run_file`; ``progress``: its
+    callback, bytes of the run file).
 
     Returns
     -------
     (AlignedRun, Chunk)
     """
-    aligned, chunk, quirks = _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads)
+    aligned, chunk, quirks = _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads,
+                                          progress)
     if gains is not None:
         from fastndcg.measures.trec_gains import as_gains, warn_quirks
 
@@ -105,19 +109,27 @@ def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
     return aligned, chunk
 
 
-def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads):
-    from fastndcg.io.readers import align_run
+def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads, progress=None):
+    from fastndcg.io.align import JoinedRun, align_run, join_run_file, read_qrels_for
+    from fastndcg.io.trec import Qrels
 
     conv = as_convention(convention)
-    aligned = align_run(run, qrels, missing=missing, max_docs=max_docs,
-                        float32_scores=conv.score_precision == "float32", n_threads=n_threads)
+    f32 = conv.score_precision == "float32"
+    if isinstance(run, (str, os.PathLike)):
+        if not isinstance(qrels, Qrels):
+            qrels = read_qrels_for(run, qrels, n_threads)
+        run = join_run_file(run, qrels, progress=progress, n_threads=n_threads)
+    if isinstance(run, JoinedRun):
+        aligned = run.aligned(missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads)
+    else:
+        aligned = align_run(run, qrels, missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads)
     chunk, quirks = _aligned_chunk(aligned, conv, ideal, gains, n_threads)
     return aligned, chunk, quirks
 
 
 def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
                  convention: Any = "trec_eval", ideal: str = "auto", missing: str = "error",
-                 max_docs: Optional[int] = None, gains: Any = None, chunk_rows: int = 1 << 20,
+                 max_docs: Optional[int] = None, gains: Any = None, chunk_rows: int = 1 << 18,
                  keep: str = "queries",
                  per_query: bool = True, n_threads: Optional[int] = None,
                  block_size: Optional[int] = None,
@@ -125,8 +137,8 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     """NDCG of a TREC run against qrels, the run streamed by whole topics.
 
     The qrels are held in memory (:func:`fastndcg.io.readers.read_qrels`); the
-    run is read in pieces of whole topics (:func:`fastndcg.io.readers.iter_run`),
-    each joined with the qrels as :func:`fastndcg.io.readers.align_run` does
+    run is read in pieces of whole topics, each joined with the qrels as it is
+    read (:func:`fastndcg.io.align.iter_joined`), as :func:`fastndcg.io.readers.align_run` does
     (:func:`align_chunk`: docno tie key, judged documents as the ideal list
     where the convention's tool takes it from the qrels, ``max_docs``) and
     evaluated with the in-memory kernels. Judged topics that never appear in
@@ -157,7 +169,10 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         :class:`fastndcg.measures.trec_gains.TrecGainQuirkWarning` for the whole run if a
         quirk of trec_eval changes a value.
     chunk_rows : int
-        Results per piece (more when one topic is larger).
+        Results per piece (more when one topic is larger, and at least the
+        lines of one read block). 2^18 by default: a piece costs about 80
+        bytes a result while it is joined, so the default keeps the run's
+        share of memory near 20-60 MB whatever its size.
     keep, per_query, n_threads
         See :class:`NDCGAccumulator`.
     block_size : int, optional
@@ -178,6 +193,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         values and summands.
     """
     from fastndcg.io import readers
+    from fastndcg.io.align import iter_joined
 
     if missing not in readers.MISSING:
         raise ValueError(f"missing must be one of {readers.MISSING}; got {missing!r}")
@@ -196,24 +212,23 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
             spec = None
         else:
             quirks = trec_gains.GainQuirks()
-    qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
     acc = NDCGAccumulator(k, convention=conv, keep=keep, per_query=per_query, n_threads=n_threads)
     ordered = keep == "queries" or per_query
     seen = np.zeros(qrels.n_topics, dtype=bool)
     positions: List[np.ndarray] = []       # qrels index of each evaluated topic, in arrival order
     ignored: List[str] = []
     name = ""
-    pieces = readers.iter_run(run, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
-                              block_size=block_size or readers.DEFAULT_BLOCK_SIZE)
-    for piece in pieces:          # iter_run rejects a topic whose lines are interrupted
+    pieces = iter_joined(run, qrels, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
+                         block_size=block_size or readers.DEFAULT_BLOCK_SIZE, stream=True)
+    for piece in pieces:          # iter_joined rejects a topic whose lines are interrupted
         aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
                                                     n_threads)
         if piece_quirks is not None:
             quirks.merge(piece_quirks)
-        name = piece.name
+        name = piece.run_name
+        pos = piece.qidx.astype(np.int64)      # the piece's evaluated topics (qrels indices)
         del piece               # free the parsed piece before the kernels run
         ignored.extend(aligned.ignored_qids)
-        pos = np.array([qindex[t] for t in aligned.qids.tolist()], dtype=np.int64)
         seen[pos] = True
         if ordered:
             positions.append(pos)

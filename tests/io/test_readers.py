@@ -452,6 +452,72 @@ def test_robust03_all_runs_match_pytrec_eval(shared_data):
                                    [ref[t]["ndcg_cut_10"] for t in a.qids], rtol=0, atol=1e-12, err_msg=str(path))
 
 
+def _assert_same_alignment(a, b, what):
+    for f in ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets", "status", "n_retrieved"):
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f"{what}: {f}")
+    assert a.qids.tolist() == b.qids.tolist() and a.missing_qids == b.missing_qids, what
+    assert a.ignored_qids == b.ignored_qids and a.run_name == b.run_name, what
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
+    # issue 27: a run path is joined with the qrels while it is read (pieces of whole
+    # topics; a run whose topics come back is read again as one piece): the same arrays
+    # as align_run on the Run table, for any piece size and thread count
+    from fastndcg.io import align
+
+    base = shared_data / "trectools-robust03"
+    qrels = readers.read_qrels(base / "robust03_qrels.txt")
+    src = base / "runs" / "input.humR03dc.gz"
+    path = src
+    if shuffle:       # lines in a random order: topics interrupted by others (legal for trec_eval)
+        lines = gzip.decompress(src.read_bytes()).splitlines(keepends=True)
+        rng = np.random.default_rng(3)
+        path = write(tmp_path, "shuffled.run", b"".join(lines[i] for i in rng.permutation(len(lines))), mode="wb")
+    table = readers.read_run(path)
+    for kw in (dict(missing="zero"), dict(missing="skip", max_docs=20), dict(missing="zero", max_docs=5,
+                                                                                float32_scores=True)):
+        ref = readers.align_run(table, qrels, **kw)
+        _assert_same_alignment(ref, readers.align_run(path, qrels, **kw), f"path {kw}")
+        for chunk_rows, block_size, threads in ((1, 4096, 1), (3000, 65536, 2), (None, 1 << 20, 2)):
+            try:
+                pieces = list(align.iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size,
+                                                n_threads=threads, stream=False))
+            except align._TopicAgain:
+                assert shuffle and chunk_rows is not None
+                continue
+            joined = align._concat_pieces(qrels, pieces)
+            got = joined.aligned(n_threads=threads, **kw)
+            _assert_same_alignment(ref, got, f"{kw} chunk_rows={chunk_rows} block_size={block_size}")
+        # small pieces: a shuffled run's topics come back, and the file is read again as one piece
+        joined = align.join_run_file(path, qrels, chunk_rows=500, block_size=8192)
+        _assert_same_alignment(ref, joined.aligned(**kw), f"join_run_file small pieces {kw}")
+
+
+def test_join_run_file_errors_as_read_run(tmp_path):
+    # the joined path keeps read_run's errors and their order: a malformed line further
+    # on is reported before a duplicate docno found in an earlier piece, and an error in
+    # the run before one in the qrels (the run used to be read first)
+    from fastndcg.io import align
+
+    qrels = write(tmp_path, "q.txt", "1 0 a 1\n2 0 b 1\n")
+    lines = ["1 Q0 a 1 1 t", "1 Q0 a 2 1 t"] + [f"2 Q0 d{i} 1 1 t" for i in range(50)] + ["2 Q0 x 1 oops t"]
+    run = write(tmp_path, "r.txt", "\n".join(lines) + "\n")
+    q = readers.read_qrels(qrels)
+    with raises_at(run, 53, "score"):
+        list(align.iter_joined(run, q, chunk_rows=1, block_size=32, stream=False))
+    with raises_at(run, 2, "duplicate docno 'a' for topic '1' .also on line 1."):
+        list(align.iter_joined(run, q, chunk_rows=1, block_size=32, stream=True))
+    dup_only = write(tmp_path, "d.txt", "1 Q0 a 1 1 t\n1 Q0 b 1 1 t\n1 Q0 a 1 1 t\n")
+    with raises_at(dup_only, 3, "duplicate docno 'a' for topic '1' .also on line 1."):
+        readers.align_run(dup_only, q)
+    bad_qrels = write(tmp_path, "bq.txt", "1 0 a x\n")
+    with raises_at(run, 53, "score"):
+        readers.align_run(run, bad_qrels)
+    with raises_at(bad_qrels, 1, "relevance"):
+        readers.align_run(write(tmp_path, "ok.txt", "1 Q0 a 1 1 t\n"), bad_qrels)
+
+
 def test_iter_run_pieces(shared_data, tmp_path):
     path = shared_data / "trectools-robust03" / "runs" / "input.humR03dc.gz"
     whole = readers.read_run(path)
@@ -562,6 +628,40 @@ def test_corrupt_compressed_file_is_a_value_error_at_a_line(tmp_path, kind, pos)
     # the first line not handed out when the stream broke (decompressors
     # detect corruption a little after it, or only at the end for a CRC)
     assert 1 <= int(re.search(r":(\d+): ", str(err.value)).group(1)) <= 3001
+
+
+@pytest.mark.parametrize("inflate", ["default", "zlib"])
+def test_truncated_gzip_names_the_line_where_the_stream_breaks(tmp_path, monkeypatch, inflate):
+    # issue 24: a gzip file cut in the middle was reported at line 1 ("trunc.run.gz:1:
+    # cannot decompress ...") though tens of thousands of lines had been decoded: the
+    # standard library drops what it decoded in the read that fails
+    import zlib
+
+    from fastndcg.io import files
+
+    if inflate == "zlib":                        # the standard library's inflate (no isal)
+        monkeypatch.setattr(files, "_gzip_impl", zlib)
+    body = b"".join(b"%d 0 clueweb09-en0000-00-%05d 1\n" % (i // 100, i) for i in range(100_000))
+    z = gzip.compress(body, mtime=0)
+    cut = z[: len(z) * 45 // 100]
+    decodable = zlib.decompressobj(31).decompress(cut).count(b"\n")
+    assert decodable > 40_000
+    path = write(tmp_path, "trunc.run.gz", cut, mode="wb")
+    with raises_at(path, decodable + 1, "cannot decompress: Compressed file ended"):
+        readers.read_qrels(path)
+
+
+@pytest.mark.parametrize("kind", ["gz", "bz2", "xz"])
+def test_compressed_files_with_several_members(tmp_path, kind):
+    # gzip members (zero padding between them), bz2 and xz streams one after another
+    # read as one file, as the standard library's readers do
+    body = b"".join(b"%d 0 d%d %d\n" % (i % 7, i, i % 3) for i in range(5000))
+    comp = {"gz": lambda b: gzip.compress(b, mtime=0) + b"\0" * 5, "bz2": bz2.compress, "xz": lzma.compress}[kind]
+    path = write(tmp_path, "q." + kind, comp(body[:777]) + comp(body[777:]), mode="wb")
+    plain = write(tmp_path, "q.txt", body, mode="wb")
+    for block_size in (100, 1 << 20):
+        assert b"".join(bytes(b) for b in readers.iter_line_blocks(path, block_size)) == body
+    np.testing.assert_array_equal(readers.read_qrels(path).relevance, readers.read_qrels(plain).relevance)
 
 
 def test_group_file_with_an_empty_query_and_qids(tmp_path):
