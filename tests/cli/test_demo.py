@@ -24,36 +24,6 @@ def test_demo_rejects_bad_cutoffs(tmp_path):
     assert "cutoffs must be integers >= 1" in proc.stderr
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def _readme_commands():
-    """The README's indented `fastndcg ...` command lines (what a new user runs)."""
-    return [line.strip() for line in README.read_text().splitlines()
-            if line.startswith("    fastndcg ") and "demo" not in line.split()[1:2]]
-
-
-def test_readme_examples_run_from_a_plain_clone(tmp_path, capsys):
-    """Every fastndcg command of the README runs in an empty directory after
-    `fastndcg demo --write-examples examples-data` (no ../shared/data needed)."""
-    import shlex
-
-    commands = _readme_commands()
-    assert len(commands) >= 3 and all("shared/data" not in c for c in commands)
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        assert main(["demo", "--write-examples", "examples-data"]) == 0
-        for name in ("qrels.txt", "run_a.txt", "run_b.txt", "data.svm", "pred.txt"):
-            assert (tmp_path / "examples-data" / name).stat().st_size > 1000
-        for command in commands:
-            capsys.readouterr()
-            assert main(shlex.split(command)[1:]) == 0, command
-            assert "ndcg" in capsys.readouterr().out.lower(), command
-    finally:
-        os.chdir(old)
-
-
 def test_example_files_are_deterministic_and_evaluable(tmp_path):
     from fastndcg.io import readers
     from fastndcg.io.example_files import write_examples
