@@ -84,6 +84,13 @@ def test_readme_snippet_runs_as_written(code, tmp_path):
     assert proc.returncode == 0, f"snippet failed:\n{code}\n--- stderr ---\n{proc.stderr}"
 
 
+def test_readme_calls_the_demo_data_generated():
+    """`fastndcg demo` generates its data from a seed; nothing is embedded."""
+    text = README.read_text()
+    assert "embedded" not in text.lower()
+    assert "generated from a fixed seed" in text
+
+
 def _readme_commands():
     """The README's indented `fastndcg ...` command lines (what a new user runs)."""
     return [line.strip() for line in README.read_text().splitlines()

@@ -36,3 +36,13 @@ def test_example_files_are_deterministic_and_evaluable(tmp_path):
     aligned = readers.align_run(a["run_b.txt"], qrels, missing="zero")
     assert aligned.missing_qids == ["316"]          # run_b misses one judged topic (-c matters)
     assert 0.0 < aligned.mean_ndcg(10) < 1.0
+
+
+def test_demo_says_its_data_is_generated(capsys):
+    """The demo's data is generated from a seed, not embedded: its help and its
+    output say so (before: "embedded synthetic data", "MSLR-like synthetic data")."""
+    from fastndcg.cli.app import build_parser
+
+    assert "NDCG of generated (seeded) MSLR-like data" in build_parser().format_help()
+    assert main(["demo", "--queries", "20", "--seed", "3", "-k", "1"]) == 0
+    assert "demo: generated MSLR-like data, seed 3" in capsys.readouterr().out
