@@ -13,6 +13,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import List, Tuple
 
@@ -89,6 +90,22 @@ def test_readme_calls_the_demo_data_generated():
     text = README.read_text()
     assert "embedded" not in text.lower()
     assert "generated from a fixed seed" in text
+
+
+def test_test_extra_lets_pip_choose_the_torch_build():
+    """`pip install ".[test]"` works on a stock machine: the test extra does not pin
+    torch to one release (on Linux, PyPI serves it as the CUDA build) but takes a
+    range, which a CPU build installed first from PyTorch's own index satisfies; the
+    README says how (before: `torch==2.13.0`, and no word on where the CPU build is)."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]
+    torch = [Requirement(r) for r in project["optional-dependencies"]["test"] if Requirement(r).name == "torch"]
+    assert len(torch) == 1
+    assert not any(spec.operator in ("==", "===") for spec in torch[0].specifier), str(torch[0])
+    # torch 2.3 is the first built for NumPy 2; the CPU wheel of this machine and newer 2.x releases fit
+    assert all(torch[0].specifier.contains(v) for v in ("2.3.0", "2.13.0+cpu", "2.15.0"))
+    assert "PyTorch's CPU wheel index" in README.read_text()
 
 
 def _readme_commands():
