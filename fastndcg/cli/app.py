@@ -29,7 +29,7 @@ SUBCOMMANDS: List[Tuple[str, Callable]] = [
 
 
 def _add_demo_parser(sub) -> None:
-    demo = sub.add_parser("demo", help="NDCG of the embedded synthetic data under contrasting conventions")
+    demo = sub.add_parser("demo", help="NDCG of generated (seeded) MSLR-like data under contrasting conventions")
     demo.add_argument("--queries", type=_positive, default=10_000, help="number of queries (default 10000)")
     demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     demo.add_argument("-k", type=_cutoffs, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")

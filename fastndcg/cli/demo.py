@@ -1,4 +1,4 @@
-"""``fastndcg demo``: NDCG of the embedded MSLR-like data under contrasting conventions (the
+"""``fastndcg demo``: NDCG of generated (seeded) MSLR-like data under contrasting conventions (the
 main job of the README's set-up), and ``--write-examples``."""
 from __future__ import annotations
 import argparse
@@ -41,7 +41,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     data = mslr_like(args.queries, seed=args.seed)
     t_gen = time.perf_counter() - t0
-    print(f"fastndcg {fastndcg.__version__} demo: MSLR-like synthetic data, seed {args.seed}")
+    print(f"fastndcg {fastndcg.__version__} demo: generated MSLR-like data, seed {args.seed}")
     print(f"  {data.n_queries} queries, {data.n_docs} documents (generated in {t_gen:.2f} s); "
           f"OpenMP {'on' if fastndcg.openmp_enabled() else 'off'}, "
           f"{fastndcg.effective_n_threads(args.threads)} thread(s)")

@@ -1,4 +1,4 @@
-"""Embedded default data: a seeded, MSLR-WEB30K-like ranking workload.
+"""Generated default data: a seeded, MSLR-WEB30K-like ranking workload.
 
 Nothing is downloaded; the generator is deterministic for a given seed.
 """

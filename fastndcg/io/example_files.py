@@ -1,5 +1,5 @@
 """Small example files for the README's command lines, written from the
-embedded generator (no download, no data copied from elsewhere).
+seeded generator (no download, no data copied from elsewhere).
 
 ``fastndcg demo --write-examples DIR`` (or :func:`write_examples`) writes:
 
