@@ -23,8 +23,9 @@ Example
 """
 from __future__ import annotations
 
+import threading
 import weakref
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -105,6 +106,12 @@ class LambdarankObjective:
     :attr:`position_factors`. LightGBM's own factors are bit-identical when it
     trains with ``num_threads=1`` (with more threads it sums the factors'
     derivatives in an order that follows its thread schedule).
+
+    Threads: the state kept between rounds (model, position factors, output
+    buffers) is per Dataset, so one object may serve trainings on different
+    Datasets at once, from several threads. Two trainings on the same Dataset
+    object at once are not supported (they would share its position factors
+    and buffers): give each its own objective.
     """
 
     def __init__(self, *, mode: str = "lightgbm", convention: Any = None,
@@ -130,11 +137,7 @@ class LambdarankObjective:
                                                         "position_bias_regularization")
         self.learning_rate = check_real(learning_rate, "learning_rate")
         self.n_threads = n_threads
-        self._dataset_ref: Optional[Callable[[], Any]] = None     # a weakref to the data
-        self._model: Optional[LambdaMART] = None
-        self._debiased: Optional[PositionBiasedLambdaMART] = None
-        self._grad: Optional[np.ndarray] = None
-        self._hess: Optional[np.ndarray] = None
+        self._init_trainings()
         # Build a throw-away model to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=self.score_normalization)
@@ -163,10 +166,32 @@ class LambdarankObjective:
         # instead of copying the cached model.
         return self
 
-    def model_for(self, dataset) -> LambdaMART:
-        """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
-        if self._model is not None and self._dataset_ref is not None and self._dataset_ref() is dataset:
-            return self._model
+    def _init_trainings(self) -> None:
+        # One _Training per Dataset (a training's state between rounds), so that
+        # trainings on different Datasets may share this object from several threads.
+        self._trainings: "weakref.WeakKeyDictionary[Any, _Training]" = weakref.WeakKeyDictionary()
+        self._last: Optional[_Training] = None        # the Dataset of the last call
+        self._lock = threading.Lock()                 # guards _trainings
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # settings only: the per-Dataset state and the lock do not pickle
+        return {k: v for k, v in self.__dict__.items() if k not in ("_trainings", "_last", "_lock")}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_trainings()
+
+    def _training_for(self, dataset) -> "_Training":
+        with self._lock:
+            training = self._trainings.get(dataset)
+        if training is None:
+            built = self._new_training(dataset)       # outside the lock: other Datasets go on
+            with self._lock:
+                training = self._trainings.setdefault(dataset, built)
+        self._last = training
+        return training
+
+    def _new_training(self, dataset) -> "_Training":
         labels, offsets, weights = lightgbm_fields(dataset)
         options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
@@ -174,34 +199,53 @@ class LambdarankObjective:
                        n_threads=self.n_threads)
         positions = lightgbm_positions(dataset)
         if positions is None:
-            self._debiased = None
-            self._model = LambdaMART(labels, offsets, **options)
-        else:
-            self._debiased = PositionBiasedLambdaMART(
-                labels, offsets, positions, regularization=self.position_bias_regularization,
-                learning_rate=self.learning_rate, **options)
-            self._model = self._debiased.model
-        self._dataset_ref = weakref.ref(dataset)
-        self._grad = self._hess = None
-        return self._model
+            return _Training(LambdaMART(labels, offsets, **options), None)
+        debiased = PositionBiasedLambdaMART(
+            labels, offsets, positions, regularization=self.position_bias_regularization,
+            learning_rate=self.learning_rate, **options)
+        return _Training(debiased.model, debiased)
+
+    def model_for(self, dataset) -> LambdaMART:
+        """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
+        return self._training_for(dataset).model
+
+    @property
+    def _model(self) -> Optional[LambdaMART]:
+        return None if self._last is None else self._last.model
 
     @property
     def position_factors(self) -> Optional[np.ndarray]:
         """The learned float32 position-bias factor per position id (LightGBM's
-        ``pos_biases_``), or None when the training Dataset has no positions."""
-        return None if self._debiased is None else self._debiased.position_factors
+        ``pos_biases_``) of the Dataset of the last call, or None when it has no
+        positions."""
+        last = self._last
+        return None if last is None or last.debiased is None else last.debiased.position_factors
 
     def __call__(self, preds: np.ndarray, train_data) -> Tuple[np.ndarray, np.ndarray]:
-        model = self.model_for(train_data)
+        training = self._training_for(train_data)
+        model = training.model
         scores = np.asarray(preds)
         if scores.ndim != 1:
             raise ValueError(f"expected one raw score per row; got predictions of shape {scores.shape}")
         dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
-        if self._grad is None or self._grad.dtype != dtype:
-            self._grad = np.empty(model.n_docs, dtype=dtype)
-            self._hess = np.empty(model.n_docs, dtype=dtype)
-        compute = model.gradients if self._debiased is None else self._debiased.gradients
-        return compute(scores, grad_out=self._grad, hess_out=self._hess, n_threads=self.n_threads)
+        with training.lock:      # one round at a time per Dataset: its buffers and position factors
+            if training.grad is None or training.grad.dtype != dtype:
+                training.grad = np.empty(model.n_docs, dtype=dtype)
+                training.hess = np.empty(model.n_docs, dtype=dtype)
+            compute = model.gradients if training.debiased is None else training.debiased.gradients
+            return compute(scores, grad_out=training.grad, hess_out=training.hess, n_threads=self.n_threads)
+
+
+class _Training:
+    """What one training Dataset keeps between boosting rounds: its model, its
+    position-bias state and the output buffers (reused every round)."""
+
+    def __init__(self, model: LambdaMART, debiased: Optional[PositionBiasedLambdaMART]) -> None:
+        self.model = model
+        self.debiased = debiased
+        self.grad: Optional[np.ndarray] = None
+        self.hess: Optional[np.ndarray] = None
+        self.lock = threading.Lock()
 
 
 # ----------------------------------------------------------------------------- metric

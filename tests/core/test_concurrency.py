@@ -11,8 +11,9 @@ switch interval makes threads interleave inside those few bytecodes. Before the
 cache had a lock, this raised ``RuntimeError: dictionary changed size during
 iteration`` or ``KeyError`` in most runs.
 
-The LightGBM / XGBoost objectives and metrics are in
-``tests/integrations/test_concurrency_peers.py`` (tier peers).
+The LightGBM / XGBoost objectives and metrics (tier peers, at the end) are
+shared by 8 trainings at once, each on its own Dataset / DMatrix, and must give
+what each training gives alone with its own objects.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
+import pytest
 
 import fastndcg
 from fastndcg import Convention
@@ -29,7 +31,7 @@ from fastndcg.measures import lambdamart_checks
 from fastndcg.measures.debias import PositionBiasedLambdaMART, XGBoostRankNDCG
 from fastndcg.measures.rankdcg import rankdcg
 
-from conftest import make_batch
+from conftest import make_batch, require
 
 PYTHON_THREADS = 8
 OPENMP_THREADS = 2
@@ -217,3 +219,92 @@ def test_sigmoid_table_cache_stays_bounded_and_is_read_only():
     assert len(lambdamart_checks._SIGMOID_TABLES) == lambdamart_checks.SIGMOID_TABLES_KEPT
     assert list(lambdamart_checks._SIGMOID_TABLES) == list(SIGMAS[-lambdamart_checks.SIGMOID_TABLES_KEPT:])
     assert not first[0].flags.writeable                                   # shared by every model
+
+
+# ----------------------------------------------------------------------------- LightGBM / XGBoost (tier peers)
+
+
+def peer_inputs(seed: int):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(PYTHON_THREADS):
+        scores, labels, offsets = make_batch(rng, n_queries=10, max_docs=20, p_empty_query=0.0, p_all_zero=0.0)
+        features = rng.standard_normal((scores.shape[0], 3))
+        positions = np.concatenate([np.arange(b - a) for a, b in zip(offsets[:-1], offsets[1:])])
+        out.append((scores, labels, offsets, features, positions))
+    return out
+
+
+def rounds_of(objective, metric, data, preds: np.ndarray, n_rounds: int = 4):
+    """What a training asks of its objective and metric over a few rounds."""
+    got = []
+    for r in range(n_rounds):
+        grad, hess = objective(preds + 0.01 * r, data)
+        got.append((grad.copy(), hess.copy(), metric(preds + 0.01 * r, data)))
+    return got
+
+
+def trainings_at_once(make_objective, make_metric, datasets, scores) -> List[str]:
+    """One objective and one metric shared by PYTHON_THREADS trainings, each on
+    its own dataset, against each training alone with its own objects."""
+    expected = [rounds_of(make_objective(), make_metric(), d, s) for d, s in zip(datasets, scores)]
+    objective, metric = make_objective(), make_metric()
+    problems: List[str] = []
+    start = threading.Barrier(PYTHON_THREADS)
+
+    def worker(t: int) -> None:
+        start.wait()
+        try:
+            got = rounds_of(objective, metric, datasets[t], scores[t])
+        except Exception as exc:
+            problems.append(f"training {t} raised {type(exc).__name__}: {exc}")
+            return
+        if not same_bits(got, expected[t]):
+            problems.append(f"training {t} differs from the same training alone")
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(PYTHON_THREADS)]
+    with switching_often():
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    return problems
+
+
+@pytest.mark.peers
+def test_lightgbm_objectives_and_metric_shared_by_8_trainings(force_threads):
+    lgb = require("lightgbm")
+    from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+
+    inputs = peer_inputs(7)
+    datasets = []
+    for scores, labels, offsets, features, positions in inputs:
+        ds = lgb.Dataset(features, labels, group=np.diff(offsets), position=positions,
+                         params={"verbosity": -1}, free_raw_data=False)
+        datasets.append(ds.construct())
+    scores = [s for s, *_ in inputs]
+    for make_objective in (lambda: LambdarankObjective(sigma=1.5, n_threads=OPENMP_THREADS),
+                           lambda: LambdarankObjective(mode="default", n_threads=OPENMP_THREADS),
+                           lambda: fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
+        problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
+                                     datasets, scores)
+        assert not problems, problems[:3]
+
+
+@pytest.mark.peers
+def test_xgboost_objectives_and_metric_shared_by_8_trainings(force_threads):
+    xgb = require("xgboost")
+    from fastndcg.integrations.xgboost import NDCGMetric, RankNDCGObjective
+
+    inputs = peer_inputs(8)
+    dmats = []
+    for scores, labels, offsets, features, positions in inputs:
+        qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+        dmats.append(xgb.DMatrix(features, labels, qid=qid))
+    scores = [s.astype(np.float32) for s, *_ in inputs]
+    for make_objective in (lambda: RankNDCGObjective(pair_method="mean", unbiased=True, n_threads=OPENMP_THREADS),
+                           lambda: RankNDCGObjective(n_threads=OPENMP_THREADS),
+                           lambda: fastndcg.XGBoostSoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
+        problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
+                                     dmats, scores)
+        assert not problems, problems[:3]
