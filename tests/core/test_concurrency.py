@@ -308,3 +308,36 @@ def test_xgboost_objectives_and_metric_shared_by_8_trainings(force_threads):
         problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
                                      dmats, scores)
         assert not problems, problems[:3]
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("attempt", range(10))
+def test_ir_measures_provider_registered_once_from_8_threads(monkeypatch, attempt):
+    irm = require("ir_measures")
+    from fastndcg.integrations import ir_measures as provider_module
+
+    def ours() -> List[Any]:
+        return [p for p in irm.DefaultPipeline.providers if type(p).__name__ == "FastNDCGProvider"]
+
+    provider_module.unregister()
+    monkeypatch.setattr(provider_module, "_PROVIDER", None)       # the first use happens in the threads
+    got: List[Any] = []
+    start = threading.Barrier(PYTHON_THREADS)
+
+    def worker() -> None:
+        start.wait()
+        got.append(provider_module.register())
+
+    threads = [threading.Thread(target=worker) for _ in range(PYTHON_THREADS)]
+    try:
+        with switching_often():
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        assert len({id(p) for p in got}) == 1 and got[0] is provider_module.provider()
+        assert ours() == [got[0]]
+    finally:
+        for stray in ours():               # leave ir_measures as it was, whatever happened
+            irm.DefaultPipeline.providers.remove(stray)
+        provider_module.unregister()
