@@ -214,12 +214,16 @@ class LambdarankObjective:
         return None if self._last is None else self._last.model
 
     @property
+    def _debiased(self) -> Optional[PositionBiasedLambdaMART]:
+        return None if self._last is None else self._last.debiased
+
+    @property
     def position_factors(self) -> Optional[np.ndarray]:
         """The learned float32 position-bias factor per position id (LightGBM's
         ``pos_biases_``) of the Dataset of the last call, or None when it has no
         positions."""
-        last = self._last
-        return None if last is None or last.debiased is None else last.debiased.position_factors
+        debiased = self._debiased
+        return None if debiased is None else debiased.position_factors
 
     def __call__(self, preds: np.ndarray, train_data) -> Tuple[np.ndarray, np.ndarray]:
         training = self._training_for(train_data)
