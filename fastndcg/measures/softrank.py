@@ -417,7 +417,8 @@ class SoftNDCGObjective:
         try:
             ref = weakref.ref(data)
         except TypeError:  # not weak-referenceable: keep it alive instead
-            ref = (lambda d=data: d)
+            def ref() -> Any:
+                return data
         self._cached = (ref, built)
         return built
 
