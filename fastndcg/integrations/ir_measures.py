@@ -21,11 +21,15 @@ Importing this module does not import ir_measures; :func:`register` does.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Optional
 
 __all__ = ["register", "unregister", "provider"]
 
 _PROVIDER: Optional[Any] = None
+# One provider per process, and ir_measures' registry and pipeline changed by one
+# thread at a time (else two threads could make two providers and register both).
+_LOCK = threading.RLock()
 
 
 def _make_provider():
@@ -76,9 +80,10 @@ def _make_provider():
 def provider():
     """The (one) fastndcg provider object (imports ir_measures)."""
     global _PROVIDER
-    if _PROVIDER is None:
-        _PROVIDER = _make_provider()
-    return _PROVIDER
+    with _LOCK:
+        if _PROVIDER is None:
+            _PROVIDER = _make_provider()
+        return _PROVIDER
 
 
 def register(default: bool = True):
@@ -87,22 +92,24 @@ def register(default: bool = True):
     and friends compute nDCG with it). Returns the provider. Idempotent."""
     import ir_measures
 
-    p = provider()
-    ir_measures.providers.register(p)
-    pipeline = ir_measures.DefaultPipeline.providers
-    if default and p not in pipeline:
-        pipeline.insert(0, p)
-    return p
+    with _LOCK:
+        p = provider()
+        ir_measures.providers.register(p)
+        pipeline = ir_measures.DefaultPipeline.providers
+        if default and p not in pipeline:
+            pipeline.insert(0, p)
+        return p
 
 
 def unregister() -> None:
     """Undo :func:`register` (the registry entry and the pipeline position)."""
     import ir_measures
 
-    if _PROVIDER is None:
-        return
-    pipeline = ir_measures.DefaultPipeline.providers
-    while _PROVIDER in pipeline:
-        pipeline.remove(_PROVIDER)
-    if ir_measures.providers.registry.get("fastndcg") is _PROVIDER:
-        del ir_measures.providers.registry["fastndcg"]
+    with _LOCK:
+        if _PROVIDER is None:
+            return
+        pipeline = ir_measures.DefaultPipeline.providers
+        while _PROVIDER in pipeline:
+            pipeline.remove(_PROVIDER)
+        if ir_measures.providers.registry.get("fastndcg") is _PROVIDER:
+            del ir_measures.providers.registry["fastndcg"]

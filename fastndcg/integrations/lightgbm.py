@@ -28,8 +28,9 @@ Example
 """
 from __future__ import annotations
 
+import threading
 import weakref
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -115,6 +116,12 @@ class LambdarankObjective:
     :attr:`position_factors`. LightGBM's own factors are bit-identical when it
     trains with ``num_threads=1`` (with more threads it sums the factors'
     derivatives in an order that follows its thread schedule).
+
+    Threads: the state kept between rounds (model, position factors, output
+    buffers) is per Dataset, so one object may serve trainings on different
+    Datasets at once, from several threads. Two trainings on the same Dataset
+    object at once are not supported (they would share its position factors
+    and buffers): give each its own objective.
     """
 
     def __init__(self, *, mode: str = "lightgbm", convention: Any = None,
@@ -140,11 +147,7 @@ class LambdarankObjective:
                                                         "position_bias_regularization")
         self.learning_rate = check_real(learning_rate, "learning_rate")
         self.n_threads = n_threads
-        self._dataset_ref: Optional[Callable[[], Any]] = None     # a weakref to the data
-        self._model: Optional[LambdaMART] = None
-        self._debiased: Optional[PositionBiasedLambdaMART] = None
-        self._grad: Optional[np.ndarray] = None
-        self._hess: Optional[np.ndarray] = None
+        self._init_trainings()
         # Build a throw-away model to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=self.score_normalization)
@@ -173,22 +176,57 @@ class LambdarankObjective:
         # instead of copying the cached model.
         return self
 
-    def __getstate__(self) -> Dict[str, Any]:
-        # A fitted LGBMRanker keeps this object as its objective: pickle the
-        # settings; the per-data cache (a weak reference) is rebuilt on first use.
-        state = dict(self.__dict__)
-        state.update(_dataset_ref=None, _model=None, _debiased=None, _grad=None, _hess=None)
-        return state
+    def _init_trainings(self) -> None:
+        # One _Training per Dataset (a training's state between rounds), so that
+        # trainings on different Datasets may share this object from several threads.
+        self._trainings: "weakref.WeakKeyDictionary[Any, _Training]" = weakref.WeakKeyDictionary()
+        self._last: Optional[_Training] = None        # the Dataset of the last call
+        # LightGBM's scikit-learn API passes arrays, copied into a new LightGBMRows
+        # each call: their trainings are found by content (the last _ROWS_KEPT)
+        self._rows_trainings: List[Tuple[LightGBMRows, _Training]] = []
+        self._lock = threading.Lock()                 # guards _trainings and _rows_trainings
 
-    def model_for(self, dataset) -> LambdaMART:
-        """The cached :class:`LambdaMART` of ``dataset`` (built on first use): a
-        ``lightgbm.Dataset`` (the same object), or the
+    def __getstate__(self) -> Dict[str, Any]:
+        # settings only: the per-Dataset state and the lock do not pickle
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_trainings", "_rows_trainings", "_last", "_lock")}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_trainings()
+
+    def _training_for(self, dataset) -> "_Training":
+        """The state of a ``lightgbm.Dataset`` (by identity) or of the
         :class:`~fastndcg._core.arguments.LightGBMRows` of a scikit-learn call
-        (the same content)."""
-        if self._model is not None and self._dataset_ref is not None:
-            cached = self._dataset_ref()
-            if cached is dataset or (isinstance(dataset, LightGBMRows) and dataset.same_as(cached)):
-                return self._model
+        (by content), built on first use."""
+        if isinstance(dataset, LightGBMRows):
+            return self._rows_training_for(dataset)
+        with self._lock:
+            training = self._trainings.get(dataset)
+        if training is None:
+            built = self._new_training(dataset)       # outside the lock: other Datasets go on
+            with self._lock:
+                training = self._trainings.setdefault(dataset, built)
+        self._last = training
+        return training
+
+    def _rows_training_for(self, rows: LightGBMRows) -> "_Training":
+        def find() -> Optional[_Training]:
+            return next((t for r, t in self._rows_trainings if r.same_as(rows)), None)
+
+        with self._lock:
+            training = find()
+        if training is None:
+            built = self._new_training(rows)
+            with self._lock:
+                training = find()
+                if training is None:
+                    training = built
+                    self._rows_trainings = (self._rows_trainings + [(rows, built)])[-_ROWS_KEPT:]
+        self._last = training
+        return training
+
+    def _new_training(self, dataset) -> "_Training":
         labels, offsets, weights = lightgbm_fields(dataset)
         options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
@@ -196,24 +234,31 @@ class LambdarankObjective:
                        n_threads=self.n_threads)
         positions = lightgbm_positions(dataset)
         if positions is None:
-            self._debiased = None
-            self._model = LambdaMART(labels, offsets, **options)
-        else:
-            self._debiased = PositionBiasedLambdaMART(
-                labels, offsets, positions, regularization=self.position_bias_regularization,
-                learning_rate=self.learning_rate, **options)
-            self._model = self._debiased.model
-        # The arrays of a scikit-learn call are this object's own copies: keep them.
-        self._dataset_ref = ((lambda rows=dataset: rows) if isinstance(dataset, LightGBMRows)
-                             else weakref.ref(dataset))
-        self._grad = self._hess = None
-        return self._model
+            return _Training(LambdaMART(labels, offsets, **options), None)
+        debiased = PositionBiasedLambdaMART(
+            labels, offsets, positions, regularization=self.position_bias_regularization,
+            learning_rate=self.learning_rate, **options)
+        return _Training(debiased.model, debiased)
+
+    def model_for(self, dataset) -> LambdaMART:
+        """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
+        return self._training_for(dataset).model
+
+    @property
+    def _model(self) -> Optional[LambdaMART]:
+        return None if self._last is None else self._last.model
+
+    @property
+    def _debiased(self) -> Optional[PositionBiasedLambdaMART]:
+        return None if self._last is None else self._last.debiased
 
     @property
     def position_factors(self) -> Optional[np.ndarray]:
         """The learned float32 position-bias factor per position id (LightGBM's
-        ``pos_biases_``), or None when the training Dataset has no positions."""
-        return None if self._debiased is None else self._debiased.position_factors
+        ``pos_biases_``) of the Dataset of the last call, or None when it has no
+        positions."""
+        debiased = self._debiased
+        return None if debiased is None else debiased.position_factors
 
     def __call__(self, preds_or_y_true: np.ndarray, dataset_or_y_pred: Any, weight: Optional[np.ndarray] = None,
                  group: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
@@ -224,15 +269,29 @@ class LambdarankObjective:
         ``objective(y_true, y_pred, weight, group)`` with the query sizes.
         """
         scores, data = lightgbm_call(type(self).__name__, preds_or_y_true, dataset_or_y_pred, weight, group)
-        model = self.model_for(data)
+        training = self._training_for(data)
+        model = training.model
         if scores.ndim != 1:
             raise ValueError(f"expected one raw score per row; got predictions of shape {scores.shape}")
         dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
-        if self._grad is None or self._grad.dtype != dtype:
-            self._grad = np.empty(model.n_docs, dtype=dtype)
-            self._hess = np.empty(model.n_docs, dtype=dtype)
-        compute = model.gradients if self._debiased is None else self._debiased.gradients
-        return compute(scores, grad_out=self._grad, hess_out=self._hess, n_threads=self.n_threads)
+        with training.lock:      # one round at a time per Dataset: its buffers and position factors
+            if training.grad is None or training.grad.dtype != dtype:
+                training.grad = np.empty(model.n_docs, dtype=dtype)
+                training.hess = np.empty(model.n_docs, dtype=dtype)
+            compute = model.gradients if training.debiased is None else training.debiased.gradients
+            return compute(scores, grad_out=training.grad, hess_out=training.hess, n_threads=self.n_threads)
+
+
+class _Training:
+    """What one training Dataset keeps between boosting rounds: its model, its
+    position-bias state and the output buffers (reused every round)."""
+
+    def __init__(self, model: LambdaMART, debiased: Optional[PositionBiasedLambdaMART]) -> None:
+        self.model = model
+        self.debiased = debiased
+        self.grad: Optional[np.ndarray] = None
+        self.hess: Optional[np.ndarray] = None
+        self.lock = threading.Lock()
 
 
 # ----------------------------------------------------------------------------- metric

@@ -29,8 +29,9 @@ Example
 """
 from __future__ import annotations
 
+import threading
 import weakref
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -127,6 +128,11 @@ class RankNDCGObjective:
     LambdaMART is kept by :class:`fastndcg.measures.debias.XGBoostRankNDCG`; the learned
     ratios are :attr:`t_plus` and :attr:`t_minus` (XGBoost saves them, rounded
     to float32, as ``"ti+"`` and ``"tj-"`` in ``Booster.save_config()``).
+
+    Threads: the state kept between rounds is per DMatrix, so one object may
+    serve trainings on different DMatrix objects at once, from several threads.
+    Two trainings on the same DMatrix object at once are not supported (they
+    would share its round state and buffers): give each its own objective.
     """
 
     def __init__(self, *, mode: str = "xgboost", convention: Any = None,
@@ -153,11 +159,7 @@ class RankNDCGObjective:
         self.score_normalization = score_normalization
         self.sigma = sigma
         self.n_threads = n_threads
-        self._dmat_ref: Optional[Callable[[], Any]] = None     # a weakref to the data
-        self._model: Optional[LambdaMART] = None
-        self._state: Optional[XGBoostRankNDCG] = None
-        self._grad: Optional[np.ndarray] = None
-        self._hess: Optional[np.ndarray] = None
+        self._init_trainings()
         # Build throw-away models to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=score_normalization)
@@ -203,43 +205,89 @@ class RankNDCGObjective:
                    bias_norm=float(params.get("lambdarank_bias_norm", 1.0)), seed_offset=offset,
                    n_threads=n_threads)
 
-    def model_for(self, dmat) -> LambdaMART:
-        """The cached :class:`LambdaMART` of ``dmat`` (built on first use)."""
-        if self._model is not None and self._dmat_ref is not None and self._dmat_ref() is dmat:
-            return self._model
+    def _init_trainings(self) -> None:
+        # One _Training per DMatrix (a training's state between rounds), so that
+        # trainings on different DMatrix objects may share this object from several threads.
+        self._trainings: "weakref.WeakKeyDictionary[Any, _Training]" = weakref.WeakKeyDictionary()
+        self._last: Optional[_Training] = None        # the DMatrix of the last call
+        self._lock = threading.Lock()                 # guards _trainings
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # settings only: the per-DMatrix state and the lock do not pickle
+        return {k: v for k, v in self.__dict__.items() if k not in ("_trainings", "_last", "_lock")}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_trainings()
+
+    def _training_for(self, dmat) -> "_Training":
+        require_dmatrix(dmat)      # before the look-up: arrays from the scikit-learn API say what works
+        with self._lock:
+            training = self._trainings.get(dmat)
+        if training is None:
+            built = self._new_training(dmat)          # outside the lock: other DMatrix objects go on
+            with self._lock:
+                training = self._trainings.setdefault(dmat, built)
+        self._last = training
+        return training
+
+    def _new_training(self, dmat) -> "_Training":
         labels, offsets, weights = xgboost_fields(dmat)
         if self._needs_state:
-            self._state = self._stateful(labels, offsets, weights)
-            self._model = self._state.model
-        else:
-            self._state = None
-            self._model = LambdaMART(labels, offsets, mode=self.mode, convention=self.convention,
-                                     truncation=self.truncation, sigma=self.sigma, normalize=self.normalize,
-                                     score_normalization=self.score_normalization, query_weights=weights,
-                                     n_threads=self.n_threads)
-        self._dmat_ref = weakref.ref(dmat)
-        self._grad = self._hess = None
-        return self._model
+            state = self._stateful(labels, offsets, weights)
+            return _Training(state.model, state)
+        return _Training(LambdaMART(labels, offsets, mode=self.mode, convention=self.convention,
+                                    truncation=self.truncation, sigma=self.sigma, normalize=self.normalize,
+                                    score_normalization=self.score_normalization, query_weights=weights,
+                                    n_threads=self.n_threads), None)
+
+    def model_for(self, dmat) -> LambdaMART:
+        """The cached :class:`LambdaMART` of ``dmat`` (built on first use)."""
+        return self._training_for(dmat).model
+
+    @property
+    def _model(self) -> Optional[LambdaMART]:
+        return None if self._last is None else self._last.model
+
+    @property
+    def _state(self) -> Optional[XGBoostRankNDCG]:
+        return None if self._last is None else self._last.state
 
     @property
     def t_plus(self) -> Optional[np.ndarray]:
-        """Unbiased LambdaMART's t+ per position (after the last round), or None."""
-        return self._state.t_plus if self._state is not None and self.unbiased else None
+        """Unbiased LambdaMART's t+ per position (after the last round, on the DMatrix of the last call), or None."""
+        state = self._state
+        return state.t_plus if state is not None and self.unbiased else None
 
     @property
     def t_minus(self) -> Optional[np.ndarray]:
-        """Unbiased LambdaMART's t- per position (after the last round), or None."""
-        return self._state.t_minus if self._state is not None and self.unbiased else None
+        """Unbiased LambdaMART's t- per position (after the last round, on the DMatrix of the last call), or None."""
+        state = self._state
+        return state.t_minus if state is not None and self.unbiased else None
 
     def __call__(self, predt: np.ndarray, dtrain) -> Tuple[np.ndarray, np.ndarray]:
-        model = self.model_for(dtrain)
+        training = self._training_for(dtrain)
+        model = training.model
         scores = np.asarray(predt).reshape(-1)
         dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
-        if self._grad is None or self._grad.dtype != dtype:
-            self._grad = np.empty(model.n_docs, dtype=dtype)
-            self._hess = np.empty(model.n_docs, dtype=dtype)
-        compute = model.gradients if self._state is None else self._state.gradients
-        return compute(scores, grad_out=self._grad, hess_out=self._hess, n_threads=self.n_threads)
+        with training.lock:      # one round at a time per DMatrix: its buffers and round state
+            if training.grad is None or training.grad.dtype != dtype:
+                training.grad = np.empty(model.n_docs, dtype=dtype)
+                training.hess = np.empty(model.n_docs, dtype=dtype)
+            compute = model.gradients if training.state is None else training.state.gradients
+            return compute(scores, grad_out=training.grad, hess_out=training.hess, n_threads=self.n_threads)
+
+
+class _Training:
+    """What one training DMatrix keeps between boosting rounds: its model, the
+    state of the mean method / Unbiased LambdaMART and the output buffers."""
+
+    def __init__(self, model: LambdaMART, state: Optional[XGBoostRankNDCG]) -> None:
+        self.model = model
+        self.state = state
+        self.grad: Optional[np.ndarray] = None
+        self.hess: Optional[np.ndarray] = None
+        self.lock = threading.Lock()
 
 
 class NDCGMetric:

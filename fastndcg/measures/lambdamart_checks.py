@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Dict, NamedTuple, Optional, Union
+import threading
+from collections import OrderedDict
+from typing import Any, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
@@ -33,7 +35,12 @@ LIGHTGBM_MAX_LINEAR_LABEL = 2**24
 XGBOOST_MAX_LABEL = 31
 _NO_TRUNCATION = 1 << 62
 
-_SIGMOID_TABLES: Dict[float, tuple] = {}
+#: How many LightGBM sigmoid tables (8 MiB each) stay cached.
+SIGMOID_TABLES_KEPT = 4
+# sigma -> (table, lo, hi, factor), least recently used first. Shared by every
+# thread: read and changed only under _SIGMOID_LOCK.
+_SIGMOID_TABLES: "OrderedDict[float, Tuple[np.ndarray, float, float, float]]" = OrderedDict()
+_SIGMOID_LOCK = threading.Lock()
 
 
 def _kernels():
@@ -53,14 +60,30 @@ def _kernels():
 _lambdamart = _kernels()
 
 
-def _sigmoid_table(sigma: float) -> tuple:
-    """LightGBM's 2**20-bin sigmoid table for sigma (8 MiB), cached for a few sigmas."""
-    hit = _SIGMOID_TABLES.get(sigma)
-    if hit is None:
-        if len(_SIGMOID_TABLES) >= 4:
-            _SIGMOID_TABLES.pop(next(iter(_SIGMOID_TABLES)))
-        hit = _lambdamart.lightgbm_sigmoid_table(sigma)
-        _SIGMOID_TABLES[sigma] = hit
+def _sigmoid_table(sigma: float) -> Tuple[np.ndarray, float, float, float]:
+    """LightGBM's 2**20-bin sigmoid table for sigma (8 MiB, read-only), cached
+    for the :data:`SIGMOID_TABLES_KEPT` most recently used sigmas.
+
+    Safe from many threads: the cache is only touched under a lock (an
+    eviction iterating the dict while another thread inserted raised
+    ``RuntimeError: dictionary changed size during iteration``). The table
+    is built outside the lock (milliseconds, without the GIL); two threads
+    missing the same sigma at once may both build it, and the first one
+    stored is kept (the same bits either way).
+    """
+    with _SIGMOID_LOCK:
+        hit = _SIGMOID_TABLES.get(sigma)
+        if hit is not None:
+            _SIGMOID_TABLES.move_to_end(sigma)
+            return hit
+    table, lo, hi, factor = _lambdamart.lightgbm_sigmoid_table(sigma)
+    table.setflags(write=False)      # shared by every model and thread
+    built = (table, lo, hi, factor)
+    with _SIGMOID_LOCK:
+        hit = _SIGMOID_TABLES.setdefault(sigma, built)
+        _SIGMOID_TABLES.move_to_end(sigma)
+        while len(_SIGMOID_TABLES) > SIGMOID_TABLES_KEPT:
+            _SIGMOID_TABLES.popitem(last=False)
     return hit
 
 

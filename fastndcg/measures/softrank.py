@@ -14,6 +14,7 @@ Public functions: :func:`soft_ndcg`, :func:`soft_ndcg_grad`,
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any, Callable, Optional, Tuple
 
@@ -338,8 +339,10 @@ class SoftNDCGObjective:
         self.convention = conv
         effective_n_threads(n_threads)
         self.n_threads = n_threads
-        self._cached_ref: Optional[Callable[[], Any]] = None
-        self._cached: Optional[Tuple[_SoftPlan, Optional[np.ndarray]]] = None
+        # (reference to the data, its plan), replaced as one object so that a
+        # thread never pairs one dataset with another's plan
+        self._cached: Optional[Tuple[Callable[[], Any], Tuple[_SoftPlan, Optional[np.ndarray]]]] = None
+        self._count_lock = threading.Lock()
         self.n_plans_built = 0
 
     # -- generic --------------------------------------------------------------------
@@ -355,7 +358,8 @@ class SoftNDCGObjective:
         w = None
         if weights is not None:
             w = _row_weights(weights, off)
-        self.n_plans_built += 1
+        with self._count_lock:
+            self.n_plans_built += 1
         return _SoftPlan(lab, off, top, self.k, self.convention, self.max_docs, self.n_threads), w
 
     def grad_hess_with(self, plan: Tuple[_SoftPlan, Optional[np.ndarray]],
@@ -391,25 +395,35 @@ class SoftNDCGObjective:
         return self
 
     def __getstate__(self) -> dict:
-        # A fitted LGBMRanker keeps this object as its objective: pickle the
-        # settings; the cached plan (a weak reference) is rebuilt on first use.
+        # settings only (a fitted LGBMRanker keeps this object as its objective):
+        # the cache and the lock are rebuilt on unpickling
         state = dict(self.__dict__)
-        state.update(_cached_ref=None, _cached=None)
+        state.update(_cached=None, _count_lock=None)
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._count_lock = threading.Lock()
 
     # -- caching by dataset object (by content for LightGBMRows) ----------------------
     def _plan_for(self, data: Any, read: Callable[[Any], Tuple[Any, Any, Any]]):
-        if self._cached is not None and self._cached_ref is not None:
-            cached = self._cached_ref()
-            if cached is data or (isinstance(data, LightGBMRows) and data.same_as(cached)):
-                return self._cached
+        # Safe from several threads: the cache is read once and replaced whole;
+        # threads on different datasets at once each get their own data's plan
+        # (rebuilt when they alternate: one object per training avoids that).
+        cached = self._cached
+        if cached is not None:
+            seen = cached[0]()
+            if seen is data or (isinstance(data, LightGBMRows) and data.same_as(seen)):
+                return cached[1]
         labels, offsets, weights = read(data)
         built = self.plan(labels, offsets, weights)
+        ref: Callable[[], Any]
         try:
-            self._cached_ref = weakref.ref(data)
+            ref = weakref.ref(data)
         except TypeError:  # not weak-referenceable: keep it alive instead
-            self._cached_ref = (lambda d=data: d)
-        self._cached = built
+            def ref() -> Any:
+                return data
+        self._cached = (ref, built)
         return built
 
 
