@@ -341,3 +341,38 @@ def test_ir_measures_provider_registered_once_from_8_threads(monkeypatch, attemp
         for stray in ours():               # leave ir_measures as it was, whatever happened
             irm.DefaultPipeline.providers.remove(stray)
         provider_module.unregister()
+
+
+class ScikitLearnCalls:
+    """A training as LightGBM's scikit-learn API (LGBMRanker) calls its objective
+    and metric: f(y_true, y_pred, weight, group), new arrays every round."""
+
+    def __init__(self, labels: np.ndarray, offsets: np.ndarray) -> None:
+        self.labels, self.group = labels.astype(np.float64), np.diff(offsets)
+
+
+def sklearn_rounds_of(objective, metric, data: ScikitLearnCalls, preds: np.ndarray, n_rounds: int = 4):
+    got = []
+    for r in range(n_rounds):
+        y_pred = preds + 0.01 * r
+        grad, hess = objective(data.labels.copy(), y_pred, None, data.group.copy())
+        got.append((grad.copy(), hess.copy(), metric(data.labels.copy(), y_pred, None, data.group.copy())))
+    return got
+
+
+@pytest.mark.peers
+def test_lightgbm_scikit_learn_calls_shared_by_8_trainings(force_threads, monkeypatch):
+    # one objective and one metric shared by 8 LGBMRanker fits at once: each fit's
+    # state is found by the content of its arrays (a new copy every call)
+    require("lightgbm")
+    from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+
+    inputs = peer_inputs(9)
+    datasets = [ScikitLearnCalls(labels, offsets) for _, labels, offsets, _, _ in inputs]
+    scores = [s for s, *_ in inputs]
+    monkeypatch.setattr(sys.modules[__name__], "rounds_of", sklearn_rounds_of)
+    for make_objective in (lambda: LambdarankObjective(sigma=1.5, n_threads=OPENMP_THREADS),
+                           lambda: fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
+        problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
+                                     datasets, scores)
+        assert not problems, problems[:3]
