@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
+
+from fastndcg.conventions import ScoreOverflowWarning
 
 from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
 
@@ -202,18 +206,25 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                 systems.append(System(name, path, np.empty(0), {}, [], stream=run_stream))
             return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
         aligned = []
+        run_lines = []
         for path in run_paths:
             run = readers.read_run(path, progress=progress.start(path), n_threads=threads)
             progress.done()
             aligned.append(align_chunk(run, qrels, conv, ideal=args.ideal, missing=missing,
                                        max_docs=args.max_docs, gains=trec_spec, n_threads=threads))
-        for name, path, (a, chunk) in zip(names, run_paths, aligned):
+            run_lines.append(run.lines)
+        for name, path, (a, chunk), lines in zip(names, run_paths, aligned, run_lines):
             keys: Tuple[str, ...] = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
             if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG
                 keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
             arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
             notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
-            systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
+            # the aligned tie_key is each row's position in the run's table: its file line
+            # (the chunk's rows are the aligned run's, in the same order)
+            table_row = a.tie_key
+            row_lines = ({"scores": (path, lambda i, lines=lines, key=table_row: int(lines[key[i]]))}
+                         if table_row is not None and table_row.shape[0] == arrays["scores"].shape[0] else None)
+            systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name, row_lines=row_lines))
         return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
 
     # data + predictions
@@ -298,6 +309,34 @@ class _Usage(Exception):
     """A usage error found after parsing (exit code 2)."""
 
 
+@contextmanager
+def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None) -> Iterator[None]:
+    """Print the block's :class:`~fastndcg.conventions.ScoreOverflowWarning` as
+    ``fastndcg: warning: run.txt:12, run.txt:13: ...``: the file and line of the
+    rows it names (``rows`` as :func:`fastndcg.io.svmlight.at_file_lines`), or,
+    for rows that ``rows`` does not map, ``path: message``. Other warnings are
+    passed on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        message = w.message
+        where = rows.get(getattr(message, "argument", None))
+        if not issubclass(w.category, ScoreOverflowWarning):
+            warnings.warn_explicit(message, w.category, w.filename, w.lineno)
+            continue
+        if where is None:
+            _warn(f"{path}: {message}" if path else str(message))
+            continue
+        path, line_of = where
+        shown = getattr(message, "rows")
+        count = int(getattr(message, "count"))
+        at = ", ".join(f"{path}:{line_of(int(i))}" for i in shown)
+        more = f" and {count - len(shown)} more" if count > len(shown) else ""
+        _warn(f"{at}{more}: {count} score(s) beyond float32 rank as +-inf (float32_overflow='inf': the "
+              f"tool's C cast; equal infinities tie)")
+
+
 def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
@@ -334,10 +373,11 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
             a = sys_.arrays
             scorer = GainScorer(a["gains"], a["offsets"], ks, convention=inputs.convention,
                                 ideal_dcg=a["ideal_dcg"], n_threads=n_threads)
-            vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
+            with overflow_warnings_at_lines(sys_.row_lines or {}):
+                vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
         else:
             # per-query values and the aggregate from one kernel pass
-            with at_file_lines(sys_.row_lines or {}):
+            with at_file_lines(sys_.row_lines or {}), overflow_warnings_at_lines(sys_.row_lines or {}):
                 vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads,
                                            **sys_.arrays)
         out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=sys_.qids, values=np.asarray(vals),
