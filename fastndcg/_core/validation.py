@@ -180,9 +180,8 @@ def warn_scores_to_inf(arr: np.ndarray, offsets: Optional[np.ndarray], flags: np
     more = f" and {rows.size - SHOWN_OVERFLOW_ROWS} more" if rows.size > SHOWN_OVERFLOW_ROWS else ""
     message = (f"{rows.size} {name} overflow float32 and rank as +-inf (float32_overflow='inf', the tool's "
                f"C cast; equal infinities tie): {shown}{more}")
-    warning = ScoreOverflowWarning(message)
-    warning.argument, warning.rows, warning.count = name, rows[:SHOWN_OVERFLOW_ROWS], int(rows.size)  # type: ignore[attr-defined]
-    warnings.warn(warning, stacklevel=stacklevel)
+    warnings.warn(ScoreOverflowWarning(message, name, rows[:SHOWN_OVERFLOW_ROWS].tolist(), int(rows.size)),
+                  stacklevel=stacklevel)
 
 
 def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores",

@@ -321,17 +321,16 @@ def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None)
         yield
     for w in caught:
         message = w.message
-        where = rows.get(getattr(message, "argument", None))
-        if not issubclass(w.category, ScoreOverflowWarning):
+        if not isinstance(message, ScoreOverflowWarning):
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
             continue
+        where = rows.get(message.argument)
         if where is None:
             _warn(f"{path}: {message}" if path else str(message))
             continue
-        path, line_of = where
-        shown = getattr(message, "rows")
-        count = int(getattr(message, "count"))
-        at = ", ".join(f"{path}:{line_of(int(i))}" for i in shown)
+        file, line_of = where
+        shown, count = message.rows, message.count
+        at = ", ".join(f"{file}:{line_of(int(i))}" for i in shown)
         more = f" and {count - len(shown)} more" if count > len(shown) else ""
         _warn(f"{at}{more}: {count} score(s) beyond float32 rank as +-inf (float32_overflow='inf': the "
               f"tool's C cast; equal infinities tie)")

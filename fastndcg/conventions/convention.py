@@ -306,7 +306,18 @@ class Convention:
 
 
 class ScoreOverflowWarning(UserWarning):
-    """Scores that overflow float32 were ranked as +-inf (``float32_overflow="inf"``)."""
+    """Scores that overflow float32 were ranked as +-inf (``float32_overflow="inf"``).
+
+    ``argument`` names the array, ``rows`` holds the first few positions
+    (shown in the message) and ``count`` how many there are in all, so that a
+    front-end can name them otherwise (the CLI: file and line).
+    """
+
+    def __init__(self, message: str, argument: str = "scores", rows: Sequence[int] = (), count: int = 0) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.rows = tuple(int(i) for i in rows)
+        self.count = int(count)
 
 
 def _fmt(v: float) -> str:
