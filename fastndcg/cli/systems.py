@@ -348,7 +348,8 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
     out = []
     for sys_ in inputs.systems:
         if sys_.stream is not None:
-            res, notes = sys_.stream()
+            with overflow_warnings_at_lines({}, sys_.path):
+                res, notes = sys_.stream()
             if progress is not None:
                 progress.done()
             out.append(dict(name=sys_.name, runid=res.run_name, path=sys_.path, qids=res.query_ids,
@@ -358,7 +359,8 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
         if sys_.chunks is not None:
             # query-complete chunks of an SVMlight file: the stream evaluator,
             # whose aggregate is the in-memory one (exact sums); an error names the file and line
-            res = evaluate_chunks(sys_.chunks(), ks, convention=inputs.convention, n_threads=n_threads)
+            with overflow_warnings_at_lines({}, sys_.path):
+                res = evaluate_chunks(sys_.chunks(), ks, convention=inputs.convention, n_threads=n_threads)
             if progress is not None:
                 progress.done()
             qid_arr = res.query_ids if res.query_ids is not None else np.empty(0, dtype=np.int64)
