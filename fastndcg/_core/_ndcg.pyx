@@ -104,6 +104,7 @@ cdef enum:
     FLAG_IDEAL_OVERFLOW = 4     # sums beyond DBL_MAX (huge gains or discounts)
     FLAG_DCG_OVERFLOW = 8
     FLAG_NDCG_OVERFLOW = 16     # DCG / IDCG: an ideal far smaller than the DCG
+    FLAG_SCORES_TO_INF = 32     # not an error: float32_overflow="inf" made a score infinite
 
 cdef enum:
     PROBLEM_NONE = 0
@@ -113,6 +114,7 @@ cdef enum:
     LABEL_NOT_INTEGER = 4
     LABEL_ABOVE_LIMIT = 5
     LABEL_OUTSIDE_TABLE = 6
+    SCORE_FLOAT32_TO_INF = 7    # not an error: float32_overflow="inf" ranks the score as +-inf
 
 # Label kinds of NDCGKernel (the label_t specialisations).
 cdef enum:
@@ -140,6 +142,7 @@ cdef struct Config:
     # scores
     bint round_f32
     double score_limit           # |s| < score_limit (INFINITY: finite)
+    bint overflow_inf            # |s| >= score_limit ranks as +-inf (only NaN is invalid)
     int tie_mode
     bint key_desc
     # cutoffs and discounts
@@ -212,7 +215,8 @@ cdef class NDCGKernel:
 
     def __init__(self, labels, offsets, double[:, ::1] idcg, table, Py_ssize_t last, bint linear,
                  Py_ssize_t count_size, levels, bint need_integer, double label_limit,
-                 bint table_holes, bint round_f32, double score_limit, int tie_mode, bint key_desc,
+                 bint table_holes, bint round_f32, double score_limit, bint overflow_inf, int tie_mode,
+                 bint key_desc,
                  disc, ideal_disc, bint ideal_whole, cutoffs, short_limit, double empty_value,
                  Py_ssize_t max_n):
         cdef const int32_t[::1] l32
@@ -257,6 +261,7 @@ cdef class NDCGKernel:
         c.table_holes = table_holes
         c.round_f32 = round_f32
         c.score_limit = score_limit
+        c.overflow_inf = overflow_inf
         c.tie_mode = tie_mode
         c.key_desc = key_desc
         c.disc = _ptr_f64(disc)
@@ -392,22 +397,24 @@ cdef class NDCGKernel:
         cdef Py_ssize_t start = self.off[q], n = self.off[q + 1] - self.off[q]
         if scores.dtype == np.float32:
             s32 = scores
-            code = _score_problem(&s32[start], n, self.cfg.score_limit, &where) if n > 0 else 0
+            code = _score_problem(&s32[start], n, self.cfg.score_limit, self.cfg.overflow_inf, &where) if n > 0 else 0
         else:
             s64 = scores
-            code = _score_problem(&s64[start], n, self.cfg.score_limit, &where) if n > 0 else 0
+            code = _score_problem(&s64[start], n, self.cfg.score_limit, self.cfg.overflow_inf, &where) if n > 0 else 0
         if code == PROBLEM_NONE:
             return (-1, 0)
         return (start + where, code)
 
 
 def score_problems(const floating[::1] scores, const int64_t[::1] offsets, double limit,
-                   int8_t[::1] flags, int n_threads):
+                   int8_t[::1] flags, int n_threads, bint inf_ok=False):
     """Check scores query by query in parallel (for kernels that do not check
     them themselves): flags[q] = 1 where query q has a score that is not
-    finite or has |s| >= limit. True if any query was flagged."""
+    finite or has |s| >= limit. True if any query was flagged. With
+    ``inf_ok`` only NaN is flagged 1, and flags[q] = 32 where a finite score
+    of query q has |s| >= limit (it ranks as +-inf; not an error)."""
     cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, where = 0
-    cdef int bad = 0
+    cdef int bad = 0, code
     cdef int* bad_flag = &bad
     cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
     cdef const int64_t* off = &offsets[0]
@@ -416,18 +423,24 @@ def score_problems(const floating[::1] scores, const int64_t[::1] offsets, doubl
     with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         for q in prange(n_queries, schedule="dynamic", chunksize=64):
             where = 0
-            if _score_problem(sc + off[q], off[q + 1] - off[q], limit, &where) != PROBLEM_NONE:
+            code = _score_problem(sc + off[q], off[q + 1] - off[q], limit, inf_ok, &where)
+            if code == SCORE_FLOAT32_TO_INF:
+                flags[q] = FLAG_SCORES_TO_INF
+            elif code != PROBLEM_NONE:
                 flags[q] = FLAG_SCORES
                 bad_flag[0] = 1
     return bad != 0
 
 
-def first_score_problem(const floating[::1] scores, Py_ssize_t start, Py_ssize_t stop, double limit):
-    """(row, code) of the first invalid score in rows start:stop, or (-1, 0)."""
+def first_score_problem(const floating[::1] scores, Py_ssize_t start, Py_ssize_t stop, double limit,
+                        bint inf_ok=False):
+    """(row, code) of the first invalid score in rows start:stop, or (-1, 0);
+    with ``inf_ok`` see :func:`score_problems` (code 7: the first finite
+    score that ranks as +-inf)."""
     cdef Py_ssize_t where = 0
     cdef int code = 0
     if stop > start:
-        code = _score_problem(&scores[start], stop - start, limit, &where)
+        code = _score_problem(&scores[start], stop - start, limit, inf_ok, &where)
     if code == PROBLEM_NONE:
         return (-1, 0)
     return (start + where, code)

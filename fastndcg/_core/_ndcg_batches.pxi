@@ -87,6 +87,7 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const int64_t* o
     is ranked, while its labels are in cache. Returns 1 on allocation failure."""
     cdef Py_ssize_t q, j, n, n_cut = c.n_cut, where = 0, top = -1
     cdef int8_t bad
+    cdef int code
     cdef double ideal
     cdef Scratch s
     cdef int failed = 0
@@ -101,8 +102,12 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const int64_t* o
                 n = off[q + 1] - off[q]
                 where = 0
                 bad = 0
-                if check_scores and _score_problem(sc + off[q], n, c.score_limit, &where) != PROBLEM_NONE:
-                    bad = FLAG_SCORES
+                if check_scores:
+                    code = _score_problem(sc + off[q], n, c.score_limit, c.overflow_inf, &where)
+                    if code == SCORE_FLOAT32_TO_INF:
+                        flags[q] = flags[q] | FLAG_SCORES_TO_INF     # ranked as +-inf; reported afterwards
+                    elif code != PROBLEM_NONE:
+                        bad = FLAG_SCORES
                 top = -1
                 if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
                     bad = bad | FLAG_LABELS

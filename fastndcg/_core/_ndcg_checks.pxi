@@ -67,9 +67,13 @@ cdef int _label_problem(const label_t* lab, Py_ssize_t n, const Config* c, Py_ss
     return PROBLEM_NONE
 
 
-cdef int _score_problem(const floating* s, Py_ssize_t n, double limit, Py_ssize_t* where) noexcept nogil:
+cdef int _score_problem(const floating* s, Py_ssize_t n, double limit, bint inf_ok,
+                        Py_ssize_t* where) noexcept nogil:
     """0, or the problem of the query's first invalid score (its position in *where):
-    not finite, or |s| >= limit (a double that overflows float32 when rounded)."""
+    not finite, or |s| >= limit (a double that overflows float32 when rounded).
+    With ``inf_ok`` (float32_overflow="inf") only NaN is invalid; a query
+    without NaN but with a finite score that overflows float32 gets
+    SCORE_FLOAT32_TO_INF, the position of the first such score in *where."""
     cdef Py_ssize_t i
     cdef bint bad
     cdef uint64_t limit_bits
@@ -81,10 +85,20 @@ cdef int _score_problem(const floating* s, Py_ssize_t n, double limit, Py_ssize_
     if not bad:
         return PROBLEM_NONE
     for i in range(n):
+        if inf_ok:
+            if <double>s[i] != <double>s[i]:
+                where[0] = i
+                return SCORE_NOT_FINITE
+            continue
         if <double>s[i] - <double>s[i] != 0.0:
             where[0] = i
             return SCORE_NOT_FINITE
         if not (fabs(<double>s[i]) < limit):
             where[0] = i
             return SCORE_FLOAT32_OVERFLOW
+    if inf_ok:
+        for i in range(n):
+            if <double>s[i] - <double>s[i] == 0.0 and not (fabs(<double>s[i]) < limit):
+                where[0] = i
+                return SCORE_FLOAT32_TO_INF
     return PROBLEM_NONE

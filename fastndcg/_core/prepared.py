@@ -29,7 +29,8 @@ from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, as_labels, as_scores, check_csr_lengths,
                                   check_cutoffs, check_ideal_dcg, check_query_weights,
                                   check_same_length, check_tie_key, label_error,
-                                  prepare_offsets, raise_score_problem)
+                                  prepare_offsets, raise_score_problem,
+                                  warn_scores_to_inf)
 
 ArrayLike = Any
 
@@ -177,6 +178,7 @@ class NDCGScorer:
             ideal_disc = self._disc
         return NDCGKernel(lab, off, self._idcg, res.table, res.last, res.linear, res.count_size, res.levels,
                           res.need_integer, res.label_limit, res.table_holes, res.round_f32, res.score_limit,
+                          res.overflow_inf,
                           res.tie_code, res.key_desc, self._disc, ideal_disc, whole, self._cutoffs,
                           self._short_limit, res.empty_value, max_n)
 
@@ -268,9 +270,12 @@ class NDCGScorer:
                               threads_for(self.n_docs, n_threads)):
             if (flags & 1).any():
                 why = float32_reason(self.convention) if sc.dtype == np.float64 else None
-                raise_score_problem(sc, self.offsets, flags, self._res.score_limit, "scores", why)
+                raise_score_problem(sc, self.offsets, flags, self._res.score_limit, "scores", why,
+                                    self._res.overflow_inf)
             self._raise_labels(self._kernel, self.labels, self.offsets, flags, "labels",
                               {4: self._idcg, 8: dcg, 16: nd})
+        if self._res.overflow_inf:
+            warn_scores_to_inf(sc, self.offsets, flags, "scores", stacklevel=4)
         if check_labels:
             self._labels_checked = True
         if fuse:

@@ -60,6 +60,7 @@ class Resolution(NamedTuple):
     key_desc: bool
     round_f32: bool
     score_limit: float
+    overflow_inf: bool
     empty_code: int
     empty_value: float
 
@@ -101,6 +102,7 @@ def resolve(convention: Convention) -> Resolution:
                      need_integer=need_integer, label_limit=label_limit, table_holes=holes,
                      tie_code=TIE_CODES[conv.ties], key_desc=conv.ties == "key_desc", round_f32=round_f32,
                      score_limit=FLOAT32_OVERFLOW if round_f32 else math.inf,
+                     overflow_inf=round_f32 and conv.float32_overflow == "inf",
                      empty_code=EMPTY_CODES[conv.empty], empty_value=EMPTY_VALUES[conv.empty])
     object.__setattr__(convention, "_resolution", out)     # frozen dataclass: cache, not state
     return out

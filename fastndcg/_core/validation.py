@@ -14,13 +14,14 @@ dtypes) without copying inputs that already are.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
 from fastndcg._core import _ndcg
 from fastndcg._core._check import offsets_problem
-from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention
+from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning
 from fastndcg._core.resolve import FLOAT32_OVERFLOW, float32_reason, resolve  # noqa: F401 (re-exported)
 
 SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -33,6 +34,7 @@ HUGE_CUTOFF = 1 << 61   # cutoffs from here up all mean "beyond every query"
 # Problem codes of the kernels (kept in sync with _ndcg.pyx).
 SCORE_NOT_FINITE = 1
 SCORE_FLOAT32_OVERFLOW = 2
+SCORE_FLOAT32_TO_INF = 7      # not an error: float32_overflow="inf" ranks it as +-inf
 LABEL_NEGATIVE = 3
 LABEL_NOT_INTEGER = 4
 LABEL_ABOVE_LIMIT = 5
@@ -151,15 +153,39 @@ def score_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional
 
 
 def raise_score_problem(arr: np.ndarray, offsets: np.ndarray, flags: np.ndarray, limit: float,
-                        name: str = "scores", float32: Optional[str] = None) -> None:
+                        name: str = "scores", float32: Optional[str] = None, inf_ok: bool = False) -> None:
     """Raise for the first query flagged (bit 1) by a kernel's score check."""
     q = int(np.flatnonzero(flags & 1)[0])
-    i, code = _ndcg.first_score_problem(arr, int(offsets[q]), int(offsets[q + 1]), limit)
+    i, code = _ndcg.first_score_problem(arr, int(offsets[q]), int(offsets[q + 1]), limit, inf_ok)
     raise score_error(name, arr, i, code, offsets, float32)
 
 
+#: How many rows a :class:`ScoreOverflowWarning` shows.
+SHOWN_OVERFLOW_ROWS = 3
+
+
+def warn_scores_to_inf(arr: np.ndarray, offsets: Optional[np.ndarray], flags: np.ndarray, name: str = "scores",
+                       stacklevel: int = 3) -> None:
+    """Warn (:class:`ScoreOverflowWarning`, once) when a kernel flagged (bit 32)
+    queries whose finite scores overflow float32 and so rank as +-inf
+    (``float32_overflow="inf"``). Only the flagged queries are read."""
+    hit = np.flatnonzero(flags & 32)
+    if hit.size == 0:
+        return
+    bounds = offsets if offsets is not None else np.array([0, arr.shape[0]], dtype=np.int64)
+    cand = np.concatenate([np.arange(int(bounds[q]), int(bounds[q + 1])) for q in hit.tolist()])
+    v = arr[cand].astype(np.float64)
+    rows = cand[np.isfinite(v) & (np.abs(v) >= FLOAT32_OVERFLOW)]
+    shown = ", ".join(f"{name}[{i}]={_show(arr[i])}{_where(int(i), offsets)}" for i in rows[:SHOWN_OVERFLOW_ROWS])
+    more = f" and {rows.size - SHOWN_OVERFLOW_ROWS} more" if rows.size > SHOWN_OVERFLOW_ROWS else ""
+    message = (f"{rows.size} {name} overflow float32 and rank as +-inf (float32_overflow='inf', the tool's "
+               f"C cast; equal infinities tie): {shown}{more}")
+    warnings.warn(ScoreOverflowWarning(message, name, rows[:SHOWN_OVERFLOW_ROWS].tolist(), int(rows.size)),
+                  stacklevel=stacklevel)
+
+
 def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores",
-                 float32: Optional[str] = None, n_threads: int = 1) -> np.ndarray:
+                 float32: Optional[str] = None, n_threads: int = 1, overflow_inf: bool = False) -> np.ndarray:
     """float32/float64 kept as given (others become float64); all finite.
 
     ``float32``: why the kernels will round the scores to float32 (e.g. "the
@@ -167,20 +193,30 @@ def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = 
     checked after that rounding: a double that overflows float32 would rank
     as an infinity (two of them give inf - inf = NaN in a gradient). The
     check runs query by query in parallel (``n_threads``) when ``offsets``
-    are given.
+    are given. ``overflow_inf`` (``float32_overflow="inf"``): only NaN is an
+    error; doubles that overflow float32 are returned as +-inf (a copy) with
+    a :class:`ScoreOverflowWarning`, and literal +-inf pass.
     """
     arr = as_scores(scores, name)
     limit = FLOAT32_OVERFLOW if (float32 is not None and arr.dtype == np.float64) else np.inf
     if offsets is None or len(offsets) < 2:
-        i, code = _ndcg.first_score_problem(arr, 0, arr.shape[0], limit)
-        if code:
+        i, code = _ndcg.first_score_problem(arr, 0, arr.shape[0], limit, overflow_inf)
+        if code == SCORE_FLOAT32_TO_INF:
+            flags, offsets = np.full(1, 32, dtype=np.int8), None
+        elif code:
             raise score_error(name, arr, i, code, offsets, float32)
-        return arr
-    if arr.shape[0] != int(offsets[-1]):
-        return arr   # the caller's length check names the argument at fault
-    flags = np.zeros(offsets.shape[0] - 1, dtype=np.int8)
-    if _ndcg.score_problems(arr, offsets, limit, flags, n_threads):
-        raise_score_problem(arr, offsets, flags, limit, name, float32)
+        else:
+            return arr
+    else:
+        if arr.shape[0] != int(offsets[-1]):
+            return arr   # the caller's length check names the argument at fault
+        flags = np.zeros(offsets.shape[0] - 1, dtype=np.int8)
+        if _ndcg.score_problems(arr, offsets, limit, flags, n_threads, overflow_inf):
+            raise_score_problem(arr, offsets, flags, limit, name, float32, overflow_inf)
+    if overflow_inf and (flags & 32).any():
+        warn_scores_to_inf(arr, offsets, flags, name, stacklevel=3)
+        with np.errstate(over="ignore"):
+            arr = arr.astype(np.float32).astype(arr.dtype)   # the rounding the kernels apply anyway
     return arr
 
 

@@ -16,7 +16,7 @@ from fastndcg.report.format import qid_json as _qid_json
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.cli.options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, _progress_for, _warn
-from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names, read_qrels_of
+from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names, overflow_warnings_at_lines, read_qrels_of
 
 
 # ============================================================================ eval
@@ -145,9 +145,10 @@ def _eval_measures(args, progress: Progress) -> int:
         run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
         progress.done()
         if measures:
-            res = evaluate_trec(run, qrels, measures, rules=rules, missing=missing, max_docs=args.max_docs,
-                                judged_only=args.judged_only, relevance_level=1 if args.level is None else args.level,
-                                n_threads=args.threads)
+            with overflow_warnings_at_lines({}, path):
+                res = evaluate_trec(run, qrels, measures, rules=rules, missing=missing, max_docs=args.max_docs,
+                                    judged_only=args.judged_only,
+                                    relevance_level=1 if args.level is None else args.level, n_threads=args.threads)
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
             notes = _run_notes(path, res.ignored_qids, res.missing_qids, missing)
         else:       # only runid / num_q

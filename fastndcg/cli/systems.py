@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
+
+from fastndcg.conventions import ScoreOverflowWarning
 
 from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
 
@@ -212,6 +216,8 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                 keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
             arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
             notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
+            # a run joined while read keeps no file line per row: its score warnings and
+            # errors name the file, the query and the row
             systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
         return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
 
@@ -297,6 +303,33 @@ class _Usage(Exception):
     """A usage error found after parsing (exit code 2)."""
 
 
+@contextmanager
+def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None) -> Iterator[None]:
+    """Print the block's :class:`~fastndcg.conventions.ScoreOverflowWarning` as
+    ``fastndcg: warning: run.txt:12, run.txt:13: ...``: the file and line of the
+    rows it names (``rows`` as :func:`fastndcg.io.svmlight.at_file_lines`), or,
+    for rows that ``rows`` does not map, ``path: message``. Other warnings are
+    passed on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        message = w.message
+        if not isinstance(message, ScoreOverflowWarning):
+            warnings.warn_explicit(message, w.category, w.filename, w.lineno)
+            continue
+        where = rows.get(message.argument)
+        if where is None:
+            _warn(f"{path}: {message}" if path else str(message))
+            continue
+        file, line_of = where
+        shown, count = message.rows, message.count
+        at = ", ".join(f"{file}:{line_of(int(i))}" for i in shown)
+        more = f" and {count - len(shown)} more" if count > len(shown) else ""
+        _warn(f"{at}{more}: {count} score(s) beyond float32 rank as +-inf (float32_overflow='inf': the "
+              f"tool's C cast; equal infinities tie)")
+
+
 def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
@@ -309,7 +342,8 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
     out = []
     for sys_ in inputs.systems:
         if sys_.stream is not None:
-            res, notes = sys_.stream()
+            with overflow_warnings_at_lines({}, sys_.path):
+                res, notes = sys_.stream()
             if progress is not None:
                 progress.done()
             out.append(dict(name=sys_.name, runid=res.run_name, path=sys_.path, qids=res.query_ids,
@@ -319,7 +353,8 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
         if sys_.chunks is not None:
             # query-complete chunks of an SVMlight file: the stream evaluator,
             # whose aggregate is the in-memory one (exact sums); an error names the file and line
-            res = evaluate_chunks(sys_.chunks(), ks, convention=inputs.convention, n_threads=n_threads)
+            with overflow_warnings_at_lines({}, sys_.path):
+                res = evaluate_chunks(sys_.chunks(), ks, convention=inputs.convention, n_threads=n_threads)
             if progress is not None:
                 progress.done()
             qid_arr = res.query_ids if res.query_ids is not None else np.empty(0, dtype=np.int64)
@@ -333,10 +368,11 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
             a = sys_.arrays
             scorer = GainScorer(a["gains"], a["offsets"], ks, convention=inputs.convention,
                                 ideal_dcg=a["ideal_dcg"], n_threads=n_threads)
-            vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
+            with overflow_warnings_at_lines(sys_.row_lines or {}, sys_.path):
+                vals, mean = scorer.evaluate(a["scores"], tie_key=a.get("tie_key"), n_threads=n_threads)
         else:
             # per-query values and the aggregate from one kernel pass
-            with at_file_lines(sys_.row_lines or {}):
+            with at_file_lines(sys_.row_lines or {}), overflow_warnings_at_lines(sys_.row_lines or {}, sys_.path):
                 vals, mean = ndcg_and_mean(k=ks, convention=inputs.convention, n_threads=n_threads,
                                            **sys_.arrays)
         out.append(dict(name=sys_.name, runid=sys_.runid, path=sys_.path, qids=sys_.qids, values=np.asarray(vals),

@@ -3,8 +3,9 @@ discount, ties, empty and short queries, the ideal list, precision,
 aggregation), as one frozen :class:`Convention`, and the presets that
 reproduce each well-known tool. The bottom room: it imports nothing else
 from fastndcg."""
-from fastndcg.conventions.convention import ABOVE_ONE_TOLERANCE, DEFAULT, MAX_EXPONENTIAL_LABEL, Convention, Cutoffs
+from fastndcg.conventions.convention import (ABOVE_ONE_TOLERANCE, DEFAULT, MAX_EXPONENTIAL_LABEL, Convention, Cutoffs,
+                                            ScoreOverflowWarning)
 from fastndcg.conventions.presets import PRESETS, as_convention, get_preset, ideal_source, list_presets
 
-__all__ = ["ABOVE_ONE_TOLERANCE", "DEFAULT", "MAX_EXPONENTIAL_LABEL", "Convention", "Cutoffs", "PRESETS", "as_convention",
+__all__ = ["ABOVE_ONE_TOLERANCE", "DEFAULT", "MAX_EXPONENTIAL_LABEL", "Convention", "Cutoffs", "PRESETS", "ScoreOverflowWarning", "as_convention",
            "get_preset", "ideal_source", "list_presets"]

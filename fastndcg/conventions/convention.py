@@ -22,6 +22,7 @@ IDEAL = ("cut", "full")
 AGGREGATIONS = ("mean", "ratio")
 UNKNOWN_LABEL = ("error", "zero")
 SCORE_PRECISION = ("native", "float32")
+FLOAT32_OVERFLOW_CHOICES = ("error", "inf")
 WEIGHT_PRECISION = ("native", "float32")
 EMPTY_WEIGHT = ("weighted", "unweighted")
 ABOVE_ONE = ("keep", "clamp", "check")
@@ -123,8 +124,18 @@ class Convention:
     score_precision : {"native", "float32"}, default "native"
         ``"float32"`` rounds scores to float32 before ranking (XGBoost,
         pytrec_eval), so scores that differ below float32 precision tie.
-        A double that overflows float32 (|s| >= 2**128 - 2**103) is an
-        error naming its position and query, as a non-finite score is.
+        A double that overflows float32 (|s| >= 2**128 - 2**103) follows
+        ``float32_overflow``.
+    float32_overflow : {"error", "inf"}, default "error"
+        With ``score_precision="float32"``: what a double that overflows
+        float32 does. ``"error"``: a ValueError naming its position and
+        query, as a non-finite score is. ``"inf"``: the C cast of the tool
+        (pytrec_eval, torchmetrics): it ranks as +inf / -inf, equal
+        infinities tie and fall to ``ties``, and a
+        :class:`~fastndcg.conventions.ScoreOverflowWarning` names the rows;
+        literal +-inf scores are then ranked too (as those tools do). NaN is
+        always an error. NDCG measures only: LambdaMART, SoftNDCG and
+        RankDCG refuse ``"inf"`` (infinite scores have no gradient).
     default_k : int or None, default None
         The cutoff that ``k=None`` stands for (also None inside a list of
         cutoffs), in every measure that takes a cutoff: NDCG (``ndcg``,
@@ -173,6 +184,7 @@ class Convention:
     ideal: str = "cut"
     aggregation: str = "mean"
     score_precision: str = "native"
+    float32_overflow: str = "error"
     default_k: Optional[int] = None
     weight_precision: str = "native"
     empty_weight: str = "weighted"
@@ -201,6 +213,7 @@ class Convention:
             ("ideal", IDEAL),
             ("aggregation", AGGREGATIONS),
             ("score_precision", SCORE_PRECISION),
+            ("float32_overflow", FLOAT32_OVERFLOW_CHOICES),
             ("weight_precision", WEIGHT_PRECISION),
             ("empty_weight", EMPTY_WEIGHT),
             ("above_one", ABOVE_ONE),
@@ -219,6 +232,9 @@ class Convention:
         if self.empty_weight == "unweighted" and self.aggregation != "mean":
             raise ValueError(f"empty_weight='unweighted' applies to aggregation='mean' only; "
                              f"got aggregation={self.aggregation!r}")
+        if self.float32_overflow != "error" and self.score_precision != "float32":
+            raise ValueError(f"float32_overflow={self.float32_overflow!r} applies to score_precision='float32' "
+                             f"only; got score_precision={self.score_precision!r}")
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str; got {type(self.name).__name__}")
 
@@ -287,6 +303,21 @@ class Convention:
                 value = f"array[{len(value)}]"
             parts.append(f"{f.name}={value}")
         return " ".join(parts)
+
+
+class ScoreOverflowWarning(UserWarning):
+    """Scores that overflow float32 were ranked as +-inf (``float32_overflow="inf"``).
+
+    ``argument`` names the array, ``rows`` holds the first few positions
+    (shown in the message) and ``count`` how many there are in all, so that a
+    front-end can name them otherwise (the CLI: file and line).
+    """
+
+    def __init__(self, message: str, argument: str = "scores", rows: Sequence[int] = (), count: int = 0) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.rows = tuple(int(i) for i in rows)
+        self.count = int(count)
 
 
 def _fmt(v: float) -> str:

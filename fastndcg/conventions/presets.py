@@ -41,12 +41,16 @@ TREC_EVAL_CUT = _register(Convention(gain="linear", ties="key_desc", ideal="cut"
 #: pytrec_eval (pytrec-eval-terrier 0.5.11, bundling trec_eval 9.0.x) ``ndcg``,
 #: also trec_eval <= 9.0.8 itself: as ``trec_eval`` but scores are stored as
 #: float32, so doubles closer than float32 precision tie (and fall to docno
-#: descending).
-PYTREC_EVAL = _register(TREC_EVAL.replace(score_precision="float32", name="pytrec_eval"))
+#: descending), and a double beyond float32 becomes +-inf (C's cast; 0.6309 for
+#: run ``a 2e39``, ``b 1e39`` with only a relevant: both inf, b first by docno;
+#: a warning names the rows). trec_eval 10 reads scores as double (``atof``).
+PYTREC_EVAL = _register(TREC_EVAL.replace(score_precision="float32", float32_overflow="inf",
+                                          name="pytrec_eval"))
 
 #: pytrec_eval ``ndcg_cut_k`` (and trec_eval <= 9.0.8 ``ndcg_cut.k``): as
-#: ``trec_eval_cut`` with float32 scores.
-PYTREC_EVAL_CUT = _register(TREC_EVAL_CUT.replace(score_precision="float32", name="pytrec_eval_cut"))
+#: ``trec_eval_cut`` with float32 scores (beyond float32: +-inf, as ``pytrec_eval``).
+PYTREC_EVAL_CUT = _register(TREC_EVAL_CUT.replace(score_precision="float32", float32_overflow="inf",
+                                                  name="pytrec_eval_cut"))
 
 #: gdeval.pl 1.2a/1.3 (TREC Web track, ir_measures' exp-log2): 2**l - 1, ties
 #: by docno descending (``tie_key`` = docno rank), ideal from the judgments cut
@@ -75,9 +79,11 @@ SKLEARN = _register(Convention(gain="linear", ties="average", ideal_source="run"
 #: (1.9.0, default ``empty_target_action="neg"``): scikit-learn's rule (tie
 #: averaging since 1.1, PR #2031) on float32-rounded scores. torchmetrics also
 #: sums in float32; this preset sums in double, so it differs from torchmetrics
-#: by float32 rounding (about 1e-7), not by rule.
+#: by float32 rounding (about 1e-7), not by rule. Scores beyond float32 are
+#: +-inf, as in a float32 tensor, and equal infinities tie (averaged: 0.8155
+#: for scores 1e39, 2e39 with labels 1, 0).
 TORCHMETRICS = _register(Convention(gain="linear", ties="average", score_precision="float32",
-                                    ideal_source="run", name="torchmetrics"))
+                                    float32_overflow="inf", ideal_source="run", name="torchmetrics"))
 
 #: LightGBM ``ndcg@k`` metric (4.x, 4.7.0 checked): label_gain 2**l - 1 for
 #: l = 0..30 (other labels are an error), input order on ties, k clamped,

@@ -271,6 +271,9 @@ class LambdaMART:
     def _check_scores(self, scores, n_threads: Optional[int] = None) -> np.ndarray:
         why = ("mode='xgboost' ranks float32 scores, as XGBoost" if self.mode == "xgboost"
                else float32_reason(self.convention))
+        if why is not None and self.convention.float32_overflow != "error":
+            why += (f" (float32_overflow={self.convention.float32_overflow!r} does not apply: LambdaMART "
+                    f"has no gradient for an infinite score)")
         sc = check_scores(scores, self.offsets, float32=why, n_threads=threads_for(self.n_docs, n_threads))
         check_same_length(sc, self.n_docs, "scores", "labels")
         return sc

@@ -295,7 +295,11 @@ def _group_columns(t: _Topics, ms: List[Measure], fl: str, relevance_level: int,
     else:
         base = get_preset("trec_eval" if fl == "te10" else "pytrec_eval")
     round_f32 = base.score_precision == "float32"
-    check_scores(t.scores, t.offsets, float32="the rules' float32 scores" if round_f32 else None)
+    # pytrec_eval's float32 cast makes a score beyond float32 +-inf: checked
+    # (and warned about) once here, then every kernel ranks the infinities
+    checked = check_scores(t.scores, t.offsets, float32="the rules' float32 scores" if round_f32 else None,
+                           overflow_inf=base.float32_overflow == "inf")
+    t = dataclasses.replace(t, scores=np.ascontiguousarray(checked, dtype=np.float64))
 
     # NDCG at cutoffs without custom gains: one scorer, one kernel pass
     plain = [i for i, m in enumerate(ms) if m.gains is None and m.family in ("ndcg", "ndcg_cut", "nDCG")]

@@ -69,19 +69,23 @@ def discount_of(rank: int, convention: Convention) -> float:
 # ----------------------------------------------------------------------------- ranking
 
 
-def float32_score(s: float) -> float:
-    """``s`` rounded to float32. A ValueError when that overflows: an infinite
-    score has no rank (two of them tie as inf, and inf - inf is NaN)."""
+def float32_score(s: float, overflow: str = "error") -> float:
+    """``s`` rounded to float32. NaN is a ValueError. With ``overflow="error"``
+    so is a rounding that overflows (an infinite score has no rank: two of
+    them tie as inf, and inf - inf is NaN); with ``overflow="inf"`` (the C cast
+    of pytrec_eval / torchmetrics) the result is +-inf."""
+    if math.isnan(s):
+        raise ValueError(f"scores must not be NaN; got {float(s)!r}")
     with np.errstate(over="ignore"):
         value = float(np.float32(s))
-    if not math.isfinite(value):
+    if not math.isfinite(value) and overflow != "inf":
         raise ValueError(f"scores must stay finite when rounded to float32; got {float(s)!r}")
     return value
 
 
 def _score_value(s: float, convention: Convention) -> float:
     if convention.score_precision == "float32":
-        return float32_score(s)
+        return float32_score(s, convention.float32_overflow)
     return float(s)
 
 

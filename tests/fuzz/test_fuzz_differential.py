@@ -127,9 +127,10 @@ def discount_arrays(draw, moderate: bool = False):
 
 
 @st.composite
-def conventions(draw, lambdamart: bool = False, moderate: bool = False):
+def conventions(draw, lambdamart: bool = False, moderate: bool = False, overflow_inf: bool = False):
     """Every field drawn; ``moderate``: gain tables and discount arrays without
-    subnormal or huge entries (where finite differences are meaningful)."""
+    subnormal or huge entries (where finite differences are meaningful);
+    ``overflow_inf``: float32_overflow may be "inf" (NDCG measures only)."""
     gain = draw(st.one_of(st.sampled_from(["exponential", "linear"]), gain_tables(moderate)))
     ties = ["stable", "key", "key_desc", "worst", "best"] + ([] if lambdamart else ["average"])
     aggregation = draw(st.sampled_from(["mean", "ratio"]))
@@ -142,7 +143,8 @@ def conventions(draw, lambdamart: bool = False, moderate: bool = False):
         short=draw(st.sampled_from(["clamp", "zero"])),
         ideal=draw(st.sampled_from(["cut", "full"])),
         aggregation=aggregation,
-        score_precision=draw(st.sampled_from(["native", "float32"])),
+        **draw(st.sampled_from([dict(score_precision="native"), dict(score_precision="float32")]
+                               + ([dict(score_precision="float32", float32_overflow="inf")] if overflow_inf else []))),
         default_k=draw(st.sampled_from([None, None, 1, 2, 3, 32])),
         weight_precision=draw(st.sampled_from(["native", "float32"])),
         empty_weight=draw(st.sampled_from(["weighted", "unweighted"])) if aggregation == "mean" else "weighted",
@@ -321,7 +323,7 @@ def assert_clear_error(out: Outcome, what: str) -> None:
 
 
 def expect_score_error(fast: Outcome, b: Batch, rounds32: bool, what: str,
-                       other_error: Callable[[], Outcome]) -> bool:
+                       other_error: Callable[[], Outcome], nan_only: bool = False) -> bool:
     """The two score rules that the reference does not check. True if one applied.
 
     The error names the first offending score and its query, unless the call
@@ -330,7 +332,11 @@ def expect_score_error(fast: Outcome, b: Batch, rounds32: bool, what: str,
     # the first offending position of either rule (scores 1e300 then NaN under a
     # float32 convention: the 1e300 is named)
     found = []
-    if b.bad_score is not None:
+    if nan_only:        # float32_overflow="inf": +-inf and overflowing doubles rank, NaN is the error
+        nan = np.flatnonzero(np.isnan(b.scores))
+        if nan.size:
+            found.append((int(nan[0]), ("finite",)))
+    elif b.bad_score is not None:
         found.append((_first_non_finite(b), ("finite",)))
     if rounds32 and b.overflow32 is not None:
         found.append((b.overflow32, ("finite", "float32")))
@@ -484,22 +490,25 @@ def _check_mean(value, conv: Convention, ext, weights, b: Batch, k, what: str) -
         assert (ok <= 1.0 + 1e-15).all(), f"{what}: aggregate above 1: {v!r}"
 
 
+@pytest.mark.filterwarnings("ignore::fastndcg.conventions.ScoreOverflowWarning")   # float32_overflow="inf"
 @fuzz_settings(1.0)
 @given(st.data())
 def test_ndcg_entry_points_equal_the_reference(data):
-    conv = data.draw(conventions(), label="convention")
+    conv = data.draw(conventions(overflow_inf=True), label="convention")
     b = data.draw(batches(conv, long_docs=300), label="batch")
     k = data.draw(cutoffs(b.max_n), label="k")
     weights = data.draw(query_weights(b.n_queries), label="weights")
     ext = data.draw(external_ideal(conv, b, k), label="external ideal")
-    rounds32 = conv.score_precision == "float32"
+    nan_only = conv.float32_overflow == "inf"
+    rounds32 = conv.score_precision == "float32" and not nan_only
     s, y, off, key = b.scores, b.labels, b.offsets, b.tie_key
     rext = _ref_ideal(ext)
     r = repaired(b)
 
     # ndcg
     fast = run(lambda: fastndcg.ndcg(s, y, off, k, convention=conv, tie_key=key, **ext))
-    if not expect_score_error(fast, b, rounds32, "ndcg", lambda: run_ref(lambda: reference.ndcg(
+    if not expect_score_error(fast, b, rounds32, "ndcg",
+                              nan_only=nan_only, other_error=lambda: run_ref(lambda: reference.ndcg(
             r.scores, y, off, k, conv, key, **rext))):
         ref = run_ref(lambda: reference.ndcg(s, y, off, k, conv, key, **rext))
         if agree(fast, ref, "ndcg", close()):
@@ -509,7 +518,9 @@ def test_ndcg_entry_points_equal_the_reference(data):
 
     # dcg and ideal_dcg
     fast = run(lambda: fastndcg.dcg(s, y, off, k, convention=conv, tie_key=key))
-    if not expect_score_error(fast, b, rounds32, "dcg", lambda: run_ref(lambda: reference.dcg(r.scores, y, off, k, conv, key))):
+    if not expect_score_error(fast, b, rounds32, "dcg",
+                              nan_only=nan_only,
+                              other_error=lambda: run_ref(lambda: reference.dcg(r.scores, y, off, k, conv, key))):
         if agree(fast, run_ref(lambda: reference.dcg(s, y, off, k, conv, key)), "dcg", close(atol=1e-300)):
             d = np.asarray(fast.value)
             assert np.isfinite(d).all() and (d >= 0).all(), d
@@ -522,7 +533,8 @@ def test_ndcg_entry_points_equal_the_reference(data):
 
     # mean_ndcg (aggregation, weights, weight_precision, empty_weight, above_one)
     fast = run(lambda: fastndcg.mean_ndcg(s, y, off, k, convention=conv, weights=weights, tie_key=key, **ext))
-    if not expect_score_error(fast, b, rounds32, "mean_ndcg", lambda: run_ref(lambda: reference.mean_ndcg(
+    if not expect_score_error(fast, b, rounds32, "mean_ndcg",
+                              nan_only=nan_only, other_error=lambda: run_ref(lambda: reference.mean_ndcg(
             r.scores, y, off, k, conv, weights, key, **rext))):
         ref = run_ref(lambda: reference.mean_ndcg(s, y, off, k, conv, weights, key, **rext))
         if agree(fast, ref, "mean_ndcg", close()):
@@ -535,15 +547,18 @@ def test_ndcg_entry_points_equal_the_reference(data):
     if scorer.ok:
         sc = scorer.value
         fast = run(lambda: sc.ndcg(s, tie_key=key))
-        if not expect_score_error(fast, b, rounds32, "NDCGScorer.ndcg", lambda: run_ref(lambda: reference.ndcg(
+        if not expect_score_error(fast, b, rounds32, "NDCGScorer.ndcg",
+                                  nan_only=nan_only, other_error=lambda: run_ref(lambda: reference.ndcg(
                 r.scores, y, off, k, conv, key, **rext))):
             agree(fast, run_ref(lambda: reference.ndcg(s, y, off, k, conv, key, **rext)), "NDCGScorer.ndcg", close())
         fast = run(lambda: sc.dcg(s, tie_key=key))
-        if not expect_score_error(fast, b, rounds32, "NDCGScorer.dcg", lambda: run_ref(lambda: reference.dcg(
+        if not expect_score_error(fast, b, rounds32, "NDCGScorer.dcg",
+                                  nan_only=nan_only, other_error=lambda: run_ref(lambda: reference.dcg(
                 r.scores, y, off, k, conv, key))):
             agree(fast, run_ref(lambda: reference.dcg(s, y, off, k, conv, key)), "NDCGScorer.dcg", close(atol=1e-300))
         fast = run(lambda: sc.mean(s, tie_key=key))
-        if not expect_score_error(fast, b, rounds32, "NDCGScorer.mean", lambda: run_ref(lambda: reference.mean_ndcg(
+        if not expect_score_error(fast, b, rounds32, "NDCGScorer.mean",
+                                  nan_only=nan_only, other_error=lambda: run_ref(lambda: reference.mean_ndcg(
                 r.scores, y, off, k, conv, weights, key, **rext))):
             ref = run_ref(lambda: reference.mean_ndcg(s, y, off, k, conv, weights, key, **rext))
             if agree(fast, ref, "NDCGScorer.mean", close()):

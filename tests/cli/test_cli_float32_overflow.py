@@ -1,0 +1,44 @@
+"""fastndcg eval with scores beyond float32: pytrec_eval's value and a warning naming run lines."""
+from __future__ import annotations
+
+from fastndcg.cli.main import main
+
+QRELS = "1 0 a 1\n1 0 b 0\n"
+RUN = "1 Q0 x 1 0.5 r\n1 Q0 a 2 2e39 r\n1 Q0 b 3 1e39 r\n"
+
+
+def _files(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS + "1 0 x 0\n")
+    (tmp_path / "run.txt").write_text(RUN)
+    return str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")
+
+
+def test_pytrec_eval_preset_ranks_overflow_as_inf_and_warns(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    assert main(["eval", qrels, run, "--preset", "pytrec_eval", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    # a and b tie at +inf, b first (docno descending), a second, x third: 1/log2(3), as pytrec_eval
+    assert out.splitlines()[1].endswith(",all,0.6309297535714575")
+    assert err.count("fastndcg: warning:") == 1
+    # a run joined with the qrels while read keeps no line per row: the file, then the rows by query
+    assert f"fastndcg: warning: {run}: 2 scores overflow float32 and rank as +-inf" in err
+    assert "scores[1]=2e+39 (query 0, row 1 of rows 0:3), scores[2]=1e+39 (query 0, row 2 of rows 0:3)" in err
+
+
+def test_trec_measures_path_warns_too(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    assert main(["eval", qrels, run, "--preset", "pytrec_eval", "-m", "ndcg"]) == 0
+    out, err = capsys.readouterr()
+    assert "0.6309" in out
+    assert f"fastndcg: warning: {run}: 2 scores overflow float32" in err
+
+
+def test_other_presets_keep_the_error_or_read_doubles(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    assert main(["eval", qrels, run, "--preset", "xgboost"]) != 0
+    assert "scores must stay finite when rounded to float32" in capsys.readouterr().err
+    # trec_eval 10 reads doubles: a (2e39) first, NDCG 1, no warning
+    assert main(["eval", qrels, run, "--preset", "trec_eval", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1].endswith(",all,1.0")
+    assert "warning" not in err
