@@ -30,6 +30,7 @@ Query ids may be any type Spark can partition and sort (integers, strings).
 """
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Union
@@ -108,11 +109,33 @@ def _collect(df: Any) -> list:
     except Exception as exc:
         if type(exc).__name__ != "PythonException":
             raise
-        found = re.findall(r"^(ValueError|TypeError): (.+)$", str(exc), flags=re.MULTILINE)
+        # the worker's exception by its (qualified) class name: ValueError, TypeError
+        # or one of fastndcg's subclasses of them (fastndcg._core.validation.ValueAtError)
+        found = [(kind, message) for name, message in
+                 re.findall(r"^([A-Za-z_][\w.]*Error): (.+)$", str(exc), flags=re.MULTILINE)
+                 for kind in [_builtin_kind(name)] if kind is not None]
         if not found:
             raise
         kind, message = found[-1]
-        raise (ValueError if kind == "ValueError" else TypeError)(message) from exc
+        raise kind(message) from exc
+
+
+def _builtin_kind(name: str) -> Optional[type]:
+    """ValueError or TypeError for a worker's exception class name that is one of
+    them or a fastndcg subclass of one; None otherwise."""
+    if name in ("ValueError", "TypeError"):
+        return ValueError if name == "ValueError" else TypeError
+    module, _, cls_name = name.rpartition(".")
+    if not module.startswith("fastndcg."):
+        return None
+    try:
+        cls = getattr(importlib.import_module(module), cls_name)
+    except (ImportError, AttributeError):
+        return None
+    for kind in (ValueError, TypeError):
+        if isinstance(cls, type) and issubclass(cls, kind):
+            return kind
+    return None
 
 
 _DOC = """
