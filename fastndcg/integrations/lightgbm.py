@@ -28,7 +28,6 @@ Example
 """
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -42,6 +41,7 @@ from fastndcg._core.arguments import (LightGBMRows, check_real, library_bool, li
 from fastndcg.conventions.presets import LIGHTGBM
 from fastndcg.measures.debias import PositionBiasedLambdaMART
 from fastndcg.measures.lambdamart import LambdaMART, _check_mode
+from fastndcg.integrations._trainings import ROWS_KEPT, Training, Trainings
 
 _INSTALL_HINT = "fastndcg.integrations.lightgbm needs LightGBM; install it with: pip install fastndcg[lightgbm]"
 
@@ -147,7 +147,8 @@ class LambdarankObjective:
                                                         "position_bias_regularization")
         self.learning_rate = check_real(learning_rate, "learning_rate")
         self.n_threads = n_threads
-        self._init_trainings()
+        # one Training per Dataset, so that trainings on different Datasets may share this object
+        self._trainings = Trainings()
         # Build a throw-away model to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=self.score_normalization)
@@ -176,57 +177,21 @@ class LambdarankObjective:
         # instead of copying the cached model.
         return self
 
-    def _init_trainings(self) -> None:
-        # One _Training per Dataset (a training's state between rounds), so that
-        # trainings on different Datasets may share this object from several threads.
-        self._trainings: "weakref.WeakKeyDictionary[Any, _Training]" = weakref.WeakKeyDictionary()
-        self._last: Optional[_Training] = None        # the Dataset of the last call
-        # LightGBM's scikit-learn API passes arrays, copied into a new LightGBMRows
-        # each call: their trainings are found by content (the last _ROWS_KEPT)
-        self._rows_trainings: List[Tuple[LightGBMRows, _Training]] = []
-        self._lock = threading.Lock()                 # guards _trainings and _rows_trainings
-
     def __getstate__(self) -> Dict[str, Any]:
-        # settings only: the per-Dataset state and the lock do not pickle
-        return {k: v for k, v in self.__dict__.items()
-                if k not in ("_trainings", "_rows_trainings", "_last", "_lock")}
+        # settings only: the per-Dataset state does not pickle (a fitted LGBMRanker keeps this object)
+        return {k: v for k, v in self.__dict__.items() if k != "_trainings"}
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._init_trainings()
+        self._trainings = Trainings()
 
-    def _training_for(self, dataset) -> "_Training":
+    def _training_for(self, dataset) -> Training:
         """The state of a ``lightgbm.Dataset`` (by identity) or of the
         :class:`~fastndcg._core.arguments.LightGBMRows` of a scikit-learn call
         (by content), built on first use."""
-        if isinstance(dataset, LightGBMRows):
-            return self._rows_training_for(dataset)
-        with self._lock:
-            training = self._trainings.get(dataset)
-        if training is None:
-            built = self._new_training(dataset)       # outside the lock: other Datasets go on
-            with self._lock:
-                training = self._trainings.setdefault(dataset, built)
-        self._last = training
-        return training
+        return self._trainings.get(dataset, self._new_training)
 
-    def _rows_training_for(self, rows: LightGBMRows) -> "_Training":
-        def find() -> Optional[_Training]:
-            return next((t for r, t in self._rows_trainings if r.same_as(rows)), None)
-
-        with self._lock:
-            training = find()
-        if training is None:
-            built = self._new_training(rows)
-            with self._lock:
-                training = find()
-                if training is None:
-                    training = built
-                    self._rows_trainings = (self._rows_trainings + [(rows, built)])[-_ROWS_KEPT:]
-        self._last = training
-        return training
-
-    def _new_training(self, dataset) -> "_Training":
+    def _new_training(self, dataset) -> Training:
         labels, offsets, weights = lightgbm_fields(dataset)
         options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
@@ -234,11 +199,11 @@ class LambdarankObjective:
                        n_threads=self.n_threads)
         positions = lightgbm_positions(dataset)
         if positions is None:
-            return _Training(LambdaMART(labels, offsets, **options), None)
+            return Training(LambdaMART(labels, offsets, **options))
         debiased = PositionBiasedLambdaMART(
             labels, offsets, positions, regularization=self.position_bias_regularization,
             learning_rate=self.learning_rate, **options)
-        return _Training(debiased.model, debiased)
+        return Training(debiased.model, debiased)
 
     def model_for(self, dataset) -> LambdaMART:
         """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
@@ -246,11 +211,13 @@ class LambdarankObjective:
 
     @property
     def _model(self) -> Optional[LambdaMART]:
-        return None if self._last is None else self._last.model
+        last = self._trainings.last
+        return None if last is None else last.model
 
     @property
     def _debiased(self) -> Optional[PositionBiasedLambdaMART]:
-        return None if self._last is None else self._last.debiased
+        last = self._trainings.last
+        return None if last is None else last.state
 
     @property
     def position_factors(self) -> Optional[np.ndarray]:
@@ -270,28 +237,9 @@ class LambdarankObjective:
         """
         scores, data = lightgbm_call(type(self).__name__, preds_or_y_true, dataset_or_y_pred, weight, group)
         training = self._training_for(data)
-        model = training.model
         if scores.ndim != 1:
             raise ValueError(f"expected one raw score per row; got predictions of shape {scores.shape}")
-        dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
-        with training.lock:      # one round at a time per Dataset: its buffers and position factors
-            if training.grad is None or training.grad.dtype != dtype:
-                training.grad = np.empty(model.n_docs, dtype=dtype)
-                training.hess = np.empty(model.n_docs, dtype=dtype)
-            compute = model.gradients if training.debiased is None else training.debiased.gradients
-            return compute(scores, grad_out=training.grad, hess_out=training.hess, n_threads=self.n_threads)
-
-
-class _Training:
-    """What one training Dataset keeps between boosting rounds: its model, its
-    position-bias state and the output buffers (reused every round)."""
-
-    def __init__(self, model: LambdaMART, debiased: Optional[PositionBiasedLambdaMART]) -> None:
-        self.model = model
-        self.debiased = debiased
-        self.grad: Optional[np.ndarray] = None
-        self.hess: Optional[np.ndarray] = None
-        self.lock = threading.Lock()
+        return training.gradients(scores, self.n_threads)
 
 
 # ----------------------------------------------------------------------------- metric
@@ -310,9 +258,6 @@ class _MetricState:
         self.weights = query_weights
 
 
-#: The scikit-learn calls' data a metric keeps state for (LightGBMRows
-#: compare by content, so this bounds the comparisons per call).
-_ROWS_KEPT = 8
 
 
 def _lightgbm_query_weights(weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -411,7 +356,7 @@ class NDCGMetric:
             qw = None if weights is None else _lightgbm_query_weights(weights, offsets)
             state = _MetricState(scorer, offsets, self.k, qw)
             if rows:   # the training set and a few validation sets; older entries go
-                self._rows_states = self._rows_states[-(_ROWS_KEPT - 1):] + [(dataset, state)]
+                self._rows_states = self._rows_states[-(ROWS_KEPT - 1):] + [(dataset, state)]
             else:
                 self._states[dataset] = state
         return state

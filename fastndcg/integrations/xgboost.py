@@ -29,7 +29,6 @@ Example
 """
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -40,6 +39,7 @@ from fastndcg.conventions import Convention, as_convention
 from fastndcg._core.arguments import (check_flag, check_real, library_bool, metric_name_prefix, require_dmatrix,
                                       xgboost_fields)
 from fastndcg.measures.debias import PAIR_METHODS, XGBoostRankNDCG
+from fastndcg.integrations._trainings import Training, Trainings
 from fastndcg.measures.lambdamart import LambdaMART, _check_mode
 from fastndcg.conventions.presets import XGBOOST
 
@@ -159,7 +159,8 @@ class RankNDCGObjective:
         self.score_normalization = score_normalization
         self.sigma = sigma
         self.n_threads = n_threads
-        self._init_trainings()
+        # one Training per DMatrix, so that trainings on different DMatrix objects may share this object
+        self._trainings = Trainings()
         # Build throw-away models to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=score_normalization)
@@ -205,41 +206,27 @@ class RankNDCGObjective:
                    bias_norm=float(params.get("lambdarank_bias_norm", 1.0)), seed_offset=offset,
                    n_threads=n_threads)
 
-    def _init_trainings(self) -> None:
-        # One _Training per DMatrix (a training's state between rounds), so that
-        # trainings on different DMatrix objects may share this object from several threads.
-        self._trainings: "weakref.WeakKeyDictionary[Any, _Training]" = weakref.WeakKeyDictionary()
-        self._last: Optional[_Training] = None        # the DMatrix of the last call
-        self._lock = threading.Lock()                 # guards _trainings
-
     def __getstate__(self) -> Dict[str, Any]:
-        # settings only: the per-DMatrix state and the lock do not pickle
-        return {k: v for k, v in self.__dict__.items() if k not in ("_trainings", "_last", "_lock")}
+        # settings only: the per-DMatrix state does not pickle
+        return {k: v for k, v in self.__dict__.items() if k != "_trainings"}
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._init_trainings()
+        self._trainings = Trainings()
 
-    def _training_for(self, dmat) -> "_Training":
+    def _training_for(self, dmat) -> Training:
         require_dmatrix(dmat)      # before the look-up: arrays from the scikit-learn API say what works
-        with self._lock:
-            training = self._trainings.get(dmat)
-        if training is None:
-            built = self._new_training(dmat)          # outside the lock: other DMatrix objects go on
-            with self._lock:
-                training = self._trainings.setdefault(dmat, built)
-        self._last = training
-        return training
+        return self._trainings.get(dmat, self._new_training)
 
-    def _new_training(self, dmat) -> "_Training":
+    def _new_training(self, dmat) -> Training:
         labels, offsets, weights = xgboost_fields(dmat)
         if self._needs_state:
             state = self._stateful(labels, offsets, weights)
-            return _Training(state.model, state)
-        return _Training(LambdaMART(labels, offsets, mode=self.mode, convention=self.convention,
+            return Training(state.model, state)
+        return Training(LambdaMART(labels, offsets, mode=self.mode, convention=self.convention,
                                     truncation=self.truncation, sigma=self.sigma, normalize=self.normalize,
                                     score_normalization=self.score_normalization, query_weights=weights,
-                                    n_threads=self.n_threads), None)
+                                    n_threads=self.n_threads))
 
     def model_for(self, dmat) -> LambdaMART:
         """The cached :class:`LambdaMART` of ``dmat`` (built on first use)."""
@@ -247,11 +234,13 @@ class RankNDCGObjective:
 
     @property
     def _model(self) -> Optional[LambdaMART]:
-        return None if self._last is None else self._last.model
+        last = self._trainings.last
+        return None if last is None else last.model
 
     @property
     def _state(self) -> Optional[XGBoostRankNDCG]:
-        return None if self._last is None else self._last.state
+        last = self._trainings.last
+        return None if last is None else last.state
 
     @property
     def t_plus(self) -> Optional[np.ndarray]:
@@ -267,27 +256,7 @@ class RankNDCGObjective:
 
     def __call__(self, predt: np.ndarray, dtrain) -> Tuple[np.ndarray, np.ndarray]:
         training = self._training_for(dtrain)
-        model = training.model
-        scores = np.asarray(predt).reshape(-1)
-        dtype = model.output_dtype or (scores.dtype if scores.dtype in (np.float32, np.float64) else np.float64)
-        with training.lock:      # one round at a time per DMatrix: its buffers and round state
-            if training.grad is None or training.grad.dtype != dtype:
-                training.grad = np.empty(model.n_docs, dtype=dtype)
-                training.hess = np.empty(model.n_docs, dtype=dtype)
-            compute = model.gradients if training.state is None else training.state.gradients
-            return compute(scores, grad_out=training.grad, hess_out=training.hess, n_threads=self.n_threads)
-
-
-class _Training:
-    """What one training DMatrix keeps between boosting rounds: its model, the
-    state of the mean method / Unbiased LambdaMART and the output buffers."""
-
-    def __init__(self, model: LambdaMART, state: Optional[XGBoostRankNDCG]) -> None:
-        self.model = model
-        self.state = state
-        self.grad: Optional[np.ndarray] = None
-        self.hess: Optional[np.ndarray] = None
-        self.lock = threading.Lock()
+        return training.gradients(np.asarray(predt).reshape(-1), self.n_threads)
 
 
 class NDCGMetric:

@@ -53,6 +53,16 @@ def switching_often(seconds: float = 1e-6):
         sys.setswitchinterval(old)
 
 
+def run_threads(worker: Callable[[int], None]) -> None:
+    """worker(0) .. worker(PYTHON_THREADS - 1) at once, switching threads often."""
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(PYTHON_THREADS)]
+    with switching_often():
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+
+
 def same_bits(a: Any, b: Any) -> bool:
     """Equal to the bit: arrays by dtype, shape and bytes (NaN included), floats by value and sign."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
@@ -95,12 +105,7 @@ def run_concurrently(tasks: Sequence[Task], expected: Dict[Tuple[str, int], Any]
                     with lock:
                         problems.append(f"{name}[{variant}] differs from the single-threaded run")
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(PYTHON_THREADS)]
-    with switching_often():
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
+    run_threads(worker)
     return problems
 
 
@@ -262,12 +267,7 @@ def trainings_at_once(make_objective, make_metric, datasets, scores) -> List[str
         if not same_bits(got, expected[t]):
             problems.append(f"training {t} differs from the same training alone")
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(PYTHON_THREADS)]
-    with switching_often():
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
+    run_threads(worker)
     return problems
 
 
