@@ -310,7 +310,8 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
     m close to n: sort the whole query; m <= 2: a sorted run of m with
     insertion (one comparison rejects most documents); m <= SMALL_TOP: a
     branch-free filter (see ``_filter_candidates``), then the same sorted run
-    over the survivors; larger m: a bounded worst-heap.
+    over the survivors (without a tie key: ``_select_in_input_order``);
+    larger m: a bounded worst-heap.
     """
     cdef Py_ssize_t i, c
     cdef double s, last
