@@ -18,6 +18,29 @@ cdef inline void _cumulate(const double* ranked, Py_ssize_t n, bint whole,
         out_row[j] = acc
 
 
+cdef inline void _count_labels_packed(const label_t* labels, Py_ssize_t n, Py_ssize_t top,
+                                     int64_t* counts) noexcept nogil:
+    # Adds the count of each label 0..top (top < 8) to counts[0..top]. One
+    # byte per label value in two 64-bit words (even and odd rows): a shift
+    # and an add per row, where a counter in memory waits on its own last
+    # store. A byte holds 255, so the words are emptied every 510 rows.
+    cdef uint64_t even, odd
+    cdef Py_ssize_t i = 0, end, lv
+    while i < n:
+        end = i + 510 if n - i > 510 else n
+        even = 0
+        odd = 0
+        while i + 1 < end:
+            even += (<uint64_t>1) << (8 * <int>labels[i])
+            odd += (<uint64_t>1) << (8 * <int>labels[i + 1])
+            i += 2
+        if i < end:
+            even += (<uint64_t>1) << (8 * <int>labels[i])
+            i += 1
+        for lv in range(top + 1):
+            counts[lv] += <int64_t>(((even >> (8 * lv)) & 255) + ((odd >> (8 * lv)) & 255))
+
+
 cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c, int64_t* counts,
                            Py_ssize_t top, double* out_row, double* gbuf, RankedDoc* docs) noexcept nogil:
     # IDCG of one query at every cutoff; labels are valid. ``top``: a bound on
@@ -33,22 +56,26 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c,
     depth = n if c.ideal_whole or c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
     if counts != NULL and c.levels == NULL:
         # Gain non-decreasing in the label: count per label, then emit from the
-        # query's largest label down (no sort). Two interleaved counter banks
+        # query's largest label down (no sort). Labels below 8 are counted in
+        # packed bytes; larger ones in two interleaved counter banks, which
         # avoid a store-to-load stall on runs of equal labels.
         if find_top:
             top = 0
             for i in range(n):
                 a = <Py_ssize_t>labels[i]
                 top = a if a > top else top
-        i = 0
-        while i + 1 < n:
-            a = <Py_ssize_t>labels[i]
-            b = <Py_ssize_t>labels[i + 1]
-            counts[a] += 1
-            counts[size + b] += 1
-            i += 2
-        if i < n:
-            counts[<Py_ssize_t>labels[i]] += 1
+        if (label_t is int32_t or label_t is int64_t) and top < 8:
+            _count_labels_packed(labels, n, top, counts)
+        else:
+            i = 0
+            while i + 1 < n:
+                a = <Py_ssize_t>labels[i]
+                b = <Py_ssize_t>labels[i + 1]
+                counts[a] += 1
+                counts[size + b] += 1
+                i += 2
+            if i < n:
+                counts[<Py_ssize_t>labels[i]] += 1
         p = 0
         lv = top
         while lv >= 0:

@@ -174,38 +174,52 @@ cdef inline void _set_key(RankedDoc* d, const int64_t* keys, bint key_desc) noex
         d.key = keys[d.idx]
 
 
-cdef inline Py_ssize_t _filter_candidates(const floating* scores, bint round_f32, Py_ssize_t n,
-                                          Py_ssize_t m, RankedDoc* out) noexcept nogil:
-    """Write to out[0..c) (score, idx) of every document whose score is >= a
-    threshold T that at least m documents reach, and return c (>= m).
-
-    T = min over G >= m groups {i : i mod G = g} of the group's best score.
-    Each group holds a document scoring >= T, so at least m do, and every
-    document of the top m (whose scores are >= the m-th best >= T) is kept.
-    Both passes are branch-free: on a typical query (n ~ 100, m = 10) about
-    2.5m documents survive, and the costly, unpredictable comparisons of the
-    selection run on those only. G = max(m, 4): at least four independent
-    running maxima, so no pass waits on a chain of dependent comparisons.
-    Requires 1 <= m <= SMALL_TOP and 4 <= n, m <= n.
-    """
+cdef inline double _group_threshold(const floating* v, Py_ssize_t stride, bint round_f32, Py_ssize_t n,
+                                   Py_ssize_t groups) noexcept nogil:
+    """min over the groups {i : i mod groups = g} of the group's best value,
+    the values being ranked_score(v[i * stride]) for i < n: at least
+    ``groups`` of them reach it. Branch-free; requires 1 <= groups <= n and
+    groups <= SMALL_TOP."""
     cdef double best[SMALL_TOP]
     cdef double s, t
-    cdef Py_ssize_t i, g, base, c
-    cdef Py_ssize_t groups = m if m >= 4 else 4
+    cdef Py_ssize_t g, base
     for g in range(groups):
-        best[g] = ranked_score(scores[g], round_f32)
+        best[g] = ranked_score(v[g * stride], round_f32)
     base = groups
     while base + groups <= n:
         for g in range(groups):
-            s = ranked_score(scores[base + g], round_f32)
+            s = ranked_score(v[(base + g) * stride], round_f32)
             best[g] = s if s > best[g] else best[g]
         base += groups
     for g in range(n - base):
-        s = ranked_score(scores[base + g], round_f32)
+        s = ranked_score(v[(base + g) * stride], round_f32)
         best[g] = s if s > best[g] else best[g]
     t = best[0]
     for g in range(1, groups):
         t = best[g] if best[g] < t else t
+    return t
+
+
+cdef inline Py_ssize_t _filter_candidates(const floating* scores, bint round_f32, Py_ssize_t n,
+                                          Py_ssize_t m, RankedDoc* out) noexcept nogil:
+    """Write to out[0..c) (score, idx) of every document whose score is >= a
+    threshold T that at least m documents reach, in input order, and return
+    c (>= m).
+
+    T = min over G >= m groups {i : i mod G = g} of the group's best score
+    (``_group_threshold``). Each group holds a document scoring >= T, so at
+    least m do, and every document of the top m (whose scores are >= the m-th
+    best >= T) is kept. Both passes are branch-free: on a typical query
+    (n ~ 100, m = 10) about 2.5m documents survive, and the costly,
+    unpredictable comparisons of the selection run on those only. G = max(m,
+    4): at least four independent running maxima, so no pass waits on a chain
+    of dependent comparisons. When 2m or more survive, the same rule once more
+    over the survivors (``_refine_candidates``) leaves about 1.8m.
+    Requires 1 <= m <= SMALL_TOP and 4 <= n, m <= n.
+    """
+    cdef double s, t
+    cdef Py_ssize_t i, c
+    t = _group_threshold(scores, 1, round_f32, n, m if m >= 4 else 4)
     c = 0
     for i in range(n):
         # Unconditional write, conditional advance: no branch to mispredict.
@@ -213,7 +227,23 @@ cdef inline Py_ssize_t _filter_candidates(const floating* scores, bint round_f32
         out[c].score = s
         out[c].idx = i
         c += s >= t
+    if c >= 2 * m:
+        c = _refine_candidates(out, c, m)
     return c
+
+
+cdef inline Py_ssize_t _refine_candidates(RankedDoc* cand, Py_ssize_t c, Py_ssize_t m) noexcept nogil:
+    # The threshold rule of _filter_candidates over the candidates cand[0..c)
+    # (c >= 2m: at least two per group), keeping those at or above it in
+    # place and in order; returns their count (>= m).
+    cdef double t = _group_threshold(&cand[0].score, sizeof(RankedDoc) // sizeof(double), False, c, m)
+    cdef Py_ssize_t i, k = 0
+    cdef RankedDoc x
+    for i in range(c):
+        x = cand[i]
+        cand[k] = x
+        k += x.score >= t
+    return k
 
 
 cdef inline void _insert_into_run(RankedDoc* run, Py_ssize_t m, const RankedDoc* x) noexcept nogil:
@@ -226,6 +256,50 @@ cdef inline void _insert_into_run(RankedDoc* run, Py_ssize_t m, const RankedDoc*
     run[j] = x[0]
 
 
+cdef inline void _select_in_input_order(RankedDoc* cand, Py_ssize_t c, Py_ssize_t m) noexcept nogil:
+    """Put the m best of the candidates cand[0..c) (score and idx set, in
+    input order), best first, into cand[0..m); the key is the position.
+
+    With the position as tie key and the candidates in input order, a
+    candidate ranks before an earlier one exactly when its score is greater:
+    an insertion that moves a candidate past strictly lower scores only is
+    the comparator's order, with one double comparison instead of three.
+    Requires 1 <= m <= c and m <= SMALL_TOP.
+    """
+    cdef double top_score[SMALL_TOP]
+    cdef int64_t top_idx[SMALL_TOP]
+    cdef Py_ssize_t i, j, r
+    cdef double s, last
+    cdef RankedDoc x
+    # The first m in order by counting, for each, the ones that rank before
+    # it (fixed loops, no branch to mispredict); then the rest by insertion.
+    for i in range(m):
+        s = cand[i].score
+        r = 0
+        for j in range(i):
+            r += cand[j].score >= s
+        for j in range(i + 1, m):
+            r += cand[j].score > s
+        top_score[r] = s
+        top_idx[r] = cand[i].idx
+    for i in range(m):
+        cand[i].score = top_score[i]
+        cand[i].idx = top_idx[i]
+    last = cand[m - 1].score
+    for i in range(m, c):
+        s = cand[i].score
+        if s > last:
+            x = cand[i]
+            j = m - 1
+            while j > 0 and s > cand[j - 1].score:
+                cand[j] = cand[j - 1]
+                j -= 1
+            cand[j] = x
+            last = cand[m - 1].score
+    for i in range(m):
+        cand[i].key = cand[i].idx
+
+
 cdef inline void select_top(const floating* scores, const int64_t* keys, bint key_desc,
                             bint round_f32, Py_ssize_t n, Py_ssize_t m,
                             RankedDoc* out) noexcept nogil:
@@ -236,7 +310,8 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
     m close to n: sort the whole query; m <= 2: a sorted run of m with
     insertion (one comparison rejects most documents); m <= SMALL_TOP: a
     branch-free filter (see ``_filter_candidates``), then the same sorted run
-    over the survivors; larger m: a bounded worst-heap.
+    over the survivors (without a tie key: ``_select_in_input_order``);
+    larger m: a bounded worst-heap.
     """
     cdef Py_ssize_t i, c
     cdef double s, last
@@ -264,6 +339,9 @@ cdef inline void select_top(const floating* scores, const int64_t* keys, bint ke
         return
     if m <= SMALL_TOP:
         c = _filter_candidates(scores, round_f32, n, m, out)
+        if keys == NULL:
+            _select_in_input_order(out, c, m)
+            return
         for i in range(c):
             _set_key(&out[i], keys, key_desc)
         if c <= 2 * m or c <= 16:

@@ -89,6 +89,29 @@ def test_every_selection_path_gives_the_comparator_order(rng, m, ties, dtype):
                         reference.dcg(scores, labels, off, k, conv_i, tie_key=key))
 
 
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_counting_ideal_of_small_labels_in_long_queries(rng, label_dtype):
+    # Labels below 8 are counted in packed bytes that are emptied every 510
+    # rows: queries of one label repeated past that (and past 255 in one
+    # word), labels whose bound from the check is 7 or 15 (largest 4, 7, 8),
+    # and cutoffs down to the whole list, where every count matters.
+    sizes = np.array([509, 510, 511, 1021, 1300, 3, 0, 600, 600, 600])
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(off[-1])
+    for top in (1, 4, 7, 8):
+        labels = rng.integers(0, top + 1, size=n)
+        labels[off[0]:off[4]] = top                      # one label in the first four queries
+        labels[off[7]:off[8]] = rng.integers(0, 2, size=sizes[7]) * top
+        labels = labels.astype(label_dtype)
+        scores = rng.standard_normal(n)
+        for conv in (Convention(), Convention(gain="linear"), Convention(ideal="full")):
+            k = [1, 10, 255, 256, 511, None]
+            assert_same(fastndcg.ideal_dcg(labels, off, k, convention=conv),
+                        reference.ideal_dcg(labels, off, k, conv))
+            assert_same(fastndcg.ndcg(scores, labels, off, k, convention=conv),
+                        reference.ndcg(scores, labels, off, k, conv))
+
+
 def test_large_label_tables_use_sorting_ideal(rng):
     # More than 64 levels: the ideal is selected, not counted.
     s, y, off = make_batch(rng, n_queries=10, max_docs=200, n_labels=300)
