@@ -64,7 +64,7 @@ def offsets_from_group_sizes(group: Any) -> np.ndarray:
         raise ValueError(f"group must be 1-D; got an array of shape {sizes.shape}")
     if sizes.size and sizes.dtype.kind not in "iu":
         if sizes.dtype.kind == "f" and np.all(np.isfinite(sizes)) and np.all(sizes == np.floor(sizes)):
-            big = np.flatnonzero(np.abs(sizes) > MAX_TOTAL)
+            big = np.flatnonzero(np.abs(sizes) >= 2.0**63)      # 2**63 - 1 is 2.0**63 as a float
             if big.size:
                 i = int(big[0])
                 raise ValueError(f"group sizes must be at most 2**63 - 1; got group[{i}]={sizes[i].item()!r}")

@@ -49,6 +49,7 @@ def test_group_sizes_past_int64_are_an_error_naming_the_entry(group, where):
 @pytest.mark.parametrize("group, shown", [
     (np.array([2**64 - 1], dtype=np.uint64), "group[0]=18446744073709551615"),   # was read as -1
     (np.array([1.0, 1e19]), "group[1]=1e+19"),
+    (np.array([2.0**63]), "group[0]=9.223372036854776e+18"),     # the float nearest 2**63 - 1 is 2**63
 ])
 def test_group_sizes_beyond_int64_are_an_error(group, shown):
     with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1") as info:
