@@ -18,7 +18,7 @@ Exit codes (documented in docs/files-and-cli.md):
   use), with ``file:line:`` in the message where there is a line;
 * 130 - interrupted (Ctrl-C).
 """
-from fastndcg.cli.options import (CUT_PRESETS, DEFAULT_CUTOFFS, EXIT_DATA, EXIT_INTERNAL, EXIT_INTERRUPTED,  # noqa: F401
+from fastndcg.cli.options import (DEFAULT_CUTOFFS, EXIT_DATA, EXIT_INTERNAL, EXIT_INTERRUPTED,  # noqa: F401
                                   EXIT_IO, EXIT_OK, EXIT_USAGE, FALLBACK_CUTOFFS, Progress,
                                   TREC_MEASURE_PRESETS)
 from fastndcg.cli.demo import (cmd_demo, demo_conventions)  # noqa: F401

@@ -117,8 +117,6 @@ DEFAULT_CUTOFFS: Dict[str, List[Optional[int]]] = {
     "pytrec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
 }
 FALLBACK_CUTOFFS: List[Optional[int]] = [1, 3, 5, 10]
-#: Presets of trec_eval's ndcg whose numeric cutoffs are trec_eval's ndcg_cut.
-CUT_PRESETS = {"trec_eval": "trec_eval_cut", "pytrec_eval": "pytrec_eval_cut"}
 TREC_MEASURE_PRESETS = ("trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut")
 
 

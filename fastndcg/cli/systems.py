@@ -14,7 +14,7 @@ import numpy as np
 
 from fastndcg.conventions import ScoreOverflowWarning
 
-from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
+from fastndcg.cli.options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
 
 
 # ---------------------------------------------------------------------------- systems
@@ -178,12 +178,10 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         conv, spec, trec_spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
         ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
         cut = False
-        if args.preset in CUT_PRESETS and any(k is not None for k in ks):
-            if spec is None:
-                # a cutoff of trec_eval's ndcg is its ndcg_cut (the ideal cut at k too); the whole
-                # list stays ndcg (an ideal "cut" at the whole list is the full ideal)
-                conv, cut = get_preset(CUT_PRESETS[args.preset]), True
-            else:
+        if args.preset in TREC_MEASURE_PRESETS and any(k is not None for k in ks):
+            # the preset's cutoff is trec_eval's ndcg_cut (its ideal is cut at k; the whole list stays ndcg)
+            cut = spec is None
+            if spec is not None:
                 _warn(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
                       f"(ndcg_cut takes none); ndcg_{spec}@k is the DCG of the top k over the ideal DCG of "
                       "the whole list")

@@ -6,6 +6,7 @@ from fastndcg."""
 from fastndcg.conventions.convention import (ABOVE_ONE_TOLERANCE, DEFAULT, MAX_EXPONENTIAL_LABEL, Convention, Cutoffs,
                                             ScoreOverflowWarning)
 from fastndcg.conventions.presets import PRESETS, as_convention, get_preset, ideal_source, list_presets
+from fastndcg.conventions.topics import DEFAULT_MISSING, MISSING_TOPICS, check_missing
 
-__all__ = ["ABOVE_ONE_TOLERANCE", "DEFAULT", "MAX_EXPONENTIAL_LABEL", "Convention", "Cutoffs", "PRESETS", "ScoreOverflowWarning", "as_convention",
+__all__ = ["ABOVE_ONE_TOLERANCE", "DEFAULT", "DEFAULT_MISSING", "MISSING_TOPICS", "check_missing", "MAX_EXPONENTIAL_LABEL", "Convention", "Cutoffs", "PRESETS", "ScoreOverflowWarning", "as_convention",
            "get_preset", "ideal_source", "list_presets"]

@@ -28,14 +28,18 @@ STANDARD = _register(Convention(name="standard"))
 
 # ----------------------------------------------------------------------------- IR evaluation
 
-#: trec_eval ``ndcg`` (v10.0; v9.x differs only by float32 scores, see
-#: ``pytrec_eval``): linear gain (the relevance level; negative levels count
-#: 0), ties by docno descending (pass the docno's rank as ``tie_key``), ideal
-#: over every judged document of the qrels (pass ``ideal_labels``), not cut at
-#: k, empty 0. Which queries count (run and qrels, ``-c``) is the caller's.
-TREC_EVAL = _register(Convention(gain="linear", ties="key_desc", ideal="full", name="trec_eval"))
+#: trec_eval ``ndcg`` and ``ndcg_cut.k`` (v10.0; v9.x differs only by float32
+#: scores, see ``pytrec_eval``): linear gain (the relevance level; negative
+#: levels count 0), ties by docno descending (pass the docno's rank as
+#: ``tie_key``), ideal over every judged document of the qrels (pass
+#: ``ideal_labels``), empty 0. Which queries count (run and qrels, ``-c``) is
+#: the caller's. A cutoff k is trec_eval's ``ndcg_cut.k``: the ideal is cut at
+#: k too (trec_eval's ``ndcg`` has no cutoff, and the whole list's ideal "cut"
+#: at the whole list is the full ideal), so ``k=10`` under this preset is the
+#: number trec_eval prints as ``ndcg_cut_10``, in every front-end.
+TREC_EVAL = _register(Convention(gain="linear", ties="key_desc", ideal="cut", name="trec_eval"))
 
-#: trec_eval ``ndcg_cut.k`` (v10.0): as ``trec_eval`` but the ideal is cut at k.
+#: trec_eval ``ndcg_cut.k`` (v10.0): the same fields as ``trec_eval`` (kept as the name trec_eval prints).
 TREC_EVAL_CUT = _register(Convention(gain="linear", ties="key_desc", ideal="cut", name="trec_eval_cut"))
 
 #: pytrec_eval (pytrec-eval-terrier 0.5.11, bundling trec_eval 9.0.x) ``ndcg``,

@@ -49,7 +49,7 @@ def _make_provider():
             super().__init__(measures, set(self._qrels.topics.tolist()))
 
         def _iter_calc(self, run):
-            res = evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")
+            res = evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")   # ir_measures counts them 0
             vals = res.values.tolist()
             for q, row in zip(res.qids.tolist(), vals):
                 for m, v in zip(self._irm, row):

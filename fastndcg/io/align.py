@@ -11,6 +11,8 @@ import numpy as np
 
 from fastndcg.io import _parse
 from fastndcg.conventions import ideal_source
+from fastndcg.conventions.topics import MISSING_TOPICS as MISSING
+from fastndcg.conventions.topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.threads import threads_for
 from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, _fail, iter_line_blocks
 from fastndcg.io.trec import Qrels, Run, _TrecParser, _no_rows, read_qrels, read_run
@@ -145,7 +147,6 @@ class AlignedRun:
                          **self._kwargs(convention, ideal))
 
 
-MISSING = ("error", "zero", "skip")
 
 
 def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str],
@@ -195,7 +196,7 @@ def _judgment_status(relevance: np.ndarray) -> np.ndarray:
     return np.where(relevance < 0, -2, 0).astype(np.int8)
 
 
-def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = "error",
+def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = DEFAULT_MISSING,
               max_docs: Optional[int] = None, float32_scores: bool = False,
               n_threads: Optional[int] = None) -> AlignedRun:
     """Join a run with qrels the way trec_eval does, into CSR arrays.
@@ -265,8 +266,7 @@ def read_qrels_for(run: Union[Run, PathLike], qrels: PathLike, n_threads: Option
 
 
 def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
-    if missing not in MISSING:
-        raise ValueError(f"missing must be one of {MISSING}; got {missing!r}")
+    check_missing(missing)
     if max_docs is not None and (int(max_docs) != max_docs or max_docs < 1):
         raise ValueError(f"max_docs must be an integer >= 1; got {max_docs!r}")
 
@@ -382,7 +382,7 @@ class JoinedRun:
     def n_results(self) -> int:
         return int(self.sizes.sum())
 
-    def aligned(self, *, missing: str = "error", max_docs: Optional[int] = None, float32_scores: bool = False,
+    def aligned(self, *, missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None, float32_scores: bool = False,
                 relevance: Optional[np.ndarray] = None, n_threads: Optional[int] = None) -> AlignedRun:
         """The :class:`AlignedRun` (``missing``, ``max_docs``, ``float32_scores``
         as :func:`align_run`); ``relevance``: other judgments for the qrels'

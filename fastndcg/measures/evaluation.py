@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from fastndcg.measures.measure_strings import Measure, parse_measures
+from fastndcg.conventions import DEFAULT_MISSING
+from fastndcg.measures.measure_strings import Measure
+from fastndcg.measures.measurement import Measurement
 from fastndcg.measures.trec_measures import TrecResult, evaluate_trec
 
 __all__ = ["Evaluation", "Metric", "evaluate", "calc_aggregate", "iter_calc", "calc", "as_qrels", "as_run"]
@@ -86,6 +88,21 @@ class Evaluation:
     run_name: str = ""
     missing_query_ids: Optional[List[str]] = None
     ignored_query_ids: Optional[List[str]] = None
+    measurements: List[Measurement] = field(default_factory=list)
+
+    @property
+    def signatures(self) -> Dict[Measure, str]:
+        """{measure: signature}: what each number is, completely
+        (:attr:`fastndcg.measures.measurement.Measurement.signature`)."""
+        return {m: s.signature for m, s in zip(self.measures, self.measurements)}
+
+    @property
+    def signature(self) -> str:
+        """The signature of the one measure evaluated (ValueError for several: see :attr:`signatures`)."""
+        if len(self.measurements) != 1:
+            raise ValueError(f"{len(self.measurements)} measures were evaluated; each has its signature in "
+                             ".signatures")
+        return self.measurements[0].signature
 
     @property
     def per_query(self) -> List[Metric]:
@@ -122,7 +139,7 @@ class Evaluation:
                              "value": self.values.reshape(-1)})
 
 
-def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", missing: str = "zero",
+def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", missing: str = DEFAULT_MISSING,
              max_docs: Optional[int] = None, judged_only: bool = False, relevance_level: int = 1,
              n_threads: Optional[int] = None) -> Evaluation:
     """NDCG measures of a run against qrels, per query and averaged.
@@ -141,11 +158,13 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", m
         (pytrec_eval: scores rounded to float32). ir_measures-syntax measures
         follow ir_measures' providers (pytrec_eval for ``dcg='log2'``, gdeval
         or ranx for ``'exp-log2'``).
-    missing : {"zero", "skip", "error"}, default "zero"
-        Judged queries without results: scored (0 for every NDCG measure
-        unless trec_eval gains give unjudged documents a gain; ir_measures and
-        trec_eval ``-c``), left out (pytrec_eval alone), or an error
-        (trec_eval 10 without ``-c``).
+    missing : {"error", "zero", "skip"}, default "error"
+        Judged queries without results: an error naming them (trec_eval 10;
+        the one default of every front-end,
+        :data:`fastndcg.conventions.DEFAULT_MISSING`), scored (``"zero"``: 0 for
+        every NDCG measure unless trec_eval gains give unjudged documents a
+        gain; ir_measures and trec_eval ``-c``), or left out (``"skip"``:
+        trec_eval 9.x, pytrec_eval).
     max_docs : int, optional
         Only the top ``max_docs`` results of each query (trec_eval ``-M``).
     judged_only : bool
@@ -169,17 +188,16 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", m
                     judged_only=judged_only, relevance_level=relevance_level, n_threads=n_threads)
     agg = {m: float(v) for m, v in zip(res.measures, res.means.tolist())}
     return Evaluation(res.measures, [str(q) for q in res.qids.tolist()], res.values, agg, res.run_name,
-                      res.missing_qids, res.ignored_qids)
+                      res.missing_qids, res.ignored_qids, res.measurements)
 
 
 def _evaluate(measures, qrels, run, **kw) -> TrecResult:
     from fastndcg.io.trec import qrels_before_run
 
-    ms = parse_measures(measures)
     with qrels_before_run(qrels, run, ("qrels", "run"), "pass the qrels as qrels= and the run as run="):
         # a run file is joined with the qrels while it is read (no Run table)
         run_in = run if isinstance(run, (str, os.PathLike)) else as_run(run)
-        return evaluate_trec(run_in, as_qrels(qrels), ms, **kw)
+        return evaluate_trec(run_in, as_qrels(qrels), measures, **kw)
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **kw: Any) -> Dict[Measure, float]:

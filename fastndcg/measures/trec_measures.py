@@ -42,13 +42,14 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from fastndcg._core import _trec_ndcg
-from fastndcg.conventions import Convention
+from fastndcg.conventions import DEFAULT_MISSING, Convention
 from fastndcg._core.prepared import NDCGScorer, aggregate
 from fastndcg.reference._trec_gains import trec_gain_entries
 from fastndcg.reference._trec_ndcg import _ndcg_p_walk
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import check_scores
-from fastndcg.measures.measure_strings import Measure, parse_measures
+from fastndcg.measures.measure_strings import Measure
+from fastndcg.measures.measurement import Measurement, resolve_measurements
 from fastndcg.conventions import get_preset
 from fastndcg.measures.trec_gains import GainScorer, GainSpec, bogus_ranking, resolve_trec_gains, warn_quirks
 
@@ -57,8 +58,6 @@ __all__ = ["TrecResult", "evaluate_trec", "RULES"]
 #: ``rules`` of the trec_eval-syntax measures: trec_eval 10, or trec_eval 9 as pytrec_eval bundles it.
 RULES = ("trec_eval", "pytrec_eval")
 _NO_GAINS = GainSpec((), "")
-#: ir_measures' dcg='exp-log2' (gdeval with a cutoff, ranx without): 2**rel - 1, docno-descending ties
-EXP_LOG2 = Convention(ties="key_desc", name="ir_measures_exp_log2")
 
 
 @dataclass
@@ -87,6 +86,8 @@ class TrecResult:
     run_name: str = ""
     missing_qids: List[str] = field(default_factory=list)
     ignored_qids: List[str] = field(default_factory=list)
+    #: what each column computes (:class:`fastndcg.measures.measurement.Measurement`)
+    measurements: List[Measurement] = field(default_factory=list)
 
     @property
     def names(self) -> List[str]:
@@ -126,15 +127,7 @@ class _Topics:
 _PLAIN_FAMILIES = ("ndcg", "ndcg_cut", "nDCG", "dcg", "ideal_dcg")
 
 
-def _flavour(m: Measure, rules: str) -> str:
-    """Which rules compute a measure: "te10" (trec_eval 10), "te9" (trec_eval 9 /
-    pytrec_eval: float32 scores, no bogus ranking) or "exp" (ir_measures exp-log2)."""
-    if m.syntax == "ir_measures":
-        return "exp" if m.dcg == "exp-log2" else "te9"
-    return "te10" if rules == "trec_eval" else "te9"
-
-
-def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eval", missing: str = "error",
+def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eval", missing: str = DEFAULT_MISSING,
                   max_docs: Optional[int] = None, judged_only: bool = False, relevance_level: int = 1,
                   n_threads: Optional[int] = None) -> TrecResult:
     """Measures of trec_eval's NDCG family and ir_measures' nDCG on a run.
@@ -183,11 +176,13 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     from fastndcg.io import readers
     from fastndcg.io.align import JoinedRun, join_run_file, read_qrels_for
 
-    if rules not in RULES:
-        raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
-    if relevance_level is None or isinstance(relevance_level, bool) or int(relevance_level) != relevance_level:
-        raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
-    ms = parse_measures(measures)
+    ms = resolve_measurements(measures, rules=rules, missing=missing, max_docs=max_docs, judged_only=judged_only,
+                              relevance_level=relevance_level)
+    rules_of_topics = {m.missing for m in ms}
+    if len(rules_of_topics) > 1:
+        raise ValueError(f"measures: one call evaluates one set of topics; these measurements differ in the rule "
+                         f"for missing topics ({', '.join(sorted(rules_of_topics))}): evaluate them separately")
+    topic_rule = ms[0].missing
     if not isinstance(qrels, readers.Qrels):
         qrels = read_qrels_for(run, qrels, n_threads)
     joined: Optional[JoinedRun] = None
@@ -201,26 +196,29 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     columns: Dict[int, Tuple[np.ndarray, float]] = {}
     groups: Dict[Tuple, List[int]] = {}
     for j, m in enumerate(ms):
-        fl = _flavour(m, rules)
-        groups.setdefault((m.relabel, fl, judged_only or m.judged_only), []).append(j)
+        groups.setdefault((m.relabel, _conv_key(m.convention), m.judged_only, m.max_docs, m.relevance_level),
+                          []).append(j)
     first = None
-    for (relabel, fl, jo), idx in groups.items():
-        f32 = fl == "te9" and max_docs is not None
-        akey = (relabel, f32)
+    for (relabel, _, jo, m_docs, level), idx in groups.items():
+        conv = ms[idx[0]].convention
+        f32 = conv.score_precision == "float32" and m_docs is not None
+        akey = (relabel, f32, m_docs)
         if akey not in aligned:
             q = qrels if relabel is None else _relabel(qrels, relabel)
             if joined is not None:
-                aligned[akey] = joined.aligned(missing=missing, max_docs=max_docs, float32_scores=f32,
+                aligned[akey] = joined.aligned(missing=topic_rule, max_docs=m_docs, float32_scores=f32,
                                                relevance=q.relevance, n_threads=n_threads)
             else:
-                aligned[akey] = readers.align_run(run, q, missing=missing, max_docs=max_docs, float32_scores=f32,
+                aligned[akey] = readers.align_run(run, q, missing=topic_rule, max_docs=m_docs, float32_scores=f32,
                                                   n_threads=n_threads)
         a = aligned[akey]
         if first is None:
             first = a
-        plain = all(ms[j].gains is None and ms[j].family in _PLAIN_FAMILIES for j in idx)
-        topics = _topics(a, bogus=fl == "te10" and missing == "zero" and not plain, judged_only=jo)
-        cols = _group_columns(topics, [ms[j] for j in idx], fl, relevance_level, n_threads)
+        group = [ms[j] for j in idx]
+        plain = all(m.gains is None and m.family in _PLAIN_FAMILIES for m in group)
+        bogus = ms[idx[0]].rules == "trec_eval" and topic_rule == "zero" and not plain
+        topics = _topics(a, bogus=bogus, judged_only=jo)
+        cols = _group_columns(topics, group, conv, level, n_threads)
         for j, col in zip(idx, cols):
             columns[j] = col
     assert first is not None      # at least one run was aligned
@@ -229,8 +227,12 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     means = np.empty(len(ms), dtype=np.float64)
     for j in range(len(ms)):
         values[:, j], means[j] = columns[j]
-    return TrecResult(ms, first.qids, values, means, first.run_name, list(first.missing_qids),
-                      list(first.ignored_qids))
+    return TrecResult([m.key for m in ms], first.qids, values, means, first.run_name, list(first.missing_qids),
+                      list(first.ignored_qids), measurements=ms)
+
+
+def _conv_key(conv: Convention) -> tuple:
+    return tuple(getattr(conv, f.name) for f in dataclasses.fields(conv) if f.name != "name")
 
 
 def _relabel(qrels: Any, relabel: Tuple[Tuple[int, int], ...]) -> Any:
@@ -286,14 +288,10 @@ def _mean(values: np.ndarray) -> float:
     return float(aggregate(values, np.ones_like(values), Convention(), True))
 
 
-def _group_columns(t: _Topics, ms: List[Measure], fl: str, relevance_level: int,
+def _group_columns(t: _Topics, ms: List[Measurement], base: Convention, relevance_level: int,
                    n_threads: Optional[int]) -> List[Tuple[np.ndarray, float]]:
-    """(per-topic values, mean) of each measure of one group (same topics, same rules)."""
+    """(per-topic values, mean) of each measurement of one group (same topics, same convention)."""
     out: List[Optional[Tuple[np.ndarray, float]]] = [None] * len(ms)
-    if fl == "exp":
-        base = EXP_LOG2
-    else:
-        base = get_preset("trec_eval" if fl == "te10" else "pytrec_eval")
     round_f32 = base.score_precision == "float32"
     # pytrec_eval's float32 cast makes a score beyond float32 +-inf: checked
     # (and warned about) once here, then every kernel ranks the infinities
@@ -302,12 +300,13 @@ def _group_columns(t: _Topics, ms: List[Measure], fl: str, relevance_level: int,
     t = dataclasses.replace(t, scores=np.ascontiguousarray(checked, dtype=np.float64))
 
     # NDCG at cutoffs without custom gains: one scorer, one kernel pass
-    plain = [i for i, m in enumerate(ms) if m.gains is None and m.family in ("ndcg", "ndcg_cut", "nDCG")]
+    plain = [i for i, m in enumerate(ms) if m.gains is None and m.family == "ndcg"]
     if plain:
         ks = sorted({ms[i].cutoff for i in plain}, key=lambda k: (k is None, k or 0))
-        conv = base.replace(ideal="cut", name=base.name)
-        scorer = NDCGScorer(t.labels, t.offsets, ks, convention=conv, tie_key=t.tie_key,
-                            ideal_labels=t.ideal_labels, ideal_offsets=t.judged_offsets, n_threads=n_threads)
+        ideal = dict(ideal_labels=t.ideal_labels, ideal_offsets=t.judged_offsets) \
+            if base.ideal_source == "qrels" else {}
+        scorer = NDCGScorer(t.labels, t.offsets, ks, convention=base,
+                            tie_key=t.tie_key if base.uses_tie_key else None, n_threads=n_threads, **ideal)
         per, mean = scorer.evaluate(t.scores, n_threads=n_threads)
         per = np.asarray(per).reshape(-1, len(ks))
         mean = np.atleast_1d(mean)
@@ -339,22 +338,24 @@ def _group_columns(t: _Topics, ms: List[Measure], fl: str, relevance_level: int,
         if spec.pairs and any(ms[i].family in ("ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg") for i in idx):
             warn_quirks(res.quirks, spec, stacklevel=4)
         fams = {ms[i].family for i in idx}
-        gscorer: Optional[GainScorer] = None
-        if fams & {"ndcg", "dcg"}:
-            gscorer = GainScorer(res.doc_gains, t.offsets, None, convention=base, ideal_dcg=res.ideal_dcg,
-                                 n_threads=n_threads)
+        gscorers: Dict[Optional[int], GainScorer] = {}
+
+        def gain_scorer(k: Optional[int]) -> GainScorer:
+            # NDCG@k with custom gains (no trec_eval measure): the top k over the whole list's ideal
+            if k not in gscorers:
+                gscorers[k] = GainScorer(res.doc_gains, t.offsets, k, convention=base, ideal_dcg=res.ideal_dcg,
+                                         n_threads=n_threads)
+            return gscorers[k]
         prefix = {}
         if fams & {"ndcg_rel", "Rndcg", "ndcg_p"}:
             prefix = _prefix(t, res, spec, fams, round_f32, relevance_level, n_threads)
         for i in idx:
             fam = ms[i].family
             if fam == "ndcg":
-                assert gscorer is not None
-                per, mean = gscorer.evaluate(t.scores, tie_key=t.tie_key, n_threads=n_threads)
-                out[i] = (np.asarray(per, dtype=np.float64), float(mean))
+                per, mean = gain_scorer(ms[i].cutoff).evaluate(t.scores, tie_key=t.tie_key, n_threads=n_threads)
+                out[i] = (np.asarray(per, dtype=np.float64).reshape(-1), float(np.asarray(mean).reshape(-1)[0]))
             elif fam == "dcg":
-                assert gscorer is not None
-                v = np.asarray(gscorer.dcg(t.scores, tie_key=t.tie_key, n_threads=n_threads), dtype=np.float64)
+                v = np.asarray(gain_scorer(None).dcg(t.scores, tie_key=t.tie_key, n_threads=n_threads), dtype=np.float64)
                 out[i] = (v, _mean(v))
             elif fam == "ideal_dcg":
                 v = np.asarray(res.ideal_dcg, dtype=np.float64).copy()

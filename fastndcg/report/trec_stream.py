@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
-from fastndcg.conventions import Cutoffs, as_convention
+from fastndcg.conventions import DEFAULT_MISSING, Cutoffs, as_convention, check_missing
 from fastndcg.report.chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,7 +84,7 @@ def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: An
 
 
 def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
-                convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = "error",
+                convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = DEFAULT_MISSING,
                 max_docs: Optional[int] = None, gains: Any = None,
                 n_threads: Optional[int] = None,
                 progress: Optional[Callable[[int, int], None]] = None) -> Tuple["AlignedRun", Chunk]:
@@ -128,7 +128,7 @@ def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_thre
 
 
 def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
-                 convention: Any = "trec_eval", ideal: str = "auto", missing: str = "error",
+                 convention: Any = "trec_eval", ideal: str = "auto", missing: str = DEFAULT_MISSING,
                  max_docs: Optional[int] = None, gains: Any = None, chunk_rows: int = 1 << 18,
                  keep: str = "queries",
                  per_query: bool = True, n_threads: Optional[int] = None,
@@ -195,8 +195,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     from fastndcg.io import readers
     from fastndcg.io.align import iter_joined
 
-    if missing not in readers.MISSING:
-        raise ValueError(f"missing must be one of {readers.MISSING}; got {missing!r}")
+    check_missing(missing)
     if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}")
     conv = as_convention(convention)

@@ -45,12 +45,12 @@ def _per_query(metrics):
 def _compare(qrels, run, measure, tol, ours_inputs=None):
     theirs = _per_query(ir_measures.iter_calc([measure], qrels, run))
     oq, orun = ours_inputs or (qrels, run)
-    ours = _per_query(fastndcg.iter_calc([measure], oq, orun))
+    ours = _per_query(fastndcg.iter_calc([measure], oq, orun, missing="zero"))   # ir_measures' rule
     assert set(ours) == set(theirs), str(measure)
     diff = max(abs(ours[k] - theirs[k]) for k in theirs)
     assert diff <= tol, (str(measure), diff)
     agg_t = ir_measures.calc_aggregate([measure], qrels, run)[measure]
-    agg_o = fastndcg.calc_aggregate([measure], oq, orun)[measure]
+    agg_o = fastndcg.calc_aggregate([measure], oq, orun, missing="zero")[measure]
     assert abs(agg_t - agg_o) <= tol, (str(measure), agg_t, agg_o)
     return len(theirs) + 1
 
@@ -92,7 +92,7 @@ def test_ir_measures_ranx_exp_log2(shared_data):
             {"query_id": object, "doc_id": object})
         m = nDCG(dcg="exp-log2")
         theirs = _per_query(ir_measures.ranx.iter_calc([m], qrels, run))
-        ours = _per_query(fastndcg.iter_calc([m], qrels, run))
+        ours = _per_query(fastndcg.iter_calc([m], qrels, run, missing="zero"))
         assert set(theirs) == set(ours)
         assert max(abs(ours[k] - theirs[k]) for k in theirs) <= 1e-12
 
@@ -135,7 +135,10 @@ RUN = {"q1": {"d1": 0.5, "d2": 0.9, "d3": 0.5, "d4": 0.1}, "q2": {"d1": 1.0, "d5
 
 
 def test_shapes_and_keys():
-    ev = fastndcg.evaluate(["nDCG@2", "ndcg_cut.2", "Rndcg"], QRELS, RUN)
+    # judged topic q3 has no results: an error by default (one default in every front-end), named
+    with pytest.raises(ValueError, match=r"1 judged topic\(s\) have no results in run: 'q3'"):
+        fastndcg.evaluate(["nDCG@2"], QRELS, RUN)
+    ev = fastndcg.evaluate(["nDCG@2", "ndcg_cut.2", "Rndcg"], QRELS, RUN, missing="zero")
     assert ev.query_ids == ["q1", "q2", "q3"] and ev.missing_query_ids == ["q3"] and ev.ignored_query_ids == ["q4"]
     agg = ev.aggregated
     assert agg["nDCG@2"] == agg[nDCG @ 2] == agg[ev.measures[0]]
@@ -151,9 +154,9 @@ def test_shapes_and_keys():
     d = [1 / math.log2(r + 1) for r in range(1, 4)]
     assert ev.by_query["q1"]["ndcg_cut_2"] == pytest.approx((1 * d[1]) / (2 + 1 * d[1]))
     assert ev.by_query["q3"]["nDCG@2"] == 0.0                        # judged, not retrieved
-    assert fastndcg.calc_aggregate("nDCG@2", QRELS, RUN) == {ev.measures[0]: agg["nDCG@2"]}
+    assert fastndcg.calc_aggregate("nDCG@2", QRELS, RUN, missing="zero") == {ev.measures[0]: agg["nDCG@2"]}
     assert fastndcg.evaluate("nDCG@2", QRELS, RUN, missing="skip").query_ids == ["q1", "q2"]
-    calc = fastndcg.measures.evaluation.calc(["nDCG@2"], QRELS, RUN)
+    calc = fastndcg.measures.evaluation.calc(["nDCG@2"], QRELS, RUN, missing="zero")
     assert calc.aggregated["nDCG@2"] == agg["nDCG@2"] and len(calc.per_query) == 3
 
 
@@ -175,19 +178,19 @@ def _frames(lib):
 
 @pytest.mark.parametrize("lib", ["pandas", "polars"])
 def test_frames_and_namedtuples_give_the_dict_result(lib):
-    want = fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], QRELS, RUN).values
+    want = fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], QRELS, RUN, missing="zero").values
     q1, r1, q2, r2 = _frames(lib)
     for q, r in ((q1, r1), (q2, r2), (q1, r2)):
-        np.testing.assert_array_equal(fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], q, r).values, want)
+        np.testing.assert_array_equal(fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], q, r, missing="zero").values, want)
     nq = [ir_measures.Qrel(q, d, v) for q, docs in QRELS.items() for d, v in docs.items()]
     nr = [ir_measures.ScoredDoc(q, d, v) for q, docs in RUN.items() for d, v in docs.items()]
-    np.testing.assert_array_equal(fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], iter(nq), iter(nr)).values,
+    np.testing.assert_array_equal(fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], iter(nq), iter(nr), missing="zero").values,
                                   want)
     # ir_datasets' namedtuples (TrecQrel has an iteration field; GenericScoredDoc-like runs)
     TrecQrel = collections.namedtuple("TrecQrel", "query_id doc_id relevance iteration")
     ScoredDoc = collections.namedtuple("GenericScoredDoc", "query_id doc_id score")
     got = fastndcg.evaluate(["nDCG@2", "ndcg", "ndcg_rel.1=3"], (TrecQrel(x.query_id, x.doc_id, x.relevance, "0") for x in nq),
-                            (ScoredDoc(*x) for x in map(tuple, nr))).values
+                            (ScoredDoc(*x) for x in map(tuple, nr)), missing="zero").values
     np.testing.assert_array_equal(got, want)
 
 
