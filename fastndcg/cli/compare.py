@@ -7,7 +7,7 @@ from typing import Optional
 
 from fastndcg.report.format import write_output
 from fastndcg.cli.options import EXIT_OK, FALLBACK_CUTOFFS, _note, _progress_for
-from fastndcg.cli.systems import _Usage, add_input_arguments, add_output_arguments, load_systems
+from fastndcg.cli.systems import _Usage, add_input_arguments, add_output_arguments, load_systems, missing_rule
 
 
 # ============================================================================ compare
@@ -86,6 +86,7 @@ def cmd_compare(args) -> int:
         result = compare(runs, k=ks, presets=args.presets, ideal=args.ideal if args.data is None else "auto",
                          per_query=args.per_query, n_threads=args.threads,
                          explain_error=lambda exc: str(file_line_error(exc, labels_lines) or exc))
+    result.missing = missing_rule(load)
     if args.data is not None and any(result.conventions[p].uses_tie_key for p in result.presets):
         result.notes.append("SVMlight/LETOR data gives no doc ids, so presets that break ties by doc id "
                             "are not computed (their tie range is)")

@@ -16,7 +16,7 @@ from fastndcg.report.format import qid_json as _qid_json
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.cli.options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, _progress_for, _warn
-from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names, overflow_warnings_at_lines, read_qrels_of
+from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
 
 
 # ============================================================================ eval
@@ -46,6 +46,9 @@ def add_eval_parser(sub) -> None:
                         "run,query,measure,value)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="table: open with every field of the convention")
+    p.add_argument("--signature", action="store_true",
+                   help="--format trec: also print each measure's signature (a 'signature' line per measure after "
+                        "the runs); the other formats always carry them (table footer, json field, csv column)")
     p.set_defaults(func=cmd_eval)
 
 
@@ -66,7 +69,8 @@ def cmd_eval(args) -> int:
     meta = dict(preset=inputs.preset, convention=inputs.convention.describe(), cutoffs=inputs.cutoffs,
                 truth=inputs.truth_path)
     text = render_eval(meta, results, names, args.format, args.per_query, args.digits, args.layout,
-                       _header(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"))
+                       _header(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"),
+                       signatures=inputs.signatures, trec_signatures=args.signature)
     write_output(text, args.output)
     return EXIT_OK
 
@@ -135,7 +139,7 @@ def _eval_measures(args, progress: Progress) -> int:
     for w in caught:
         _warn(str(w.message))
     _note_trec_repeats(strings)
-    missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+    missing = missing_rule(args)
     qrels_path, run_paths = args.inputs[0], args.inputs[1:]
     qrels = read_qrels_of(args, progress)
     names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
@@ -164,6 +168,12 @@ def _eval_measures(args, progress: Progress) -> int:
         for r in results:
             r["values"], r["mean"] = r["values"][:, order], r["mean"][order]
     names_m = [measures[j].name for j in order]
+    from fastndcg.measures.measurement import resolve_measurements
+
+    resolved = resolve_measurements(measures, rules=rules, missing=missing, max_docs=args.max_docs,
+                                    judged_only=args.judged_only,
+                                    relevance_level=1 if args.level is None else args.level)
+    signatures = [resolved[j].signature for j in order]
     how = {"trec_eval": "trec_eval 10", "pytrec_eval": "trec_eval 9 (pytrec_eval: float32 scores)"}[rules]
     meta = dict(preset=args.preset or "trec_eval", convention=f"trec_eval-syntax measures by {how}'s rules; "
                 "ir_measures-syntax measures as ir_measures' providers compute them",
@@ -173,7 +183,8 @@ def _eval_measures(args, progress: Progress) -> int:
     if args.judged_only:
         header += "; -J: judged documents only"
     text = render_eval(meta, results, names_m, args.format, args.per_query, args.digits, args.layout,
-                       header + "\n", bookkeeping=[b.strip() for b in book])
+                       header + "\n", bookkeeping=[b.strip() for b in book], signatures=signatures,
+                       trec_signatures=args.signature)
     write_output(text, args.output)
     return EXIT_OK
 
@@ -218,12 +229,18 @@ def _c_fixed(v: float, digits: int) -> str:
 
 
 def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_query: bool, digits: int,
-                layout: str = "wide", header: str = "", bookkeeping=("runid", "num_q")) -> str:
+                layout: str = "wide", header: str = "", bookkeeping=("runid", "num_q"),
+                signatures: Optional[List[str]] = None, trec_signatures: bool = False) -> str:
     """The output of ``fastndcg eval``. Runs are named by their file (the
-    base name when those are unique); ``runid`` is the run tag (trec_eval's)."""
+    base name when those are unique); ``runid`` is the run tag (trec_eval's).
+    ``signatures``: each measure's signature (json: a field; csv: a column, in
+    the wide layout ``signatures``: all, in column order, joined by `` ; ``;
+    table: a footer; trec: lines only with
+    ``trec_signatures``, so that the default stays trec_eval's bytes)."""
+    sigs = list(signatures) if signatures is not None else [""] * len(names)
     if fmt == "json":
         doc = dict(meta)
-        doc.update(measures=names, runs=[])
+        doc.update(measures=names, signatures=dict(zip(names, sigs)), runs=[])
         for r in results:
             run = {"name": r["name"], "runid": r.get("runid", ""), "path": r["path"],
                    "n_queries": int(r["values"].shape[0]),
@@ -236,19 +253,24 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
     if fmt == "csv":
         buf = io.StringIO()
         if layout == "long":
-            buf.write("run,query,measure,value\n")
+            buf.write("run,query,measure,value,signature\n")
             for r in results:
                 per_row = list(zip(r["qids"].tolist(), r["values"].tolist())) if per_query else []
                 for q, row in per_row + [("all", r["mean"].tolist())]:
-                    for m, v in zip(names, row):
-                        buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q)), _csv(m), _csv_num(v)]) + "\n")
+                    for m, v, sig in zip(names, row, sigs):
+                        buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q)), _csv(m), _csv_num(v), _csv(sig)])
+                                  + "\n")
             return buf.getvalue()
-        buf.write(",".join(["run", "query"] + [_csv(n) for n in names]) + "\n")
+        # wide: the measures' signatures, in column order and joined by " ; ", in a last column
+        joined = _csv(" ; ".join(sigs))
+        buf.write(",".join(["run", "query"] + [_csv(n) for n in names] + ["signatures"]) + "\n")
         for r in results:
             if per_query:
                 for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
-                    buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q))] + [_csv_num(v) for v in row]) + "\n")
-            buf.write(",".join([_csv(r["name"]), "all"] + [_csv_num(v) for v in r["mean"].tolist()]) + "\n")
+                    buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q))] + [_csv_num(v) for v in row]
+                                       + [joined]) + "\n")
+            buf.write(",".join([_csv(r["name"]), "all"] + [_csv_num(v) for v in r["mean"].tolist()] + [joined])
+                      + "\n")
         return buf.getvalue()
     if fmt == "trec":
         lines = []
@@ -263,6 +285,8 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
                 lines.append(f"{'num_q':<22}\tall\t{r['values'].shape[0]}")
             for m, v in zip(names, r["mean"].tolist()):
                 lines.append(f"{m:<22}\tall\t{_c_fixed(v, digits)}")
+        if trec_signatures:
+            lines.extend(f"{'signature':<22}\t{m}\t{sig}" for m, sig in zip(names, sigs))
         return "\n".join(lines) + "\n" if lines else ""
     head = ["run", "query"] + names
     rows: List[List[str]] = []
@@ -271,4 +295,13 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
             for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
                 rows.append([r["name"], _qid_text(q)] + [_fmt_value(v, digits) for v in row])
         rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [_fmt_value(v, digits) for v in r["mean"].tolist()])
-    return header + _table(head, rows, right_from=2)
+    return header + _table(head, rows, right_from=2) + _signature_footer(names, sigs)
+
+
+def _signature_footer(names: List[str], sigs: List[str]) -> str:
+    """The table's footer: what each column computed, completely (paste it into a paper)."""
+    shown = [(m, s) for m, s in zip(names, sigs) if s]
+    if not shown:
+        return ""
+    width = max(len(m) for m, _ in shown)
+    return "\nsignatures:\n" + "".join(f"  {m:<{width}}  {s}\n" for m, s in shown)

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from fastndcg.conventions import ScoreOverflowWarning
+from fastndcg.conventions import DEFAULT_MISSING, MISSING_TOPICS, ScoreOverflowWarning
 
 from fastndcg.cli.options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
 
@@ -64,6 +64,12 @@ class InputSet:
     gain_spec: Optional[str] = None
     #: trec_eval's ndcg_cut: numeric cutoffs of TREC files under the trec_eval / pytrec_eval presets
     cut: bool = False
+    #: what each cutoff's column is (:class:`fastndcg.measures.measurement.Measurement`)
+    measurements: List[Any] = field(default_factory=list)
+
+    @property
+    def signatures(self) -> List[str]:
+        return [m.signature for m in self.measurements]
 
 
 def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, presets: bool = False,
@@ -89,11 +95,13 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
                         "all for trec_eval, 5,10,...,1000 for trec_eval_cut, else 1,3,5,10)")
     trec = p.add_argument_group("TREC files")
     miss = trec.add_mutually_exclusive_group()
-    miss.add_argument("-c", "--complete", action="store_true",
-                      help="judged topics missing from a run count as 0 (trec_eval -c)")
-    miss.add_argument("--skip-missing", action="store_true",
-                      help="leave judged topics missing from a run out (trec_eval 9.x); "
-                           "by default they are an error (trec_eval 10)")
+    miss.add_argument("--missing", choices=MISSING_TOPICS, default=None,
+                      help=f"judged topics without results in a run: error (trec_eval 10), zero (count as 0: "
+                           f"trec_eval -c, ir_measures) or skip (leave out: trec_eval 9.x); default {DEFAULT_MISSING}")
+    miss.add_argument("-c", "--complete", dest="missing", action="store_const", const="zero",
+                      help="--missing zero (trec_eval -c)")
+    miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
+                      help="--missing skip")
     trec.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
                       help="evaluate only the top N results of each topic (trec_eval -M)")
     trec.add_argument("--ideal", choices=("auto", "qrels", "run"), default="auto",
@@ -128,6 +136,11 @@ def add_output_arguments(p: argparse.ArgumentParser, formats=("table", "json", "
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (atomically: no file is left on error) instead of stdout")
     p.add_argument("--digits", type=int, default=4, help="decimals in the table format (default 4)")
+
+
+def missing_rule(args) -> str:
+    """The rule for judged topics missing from a run: --missing (or -c / --skip-missing), else the one default."""
+    return args.missing if getattr(args, "missing", None) is not None else DEFAULT_MISSING
 
 
 def _unique_names(names: List[str], paths: List[str]) -> List[str]:
@@ -185,7 +198,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                 _warn(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
                       f"(ndcg_cut takes none); ndcg_{spec}@k is the DCG of the top k over the ideal DCG of "
                       "the whole list")
-        missing = "zero" if args.complete else "skip" if args.skip_missing else "error"
+        missing = missing_rule(args)
         how_missing = "counted as 0"
         if trec_spec is not None and args.preset in trec_gains.BOGUS_RANKING_PRESETS \
                 and trec_gains.LEVEL_UNJUDGED in trec_spec.levels:
@@ -202,7 +215,8 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                                        n_threads=threads, progress=progress.start(path))
                     return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
                 systems.append(System(name, path, np.empty(0), {}, [], stream=run_stream))
-            return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
+            return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut,
+                            _measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
         aligned = []
         for path in run_paths:      # each run joined with the qrels while it is read
             aligned.append(align_chunk(path, qrels, conv, ideal=args.ideal, missing=missing, max_docs=args.max_docs,
@@ -217,11 +231,12 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             # a run joined while read keeps no file line per row: its score warnings and
             # errors name the file, the query and the row
             systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
-        return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut)
+        return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut,
+                        _measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
 
     # data + predictions
-    for opt, flag in (("complete", "-c"), ("skip_missing", "--skip-missing"), ("max_docs", "-M")):
-        if getattr(args, opt):
+    for opt, flag in (("missing", "--missing/-c/--skip-missing"), ("max_docs", "-M")):
+        if getattr(args, opt) is not None:
             raise _Usage(f"{flag} only applies to TREC qrels + runs")
     if getattr(args, "gain", None) is not None:
         raise _Usage("--gain only applies to TREC qrels + runs (use a preset or a Convention)")
@@ -249,7 +264,8 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                                              prediction_column=args.pred_column,
                                              progress=progress.start(path))
             systems.append(System(name, path, np.empty(0), {}, [], chunks=chunks))
-        return InputSet("data", systems, conv, ks, args.preset, data_path)
+        return InputSet("data", systems, conv, ks, args.preset, data_path,
+                        measurements=_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
     data = readers.read_svmlight(data_path, group=group,
                                  qid_order=args.qid_order, progress=progress.start(data_path))
     progress.done()
@@ -269,7 +285,19 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         progress.done()
         arrays = dict(scores=data.grouped(scores), labels=labels, offsets=data.offsets)
         systems.append(System(name, path, data.query_ids, arrays, row_lines=data.row_lines(path)))
-    return InputSet("data", systems, conv, ks, args.preset, data_path)
+    return InputSet("data", systems, conv, ks, args.preset, data_path,
+                    measurements=_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
+
+
+def _measurements(conv: Any, ks: List[Optional[int]], gains: Any, missing: str, max_docs: Optional[int],
+                  ideal: str) -> List[Any]:
+    """The measurement of each cutoff column (``ideal``: --ideal, or "run" for data + predictions,
+    whose only list is the one given)."""
+    from fastndcg.measures.measurement import measurement_for
+
+    if ideal != "auto" and ideal != conv.ideal_source:
+        conv = conv.replace(ideal_source=ideal)
+    return [measurement_for(k, convention=conv, gains=gains, missing=missing, max_docs=max_docs) for k in ks]
 
 
 def read_qrels_of(args, progress: Progress):

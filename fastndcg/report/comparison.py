@@ -17,7 +17,7 @@ from fastndcg.report.format import csv_num as _csv_num
 from fastndcg.report.format import qid_json as _qid
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
-from fastndcg.conventions import Convention
+from fastndcg.conventions import DEFAULT_MISSING, Convention
 from fastndcg.report.comparison_text import ArrayLike, Cutoff, _count, _count_text, _csv_count, _fmt, _indent, _matplotlib, _num, _other_fields, _rank_of, _tiers_text, measure_name, preset_fields
 
 
@@ -140,6 +140,23 @@ class Comparison:
     _inputs: List[_System] = field(default_factory=list, repr=False)
     _ideal: str = field(default="auto", repr=False)
     _n_threads: Optional[int] = field(default=None, repr=False)
+    #: the rule for judged topics missing from a run, as the inputs were aligned (TREC files)
+    missing: str = DEFAULT_MISSING
+
+    def signature(self, preset: str, cutoff: Cutoff) -> str:
+        """The signature of one column: ``preset`` at ``cutoff``, with the ideal
+        list it was computed from (:mod:`fastndcg.measures.measurement`)."""
+        from fastndcg.measures.measurement import measurement_for
+
+        conv = self.conventions[preset]
+        source = "qrels" if self.ideal_sources[preset] == "qrels" else "run"
+        if source != conv.ideal_source:
+            conv = conv.replace(ideal_source=source)
+        return measurement_for(cutoff, convention=conv, missing=self.missing).signature
+
+    def signatures(self) -> Dict[str, Dict[str, str]]:
+        """{preset: {measure: signature}}."""
+        return {p: {m: self.signature(p, k) for m, k in zip(self.measures, self.cutoffs)} for p in self.presets}
 
     # ------------------------------------------------------------------ derived views
     @property
@@ -254,6 +271,7 @@ class Comparison:
             "baseline": self.baseline,
             "presets": {p: dict(preset_fields(self.conventions[p]), ideal_source=self.ideal_sources[p],
                                 describe=self.conventions[p].describe()) for p in self.presets},
+            "signatures": self.signatures(),
             "systems": [],
             "notes": list(self.notes),
         }
@@ -310,7 +328,8 @@ class Comparison:
         tie_crossing_queries, reason.
         """
         cols = ["system", "preset", "measure", "cutoff", "query", "ndcg", "tie_worst", "tie_best", "rank",
-                "n_queries", "empty_queries", "short_queries", "tied_queries", "tie_crossing_queries", "reason"]
+                "n_queries", "empty_queries", "short_queries", "tied_queries", "tie_crossing_queries", "reason",
+                "signature"]
         ranks = self.rankings()
         buf = io.StringIO()
         buf.write(",".join(cols) + "\n")
@@ -322,14 +341,15 @@ class Comparison:
                     if self.per_query is not None and p in self.per_query[name]:
                         for q, v in zip(self.qids[name], self.per_query[name][p][:, c].tolist()):
                             buf.write(",".join([_csv(name), _csv(p), m, cut, _csv(str(_qid(q))), _csv_num(v)]
-                                               + [""] * (len(cols) - 6)) + "\n")
+                                               + [""] * (len(cols) - 7) + [_csv(self.signature(p, self.cutoffs[c]))])
+                                      + "\n")
                     rank = _rank_of(ranks[p][c], name)
                     cells = [_csv(name), _csv(p), m, cut, "all", _csv_num(self.mean[s, j, c]),
                              _csv_num(self.tie_worst[s, j, c]), _csv_num(self.tie_best[s, j, c]),
                              "" if rank is None else str(rank), str(int(self.n_queries[s])),
                              _csv_count(self.empty_queries[s, j]), str(int(self.short_queries[s, c])),
                              _csv_count(self.tied_queries[s, j, c]), _csv_count(self.tie_crossing_queries[s, j, c]),
-                             _csv(reason)]
+                             _csv(reason), _csv(self.signature(p, self.cutoffs[c]))]
                     buf.write(",".join(cells) + "\n")
         return buf.getvalue()
 
@@ -404,6 +424,10 @@ class Comparison:
                            f"(by up to {fmt(f['max_a_lead'])}); {f['b']} ahead under {', '.join(f['b_ahead'])} "
                            f"(by up to {fmt(f['max_b_lead'])})"
                            + (f"; equal under {', '.join(f['equal'])}" if f["equal"] else "") + "\n")
+        out.append("\nSignatures (what each column computed, completely)\n")
+        for p in self.presets:
+            for m, k in zip(measures, self.cutoffs):
+                out.append(f"  {p} {m}: {self.signature(p, k)}\n")
         return "".join(out)
 
     def __str__(self) -> str:

@@ -182,7 +182,8 @@ def test_default_cutoffs_and_table(shared_data, capsys):
     assert code == 0 and "ndcg" in out and "results.test" in out and "0.4021" in out and "all (3)" in out
     code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--preset", "trec_eval_cut",
                            "--format", "csv")
-    assert out.splitlines()[0] == "run,query," + ",".join(f"ndcg@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))
+    assert out.splitlines()[0] == "run,query," + ",".join(f"ndcg@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)) \
+        + ",signatures"
 
 
 @pytest.mark.parametrize("argv, code, message", [
@@ -251,7 +252,7 @@ def test_output_file_is_atomic(shared_data, capsys, tmp_path):
     code, _, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.trunc", "-o", target)
     assert code == EXIT_DATA and target.read_text() == "previous\n"
     code, out, _ = run_cli(capsys, "eval", base / "qrels.test", base / "results.test", "--format", "csv", "-o", target)
-    assert code == 0 and out == "" and target.read_text().startswith("run,query,ndcg\n")
+    assert code == 0 and out == "" and target.read_text().startswith("run,query,ndcg,signatures\n")
 
 
 def test_progress_bar(shared_data, capsys):

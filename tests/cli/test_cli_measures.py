@@ -109,9 +109,12 @@ def test_runid_rule(te, capsys):
 
 def test_table_header_and_verbose(te, capsys):
     out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test")[1]
-    assert out.splitlines()[0] == "preset trec_eval" and max(len(x) for x in out.splitlines()) < 80
+    table, _, footer = out.partition("\nsignatures:\n")     # a signature is one unbreakable token
+    assert out.splitlines()[0] == "preset trec_eval" and max(len(x) for x in table.splitlines()) < 80
+    assert footer.split() == ["ndcg", "nDCG|gain:lin|disc:log2|ties:key_desc|empty:zero|short:clamp|ideal:cut,qrels"
+                              "|agg:mean|missing:error|fastndcg:" + fastndcg.__version__]
     out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "--verbose")[1]
-    lines = out.splitlines()
+    lines = out.partition("\nsignatures:\n")[0].splitlines()
     assert lines[0] == "preset trec_eval" and lines[1].split() == ["gain", "linear"]
     assert any(x.split() == ["ties", "key_desc"] for x in lines) and max(len(x) for x in lines) < 80
 
@@ -120,8 +123,10 @@ def test_long_csv(te, capsys):
     out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-k", "5,10", "--format", "csv",
                   "--layout", "long", "-q")[1]
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0]) == ["run", "query", "measure", "value"] and len(rows) == 4 * 2
-    assert rows[-1] == {"run": "results.test", "query": "all", "measure": "ndcg@10", "value": rows[-1]["value"]}
+    assert list(rows[0]) == ["run", "query", "measure", "value", "signature"] and len(rows) == 4 * 2
+    assert rows[-1] == {"run": "results.test", "query": "all", "measure": "ndcg@10", "value": rows[-1]["value"],
+                        "signature": rows[-1]["signature"]}
+    assert rows[-1]["signature"].startswith("nDCG@10|gain:lin|") and rows[0]["signature"].startswith("nDCG@5|")
     assert round(float(rows[-1]["value"]), 4) == 0.3016
     wide = list(csv.DictReader(io.StringIO(run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-k",
                                                    "5,10", "--format", "csv", "-q")[1])))
