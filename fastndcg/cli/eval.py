@@ -6,6 +6,7 @@ import json
 import math
 import os
 import warnings
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -29,16 +30,7 @@ def add_eval_parser(sub) -> None:
                                    "-m takes the measures as trec_eval (-m ndcg_cut.5,10 -m ndcg.1=3,2=9) or "
                                    "ir_measures (-m 'nDCG@10' -m \"nDCG(dcg='exp-log2')@20\") name them.")
     add_input_arguments(p)
-    meas = p.add_argument_group("measures (TREC files)")
-    meas.add_argument("-m", "--measure", dest="measures", action="append", default=None, metavar="MEASURE",
-                      help="a measure in trec_eval syntax (ndcg, ndcg.L=G,..., ndcg_cut.5,10, ndcg_rel, Rndcg, dcg, "
-                           "ideal_dcg, ndcg_p; runid and num_q for --format trec) or ir_measures syntax (nDCG@10, "
-                           "nDCG(dcg='exp-log2')@20, nDCG(gains={0:0,1:1,2:3})@10, nDCG(judged_only=True)@10); "
-                           "repeat for several. Replaces -k and --gain")
-    meas.add_argument("-J", "--judged-only", action="store_true",
-                      help="trec_eval -J: rank only the retrieved documents judged >= 0 (condensed lists)")
-    meas.add_argument("-l", "--level-for-rel", dest="level", type=int, default=None, metavar="L",
-                      help="trec_eval -l: the relevance level of Rndcg and ndcg_p (default 1)")
+    add_measure_arguments(p)
     add_output_arguments(p, formats=("table", "json", "csv", "trec"))
     p.add_argument("-q", "--per-query", action="store_true", help="also print every query's values (trec_eval -q)")
     p.add_argument("--layout", choices=("wide", "long"), default="wide",
@@ -50,6 +42,20 @@ def add_eval_parser(sub) -> None:
                    help="--format trec: also print each measure's signature (a 'signature' line per measure after "
                         "the runs); the other formats always carry them (table footer, json field, csv column)")
     p.set_defaults(func=cmd_eval)
+
+
+def add_measure_arguments(p) -> None:
+    """-m, -J, -l: the measures of ``eval`` and ``test`` on TREC files."""
+    meas = p.add_argument_group("measures (TREC files)")
+    meas.add_argument("-m", "--measure", dest="measures", action="append", default=None, metavar="MEASURE",
+                      help="a measure in trec_eval syntax (ndcg, ndcg.L=G,..., ndcg_cut.5,10, ndcg_rel, Rndcg, dcg, "
+                           "ideal_dcg, ndcg_p; runid and num_q for --format trec) or ir_measures syntax (nDCG@10, "
+                           "nDCG(dcg='exp-log2')@20, nDCG(gains={0:0,1:1,2:3})@10, nDCG(judged_only=True)@10); "
+                           "repeat for several, or paste a signature (nDCG@10|gain:lin|...). Replaces -k and --gain")
+    meas.add_argument("-J", "--judged-only", action="store_true",
+                      help="trec_eval -J: rank only the retrieved documents judged >= 0 (condensed lists)")
+    meas.add_argument("-l", "--level-for-rel", dest="level", type=int, default=None, metavar="L",
+                      help="trec_eval -l: the relevance level of Rndcg and ndcg_p (default 1)")
 
 
 def cmd_eval(args) -> int:
@@ -106,11 +112,25 @@ _RULES_OF_PRESET = {None: "trec_eval", "trec_eval": "trec_eval", "trec_eval_cut"
                     "pytrec_eval": "pytrec_eval", "pytrec_eval_cut": "pytrec_eval"}
 
 
-def _eval_measures(args, progress: Progress) -> int:
-    """fastndcg eval QRELS RUN ... -m MEASURE ...: trec_eval's and ir_measures' measures."""
-    from fastndcg.io import readers
+@dataclass
+class MeasureRuns:
+    """The runs of ``-m``: one dict per run (name, runid, path, qids, values, mean, notes), the
+    measurements of the columns (in print order), their names, and trec_eval's bookkeeping lines."""
+
+    results: List[Dict[str, Any]]
+    measurements: List[Any]
+    names: List[str]
+    bookkeeping: List[str]
+    rules: str
+
+
+def measure_runs(args, progress: Progress) -> MeasureRuns:
+    """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
+    (:func:`fastndcg.measures.measurement.resolve_measurements`), then every run joined with
+    the qrels while it is read and evaluated."""
     from fastndcg.io.align import join_run_file
-    from fastndcg.measures.measure_strings import BOOKKEEPING, MeasureWarning, parse_measures
+    from fastndcg.measures.measure_strings import BOOKKEEPING, MeasureWarning
+    from fastndcg.measures.measurement import resolve_measurements
     from fastndcg.measures.trec_measures import evaluate_trec
 
     if args.data is not None:
@@ -128,19 +148,25 @@ def _eval_measures(args, progress: Progress) -> int:
     if len(args.inputs) < 2:
         raise _Usage("TREC mode needs QRELS and at least one RUN")
     rules = _RULES_OF_PRESET[args.preset]
-    book = [m for m in args.measures if m.strip() in BOOKKEEPING]
+    book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]
     strings = [m for m in args.measures if m.strip() not in BOOKKEEPING]
+    missing = missing_rule(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MeasureWarning)
         try:
-            measures = parse_measures(strings) if strings else []
+            measurements = resolve_measurements(strings, rules=rules, missing=missing, max_docs=args.max_docs,
+                                                judged_only=args.judged_only,
+                                                relevance_level=1 if args.level is None else args.level) \
+                if strings else []
         except ValueError as exc:
             raise _Usage(str(exc)) from None
     for w in caught:
         _warn(str(w.message))
     _note_trec_repeats(strings)
-    missing = missing_rule(args)
-    qrels_path, run_paths = args.inputs[0], args.inputs[1:]
+    if any(m.missing != missing for m in measurements):
+        raise _Usage("a signature given with -m states its own rule for missing topics; give --missing "
+                     f"{measurements[0].missing} to evaluate it (or leave the missing: field as {missing})")
+    run_paths = args.inputs[1:]
     qrels = read_qrels_of(args, progress)
     names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
     results = []
@@ -148,52 +174,56 @@ def _eval_measures(args, progress: Progress) -> int:
         # joined with the qrels while it is read (the qrels are read and indexed once for all runs)
         run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
         progress.done()
-        if measures:
+        if measurements:
             with overflow_warnings_at_lines({}, path):
-                res = evaluate_trec(run, qrels, measures, rules=rules, missing=missing, max_docs=args.max_docs,
-                                    judged_only=args.judged_only,
-                                    relevance_level=1 if args.level is None else args.level, n_threads=args.threads)
+                res = evaluate_trec(run, qrels, measurements, n_threads=args.threads)
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
             notes = _run_notes(path, res.ignored_qids, res.missing_qids, missing)
         else:       # only runid / num_q
             a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=args.threads)
             qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
             notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
-        for n in notes:
-            _note(n)
         results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))
-    order = list(range(len(measures)))
+    order = list(range(len(measurements)))
     if args.format == "trec":       # trec_eval prints its measures in the order of its measure table
-        order.sort(key=lambda j: _trec_rank(measures[j]))
+        order.sort(key=lambda j: _trec_rank(measurements[j]))
         for r in results:
             r["values"], r["mean"] = r["values"][:, order], r["mean"][order]
-    names_m = [measures[j].name for j in order]
-    from fastndcg.measures.measurement import resolve_measurements
+    ordered = [measurements[j] for j in order]
+    return MeasureRuns(results, ordered, [m.label for m in ordered], book, rules)
 
-    resolved = resolve_measurements(measures, rules=rules, missing=missing, max_docs=args.max_docs,
-                                    judged_only=args.judged_only,
-                                    relevance_level=1 if args.level is None else args.level)
-    signatures = [resolved[j].signature for j in order]
-    how = {"trec_eval": "trec_eval 10", "pytrec_eval": "trec_eval 9 (pytrec_eval: float32 scores)"}[rules]
+
+def _eval_measures(args, progress: Progress) -> int:
+    """fastndcg eval QRELS RUN ... -m MEASURE ...: trec_eval's and ir_measures' measures."""
+    runs = measure_runs(args, progress)
+    for r in runs.results:
+        for n in r["notes"]:
+            _note(n)
+    how = {"trec_eval": "trec_eval 10", "pytrec_eval": "trec_eval 9 (pytrec_eval: float32 scores)"}[runs.rules]
     meta = dict(preset=args.preset or "trec_eval", convention=f"trec_eval-syntax measures by {how}'s rules; "
                 "ir_measures-syntax measures as ir_measures' providers compute them",
-                cutoffs=None, truth=qrels_path, measure_strings=list(args.measures),
+                cutoffs=None, truth=args.inputs[0], measure_strings=list(args.measures),
                 judged_only=bool(args.judged_only))
     header = f"measures: trec_eval syntax by {how}'s rules, ir_measures syntax as ir_measures computes them"
     if args.judged_only:
         header += "; -J: judged documents only"
-    text = render_eval(meta, results, names_m, args.format, args.per_query, args.digits, args.layout,
-                       header + "\n", bookkeeping=[b.strip() for b in book], signatures=signatures,
-                       trec_signatures=args.signature)
+    text = render_eval(meta, runs.results, runs.names, args.format, args.per_query, args.digits, args.layout,
+                       header + "\n", bookkeeping=runs.bookkeeping,
+                       signatures=[m.signature for m in runs.measurements], trec_signatures=args.signature)
     write_output(text, args.output)
     return EXIT_OK
 
 
 def _trec_rank(m) -> Tuple[int, int]:
+    """trec_eval's print order: its measure table for the names trec_eval prints
+    (``ndcg_cut_10``, ``ndcg_1=3``), then everything else (ir_measures names,
+    signatures) in the order given."""
     from fastndcg.measures.measure_strings import TREC_MEASURES
 
-    if m.syntax == "trec_eval":
-        return (TREC_MEASURES.index(m.family), 0)
+    name = m.label
+    for family in sorted(TREC_MEASURES, key=len, reverse=True):
+        if name == family or name.startswith(family + "_"):
+            return (TREC_MEASURES.index(family), 0)
     return (len(TREC_MEASURES), 0)
 
 

@@ -13,6 +13,7 @@ from fastndcg.report.format import csv_num as _csv_num
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.cli.options import EXIT_OK, _note, _probability, _progress_for
+from fastndcg.cli.eval import _measures_from_cutoffs, add_measure_arguments, measure_runs
 from fastndcg.cli.systems import _Usage, _fmt_value, _qid_text, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names
 
 
@@ -26,6 +27,7 @@ def add_test_parser(sub) -> None:
                                    "signed-rank and randomization p-values, the Holm-adjusted p-value, the "
                                    "effect size and the winner at --alpha.")
     add_input_arguments(p)
+    add_measure_arguments(p)
     add_output_arguments(p)
     p.add_argument("--alpha", type=_probability, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--test", choices=("t", "wilcoxon", "randomization"), default="t",
@@ -48,10 +50,20 @@ def cmd_test(args) -> int:
     if args.resamples < 1:
         raise _Usage(f"--resamples must be >= 1; got {args.resamples}")
     progress = _progress_for(args)
-    inputs = load_systems(args, progress)
-    if len(inputs.systems) < 2:
+    if args.measures is None and (args.judged_only or args.level is not None):
+        args.measures = _measures_from_cutoffs(args)
+    if args.measures is not None:      # the measures as eval -m takes them
+        runs = measure_runs(args, progress)
+        if runs.bookkeeping:
+            raise _Usage(f"-m {runs.bookkeeping[0]} is a line of --format trec; fastndcg test compares measures")
+        results, names, signatures = runs.results, runs.names, [m.signature for m in runs.measurements]
+        preset = args.preset or "trec_eval"
+    else:
+        inputs = load_systems(args, progress)
+        results = evaluate(inputs, args.threads, progress)
+        names, signatures, preset = measure_names(inputs, "table"), inputs.signatures, inputs.preset
+    if len(results) < 2:
         raise _Usage("fastndcg test needs at least two runs / prediction files")
-    results = evaluate(inputs, args.threads, progress)
     for r in results:
         for n in r["notes"]:
             _note(n)
@@ -68,11 +80,10 @@ def cmd_test(args) -> int:
         if len(keys) != len(common):
             _note(f"{r['path']}: {len(keys) - len(common)} query(ies) not evaluated for every system were dropped")
         blocks.append(r["values"][[pos[q] for q in common]])
-    names = measure_names(inputs, "table")
     sys_names = [r["name"] for r in results]
     if args.baseline is not None and args.baseline not in sys_names:
         raise _Usage(f"--baseline {args.baseline!r} is not one of the systems: {', '.join(sys_names)}")
-    report = {"preset": inputs.preset, "alpha": args.alpha, "test": args.test, "correction": args.correction,
+    report = {"preset": preset, "alpha": args.alpha, "test": args.test, "correction": args.correction,
               "n_queries": len(common), "measures": []}
     for j, m in enumerate(names):
         per = {n: b[:, j] for n, b in zip(sys_names, blocks)}
@@ -88,7 +99,7 @@ def cmd_test(args) -> int:
             systems.append({"name": n, "mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high})
         pairs = stats.compare_systems(per, alpha=args.alpha, test=args.test, correction=args.correction,
                                       baseline=args.baseline, n_resamples=args.resamples, seed=args.seed)
-        report["measures"].append({"measure": m, "systems": systems,
+        report["measures"].append({"measure": m, "signature": signatures[j], "systems": systems,
                                    "pairs": [p._asdict() for p in pairs]})
     write_output(render_test(report, args.format, args.digits, args.confidence), args.output)
     return EXIT_OK
@@ -109,11 +120,11 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
                  "p_randomization", "p_adjusted", "winner"]
     if fmt == "csv":
         buf = io.StringIO()
-        buf.write(",".join(["measure"] + pair_cols) + "\n")
+        buf.write(",".join(["measure"] + pair_cols + ["signature"]) + "\n")
         for m in report["measures"]:
             for p in m["pairs"]:
                 cells = [m["measure"]] + [_csv(str(p[c])) if isinstance(p[c], str) else _csv_num(p[c])
-                                          for c in pair_cols]
+                                          for c in pair_cols] + [_csv(m["signature"])]
                 buf.write(",".join(cells) + "\n")
         return buf.getvalue()
     out = [f"preset {report['preset']}; {report['n_queries']} queries; winner by the {report['test']} test "
@@ -132,6 +143,7 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
                          _fmt_p(p["p_adjusted"]), p["winner"] or "-"])
         out.append(_table(["A", "B", "A-B", "d_z", "p(t)", "p(wilcoxon)", "p(rand)", "p(adj)", "winner"],
                           rows, right_from=2))
+        out.append(f"signature: {m['signature']}\n")
     return "".join(out)
 
 
