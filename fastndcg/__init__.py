@@ -11,6 +11,7 @@ from fastndcg._core._openmp import openmp_enabled
 from fastndcg._core.threads import effective_n_threads
 from fastndcg.report.compare import compare
 from fastndcg.measures.evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
+from fastndcg.measures.measurement import Measurement, from_signature, measurement_for as measurement
 from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.conventions import PRESETS, get_preset, list_presets
 from fastndcg.measures.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
@@ -25,6 +26,7 @@ __all__ = [
     "Convention",
     "Evaluation",
     "LambdaMART",
+    "Measurement",
     "LightGBMSoftNDCGObjective",
     "SoftNDCGObjective",
     "XGBoostSoftNDCGObjective",
@@ -37,11 +39,13 @@ __all__ = [
     "delta_ndcg_pairs",
     "effective_n_threads",
     "evaluate",
+    "from_signature",
     "get_preset",
     "ideal_dcg",
     "iter_calc",
     "lambda_gradients",
     "list_presets",
+    "measurement",
     "mean_ndcg",
     "ndcg",
     "offsets_from_group_sizes",

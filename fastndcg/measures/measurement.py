@@ -72,7 +72,7 @@ def _named(conv: Convention) -> Convention:
     return conv
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Measurement:
     """What one number is: measure, cutoff, convention and the topic rules.
 
@@ -135,6 +135,17 @@ class Measurement:
                              f"(presets {', '.join(p for ps in _RULES.values() for p in ps)}); got "
                              f"{self.convention.describe()}")
 
+    # Two measurements are equal when they compute the same thing: the same
+    # signature (the name they print under aside; gain tables with NaN holes
+    # compare equal, which tuples of floats do not).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Measurement):
+            return NotImplemented
+        return self.signature == other.signature
+
+    def __hash__(self) -> int:
+        return hash(self.signature)
+
     # ------------------------------------------------------------------ what it is
 
     @property
@@ -177,7 +188,7 @@ class Measurement:
         c = self.convention
         parts = [self.head]
         parts.append("gain:" + _gain_text(c))
-        if c.gain_is_table and c.unknown_label != "error":
+        if c.unknown_label != "error":
             parts.append(f"unknown:{c.unknown_label}")
         if self.gains is not None:
             parts.append("trec_gains:" + ",".join(f"{lv}={_num(g)}" for lv, g in self.gains.pairs))

@@ -178,6 +178,9 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
 
     ms = resolve_measurements(measures, rules=rules, missing=missing, max_docs=max_docs, judged_only=judged_only,
                               relevance_level=relevance_level)
+    labels = [m.label for m in ms]
+    # two different measurements printed under one name (signatures share their heads): named by the signature
+    ms = [m.replace(name=m.signature) if labels.count(m.label) > 1 else m for m in ms]
     rules_of_topics = {m.missing for m in ms}
     if len(rules_of_topics) > 1:
         raise ValueError(f"measures: one call evaluates one set of topics; these measurements differ in the rule "
