@@ -45,7 +45,7 @@ def add_eval_parser(sub) -> None:
                    help="csv: one column per measure (wide) or one row per run, query and measure (long: "
                         "run,query,measure,value)")
     p.add_argument("-v", "--verbose", action="store_true",
-                   help="table: open with every field of the convention")
+                   help="table: end with every field of the convention")
     p.set_defaults(func=cmd_eval)
 
 
@@ -66,7 +66,7 @@ def cmd_eval(args) -> int:
     meta = dict(preset=inputs.preset, convention=inputs.convention.describe(), cutoffs=inputs.cutoffs,
                 truth=inputs.truth_path)
     text = render_eval(meta, results, names, args.format, args.per_query, args.digits, args.layout,
-                       _header(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"))
+                       _footer(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"))
     write_output(text, args.output)
     return EXIT_OK
 
@@ -169,11 +169,11 @@ def _eval_measures(args, progress: Progress) -> int:
                 "ir_measures-syntax measures as ir_measures' providers compute them",
                 cutoffs=None, truth=qrels_path, measure_strings=list(args.measures),
                 judged_only=bool(args.judged_only))
-    header = f"measures: trec_eval syntax by {how}'s rules, ir_measures syntax as ir_measures computes them"
+    footer = f"measures: trec_eval syntax by {how}'s rules, ir_measures syntax as ir_measures computes them"
     if args.judged_only:
-        header += "; -J: judged documents only"
+        footer += "; -J: judged documents only"
     text = render_eval(meta, results, names_m, args.format, args.per_query, args.digits, args.layout,
-                       header + "\n", bookkeeping=[b.strip() for b in book])
+                       footer + "\n", bookkeeping=[b.strip() for b in book])
     write_output(text, args.output)
     return EXIT_OK
 
@@ -199,15 +199,15 @@ def _note_trec_repeats(strings: List[str]) -> None:
         seen.setdefault(name, t)
 
 
-def _header(preset: str, convention: Any, verbose: bool) -> str:
-    """The table's opening: the preset, and with --verbose every field of its convention."""
-    if not verbose:
-        return f"preset {preset}\n"
+def _footer(preset: str, convention: Any, verbose: bool) -> str:
+    """What the table ends with (after the data): the preset, and with --verbose every field of
+    its convention."""
     lines = [f"preset {preset}"]
-    for part in convention.describe().split(" "):
-        key, _, value = part.partition("=")
-        lines.append(f"  {key:<17} {value}")
-    return "\n".join(lines) + "\n\n"
+    if verbose:
+        for part in convention.describe().split(" "):
+            key, _, value = part.partition("=")
+            lines.append(f"  {key:<17} {value}")
+    return "\n".join(lines) + "\n"
 
 
 def _c_fixed(v: float, digits: int) -> str:
@@ -218,9 +218,11 @@ def _c_fixed(v: float, digits: int) -> str:
 
 
 def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_query: bool, digits: int,
-                layout: str = "wide", header: str = "", bookkeeping=("runid", "num_q")) -> str:
+                layout: str = "wide", footer: str = "", bookkeeping=("runid", "num_q")) -> str:
     """The output of ``fastndcg eval``. Runs are named by their file (the
-    base name when those are unique); ``runid`` is the run tag (trec_eval's)."""
+    base name when those are unique); ``runid`` is the run tag (trec_eval's).
+    ``footer``: the table's closing lines (what was measured and how), after
+    a blank line, so that the table opens with its data."""
     if fmt == "json":
         doc = dict(meta)
         doc.update(measures=names, runs=[])
@@ -279,4 +281,4 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
             for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
                 rows.append([r["name"], _qid_text(q)] + [_fmt_value(v, digits) for v in row])
         rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [_fmt_value(v, digits) for v in r["mean"].tolist()])
-    return header + _table(head, rows, right_from=2)
+    return _table(head, rows, right_from=2) + ("\n" + footer if footer else "")

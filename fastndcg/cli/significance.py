@@ -116,10 +116,9 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
                                           for c in pair_cols]
                 buf.write(",".join(cells) + "\n")
         return buf.getvalue()
-    out = [f"preset {report['preset']}; {report['n_queries']} queries; winner by the {report['test']} test "
-           f"at alpha {report['alpha']} ({report['correction']} correction)\n"]
+    out = []
     for m in report["measures"]:
-        out.append(f"\n{m['measure']}\n")
+        out.append(f"\n{m['measure']}\n" if out else f"{m['measure']}\n")
         pct = f"{100 * confidence:g}% CI"
         rows = [[s["name"], _fmt_value(s["mean"], digits),
                  f"[{_fmt_value(s['ci_low'], digits)}, {_fmt_value(s['ci_high'], digits)}]"] for s in m["systems"]]
@@ -132,6 +131,9 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
                          _fmt_p(p["p_adjusted"]), p["winner"] or "-"])
         out.append(_table(["A", "B", "A-B", "d_z", "p(t)", "p(wilcoxon)", "p(rand)", "p(adj)", "winner"],
                           rows, right_from=2))
+    # how it was tested closes the output: the tables open it
+    out.append(f"\npreset {report['preset']}; {report['n_queries']} queries; winner by the {report['test']} test "
+               f"at alpha {report['alpha']} ({report['correction']} correction)\n")
     return "".join(out)
 
 

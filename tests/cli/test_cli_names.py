@@ -73,3 +73,24 @@ def test_runs_sharing_a_tag_get_a_note(te, capsys):
                              "-m", "ndcg", "--format", "trec")
     assert code == 0 and out.count("runid ") == 2
     assert "fastndcg: note: runs results.test, results.trunc share the run tag 'STANDARD'" in err
+
+
+# ----------------------------------------------------------------------------- notes after the data
+
+
+def test_measures_table_opens_with_its_data(te, capsys):
+    code, out, _ = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-m", "ndcg_cut.10", "-J")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["run", "query", "ndcg_cut_10"]
+    assert lines[-2] == "" and lines[-1].startswith("measures: trec_eval syntax by trec_eval 10's rules")
+    assert lines[-1].endswith("; -J: judged documents only")
+
+
+def test_test_table_opens_with_its_data(te, other_run, capsys):
+    code, out, _ = run_cli(capsys, "test", te / "qrels.test", te / "results.test", other_run, "-k", "5,10",
+                           "--resamples", "50")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "ndcg@5" and lines[1].split()[:2] == ["system", "mean"]
+    assert lines[-2] == "" and lines[-1] == ("preset trec_eval; 3 queries; winner by the t test at alpha 0.05 "
+                                             "(holm correction)")
+    assert sum(line.startswith("preset ") for line in lines) == 1
