@@ -116,7 +116,7 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
                                           for c in pair_cols]
                 buf.write(",".join(cells) + "\n")
         return buf.getvalue()
-    out = []
+    out: List[str] = []
     for m in report["measures"]:
         out.append(f"\n{m['measure']}\n" if out else f"{m['measure']}\n")
         pct = f"{100 * confidence:g}% CI"
