@@ -14,7 +14,7 @@ import numpy as np
 
 from fastndcg.conventions import ScoreOverflowWarning
 
-from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
+from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _positive, _preset_list, _preset_name, _warn
 
 
 # ---------------------------------------------------------------------------- systems
@@ -127,7 +127,7 @@ def add_output_arguments(p: argparse.ArgumentParser, formats=("table", "json", "
     p.add_argument("--format", choices=formats, default="table", help="output format (default: table)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (atomically: no file is left on error) instead of stdout")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the table format (default 4)")
+    p.add_argument("--digits", type=_positive, default=4, help="decimals in the table format (default 4)")
 
 
 def _unique_names(names: List[str], paths: List[str]) -> List[str]:

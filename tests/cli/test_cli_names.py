@@ -194,3 +194,11 @@ def test_a_wrapped_error_names_options_too(tmp_path):
     except ValueError as wrapped:
         assert str(wrapped) == "system 'a': {odd}.txt: use missing='zero'"
         assert error_message(wrapped) == "system 'a': {odd}.txt: use -c"
+
+
+@pytest.mark.parametrize("command", ["eval", "test", "compare"])
+def test_negative_digits_is_a_usage_error_naming_the_option(te, capsys, command):
+    """It was 'fastndcg: error: Format specifier missing precision' (exit 4)."""
+    code, out, err = run_cli(capsys, command, te / "qrels.test", te / "results.test", te / "results.test",
+                             "--digits", "-1")
+    assert code == 2 and out == "" and "argument --digits: expected an integer >= 0; got '-1'" in err
