@@ -253,10 +253,11 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
             buf.write(",".join([_csv(r["name"]), "all"] + [_csv_num(v) for v in r["mean"].tolist()]) + "\n")
         return buf.getvalue()
     if fmt == "trec":
-        if len(results) > 1 and "runid" not in bookkeeping:
+        if len(results) > 1:
             # several runs are told apart as trec_eval -m runid tells them; one run stays
             # byte for byte trec_eval's output for the measures asked
-            bookkeeping = ("runid", *bookkeeping)
+            if "runid" not in bookkeeping:
+                bookkeeping = ("runid", *bookkeeping)
             tags = [r.get("runid") or r["name"] for r in results]
             for tag in (t for t in dict.fromkeys(tags) if tags.count(t) > 1):
                 _note(f"runs {', '.join(r['name'] for r, t in zip(results, tags) if t == tag)} share the run "

@@ -68,9 +68,10 @@ def test_several_runs_in_trec_format_without_m(te, other_run, capsys):
     assert lines[0].endswith("\tSTANDARD") and lines[4].endswith("\tOTHER")
 
 
-def test_runs_sharing_a_tag_get_a_note(te, capsys):
+@pytest.mark.parametrize("measures", [["-m", "ndcg"], []])
+def test_runs_sharing_a_tag_get_a_note(te, capsys, measures):
     code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", te / "results.trunc", "-c",
-                             "-m", "ndcg", "--format", "trec")
+                             *measures, "--format", "trec")
     assert code == 0 and out.count("runid ") == 2
     assert "fastndcg: note: runs results.test, results.trunc share the run tag 'STANDARD'" in err
 
