@@ -17,6 +17,7 @@ OPTION_OF_SETTING: Dict[Tuple[str, Optional[str]], str] = {
     ("qid_order", "'sorted'"): "--qid-order sorted",
     ("group", None): "--group",
     ("group", "<.query/.group file>"): "--group FILE",
+    ("gains", None): "--gain",
     ("max_docs", None): "-M",
     ("n_threads", None): "--threads",
     ("n_threads", "None"): "no --threads",

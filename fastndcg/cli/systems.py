@@ -14,6 +14,7 @@ import numpy as np
 
 from fastndcg.conventions import ScoreOverflowWarning
 
+from fastndcg.cli.messages import error_message
 from fastndcg.cli.options import CUT_PRESETS, DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _positive, _preset_list, _preset_name, _warn
 
 
@@ -148,11 +149,14 @@ def _convention_for(args, max_label: Optional[float]):
         return conv, None, None
     try:
         rules = trec_gains.gain_rules(conv)
-        if rules == "trec_eval":
-            return conv, gain.text, gain
-        return trec_gains.textbook_convention(gain, conv, max_label or 0), gain.text, None
     except ValueError as exc:
         raise _Usage(f"--gain: {exc}") from None
+    if rules == "trec_eval":
+        return conv, gain.text, gain
+    try:
+        return trec_gains.textbook_convention(gain, conv, max_label or 0), gain.text, None
+    except ValueError as exc:       # it names the gains (--gain)
+        raise _Usage(error_message(exc)) from None
 
 
 def load_systems(args, progress: Optional[Progress] = None) -> InputSet:

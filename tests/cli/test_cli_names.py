@@ -148,6 +148,8 @@ OPTION_CASES = [
     ("eval {qrels} {run} -m ndcg -M 0", "-M must be an integer >= 1; got 0", ("max_docs",)),
     ("eval {qrels} {run} --stream -M 0", "-M must be an integer >= 1; got 0", ("max_docs",)),
     ("compare {qrels} {run} -M 0", "-M must be an integer >= 1; got 0", ("max_docs",)),
+    ("eval {qrels} {run} --preset standard --gain 1=-3", "error: --gain: level 1 has gain -3", ("gains:",)),
+    ("eval {qrels} {run} --preset standard --gain=-1=3", "error: --gain: level -1 ('-1=3')", ("gains:",)),
 ]
 
 
