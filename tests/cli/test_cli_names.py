@@ -205,3 +205,11 @@ def test_negative_digits_is_a_usage_error_naming_the_option(te, capsys, command)
     code, out, err = run_cli(capsys, command, te / "qrels.test", te / "results.test", te / "results.test",
                              "--digits", "-1")
     assert code == 2 and out == "" and "argument --digits: expected an integer >= 0; got '-1'" in err
+
+
+@pytest.mark.parametrize("measure", ["map", "P.10", "P@10", "RR"])
+def test_a_measure_outside_the_ndcg_family_is_told_so(te, capsys, measure):
+    """It was 'unknown measure name' for map, and 'fastndcg computes ir_measures' nDCG only' for P@10."""
+    code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-m", measure)
+    assert code == 2 and out == ""
+    assert f"fastndcg: error: measure {measure!r}: not an NDCG measure. fastndcg computes the NDCG family" in err
