@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Iterable, Optional, Tuple
 
 import numpy as np
 
@@ -15,6 +15,52 @@ from fastndcg._core.groups import offsets_from_group_sizes
 _REAL = (numbers.Real, np.floating, np.integer)
 _INTEGRAL = (numbers.Integral, np.integer)
 _BOOL = (bool, np.bool_)
+
+#: One setting an error message names: (Python argument, the value as Python
+#: source, e.g. ``"'zero'"``; None for the argument alone).
+Setting = Tuple[str, Optional[str]]
+
+
+def python_setting(argument: str, value: Optional[str]) -> str:
+    """A setting as Python code spells it: ``missing='zero'``, or the bare argument."""
+    return argument if value is None else f"{argument}={value}"
+
+
+def literal(text: Any) -> str:
+    """``text`` for a :class:`NamedArgumentError` template: braces doubled so that
+    formatting leaves them as they are (a path or an id may hold one)."""
+    return str(text).replace("{", "{{").replace("}", "}}")
+
+
+class NamedArgumentError(ValueError):
+    """A ValueError whose message names Python arguments, kept apart from the text.
+
+    ``template`` is the message with ``{0}``, ``{1}``, ... where it names a
+    setting; ``settings`` are those settings (:data:`Setting`). The message
+    (``str(exc)``) spells them as Python does (``missing='zero'``); a front end
+    with other names for them (the command line's options) spells them its own
+    way with :meth:`render`. Re-raised wrappers (``type(exc)(message)``) have
+    the plain message as template and no settings.
+    """
+
+    def __init__(self, template: str, settings: Iterable[Setting] = ()):
+        self.template = template
+        self.settings: Tuple[Setting, ...] = tuple(settings)
+        super().__init__(self.render(python_setting))
+
+    def render(self, spell: Callable[[str, Optional[str]], str]) -> str:
+        """The message with each setting spelled by ``spell(argument, value)``."""
+        if not self.settings:
+            return self.template
+        return self.template.format(*(spell(argument, value) for argument, value in self.settings))
+
+
+def check_max_docs(max_docs: Any) -> Optional[int]:
+    """trec_eval's ``-M``: None or an integer >= 1 (the one check of it)."""
+    if max_docs is not None and (isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, numbers.Real)
+                                 or int(max_docs) != max_docs or max_docs < 1):
+        raise NamedArgumentError("{0} must be an integer >= 1; got " + literal(repr(max_docs)), [("max_docs", None)])
+    return None if max_docs is None else int(max_docs)
 
 
 def check_flag(value: Any, name: str) -> bool:

@@ -6,6 +6,7 @@ import os
 from typing import Optional
 
 from fastndcg._core._openmp import omp_max_threads, openmp_enabled
+from fastndcg._core.arguments import NamedArgumentError
 
 #: Work units (documents for NDCG, pairs for LambdaMART) each thread of a
 #: call gets at least: below 2x this a call runs serially, without an OpenMP
@@ -47,7 +48,8 @@ def _check_n_threads(n_threads) -> Optional[int]:
         raise TypeError(f"n_threads must be an int or None; got {type(n_threads).__name__}")
     n_threads = int(n_threads)
     if n_threads == 0:
-        raise ValueError("n_threads must not be 0; use None for the default, a positive count, or -1 for all CPUs")
+        raise NamedArgumentError("{0} must not be 0; give a positive count, -1 for all CPUs, or {1} for the default",
+                                 [("n_threads", None), ("n_threads", "None")])
     return n_threads
 
 

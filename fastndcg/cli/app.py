@@ -10,6 +10,7 @@ from typing import Any, Callable, List, Optional, Tuple
 from fastndcg.cli.compare import add_compare_parser
 from fastndcg.cli.demo import cmd_demo
 from fastndcg.cli.eval import add_eval_parser
+from fastndcg.cli.messages import error_message
 from fastndcg.cli.options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, _cutoffs, _positive
 from fastndcg.cli.significance import add_test_parser
 from fastndcg.cli.systems import _Usage
@@ -124,7 +125,7 @@ def _run(args) -> int:
         print(f"fastndcg: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_IO
     except (ValueError, TypeError) as exc:
-        print(f"fastndcg: error: {exc}", file=sys.stderr)
+        print(f"fastndcg: error: {error_message(exc)}", file=sys.stderr)
         return getattr(args, "value_error_code", EXIT_DATA)
 
 

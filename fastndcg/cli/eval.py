@@ -16,6 +16,7 @@ from fastndcg.report.format import csv_num as _csv_num
 from fastndcg.report.format import qid_json as _qid_json
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
+from fastndcg.cli.messages import error_message
 from fastndcg.cli.options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, _progress_for, _warn
 from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
 
@@ -37,7 +38,7 @@ def add_eval_parser(sub) -> None:
                    help="csv: one column per measure (wide) or one row per run, query and measure (long: "
                         "run,query,measure,value)")
     p.add_argument("-v", "--verbose", action="store_true",
-                   help="table: open with every field of the convention")
+                   help="table: end with every field of the convention")
     p.add_argument("--signature", action="store_true",
                    help="--format trec: also print each measure's signature (a 'signature' line per measure after "
                         "the runs); the other formats always carry them (table footer, json field, csv column)")
@@ -75,7 +76,7 @@ def cmd_eval(args) -> int:
     meta = dict(preset=inputs.preset, convention=inputs.convention.describe(), cutoffs=inputs.cutoffs,
                 truth=inputs.truth_path)
     text = render_eval(meta, results, names, args.format, args.per_query, args.digits, args.layout,
-                       _header(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"),
+                       _footer(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"),
                        signatures=inputs.signatures, trec_signatures=args.signature)
     write_output(text, args.output)
     return EXIT_OK
@@ -159,7 +160,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
                                                 relevance_level=1 if args.level is None else args.level) \
                 if strings else []
         except ValueError as exc:
-            raise _Usage(str(exc)) from None
+            raise _Usage(error_message(exc)) from None
     for w in caught:
         _warn(str(w.message))
     _note_trec_repeats(strings)
@@ -204,11 +205,11 @@ def _eval_measures(args, progress: Progress) -> int:
                 "ir_measures-syntax measures as ir_measures' providers compute them",
                 cutoffs=None, truth=args.inputs[0], measure_strings=list(args.measures),
                 judged_only=bool(args.judged_only))
-    header = f"measures: trec_eval syntax by {how}'s rules, ir_measures syntax as ir_measures computes them"
+    footer = f"measures: trec_eval syntax by {how}'s rules, ir_measures syntax as ir_measures computes them"
     if args.judged_only:
-        header += "; -J: judged documents only"
+        footer += "; -J: judged documents only"
     text = render_eval(meta, runs.results, runs.names, args.format, args.per_query, args.digits, args.layout,
-                       header + "\n", bookkeeping=runs.bookkeeping,
+                       footer + "\n", bookkeeping=runs.bookkeeping,
                        signatures=[m.signature for m in runs.measurements], trec_signatures=args.signature)
     write_output(text, args.output)
     return EXIT_OK
@@ -240,15 +241,15 @@ def _note_trec_repeats(strings: List[str]) -> None:
         seen.setdefault(name, t)
 
 
-def _header(preset: str, convention: Any, verbose: bool) -> str:
-    """The table's opening: the preset, and with --verbose every field of its convention."""
-    if not verbose:
-        return f"preset {preset}\n"
+def _footer(preset: str, convention: Any, verbose: bool) -> str:
+    """What the table ends with (after the data): the preset, and with --verbose every field of
+    its convention."""
     lines = [f"preset {preset}"]
-    for part in convention.describe().split(" "):
-        key, _, value = part.partition("=")
-        lines.append(f"  {key:<17} {value}")
-    return "\n".join(lines) + "\n\n"
+    if verbose:
+        for part in convention.describe().split(" "):
+            key, _, value = part.partition("=")
+            lines.append(f"  {key:<17} {value}")
+    return "\n".join(lines) + "\n"
 
 
 def _c_fixed(v: float, digits: int) -> str:
@@ -259,14 +260,16 @@ def _c_fixed(v: float, digits: int) -> str:
 
 
 def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_query: bool, digits: int,
-                layout: str = "wide", header: str = "", bookkeeping=("runid", "num_q"),
+                layout: str = "wide", footer: str = "", bookkeeping=("runid", "num_q"),
                 signatures: Optional[List[str]] = None, trec_signatures: bool = False) -> str:
     """The output of ``fastndcg eval``. Runs are named by their file (the
     base name when those are unique); ``runid`` is the run tag (trec_eval's).
+    ``footer``: the table's closing lines (what was measured and how), after
+    a blank line, so that the table opens with its data.
     ``signatures``: each measure's signature (json: a field; csv: a column, in
     the wide layout ``signatures``: all, in column order, joined by `` ; ``;
-    table: a footer; trec: lines only with
-    ``trec_signatures``, so that the default stays trec_eval's bytes)."""
+    table: in the footer; trec: lines only with ``trec_signatures``, so that
+    the default stays trec_eval's bytes)."""
     sigs = list(signatures) if signatures is not None else [""] * len(names)
     if fmt == "json":
         doc = dict(meta)
@@ -303,6 +306,15 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
                       + "\n")
         return buf.getvalue()
     if fmt == "trec":
+        if len(results) > 1:
+            # several runs are told apart as trec_eval -m runid tells them; one run stays
+            # byte for byte trec_eval's output for the measures asked
+            if "runid" not in bookkeeping:
+                bookkeeping = ("runid", *bookkeeping)
+            tags = [r.get("runid") or r["name"] for r in results]
+            for tag in (t for t in dict.fromkeys(tags) if tags.count(t) > 1):
+                _note(f"runs {', '.join(r['name'] for r, t in zip(results, tags) if t == tag)} share the run "
+                      f"tag {tag!r}: their --format trec blocks follow the order of the files")
         lines = []
         for r in results:
             if per_query:
@@ -325,7 +337,7 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
             for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
                 rows.append([r["name"], _qid_text(q)] + [_fmt_value(v, digits) for v in row])
         rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [_fmt_value(v, digits) for v in r["mean"].tolist()])
-    return header + _table(head, rows, right_from=2) + _signature_footer(names, sigs)
+    return _table(head, rows, right_from=2) + ("\n" + footer if footer else "") + _signature_footer(names, sigs)
 
 
 def _signature_footer(names: List[str], sigs: List[str]) -> str:

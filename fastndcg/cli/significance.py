@@ -127,10 +127,9 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
                                           for c in pair_cols] + [_csv(m["signature"])]
                 buf.write(",".join(cells) + "\n")
         return buf.getvalue()
-    out = [f"preset {report['preset']}; {report['n_queries']} queries; winner by the {report['test']} test "
-           f"at alpha {report['alpha']} ({report['correction']} correction)\n"]
+    out: List[str] = []
     for m in report["measures"]:
-        out.append(f"\n{m['measure']}\n")
+        out.append(f"\n{m['measure']}\n" if out else f"{m['measure']}\n")
         pct = f"{100 * confidence:g}% CI"
         rows = [[s["name"], _fmt_value(s["mean"], digits),
                  f"[{_fmt_value(s['ci_low'], digits)}, {_fmt_value(s['ci_high'], digits)}]"] for s in m["systems"]]
@@ -144,6 +143,9 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
         out.append(_table(["A", "B", "A-B", "d_z", "p(t)", "p(wilcoxon)", "p(rand)", "p(adj)", "winner"],
                           rows, right_from=2))
         out.append(f"signature: {m['signature']}\n")
+    # how it was tested closes the output: the tables open it
+    out.append(f"\npreset {report['preset']}; {report['n_queries']} queries; winner by the {report['test']} test "
+               f"at alpha {report['alpha']} ({report['correction']} correction)\n")
     return "".join(out)
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from fastndcg.conventions import DEFAULT_MISSING, MISSING_TOPICS, ScoreOverflowWarning
 
-from fastndcg.cli.options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _preset_list, _preset_name, _warn
+from fastndcg.cli.messages import error_message
+from fastndcg.cli.options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _positive, _preset_list, _preset_name, _warn
 
 
 # ---------------------------------------------------------------------------- systems
@@ -135,7 +136,7 @@ def add_output_arguments(p: argparse.ArgumentParser, formats=("table", "json", "
     p.add_argument("--format", choices=formats, default="table", help="output format (default: table)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (atomically: no file is left on error) instead of stdout")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the table format (default 4)")
+    p.add_argument("--digits", type=_positive, default=4, help="decimals in the table format (default 4)")
 
 
 def missing_rule(args) -> str:
@@ -161,11 +162,14 @@ def _convention_for(args, max_label: Optional[float]):
         return conv, None, None
     try:
         rules = trec_gains.gain_rules(conv)
-        if rules == "trec_eval":
-            return conv, gain.text, gain
-        return trec_gains.textbook_convention(gain, conv, max_label or 0), gain.text, None
     except ValueError as exc:
         raise _Usage(f"--gain: {exc}") from None
+    if rules == "trec_eval":
+        return conv, gain.text, gain
+    try:
+        return trec_gains.textbook_convention(gain, conv, max_label or 0), gain.text, None
+    except ValueError as exc:       # it names the gains (--gain)
+        raise _Usage(error_message(exc)) from None
 
 
 def load_systems(args, progress: Optional[Progress] = None) -> InputSet:

@@ -13,6 +13,7 @@ from fastndcg.io import _parse
 from fastndcg.conventions import ideal_source
 from fastndcg.conventions.topics import MISSING_TOPICS as MISSING
 from fastndcg.conventions.topics import DEFAULT_MISSING, check_missing
+from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
 from fastndcg._core.threads import threads_for
 from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, _fail, iter_line_blocks
 from fastndcg.io.trec import Qrels, Run, _TrecParser, _no_rows, read_qrels, read_run
@@ -150,17 +151,16 @@ class AlignedRun:
 
 
 def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str],
-                         line: Optional[int] = None) -> ValueError:
+                         line: Optional[int] = None) -> NamedArgumentError:
     """The error for judged topics without results under ``missing="error"``
     (:func:`align_run`, :func:`fastndcg.report.stream.evaluate_run`); ``line``: the
     qrels line of the first judgment of the first topic listed."""
     shown = ", ".join(repr(t) for t in missing_qids[:5]) + (" ..." if len(missing_qids) > 5 else "")
     where = f"{qrels_path}:{line}:" if line is not None else f"{qrels_path}:"
-    return ValueError(
-        f"{where} {len(missing_qids)} judged topic(s) have no results in {run_path}: {shown}. "
-        "trec_eval 10 stops here too. Use missing='zero' (command line: -c, as trec_eval -c: they "
-        "count as 0) or missing='skip' (command line: --skip-missing; trec_eval 9.x: they are "
-        "left out of the mean)")
+    return NamedArgumentError(
+        literal(f"{where} {len(missing_qids)} judged topic(s) have no results in {run_path}: {shown}. ")
+        + "trec_eval 10 stops here too. Use {0} (as trec_eval -c: they count as 0) or {1} (trec_eval 9.x: "
+        "they are left out of the mean)", [("missing", "'zero'"), ("missing", "'skip'")])
 
 
 def topic_first_line(qrels: Qrels, t: int) -> int:
@@ -267,8 +267,7 @@ def read_qrels_for(run: Union[Run, PathLike], qrels: PathLike, n_threads: Option
 
 def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
     check_missing(missing)
-    if max_docs is not None and (int(max_docs) != max_docs or max_docs < 1):
-        raise ValueError(f"max_docs must be an integer >= 1; got {max_docs!r}")
+    check_max_docs(max_docs)
 
 
 @dataclass

@@ -10,11 +10,12 @@ import queue
 import threading
 import types
 import zlib
-from typing import Any, Callable, Generator, Iterator, Optional, Tuple, Type, Union
+from typing import Any, Callable, Generator, Iterator, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
 from fastndcg.io import _parse
+from fastndcg._core.arguments import NamedArgumentError, Setting, literal
 
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -39,7 +40,11 @@ _MESSAGES = {
 }
 
 
-def _fail(path, line, message) -> ValueError:
+def _fail(path, line, message, settings: Sequence[Setting] = ()) -> ValueError:
+    """``path:line: message``; with ``settings``, ``message`` is a template naming them
+    (:class:`fastndcg._core.arguments.NamedArgumentError`)."""
+    if settings:
+        return NamedArgumentError(literal(f"{os.fspath(path)}:{line}: ") + message, settings)
     return ValueError(f"{os.fspath(path)}:{line}: {message}")
 
 

@@ -16,11 +16,13 @@ from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _EMPTY_
 
 
 class _NumberStream:
-    """Numbers of a one-value-per-line file, handed out n at a time."""
+    """Numbers of a one-value-per-line file, handed out n at a time. ``column_argument``:
+    the caller's argument that picks one field of each line (None: the caller has none)."""
 
     def __init__(self, path, column: Optional[int], integer: bool, block_size: int,
-                 progress: Progress = None):
+                 progress: Progress = None, column_argument: Optional[str] = None):
         self.path = os.fspath(path)
+        self.column_argument = column_argument
         self.column = -1 if column is None else int(column)
         self.integer = integer
         self.blocks = iter_line_blocks(path, block_size, progress)
@@ -43,8 +45,11 @@ class _NumberStream:
             what = _MESSAGES.get(status)
             if status == S["MISSING_FIELDS"]:
                 what = f"the line has no field number {self.column} (0-based)"
+            elif status == S["TOO_MANY_FIELDS"] and self.column_argument is not None:
+                raise _fail(self.path, err_line, "expected one value per line; got several fields (pass {0} to "
+                                                 "take field N, 0-based)", [(self.column_argument, "N")])
             elif status == S["TOO_MANY_FIELDS"]:
-                what = "expected one value per line; got several fields (pass column=...)"
+                what = "expected one value per line; got several fields"
             raise _fail(self.path, err_line, what)
         self.buf.n += count
         self.line = line
@@ -99,7 +104,7 @@ def read_predictions(path: PathLike, n: Optional[int] = None, *, column: Optiona
     -------
     float64 array
     """
-    scores = _NumberStream(path, column, False, block_size, progress).all()
+    scores = _NumberStream(path, column, False, block_size, progress, column_argument="column").all()
     if n is not None and scores.shape[0] != n:
         what = f"the data file {data_path}" if data_path else "the data"
         if scores.shape[0] < n:

@@ -6,11 +6,12 @@ import os
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 
 from fastndcg.io import _parse
+from fastndcg._core.arguments import Setting
 from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _EMPTY_F, _EMPTY_I, _EMPTY_U8, _Growable, _MESSAGES, _fail, _pool_strings, iter_line_blocks
 from fastndcg.io.numbers import _NumberStream, prediction_line, read_group_file
@@ -227,9 +228,11 @@ def _qid_blocks(qids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return starts, qids[starts]
 
 
-def _qid_again(path, qids: np.ndarray, lines: np.ndarray, hint: str) -> Optional[ValueError]:
+def _qid_again(path, qids: np.ndarray, lines: np.ndarray, hint: str,
+               settings: Sequence[Setting] = ()) -> Optional[ValueError]:
     """The error for the first qid run whose qid had an earlier run (rows of
-    a query interrupted by another query), or None if each qid is one run."""
+    a query interrupted by another query), or None if each qid is one run;
+    ``hint``: a template naming ``settings`` (:func:`fastndcg.io.files._fail`)."""
     starts, block_ids = _qid_blocks(qids)
     if np.unique(block_ids).size == block_ids.size:
         return None
@@ -239,7 +242,7 @@ def _qid_again(path, qids: np.ndarray, lines: np.ndarray, hint: str) -> Optional
     first = int(np.flatnonzero(block_ids == block_ids[b])[0])
     return _fail(path, int(lines[starts[b]]),
                  f"qid {int(block_ids[b])} appears again; its rows started at line "
-                 f"{int(lines[starts[first]])} and were interrupted by another qid. {hint}")
+                 f"{int(lines[starts[first]])} and were interrupted by another qid. {hint}", settings)
 
 
 def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str):
@@ -254,13 +257,13 @@ def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str)
             b = int(bad[0]) + 1
             raise _fail(path, int(lines[starts[b]]),
                         f"qid {int(block_ids[b])} comes after qid {int(block_ids[b - 1])}; "
-                        "qids must be sorted (qid_order='sorted')")
+                        "qids must be sorted ({0})", [("qid_order", "'sorted'")])
     if np.unique(block_ids).size != block_ids.size:
         if qid_order == "any":
             groups = offsets_from_qid(qids)
             return groups.offsets, groups.order, groups.qids
-        err = _qid_again(path, qids, lines, "Rows of a query must be contiguous (pass qid_order='any' "
-                                            "to group them)")
+        err = _qid_again(path, qids, lines, "Rows of a query must be contiguous (pass {0} to group them)",
+                         [("qid_order", "'any'")])
         assert err is not None      # the qids repeat (checked above)
         raise err
     return np.append(starts, n).astype(np.int64), None, block_ids
@@ -433,7 +436,7 @@ def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
     if group is not None:
         if order is not None:
             err = _qid_again(path, np.asarray(qids), lines, "A group file describes consecutive rows, so it "
-                                                            "cannot be combined with qid_order='any' here")
+                                                            "cannot be combined with {0} here", [("qid_order", "'any'")])
             assert err is not None      # an order exists only when the qids repeat
             raise err
         offsets = _apply_group(path, group, n, offsets, lines)
@@ -497,7 +500,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
     group = group_file_for(path, group)
     p = _SvmParser(path, docids, False)
     preds = None if predictions is None else _NumberStream(predictions, prediction_column, False,
-                                                          block_size)
+                                                          block_size, column_argument="prediction_column")
     sizes = None
     if group is not None:
         sizes, gpath, g_is_file = _group_sizes(group)
@@ -543,7 +546,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             return ends, q[starts[: ends.size]], starts[: ends.size]
         if sizes is None:
             raise _fail(path, int(p.lines.a[0]), "the file has no qid: fields (from this first row on); "
-                                                 "give the query sizes with group=<.query/.group file>")
+                                                 "give the query sizes with {0}", [("group", "<.query/.group file>")])
         q1 = int(np.searchsorted(group_ends, row0 + n, side="right"))
         ends = (group_ends[q0:q1] - row0).astype(np.int64)
         starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
@@ -558,8 +561,9 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             p.parse(block)
             if sizes is not None and p.labels.n:
                 if p.qid_mode == 1:
-                    raise _fail(path, int(p.lines.a[0]), "this row has a qid: field and a group file was "
-                                                         "given too; iter_svmlight takes either, not both")
+                    raise _fail(path, int(p.lines.a[0]), "this row has a qid: field and {0} was given too; "
+                                                         "streamed data takes the qids or the group file, not both",
+                                [("group", None)])
                 if row0 + p.labels.n > total:     # rows that no query covers
                     raise _group_short(path, gpath, total, int(p.lines.a[total - row0]))
         while p.labels.n and (done or p.labels.n >= chunk_rows):

@@ -47,6 +47,22 @@ _IRM_DEFAULTS = {"dcg": "log2", "judged_only": False}
 _TREC_EXAMPLES = "ndcg, ndcg.1=3,2=9, ndcg_cut.5,10, ndcg_rel, Rndcg, dcg, ideal_dcg, ndcg_p"
 _IRM_EXAMPLES = "nDCG@10, nDCG(dcg='exp-log2')@20, nDCG(gains={0:0,1:1,2:3})@10, nDCG(judged_only=True)@10"
 _CUTOFF = re.compile(r"[+-]?[0-9]+(\.[0-9]*)?\Z")
+#: Measures of trec_eval and ir_measures outside the NDCG family (compared in lower case; a
+#: trec_eval name also with its parameters, ``P_10``): asking for one is told that fastndcg
+#: does not compute it, not that the name is unknown.
+_OTHER_MEASURES = frozenset(name.lower() for name in (
+    # trec_eval
+    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
+    "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
+    "rel_P", "success", "set_P", "set_recall", "set_rel_P", "set_map", "set_F", "num_nonrel_judged_ret",
+    "prefs", "map_avgjg", "Rprec_mult_avgjg", "P_avgjg", "yaap", "map_cut", "P_cut", "recall_cut",
+    # ir_measures
+    "AP", "MAP", "R", "RR", "MRR", "Bpref", "BPref", "ERR", "Judged", "NumQ", "NumRet", "NumRel", "NumRelRet",
+    "SetP", "SetR", "SetF", "SetAP", "SetRelP", "Success", "IPrec", "RPrec", "Precision", "Recall", "Accuracy",
+    "Compat", "INSQ", "INST", "RBP", "NRBP", "nNRBP", "SDCG", "alpha_DCG", "alpha_nDCG", "\u03b1_DCG",
+    "\u03b1_nDCG", "ERR_IA", "nERR_IA", "AP_IA", "MAP_IA", "P_IA", "NERR8", "NERR9", "NERR10", "NERR11", "BPM",
+    "StRecall"))
+_NDCG_FAMILY = "trec_eval syntax: ndcg, ndcg_cut, ndcg_rel, Rndcg, ndcg_p, dcg, ideal_dcg; ir_measures syntax: nDCG"
 
 
 class MeasureError(ValueError):
@@ -57,7 +73,7 @@ class MeasureWarning(UserWarning):
     """A measure string read the way trec_eval reads it, which may not be what was meant."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Measure:
     """One NDCG measure, as a tool names it.
 
@@ -99,6 +115,11 @@ class Measure:
     text: str = ""
 
     def __str__(self) -> str:
+        return self.name
+
+    # the string too, so that results keyed by measures print as {nDCG@10: 0.5}
+    # (ir_measures' measure objects print the same way)
+    def __repr__(self) -> str:
         return self.name
 
     # Equal to another Measure of the same name, to the name itself and to the
@@ -165,6 +186,8 @@ def parse_measure(measure: Any) -> List[Measure]:
     if isinstance(measure, Measure):
         return [measure]
     if _is_irm_object(measure):
+        if measure.NAME not in _IRM_NAMES:
+            raise _not_ndcg(repr(measure))
         return [_irm_from_params(dict(measure.params), repr(measure))]
     if not isinstance(measure, str):
         raise TypeError(f"a measure must be a string such as 'nDCG@10' or 'ndcg_cut.10'; got "
@@ -246,7 +269,21 @@ def _trec_error(text: str, what: str) -> MeasureError:
     return MeasureError(f"measure {text!r}: {what}")
 
 
+def _is_other_measure(name: str) -> bool:
+    """Whether ``name`` names a trec_eval or ir_measures measure outside the NDCG family."""
+    low = name.lower()
+    return low in _OTHER_MEASURES or any(low.startswith(other + "_") for other in _OTHER_MEASURES)
+
+
+def _not_ndcg(text: str) -> MeasureError:
+    return MeasureError(f"measure {text!r}: not an NDCG measure. fastndcg computes the NDCG family only "
+                        f"({_NDCG_FAMILY}); MAP, P@k, recall, RR, ERR and the other measures are not "
+                        "measured here: use trec_eval or ir_measures for them")
+
+
 def _unknown(text: str, name: str):
+    if _is_other_measure(name):
+        raise _not_ndcg(text)
     known = list(TREC_MEASURES) + list(_IRM_NAMES)
     guess = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.6)
     hint = ""
@@ -296,6 +333,8 @@ def _parse_irm(text: str) -> Measure:
     if not isinstance(tree, ast.Name):
         raise _irm_error(text, "expected a measure name such as nDCG, then optional (k=v, ...) and @cutoff")
     if tree.id not in _IRM_NAMES:
+        if _is_other_measure(tree.id):
+            raise _not_ndcg(text)
         guess = difflib.get_close_matches(tree.id, list(_IRM_NAMES) + ["ndcg", "ndcg_cut"], n=1, cutoff=0.5)
         if tree.id in ("ndcg", "ndcg_cut", "Ndcg", "NDcg"):
             guess = ["nDCG"]

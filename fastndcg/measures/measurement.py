@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Iterable, List, Optional, Tuple
 
+from fastndcg._core.arguments import check_max_docs
 from fastndcg._version import __version__
 from fastndcg.conventions import DEFAULT_MISSING, Convention, as_convention, check_missing, get_preset
 from fastndcg.conventions.presets import PRESETS
@@ -123,9 +124,7 @@ class Measurement:
             raise ValueError(f"family {self.family!r} takes no cutoff (as trec_eval); got cutoff {k}")
         object.__setattr__(self, "convention", _named(as_convention(self.convention)))
         check_missing(self.missing)
-        if self.max_docs is not None and (isinstance(self.max_docs, bool) or not isinstance(self.max_docs, int)
-                                          or self.max_docs < 1):
-            raise ValueError(f"max_docs must be an integer >= 1 or None; got {self.max_docs!r}")
+        object.__setattr__(self, "max_docs", check_max_docs(self.max_docs))
         if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
             raise ValueError(f"relevance_level must be an integer; got {self.relevance_level!r}")
         if (self.family in TREC_FAMILIES or self.gains is not None or self.family != "ndcg") \

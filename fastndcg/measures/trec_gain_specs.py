@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Mapping, Tuple
 import numpy as np
 
 from fastndcg.conventions import Convention, as_convention
+from fastndcg._core.arguments import NamedArgumentError, literal
 
 
 TREC_GAIN_PRESETS = frozenset({"trec_eval", "pytrec_eval"})
@@ -157,23 +158,23 @@ def textbook_convention(spec: GainSpec, convention: Any, max_label: float) -> Co
 
     Raises
     ------
-    ValueError
-        For a gain listed for a level below 0 (trec_eval's unjudged -1 and
+    NamedArgumentError
+        (a ValueError naming ``gains``) For a gain listed for a level below 0 (trec_eval's unjudged -1 and
         judged-negative -2 exist only under the trec_eval presets) or a negative
         gain (a gain table is >= 0).
     """
     conv = as_convention(convention)
     for level, gain in spec.pairs:
         if level < 0:
-            raise ValueError(
-                f"gains: level {level} ({spec.text!r}): levels -1 (unjudged) and -2 (judged below 0) exist "
+            raise NamedArgumentError("{0}: " + literal(
+                f"level {level} ({spec.text!r}): levels -1 (unjudged) and -2 (judged below 0) exist "
                 f"only under trec_eval's rules (presets {sorted(TREC_GAIN_PRESETS)}); under convention "
-                f"{conv.name!r} the gains are a table over labels >= 0")
+                f"{conv.name!r} the gains are a table over labels >= 0"), [("gains", None)])
         if gain < 0:
-            raise ValueError(
-                f"gains: level {level} has gain {_fmt(gain)} ({spec.text!r}): negative gains follow "
+            raise NamedArgumentError("{0}: " + literal(
+                f"level {level} has gain {_fmt(gain)} ({spec.text!r}): negative gains follow "
                 f"trec_eval's rules only under presets {sorted(TREC_GAIN_PRESETS)}; under convention "
-                f"{conv.name!r} the gains are a table, which must be >= 0")
+                f"{conv.name!r} the gains are a table, which must be >= 0"), [("gains", None)])
     top = int(max(max_label if max_label == max_label else 0, max(spec.levels)))
     table = [float(level) for level in range(top + 1)]
     for level, gain in spec.pairs:

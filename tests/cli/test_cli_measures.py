@@ -107,16 +107,22 @@ def test_runid_rule(te, capsys):
     assert "results.test " in table and "results.trunc " in table and "STANDARD" not in table
 
 
-def test_table_header_and_verbose(te, capsys):
+def test_table_footer_and_verbose(te, capsys):
+    """The table opens with its data; the preset (and with --verbose every field of
+    its convention) follows it (issue 25 item 5: it used to open the table)."""
     out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test")[1]
     table, _, footer = out.partition("\nsignatures:\n")     # a signature is one unbreakable token
-    assert out.splitlines()[0] == "preset trec_eval" and max(len(x) for x in table.splitlines()) < 80
+    lines = table.splitlines()
+    assert lines[0].split() == ["run", "query", "ndcg"] and lines[-2:] == ["", "preset trec_eval"]
+    assert max(len(x) for x in lines) < 80
     assert footer.split() == ["ndcg", "nDCG|gain:lin|disc:log2|ties:key_desc|empty:zero|short:clamp|ideal:cut,qrels"
                               "|agg:mean|missing:error|fastndcg:" + fastndcg.__version__]
     out = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "--verbose")[1]
     lines = out.partition("\nsignatures:\n")[0].splitlines()
-    assert lines[0] == "preset trec_eval" and lines[1].split() == ["gain", "linear"]
-    assert any(x.split() == ["ties", "key_desc"] for x in lines) and max(len(x) for x in lines) < 80
+    assert lines[0].split() == ["run", "query", "ndcg"]
+    at = lines.index("preset trec_eval")
+    assert lines[at - 1] == "" and lines[at + 1].split() == ["gain", "linear"]
+    assert any(x.split() == ["ties", "key_desc"] for x in lines[at:]) and max(len(x) for x in lines) < 80
 
 
 def test_long_csv(te, capsys):

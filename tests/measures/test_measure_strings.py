@@ -45,6 +45,17 @@ def test_names_are_ir_measures_repr(obj):
     assert ir_measures.parse_measure(m.name) == obj
 
 
+@pytest.mark.parametrize("name", ["AP", "P", "R", "RR", "ERR", "Judged", "NumQ", "SetP", "Success", "Bpref",
+                                  "alpha_nDCG", "SDCG"])
+def test_ir_measures_objects_of_other_measures_are_refused(name):
+    """An ir_measures object of another measure was computed as nDCG with its
+    cutoff (P@10 gave nDCG@10); now it is refused, named as ir_measures prints it."""
+    obj = getattr(ir_measures, name)
+    obj = obj @ 10 if "cutoff" in obj.SUPPORTED_PARAMS else obj
+    with pytest.raises(MeasureError, match=f"measure {repr(obj)!r}: not an NDCG measure"):
+        parse_measures(obj)
+
+
 def test_semantics():
     m = parse_measure("nDCG(gains={0:0,1:1,2:3}, judged_only=True)@10")[0]
     assert (m.family, m.cutoff, m.relabel, m.dcg, m.judged_only, m.syntax) == (
@@ -67,7 +78,7 @@ def test_trec_eval_reads_fractional_cutoffs_with_a_warning():
     ("ndgc", "measure 'ndgc': unknown measure name 'ndgc', neither trec_eval syntax"),
     ("ndgc", "did you mean 'ndcg'?"),
     ("NDCG_cut.10", "did you mean 'ndcg_cut'?"),
-    ("map", "unknown measure name 'map'"),
+    ("map", "measure 'map': not an NDCG measure. fastndcg computes the NDCG family only"),
     ("ndcg_cut.5,x", "read as trec_eval measure 'ndcg_cut' with cutoffs '5,x': cutoff 'x' is not an integer"),
     ("ndcg_cut.0", "cutoff 0 is not >= 1"),
     ("ndcg_cut.5,5", "cutoff 5 is given twice"),
@@ -83,7 +94,8 @@ def test_trec_eval_reads_fractional_cutoffs_with_a_warning():
     ("nDCG(10)", "parameters must be named"),
     ("nDCG@10@5", "expected a measure name such as nDCG, then optional (k=v, ...) and @cutoff"),
     ("nDCG(cutoff=5)@10", "the cutoff is given twice"),
-    ("P@10", "read measure name 'P': fastndcg computes ir_measures' nDCG (also spelled NDCG) only"),
+    ("P@10", "measure 'P@10': not an NDCG measure. fastndcg computes the NDCG family only"),
+    ("nDGC@10", "read measure name 'nDGC': fastndcg computes ir_measures' nDCG (also spelled NDCG) only"),
     ("ndcg@10", "did you mean 'nDCG'?"),
     ("nDCG(@10", "not a valid Measure(k=v, ...)@cutoff expression"),
     ("", "empty measure string"),
