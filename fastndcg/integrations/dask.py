@@ -28,7 +28,7 @@ threaded scheduler and on ``distributed`` clusters.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
@@ -126,6 +126,8 @@ class DaskResult:
 
     per_query: Any
     mean: Union[float, Dict[str, float]]
+    #: what each cutoff's number is (:attr:`fastndcg.measures.measurement.Measurement.signature`)
+    signatures: List[str] = field(default_factory=list)
 
 
 def _terms(ddf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Optional[str],
@@ -243,7 +245,8 @@ def evaluate(ddf: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "lab
                                              shuffle, npartitions, n_threads)
     if persist:
         terms = terms.persist()
-    return DaskResult(terms.drop(columns=hidden), _aggregate(terms, evaluator, names, query, not shuffle))
+    return DaskResult(terms.drop(columns=hidden), _aggregate(terms, evaluator, names, query, not shuffle),
+                      evaluator.signatures())
 
 
 for _f in (ndcg, mean_ndcg, evaluate):

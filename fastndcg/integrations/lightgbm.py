@@ -330,6 +330,16 @@ class NDCGMetric:
         self._states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self._rows_states: List[Tuple[LightGBMRows, _MetricState]] = []   # scikit-learn calls, newest last
 
+    @property
+    def signatures(self) -> List[str]:
+        """What each reported ``ndcg@k`` is, completely (:mod:`fastndcg.measures.measurement`):
+        the metric ranks the list it is given, so its ideal comes from that list."""
+        from fastndcg.measures.measurement import measurement_for
+
+        conv = self.convention if self.convention.ideal_source == "run" else \
+            self.convention.replace(ideal_source="run")
+        return [measurement_for(k, convention=conv).signature for k in self.k]
+
     def __deepcopy__(self, memo) -> "NDCGMetric":
         # LGBMRanker.fit deep-copies eval_metric: share this object (its caches
         # are keyed by the data) instead of copying the cached scorers.

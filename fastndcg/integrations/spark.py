@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Union
 
 import numpy as np
@@ -61,6 +61,8 @@ class SparkResult:
 
     per_query: Any
     mean: Union[float, Dict[str, float]]
+    #: what each cutoff's number is (:attr:`fastndcg.measures.measurement.Measurement.signature`)
+    signatures: List[str] = field(default_factory=list)
 
 
 def _terms(sdf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Optional[str],
@@ -185,7 +187,7 @@ def evaluate(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "labe
     terms, evaluator, names, hidden = _terms(df, k, query, label, score, doc_id, weight, convention,
                                              num_partitions, n_threads)
     terms = terms.cache()
-    return SparkResult(terms.drop(*hidden), _aggregate(terms, evaluator, names))
+    return SparkResult(terms.drop(*hidden), _aggregate(terms, evaluator, names), evaluator.signatures())
 
 
 for _f in (ndcg, mean_ndcg, evaluate):

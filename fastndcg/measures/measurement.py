@@ -230,9 +230,26 @@ def _num(v: float) -> str:
 
 
 def _gain_text(c: Convention) -> str:
+    """``exp``, ``lin``, or a table: ``table:exp:0-30`` for the table of 2**l - 1 over labels
+    0..30 (LightGBM's, XGBoost's), ``table:lin:0-4`` for l over 0..4, else every entry."""
     if not c.gain_is_table:
         return _SHORT_NAMES["gain"][c.gain]
+    top = len(c.gain) - 1
+    for short, rule in (("exp", lambda i: float(2 ** i - 1)), ("lin", float)):
+        if all(v == rule(i) for i, v in enumerate(c.gain)):
+            return f"table:{short}:0-{top}"
     return "table:" + ",".join(_num(v) for v in c.gain)
+
+
+def _gain_table(text: str) -> Tuple[float, ...]:
+    """The inverse of :func:`_gain_text` for tables (``text`` after ``table:``)."""
+    for short, rule in (("exp", lambda i: float(2 ** i - 1)), ("lin", float)):
+        if text.startswith(short + ":0-"):
+            top = text[len(short) + 3:]
+            if not top.isdigit() or int(top) > 1 << 16:
+                raise SignatureError(f"gain table {text!r}: the top label {top!r} is not an integer in 0..65536")
+            return tuple(rule(i) for i in range(int(top) + 1))
+    return tuple(math.nan if x == "-" else float(x) for x in text.split(","))
 
 
 def signature(measurement: Any) -> str:
@@ -295,7 +312,7 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
 
     if key == "gain":
         if value.startswith("table:"):
-            conv["gain"] = floats(value[6:])
+            conv["gain"] = _gain_table(value[6:])
         elif value in _LONG_NAMES["gain"]:
             conv["gain"] = _LONG_NAMES["gain"][value]
         else:

@@ -4,14 +4,14 @@ values kept or not) and :func:`evaluate` over any iterable of chunks; small cons
 gathered into one kernel call (up to :data:`COALESCE_ROWS` rows)."""
 from __future__ import annotations
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, exact_column_sums, finish_aggregate, one_shot
 from fastndcg._core._exact import ExactSum
-from fastndcg.conventions import Convention, Cutoffs, as_convention
+from fastndcg.conventions import DEFAULT_MISSING, Convention, Cutoffs, as_convention
 from fastndcg._core.validation import plain
 
 
@@ -135,6 +135,16 @@ class ChunkEvaluator:
     def n_cutoffs(self) -> int:
         return len(self.cutoffs)
 
+    def signatures(self, missing: str = DEFAULT_MISSING, ideal_source: str = "run") -> List[str]:
+        """The signature of each cutoff's measurement (:mod:`fastndcg.measures.measurement`);
+        ``ideal_source``: "qrels" when the chunks carry an external ideal."""
+        from fastndcg.measures.measurement import measurement_for
+
+        conv = self.convention
+        if conv.ideal_source != ideal_source:
+            conv = conv.replace(ideal_source=ideal_source)
+        return [measurement_for(k, convention=conv, missing=missing).signature for k in self.cutoffs]
+
     def terms(self, chunk: Chunk) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(ndcg, numerator, denominator), each (n_queries, n_cutoffs).
 
@@ -184,6 +194,15 @@ class StreamResult:
     n_rows: int
     n_chunks: int
     max_chunk_rows: int
+    #: what each cutoff's number is (:attr:`fastndcg.measures.measurement.Measurement.signature`)
+    signatures: List[str] = field(default_factory=list)
+
+    @property
+    def signature(self) -> str:
+        """The signature of the one cutoff evaluated (see :attr:`signatures` for several)."""
+        if len(self.signatures) != 1:
+            raise ValueError(f"{len(self.signatures)} cutoffs were evaluated; each has its signature in .signatures")
+        return self.signatures[0]
 
 
 class NDCGAccumulator:
@@ -337,7 +356,7 @@ class NDCGAccumulator:
                 ids = np.concatenate(self._ids) if self._ids else np.empty(0)
                 ids = ids if order is None else ids[order]
         return StreamResult(ev.finish(num, den), per, ids, self.n_queries, self.n_rows,
-                            self.n_chunks, self.max_chunk_rows)
+                            self.n_chunks, self.max_chunk_rows, ev.signatures())
 
 
 def _stack(parts: List[np.ndarray], nc: int) -> np.ndarray:

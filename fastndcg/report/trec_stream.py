@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
-from fastndcg.conventions import DEFAULT_MISSING, Cutoffs, as_convention, check_missing
+from fastndcg.conventions import DEFAULT_MISSING, Cutoffs, as_convention, check_missing, ideal_source
 from fastndcg.report.chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -263,5 +263,12 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         if arrival.size and bool(np.any(arrival[1:] < arrival[:-1])):
             order = np.argsort(arrival, kind="stable")
     res = acc.result(order)
+    from fastndcg.measures.measurement import measurement_for
+
+    source = ideal_source(conv) if ideal == "auto" else ideal
+    mconv = conv if conv.ideal_source == source else conv.replace(ideal_source=source)
+    signatures = [measurement_for(k, convention=mconv, gains=spec, missing=missing, max_docs=max_docs).signature
+                  for k in acc.evaluator.cutoffs]
     return RunStreamResult(res.mean, res.ndcg, res.query_ids, res.n_queries, res.n_rows, res.n_chunks,
-                           res.max_chunk_rows, name, missing_qids, sorted(set(ignored)))
+                           res.max_chunk_rows, signatures, run_name=name, missing_qids=missing_qids,
+                           ignored_qids=sorted(set(ignored)))

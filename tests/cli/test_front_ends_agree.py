@@ -17,6 +17,7 @@ import fastndcg
 from fastndcg.cli.main import main
 from fastndcg.io.readers import align_run
 from fastndcg.measures.measurement import measurement_for
+from fastndcg.report.trec_stream import evaluate_run
 
 # (trec_eval-syntax string or None, preset, k): the same measurement
 CASES = [("ndcg_cut.10", "trec_eval", 10), ("ndcg", "trec_eval", None), ("ndcg_cut.5", "pytrec_eval", 5),
@@ -61,6 +62,11 @@ def test_every_front_end_gives_the_same_bits(files, capsys, tmp_path, string, pr
         arrays.update(ideal_labels=a.ideal_labels, ideal_offsets=a.ideal_offsets)
     got["mean_ndcg(k=, convention=preset)"] = float(fastndcg.mean_ndcg(k=k, convention=preset, **arrays))
     np.testing.assert_array_equal(fastndcg.ndcg(k=k, convention=preset, **arrays), ev.values[:, 0])
+
+    # streaming: the run read by whole topics
+    res = evaluate_run(qrels, run, k, convention=preset, missing=missing)
+    got["evaluate_run (streaming)"] = float(res.mean)
+    assert res.signatures == [sig]
 
     common = [qrels, run, run2, "--missing", missing, "--format", "json"]
     kflag = ["-k", "all" if k is None else k, "--preset", preset]

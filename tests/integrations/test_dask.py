@@ -46,6 +46,9 @@ def test_matches_in_memory(client, conv):
                            frames.ndcg(df, ks, doc_id=doc, weight="w", convention=conv))
     want = frames.mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
     assert res.mean.keys() == want.keys()
+    # each cutoff's number says what it is: the preset's NDCG@k on the list given
+    conv_run = fastndcg.get_preset(conv).replace(ideal_source="run")
+    assert res.signatures == [fastndcg.measurement(k, convention=conv_run).signature for k in ks]
     for name in want:
         assert res.mean[name] == pytest.approx(want[name], rel=0, abs=0, nan_ok=True)
 

@@ -531,3 +531,11 @@ def test_fitted_lgbmranker_pickles(shared_data):
         pickle.loads(pickle.dumps((obj, metric)))            # after lightgbm.train too (weak references)
         copied_metric = pickle.loads(pickle.dumps(metric))
         assert copied_metric(yte, ranker.predict(Xte), None, gte) == metric(yte, ranker.predict(Xte), None, gte)
+
+
+def test_metric_signatures_state_the_measurement():
+    metric = NDCGMetric([5, 10])
+    sigs = metric.signatures
+    assert [fastndcg.from_signature(s).cutoff for s in sigs] == [5, 10]
+    assert all(fastndcg.from_signature(s).convention.name == "lightgbm" for s in sigs)
+    assert sigs[0].startswith("nDCG@5|gain:table:exp:0-3") and "|ideal:cut,run|" in sigs[0]

@@ -67,6 +67,9 @@ def test_matches_in_memory(spark, conv, str_ids):
                                   want.drop(columns="qid").to_numpy(dtype=float))   # bit for bit
     want_mean = frames.mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
     assert res.mean.keys() == want_mean.keys()
+    # each cutoff's number says what it is: the preset's NDCG@k on the list given
+    conv_run = fastndcg.get_preset(conv).replace(ideal_source="run")
+    assert res.signatures == [fastndcg.measurement(k, convention=conv_run).signature for k in ks]
     for name in want_mean:
         assert res.mean[name] == pytest.approx(want_mean[name], rel=0, abs=0, nan_ok=True)
 

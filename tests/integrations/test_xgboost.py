@@ -349,3 +349,11 @@ def test_metric_names():
             NDCGMetric(10, name="ndcg", convention=conv)
     with pytest.raises(ValueError, match="name is the prefix of the metric names"):
         NDCGMetric(10, name="ndcg@10")
+
+
+def test_metric_signatures_state_the_measurement():
+    metric = NDCGMetric([5, 10])
+    sigs = metric.signatures
+    assert [fastndcg.from_signature(s).cutoff for s in sigs] == [5, 10]
+    assert all(fastndcg.from_signature(s).convention.name == "xgboost" for s in sigs)
+    assert sigs[0].startswith("nDCG@5|gain:table:exp:0-3") and "|ideal:cut,run|" in sigs[0]
