@@ -43,10 +43,15 @@ __all__ = ["Measurement", "SignatureError", "FAMILIES", "from_signature", "measu
 
 #: Measure families on qrels and a run, and the head their signature starts with.
 FAMILIES = {"ndcg": "nDCG", "dcg": "DCG", "ideal_dcg": "IDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG",
-            "ndcg_p": "nDCG_p"}
+            "ndcg_p": "nDCG_p", "soft_ndcg": "SoftNDCG", "rankdcg": "RankDCG"}
 _FAMILY_OF_HEAD = {v: k for k, v in FAMILIES.items()}
 #: Families defined by trec_eval's rules only.
-TREC_FAMILIES = ("ndcg_rel", "Rndcg", "ndcg_p")
+TREC_FAMILIES = ("ndcg_rel", "Rndcg", "ndcg_p", "dcg", "ideal_dcg")
+#: Families computed on arrays only (:func:`fastndcg.soft_ndcg`, :func:`fastndcg.measures.rankdcg.rankdcg`),
+#: not on qrels and a run.
+ARRAY_FAMILIES = ("soft_ndcg", "rankdcg")
+#: Families that take a cutoff.
+CUTOFF_FAMILIES = ("ndcg", "soft_ndcg")
 #: The rules of the trec_eval-syntax measures (``rules=``): the convention of each.
 _RULES = {"trec_eval": ("trec_eval", "trec_eval_cut"), "pytrec_eval": ("pytrec_eval", "pytrec_eval_cut")}
 #: ir_measures' dcg='exp-log2' (gdeval with a cutoff, ranx without): 2**rel - 1, docno-descending ties.
@@ -79,10 +84,12 @@ class Measurement:
 
     Attributes
     ----------
-    family : {"ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "ndcg_p"}
+    family : {"ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "ndcg_p", "soft_ndcg", "rankdcg"}
         NDCG = DCG / IDCG with DCG = sum_r G(l_r) D(r) over the ranking (score
         descending, ties by ``convention.ties``: the docno for TREC runs);
-        the others as trec_eval defines them.
+        ``dcg`` to ``ndcg_p`` as trec_eval defines them; SoftNDCG (Taylor et
+        al. 2008, with ``sigma``) and RankDCG (Katerenchuk & Rosenberg 2018)
+        on arrays.
     cutoff : int or None
         NDCG@k (None: the whole list; ``convention.default_k`` when set).
     convention : Convention
@@ -112,6 +119,8 @@ class Measurement:
     relevance_level: int = 1
     max_docs: Optional[int] = None
     missing: str = DEFAULT_MISSING
+    #: SoftNDCG's score noise (the standard deviation of each score)
+    sigma: Optional[float] = None
     name: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -120,15 +129,22 @@ class Measurement:
         k = self.cutoff
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise ValueError(f"cutoff must be an integer >= 1 or None; got {k!r}")
-        if k is not None and self.family not in ("ndcg",):
+        if k is not None and self.family not in CUTOFF_FAMILIES:
             raise ValueError(f"family {self.family!r} takes no cutoff (as trec_eval); got cutoff {k}")
         object.__setattr__(self, "convention", _named(as_convention(self.convention)))
         check_missing(self.missing)
         object.__setattr__(self, "max_docs", check_max_docs(self.max_docs))
         if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
             raise ValueError(f"relevance_level must be an integer; got {self.relevance_level!r}")
-        if (self.family in TREC_FAMILIES or self.gains is not None or self.family != "ndcg") \
-                and self.rules is None:
+        if (self.family == "soft_ndcg") != (self.sigma is not None):
+            raise ValueError("sigma is SoftNDCG's (and SoftNDCG needs it); got "
+                             f"family {self.family!r} with sigma={self.sigma!r}")
+        if self.sigma is not None:
+            sigma = float(self.sigma)
+            if not (math.isfinite(sigma) and sigma > 0):
+                raise ValueError(f"sigma must be a finite number > 0; got {self.sigma!r}")
+            object.__setattr__(self, "sigma", sigma)
+        if (self.family in TREC_FAMILIES or self.gains is not None) and self.rules is None:
             what = f"custom gains ({self.gains})" if self.gains is not None else f"family {self.family!r}"
             raise ValueError(f"{what} follow trec_eval's rules: the convention must be trec_eval's "
                              f"(presets {', '.join(p for ps in _RULES.values() for p in ps)}); got "
@@ -186,6 +202,8 @@ class Measurement:
         """The canonical signature (module docstring): every field that decides the number."""
         c = self.convention
         parts = [self.head]
+        if self.sigma is not None:
+            parts.append(f"sigma:{self.sigma!r}")
         parts.append("gain:" + _gain_text(c))
         if c.unknown_label != "error":
             parts.append(f"unknown:{c.unknown_label}")
@@ -317,6 +335,8 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
             conv["gain"] = _LONG_NAMES["gain"][value]
         else:
             raise SignatureError(f"gain {value!r} is not exp, lin or table:g0,g1,...")
+    elif key == "sigma":
+        kw["sigma"] = float(value)
     elif key == "unknown":
         conv["unknown_label"] = value
     elif key == "trec_gains":

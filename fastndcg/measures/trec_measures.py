@@ -49,7 +49,7 @@ from fastndcg.reference._trec_ndcg import _ndcg_p_walk
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import check_scores
 from fastndcg.measures.measure_strings import Measure
-from fastndcg.measures.measurement import Measurement, resolve_measurements
+from fastndcg.measures.measurement import ARRAY_FAMILIES, Measurement, resolve_measurements
 from fastndcg.conventions import get_preset
 from fastndcg.measures.trec_gains import GainScorer, GainSpec, bogus_ranking, resolve_trec_gains, warn_quirks
 
@@ -178,6 +178,10 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
 
     ms = resolve_measurements(measures, rules=rules, missing=missing, max_docs=max_docs, judged_only=judged_only,
                               relevance_level=relevance_level)
+    on_arrays = [m for m in ms if m.family in ARRAY_FAMILIES]
+    if on_arrays:
+        raise ValueError(f"measures: {on_arrays[0].head} is computed on arrays (fastndcg.soft_ndcg, "
+                         "fastndcg.measures.rankdcg.rankdcg), not on qrels and a run")
     labels = [m.label for m in ms]
     # two different measurements printed under one name (signatures share their heads): named by the signature
     ms = [m.replace(name=m.signature) if labels.count(m.label) > 1 else m for m in ms]

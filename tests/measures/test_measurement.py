@@ -159,3 +159,23 @@ def test_trec_rules_need_a_trec_convention():
         Measurement("Rndcg", 10, get_preset("trec_eval"))
     with pytest.raises(ValueError, match="missing must be one of"):
         Measurement("ndcg", 10, get_preset("trec_eval"), missing="ignore")
+
+
+def test_soft_ndcg_and_rankdcg_measurements():
+    conv = get_preset("standard")
+    soft = Measurement("soft_ndcg", 10, conv, sigma=0.5)
+    assert soft.signature.startswith("SoftNDCG@10|sigma:0.5|gain:exp|")
+    assert from_signature(soft.signature) == soft
+    rank = Measurement("rankdcg", None, conv)
+    assert from_signature(rank.signature) == rank and rank.signature.startswith("RankDCG|")
+    with pytest.raises(ValueError, match="sigma is SoftNDCG's"):
+        Measurement("soft_ndcg", 10, conv)
+    with pytest.raises(ValueError, match="sigma is SoftNDCG's"):
+        Measurement("ndcg", 10, conv, sigma=1.0)
+    with pytest.raises(ValueError, match="sigma must be a finite number > 0"):
+        Measurement("soft_ndcg", 10, conv, sigma=0.0)
+    with pytest.raises(ValueError, match="takes no cutoff"):
+        Measurement("rankdcg", 3, conv)
+    # a measurement is computed where it is defined: SoftNDCG on arrays, not on qrels and a run
+    with pytest.raises(ValueError, match="SoftNDCG@10 is computed on arrays"):
+        fastndcg.evaluate(soft.signature, {"q": {"d": 1}}, {"q": {"d": 1.0}})
