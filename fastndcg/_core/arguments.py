@@ -57,10 +57,12 @@ class NamedArgumentError(ValueError):
 
 def check_max_docs(max_docs: Any) -> Optional[int]:
     """trec_eval's ``-M``: None or an integer >= 1 (the one check of it)."""
-    if max_docs is not None and (isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, numbers.Real)
-                                 or int(max_docs) != max_docs or max_docs < 1):
+    if max_docs is None:
+        return None
+    if isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, numbers.Real) \
+            or not math.isfinite(float(max_docs)) or not float(max_docs).is_integer() or max_docs < 1:
         raise NamedArgumentError("{0} must be an integer >= 1; got " + literal(repr(max_docs)), [("max_docs", None)])
-    return None if max_docs is None else int(max_docs)
+    return int(max_docs) if isinstance(max_docs, numbers.Integral) else int(float(max_docs))
 
 
 def check_flag(value: Any, name: str) -> bool:

@@ -250,13 +250,14 @@ def _num(v: float) -> str:
 def _gain_text(c: Convention) -> str:
     """``exp``, ``lin``, or a table: ``table:exp:0-30`` for the table of 2**l - 1 over labels
     0..30 (LightGBM's, XGBoost's), ``table:lin:0-4`` for l over 0..4, else every entry."""
-    if not c.gain_is_table:
-        return _SHORT_NAMES["gain"][c.gain]
-    top = len(c.gain) - 1
+    gain = c.gain
+    if isinstance(gain, str):
+        return _SHORT_NAMES["gain"][gain]
+    top = len(gain) - 1
     for short, rule in (("exp", lambda i: float(2 ** i - 1)), ("lin", float)):
-        if all(v == rule(i) for i, v in enumerate(c.gain)):
+        if all(v == rule(i) for i, v in enumerate(gain)):
             return f"table:{short}:0-{top}"
-    return "table:" + ",".join(_num(v) for v in c.gain)
+    return "table:" + ",".join(_num(v) for v in gain)
 
 
 def _gain_table(text: str) -> Tuple[float, ...]:
