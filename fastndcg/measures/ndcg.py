@@ -20,13 +20,31 @@ from fastndcg._core.resolve import DISCOUNT_CODES, EMPTY_CODES, TIE_CODES, disco
 ArrayLike = Any
 
 
+def _measured(measurement: Any, k: Cutoffs, convention: Any) -> Any:
+    """(k, convention) of ``measurement=`` (a :class:`~fastndcg.Measurement` or its
+    signature), or the arguments as given."""
+    if measurement is None:
+        return k, convention
+    from fastndcg.measures.measurement import Measurement, from_signature
+
+    if k is not None or convention is not None:
+        raise ValueError("give measurement= or k= and convention=, not both (a measurement states its cutoff and "
+                         "convention)")
+    m = measurement if isinstance(measurement, Measurement) else from_signature(measurement)
+    if m.family != "ndcg" or m.gains is not None or m.relabel is not None or m.judged_only or m.max_docs is not None:
+        raise ValueError(f"measurement={m.signature!r}: NDCG on arrays takes a cutoff and a convention; "
+                         "trec_eval's families, custom gains, relabelling, -J and -M need qrels and a run "
+                         "(fastndcg.evaluate)")
+    return m.cutoff, m.convention
+
+
 def discount_table(convention, n: int) -> np.ndarray:
     """D(r) for ranks 1..n (at least n entries); see :func:`fastndcg._core.resolve.discount`."""
     return discount(convention, n)
 
 
 def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
-         convention: Any = None, tie_key: Optional[ArrayLike] = None,
+         convention: Any = None, measurement: Any = None, tie_key: Optional[ArrayLike] = None,
          ideal_dcg: Optional[ArrayLike] = None, ideal_labels: Optional[ArrayLike] = None,
          ideal_offsets: Optional[ArrayLike] = None, n_threads: Optional[int] = None) -> np.ndarray:
     """NDCG per query over CSR inputs.
@@ -49,6 +67,10 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
         aggregation. None is ``Convention()``: exponential gain 2**l - 1,
         discount 1/log2(r+1), ties in input order, empty queries 0, k clamped
         to n, ideal cut at k.
+    measurement : Measurement or str, optional
+        Instead of ``k`` and ``convention``: a :class:`~fastndcg.Measurement`
+        or its signature (``fastndcg.from_signature``), e.g. the one printed
+        next to a number you want to reproduce.
     tie_key : int array of shape (n_docs,), optional
         Needed when ``convention.ties`` is "key" or "key_desc".
     ideal_dcg, ideal_labels, ideal_offsets : optional
@@ -77,6 +99,7 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
     >>> fastndcg.ndcg([5, 4, 3, 2, 1], [3, 1, 2, 0, 2], [0, 5], k=5)
     array([0.9508496])
     """
+    k, convention = _measured(measurement, k, convention)
     scorer, sc, key = one_shot(scores, labels, offsets, k, convention, tie_key, None, ideal_dcg,
                                ideal_labels, ideal_offsets, n_threads)
     return scorer._shape(scorer._run(sc, key, n_threads)[1])
@@ -106,12 +129,13 @@ def ideal_dcg(labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
 
 
 def mean_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
-              convention: Any = None, weights: Optional[ArrayLike] = None,
+              convention: Any = None, measurement: Any = None, weights: Optional[ArrayLike] = None,
               tie_key: Optional[ArrayLike] = None, ideal_dcg: Optional[ArrayLike] = None,
               ideal_labels: Optional[ArrayLike] = None, ideal_offsets: Optional[ArrayLike] = None,
               n_threads: Optional[int] = None) -> Union[float, np.ndarray]:
     """NDCG aggregated over queries (see :meth:`NDCGScorer.mean`): a float for
     a single k, else an array with one value per cutoff."""
+    k, convention = _measured(measurement, k, convention)
     scorer, sc, key = one_shot(scores, labels, offsets, k, convention, tie_key, weights, ideal_dcg,
                                ideal_labels, ideal_offsets, n_threads)
     dcg_u, ndcg_u = scorer._run(sc, key, n_threads)
@@ -119,12 +143,13 @@ def mean_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutof
 
 
 def ndcg_and_mean(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
-                  convention: Any = None, weights: Optional[ArrayLike] = None,
+                  convention: Any = None, measurement: Any = None, weights: Optional[ArrayLike] = None,
                   tie_key: Optional[ArrayLike] = None, ideal_dcg: Optional[ArrayLike] = None,
                   ideal_labels: Optional[ArrayLike] = None, ideal_offsets: Optional[ArrayLike] = None,
                   n_threads: Optional[int] = None):
     """(:func:`ndcg`, :func:`mean_ndcg`) of the same inputs from one kernel pass
     (what ``fastndcg eval`` prints); shapes and rules as those functions."""
+    k, convention = _measured(measurement, k, convention)
     scorer, sc, key = one_shot(scores, labels, offsets, k, convention, tie_key, weights, ideal_dcg,
                                ideal_labels, ideal_offsets, n_threads)
     dcg_u, ndcg_u = scorer._run(sc, key, n_threads)

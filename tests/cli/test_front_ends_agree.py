@@ -62,6 +62,8 @@ def test_every_front_end_gives_the_same_bits(files, capsys, tmp_path, string, pr
         arrays.update(ideal_labels=a.ideal_labels, ideal_offsets=a.ideal_offsets)
     got["mean_ndcg(k=, convention=preset)"] = float(fastndcg.mean_ndcg(k=k, convention=preset, **arrays))
     np.testing.assert_array_equal(fastndcg.ndcg(k=k, convention=preset, **arrays), ev.values[:, 0])
+    got["mean_ndcg(measurement=signature)"] = float(fastndcg.mean_ndcg(measurement=sig, **arrays))
+    np.testing.assert_array_equal(fastndcg.ndcg(measurement=m, **arrays), ev.values[:, 0])
 
     # streaming: the run read by whole topics
     res = evaluate_run(qrels, run, k, convention=preset, missing=missing)

@@ -179,3 +179,15 @@ def test_soft_ndcg_and_rankdcg_measurements():
     # a measurement is computed where it is defined: SoftNDCG on arrays, not on qrels and a run
     with pytest.raises(ValueError, match="SoftNDCG@10 is computed on arrays"):
         fastndcg.evaluate(soft.signature, {"q": {"d": 1}}, {"q": {"d": 1.0}})
+
+
+def test_arrays_api_takes_a_measurement():
+    scores, labels, offsets, tie_key = _data(3)
+    m = measurement_for(5, preset="letor4")
+    np.testing.assert_array_equal(fastndcg.ndcg(scores, np.minimum(labels, 2), offsets, measurement=m.signature),
+                                  fastndcg.ndcg(scores, np.minimum(labels, 2), offsets, 5, convention="letor4"))
+    with pytest.raises(ValueError, match="give measurement= or k= and convention=, not both"):
+        fastndcg.mean_ndcg(scores, labels, offsets, 5, measurement=m)
+    (rndcg,) = resolve_measurements("Rndcg")
+    with pytest.raises(ValueError, match="need qrels and a run"):
+        fastndcg.ndcg(scores, labels, offsets, measurement=rndcg)
