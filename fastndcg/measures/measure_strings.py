@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
-from fastndcg.measures.trec_gains import GainSpec, parse_gains
+from fastndcg.measures.trec_gain_specs import GainSpec, parse_gains
 
 __all__ = ["Measure", "MeasureError", "MeasureWarning", "parse_measure", "parse_measures",
            "TREC_MEASURES", "GAIN_MEASURES", "NDCG_CUT_DEFAULTS"]

@@ -10,7 +10,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from fastndcg.conventions import Convention
-from fastndcg.reference._trec_gains import LEVEL_NEGATIVE, trec_gain_entries, trec_ideal_gains, trec_level_gain
+from fastndcg.conventions.trec_levels import LEVEL_NEGATIVE
+from fastndcg.measures.trec_gain_levels import gain_entries, ideal_gains, level_gain
 from fastndcg.measures.trec_gain_specs import GainSpec, MAX_JUDGED_LEVEL, TrecGainQuirkWarning, _fmt
 
 
@@ -145,7 +146,7 @@ class _Plan:
         # entries of a topic whose levels 0..L-1 all have judged documents
         # (the sort does not depend on the counts; the holder of level l's
         # count is the entry whose count comes out as 1 + l)
-        probe = trec_gain_entries(spec.pairs, [1 + lv for lv in range(n_levels)])
+        probe = gain_entries(spec.pairs, [1 + lv for lv in range(n_levels)])
         self.levels = [lv for lv, _, _ in probe]
         self.gains = [g for _, g, _ in probe]
         self.holds = [c - 1 if c > 0 else -1 for _, _, c in probe]   # level whose count it holds, or -1
@@ -154,7 +155,7 @@ class _Plan:
         self._walks: Dict[Tuple[int, ...], Tuple[List[int], bool, bool, str, str]] = {}
 
     def level_gain(self, level: int) -> float:
-        return trec_level_gain(list(zip(self.levels, self.gains, [0] * len(self.levels))), level)
+        return level_gain(list(zip(self.levels, self.gains, [0] * len(self.levels))), level)
 
     def walk(self, present: Tuple[int, ...]):
         """(levels walked in ideal order, order quirk, stop quirk, examples) for
@@ -165,7 +166,7 @@ class _Plan:
         pset = set(present)
         counts = [1 if lv in pset else 0 for lv in self.holds]
         entries = [(lv, g, c) for lv, g, c in zip(self.holds, self.gains, counts)]
-        walked_gains = trec_ideal_gains(entries)
+        walked_gains = ideal_gains(entries)
         walked: List[Any] = []
         for i in range(len(entries) - 1, -1, -1):   # the entries the walk used, in order
             if len(walked) == len(walked_gains):

@@ -7,7 +7,7 @@ import numpy as np
 
 from fastndcg.measures.ndcg import NDCGScorer, aggregate, finish_aggregate
 from fastndcg.conventions import Convention, as_convention
-from fastndcg.reference._trec_gains import LEVEL_UNJUDGED
+from fastndcg.conventions.trec_levels import LEVEL_UNJUDGED
 from fastndcg.measures.trec_gain_resolution import GainQuirks, resolve_trec_gains, warn_quirks
 from fastndcg.measures.trec_gain_specs import as_gains, gain_rules, textbook_convention
 

@@ -54,7 +54,7 @@ from fastndcg.measures.trec_gain_specs import (GainSpec, MAX_JUDGED_LEVEL, NO_GA
 from fastndcg.measures.trec_gain_resolution import (GainQuirks, ResolvedGains, resolve_trec_gains, warn_quirks)  # noqa: F401
 from fastndcg.measures.trec_gain_scoring import (BOGUS_RANKING_PRESETS, GainScorer, aligned_inputs,  # noqa: F401
                                                  aligned_scorer, bogus_ranking)
-from fastndcg.reference._trec_gains import LEVEL_NEGATIVE, LEVEL_UNJUDGED  # noqa: F401
+from fastndcg.conventions.trec_levels import LEVEL_NEGATIVE, LEVEL_UNJUDGED  # noqa: F401
 
 __all__ = ["GainSpec", "GainScorer", "ResolvedGains", "TrecGainQuirkWarning", "GainQuirks",
            "TREC_GAIN_PRESETS", "NO_GAIN_PRESETS", "as_gains", "bogus_ranking", "gain_rules", "parse_gains",

@@ -44,8 +44,7 @@ import numpy as np
 from fastndcg._core import _trec_ndcg
 from fastndcg.conventions import DEFAULT_MISSING, Convention
 from fastndcg._core.prepared import NDCGScorer, aggregate
-from fastndcg.reference._trec_gains import trec_gain_entries
-from fastndcg.reference._trec_ndcg import _ndcg_p_walk
+from fastndcg.measures.trec_gain_levels import gain_entries, ndcg_p_gains
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import check_scores
 from fastndcg.measures.measure_strings import Measure
@@ -414,7 +413,7 @@ def _walks_p(spec: GainSpec, judged: np.ndarray, joff: np.ndarray) -> Tuple[np.n
         counts = tuple(np.bincount(j).tolist()) if j.size else ()
         w = cache.get(counts)
         if w is None:
-            w = cache[counts] = _ndcg_p_walk(trec_gain_entries(spec.pairs, list(counts)))
+            w = cache[counts] = ndcg_p_gains(gain_entries(spec.pairs, list(counts)))
         gains.extend(w)
         off[q + 1] = len(gains)
     return np.asarray(gains, dtype=np.float64), off

@@ -49,12 +49,8 @@ import numpy as np
 __all__ = ["c_int_difference", "glibc_qsort", "trec_gain_entries", "trec_level_gain",
            "trec_ideal_gains", "trec_gain_topic_ndcg", "trec_gain_ndcg"]
 
-INT_MIN = -2 ** 31
-
-#: trec_eval's level of a retrieved document that is not in the qrels (RELVALUE_NONPOOL).
-LEVEL_UNJUDGED = -1
-#: trec_eval's level of a retrieved document judged below 0 (RELVALUE_UNJUDGED).
-LEVEL_NEGATIVE = -2
+from fastndcg.conventions.trec_levels import C_INT_MIN as INT_MIN
+from fastndcg.conventions.trec_levels import LEVEL_NEGATIVE, LEVEL_UNJUDGED  # noqa: F401  (the levels, as data)
 
 Entry = Tuple[int, float, int]      # (level, gain, count)
 
