@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import chain, groupby
 from operator import attrgetter, itemgetter
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
@@ -218,10 +218,10 @@ def as_qrels(qrels: Any):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return readers.read_qrels(qrels)
-    q, d, v = _columns(qrels, _REL, "qrels", "relevance")
+    q, d, v, stretches = _columns(qrels, _REL, "qrels", "relevance")
     arr = np.asarray(v) if v else np.zeros(0, dtype=np.int64)
     if arr.ndim == 1 and arr.dtype.kind in "iu" and (arr.dtype.kind == "i" or not arr.size or arr.max() < 2**63):
-        return _table(readers.Qrels, q, d, "qrels", relevance=arr.astype(np.int64))
+        return _table(readers.Qrels, q, d, "qrels", stretches, relevance=arr.astype(np.int64))
     rel = np.empty(len(v), dtype=np.int64)
     for i, x in enumerate(v):
         try:
@@ -233,7 +233,7 @@ def as_qrels(qrels: Any):
             raise ValueError(f"qrels row {i}: relevance {x!r} (query {str(q[i])!r}, doc {str(d[i])!r}) is not an "
                              "integer (int64)")
         rel[i] = iv
-    return _table(readers.Qrels, q, d, "qrels", relevance=rel)
+    return _table(readers.Qrels, q, d, "qrels", stretches, relevance=rel)
 
 
 def as_run(run: Any):
@@ -244,7 +244,7 @@ def as_run(run: Any):
         return run
     if isinstance(run, (str, os.PathLike)):
         return readers.read_run(run)
-    q, d, v = _columns(run, _SCORE, "run", "score")
+    q, d, v, stretches = _columns(run, _SCORE, "run", "score")
     try:
         scores = np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):
@@ -258,7 +258,7 @@ def as_run(run: Any):
             if not ok:
                 raise ValueError(f"run row {i}: score {x!r} (query {str(q[i])!r}, doc {str(d[i])!r}) is not a "
                                  "finite number")
-    return _table(readers.Run, q, d, "run", scores=scores)
+    return _table(readers.Run, q, d, "run", stretches, scores=scores)
 
 
 def _pick(cols: List[str], names: Tuple[str, ...], what: str, field: str, kind: str) -> str:
@@ -269,8 +269,10 @@ def _pick(cols: List[str], names: Tuple[str, ...], what: str, field: str, kind: 
                      f"(a {kind} needs query, document and {field} columns)")
 
 
-def _columns(data: Any, value_names: Tuple[str, ...], what: str, field: str) -> Tuple[list, list, list]:
-    """(query ids, doc ids, values) as Python lists, from a dict, a frame or namedtuples.
+def _columns(data: Any, value_names: Tuple[str, ...], what: str,
+             field: str) -> Tuple[list, list, list, Optional[Tuple[List[str], List[int]]]]:
+    """(query ids, doc ids, values) as Python lists, from a dict, a frame or
+    namedtuples; and for a dict its (query ids, numbers of rows), else None.
 
     The ids are as given (``str()`` of each is the id; :func:`_table` applies it
     only when some id is not a ``str``)."""
@@ -279,93 +281,97 @@ def _columns(data: Any, value_names: Tuple[str, ...], what: str, field: str) -> 
         q: list = []
         d: list = []
         v: list = []
+        keys: List[str] = []
+        sizes: List[int] = []
         for qid, docs in data.items():
             if not isinstance(docs, dict):
                 raise ValueError(f"{what}[{qid!r}] must be a dict {{doc_id: {field}}} (pytrec_eval's shape); got "
                                  f"{type(docs).__name__}")
-            q.extend([str(qid)] * len(docs))
-            d.extend(docs)
-            v.extend(docs.values())
-        return q, d, v
+            if docs:
+                keys.append(str(qid))
+                sizes.append(len(docs))
+                q.extend([keys[-1]] * sizes[-1])
+                d.extend(docs)
+                v.extend(docs.values())
+        return q, d, v, (keys, sizes)
     if hasattr(data, "columns") and (hasattr(data, "itertuples") or hasattr(data, "to_pandas")):
         cols = [str(c) for c in data.columns]
         qc = _pick(cols, _QUERY, what, "query id", kind)
         dc = _pick(cols, _DOC, what, "document id", kind)
         vc = _pick(cols, value_names, what, field, kind)
         get = (lambda c: data[c].to_list()) if hasattr(data[qc], "to_list") else (lambda c: list(data[c]))
-        return get(qc), get(dc), get(vc)
+        return get(qc), get(dc), get(vc), None
     try:
-        rows = data if isinstance(data, list) else list(iter(data))
+        it = iter(data)
     except TypeError:
         raise TypeError(f"{what} must be a dict {{query_id: {{doc_id: {field}}}}}, a DataFrame, an iterable of "
                         f"namedtuples (query_id, doc_id, {field}) or a path; got {type(data).__name__}") from None
-    if not rows:
-        return [], [], []
-    fields = getattr(rows[0], "_fields", None)
+    first = next(it, None)
+    if first is None:
+        return [], [], [], None
+    fields = getattr(first, "_fields", None)
     if fields is None:
-        raise ValueError(f"{what}: item 0 is a {type(rows[0]).__name__}, not a namedtuple with fields "
+        raise ValueError(f"{what}: item 0 is a {type(first).__name__}, not a namedtuple with fields "
                          f"query_id, doc_id, {field}")
     names = [_pick(list(fields), which, what, label, kind)
              for which, label in ((_QUERY, "query id"), (_DOC, "document id"), (value_names, field))]
-    row_type = type(rows[0])
-    if isinstance(rows[0], tuple) and set(map(type, rows)) == {row_type}:
+    if isinstance(data, list) and isinstance(first, tuple) and set(map(type, data)) == {type(first)}:
         # one namedtuple type throughout: its fields by position, a C loop per column
-        return tuple(list(map(itemgetter(list(fields).index(n)), rows)) for n in names)   # type: ignore[return-value]
-    get = attrgetter(*names)
-    out = []
-    for i, row in enumerate(rows):
-        try:
-            out.append(get(row))
-        except AttributeError:
-            raise ValueError(f"{what}: item {i} is a {type(row).__name__} without the fields {names} of item 0 "
-                             f"(a {row_type.__name__})") from None
-    q, d, v = (list(c) for c in zip(*out))
-    return q, d, v
+        q, d, v = (list(map(itemgetter(fields.index(n)), data)) for n in names)
+        return q, d, v, None
+    # any other iterable: the three fields of each row by name into one flat list, rows not kept
+    # (a list of 100,000s of namedtuples would be traversed by every garbage collection meanwhile)
+    flat: list = []
+    try:
+        flat.extend(chain.from_iterable(map(attrgetter(*names), chain((first,), it))))
+    except AttributeError:
+        raise ValueError(f"{what}: item {len(flat) // 3} lacks a field of {names} (item 0 is a "
+                         f"{type(first).__name__} with fields {list(fields)})") from None
+    return flat[0::3], flat[1::3], flat[2::3], None
 
 
-#: ASCII bytes that :data:`_BAD_ID` finds, except the newline (the separator of :func:`_id_pool`).
-_BAD_ASCII = bytes(c for c in range(128) if _BAD_ID(chr(c)) and c != 10)
+#: :data:`_BAD_ID` but for the newline (the separator of :func:`_id_pool`): for ids beyond ASCII.
 _BAD_ID_BUT_NEWLINE = re.compile(r"[^\S\n]|\x00").search
+#: Every ASCII character :data:`_BAD_ID` finds is a byte <= 32.
+_MAX_BAD_ASCII = max(c for c in range(128) if _BAD_ID(chr(c)))
 
 
-def _first_bad_id(ids: list, what: str, name: str, rows: Optional[list] = None) -> ValueError:
+def _first_bad_id(ids: list, what: str, name: str, rows: Optional[list] = None) -> Optional[ValueError]:
     """The error for the first id (after ``str()``) that is empty or has a space or NUL
-    (``rows[k]``: the row of ``ids[k]``, when ids are not one per row)."""
+    (``rows[k]``: the row of ``ids[k]``, when ids are not one per row); None if there is none."""
     for k, x in enumerate(ids):
         s = str(x)
         if not s or _BAD_ID(s):
             return ValueError(f"{what} row {k if rows is None else rows[k]}: {name} id {s!r} is empty or has a "
                               "space or NUL (TREC ids are single tokens)")
-    raise AssertionError("no bad id")     # callers only ask when a vectorised check found one
+    return None
 
 
 def _id_pool(ids: list, what: str) -> Tuple[list, np.ndarray, np.ndarray, np.ndarray]:
-    """(the ids as str, their UTF-8 bytes back to back, each one's start and length).
+    """(the ids as str, their UTF-8 bytes, each one's start and length in those bytes).
 
-    Joined once with newlines and checked on the joined text (one count, one
-    scan), the first bad row looked for only when something is wrong."""
+    The ids are joined once with newlines and checked on the joined bytes
+    (vectorised); the first bad row is looked for only when something is wrong.
+    The newlines stay in the pool (an id is its start and length)."""
     n = len(ids)
     try:
         text = "\n".join(ids)
     except TypeError:                   # not all str: the id is str() of the value
         ids = list(map(str, ids))
         text = "\n".join(ids)
-    if text.count("\n") != n - 1:
-        raise _first_bad_id(ids, what, "document")
-    if text.isascii():
-        raw = text.encode("ascii")
-        bad = len(raw.translate(None, _BAD_ASCII)) != len(raw)
-    else:
-        bad = _BAD_ID_BUT_NEWLINE(text) is not None
-        try:
-            raw = text.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError as exc:
-            k = text.count("\n", 0, exc.start)
-            raise ValueError(f"{what} row {k}: document id {ids[k]!r} is not encodable as UTF-8") from None
-    if bad:
-        raise _first_bad_id(ids, what, "document")
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        k = text.count("\n", 0, exc.start)
+        raise ValueError(f"{what} row {k}: document id {ids[k]!r} is not encodable as UTF-8") from None
     pool = np.frombuffer(raw, dtype=np.uint8)
-    ends = np.flatnonzero(pool == 10)      # the newlines stay in the pool: ids are (start, length)
+    # bytes <= 32 are the n - 1 newlines unless an id holds a control character or a space
+    ends = np.flatnonzero(pool <= _MAX_BAD_ASCII)
+    if ends.shape[0] != n - 1 or (not text.isascii() and _BAD_ID_BUT_NEWLINE(text)):
+        err = _first_bad_id(ids, what, "document")
+        if err is not None:
+            raise err
+        ends = np.flatnonzero(pool == 10)    # control characters that are not spaces are allowed
     start = np.empty(n, dtype=np.int64)
     start[0] = 0
     start[1:] = ends + 1
@@ -373,36 +379,42 @@ def _id_pool(ids: list, what: str) -> Tuple[list, np.ndarray, np.ndarray, np.nda
     length[:-1] = ends - start[:-1]
     length[-1] = pool.shape[0] - start[-1]
     if not length.all():
-        raise _first_bad_id(ids, what, "document")
+        raise _first_bad_id(ids, what, "document") or AssertionError("an empty id")
     return ids, pool, start, length
 
 
-def _topic_segments(qids: list, what: str) -> Tuple[List[str], np.ndarray]:
+def _topic_segments(qids: list, what: str,
+                    stretches: Optional[Tuple[List[str], List[int]]] = None) -> Tuple[List[str], np.ndarray]:
     """(query id, first row) of each stretch of rows with one query id, ids as str
-    (one check per stretch: rows of a query usually come together)."""
-    keys: List[Any] = []
-    sizes: List[int] = []
-    for k, g in groupby(qids):
-        keys.append(k)
-        sizes.append(len(list(g)))
-    if not all(type(k) is str for k in keys):        # equal values may differ as str (1 == 1.0 == True)
-        return _topic_segments(list(map(str, qids)), what)
+    (one check per stretch: rows of a query usually come together); ``stretches``:
+    the (query ids, numbers of rows) when known."""
+    if stretches is not None:
+        keys, sizes = stretches
+    else:
+        keys, sizes = [], []
+        for k, g in groupby(qids):
+            keys.append(k)
+            sizes.append(len(list(g)))
+        if not all(type(k) is str for k in keys):        # equal values may differ as str (1 == 1.0 == True)
+            return _topic_segments(list(map(str, qids)), what)
     first = np.zeros(len(keys), dtype=np.int64)
     np.cumsum(sizes[:-1], out=first[1:])
     if any(not k or _BAD_ID(k) for k in keys):
-        raise _first_bad_id(keys, what, "query", first.tolist())
+        raise _first_bad_id(keys, what, "query", first.tolist()) or AssertionError("a bad query id")
     return keys, first
 
 
-def _table(cls, qids: list, docs: list, what: str, **values):
-    """A Qrels / Run table (topics and docnos bytewise, as the file readers give)."""
+def _table(cls, qids: list, docs: list, what: str, stretches: Optional[Tuple[List[str], List[int]]] = None,
+           **values):
+    """A Qrels / Run table (topics and docnos bytewise, as the file readers give);
+    ``stretches`` as :func:`_topic_segments` takes it."""
     from fastndcg._core.threads import threads_for
     from fastndcg.io import _parse
 
     n = len(qids)
     if n == 0:
         raise ValueError(f"{what}: no rows")
-    keys, seg_first = _topic_segments(qids, what)
+    keys, seg_first = _topic_segments(qids, what, stretches)
     docs, pool, start, length = _id_pool(docs, what)
     try:
         key_bytes = np.array([k.encode("utf-8", "surrogateescape") for k in keys], dtype=bytes)
