@@ -48,12 +48,27 @@ def _make_provider():
             self._ours = [parse_measure(m)[0] for m in self._irm]
             super().__init__(measures, set(self._qrels.topics.tolist()))
 
-        def _iter_calc(self, run):
-            res = evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")
-            vals = res.values.tolist()
-            for q, row in zip(res.qids.tolist(), vals):
+        def _result(self, run):
+            return evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")
+
+        def _metrics(self, res):
+            for q, row in zip(res.qids.tolist(), res.values.tolist()):
                 for m, v in zip(self._irm, row):
                     yield ir_measures.Metric(query_id=q, measure=m, value=v)
+
+        def _iter_calc(self, run):
+            yield from self._metrics(self._result(run))
+
+        def _aggregate(self, res):
+            # fastndcg's exact means, not ir_measures' running float sum of the per-query values
+            return dict(zip(self._irm, res.means.tolist()))
+
+        def calc_aggregate(self, run):
+            return self._aggregate(self._result(run))
+
+        def calc(self, run):
+            res = self._result(run)
+            return ir_measures.CalcResults(self._aggregate(res), list(self._metrics(res)))
 
     class FastNDCGProvider(providers.Provider):
         """fastndcg: compiled, exact NDCG (ir_measures' nDCG, every parameter but gains with exp-log2)."""
