@@ -38,7 +38,7 @@ import os
 import re
 from dataclasses import dataclass
 from itertools import chain, groupby
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -230,8 +230,8 @@ def as_qrels(qrels: Any):
         except (TypeError, ValueError, OverflowError):
             ok = False
         if not ok:
-            raise ValueError(f"qrels row {i}: relevance {x!r} (query {str(q[i])!r}, doc {str(d[i])!r}) is not an "
-                             "integer (int64)")
+            raise ValueError(f"qrels row {i}: relevance {x!r} (query {_query_at(q, stretches, i)!r}, "
+                             f"doc {str(d[i])!r}) is not an integer (int64)")
         rel[i] = iv
     return _table(readers.Qrels, q, d, "qrels", stretches, relevance=rel)
 
@@ -256,8 +256,8 @@ def as_run(run: Any):
             except (TypeError, ValueError):
                 ok = False
             if not ok:
-                raise ValueError(f"run row {i}: score {x!r} (query {str(q[i])!r}, doc {str(d[i])!r}) is not a "
-                                 "finite number")
+                raise ValueError(f"run row {i}: score {x!r} (query {_query_at(q, stretches, i)!r}, "
+                                 f"doc {str(d[i])!r}) is not a finite number")
     return _table(readers.Run, q, d, "run", stretches, scores=scores)
 
 
@@ -272,13 +272,13 @@ def _pick(cols: List[str], names: Tuple[str, ...], what: str, field: str, kind: 
 def _columns(data: Any, value_names: Tuple[str, ...], what: str,
              field: str) -> Tuple[list, list, list, Optional[Tuple[List[str], List[int]]]]:
     """(query ids, doc ids, values) as Python lists, from a dict, a frame or
-    namedtuples; and for a dict its (query ids, numbers of rows), else None.
+    namedtuples; for a dict, no query id per row (None) but the (query ids,
+    numbers of rows), else None.
 
     The ids are as given (``str()`` of each is the id; :func:`_table` applies it
     only when some id is not a ``str``)."""
     kind = "qrels" if what == "qrels" else "run"
     if isinstance(data, dict):
-        q: list = []
         d: list = []
         v: list = []
         keys: List[str] = []
@@ -290,10 +290,9 @@ def _columns(data: Any, value_names: Tuple[str, ...], what: str,
             if docs:
                 keys.append(str(qid))
                 sizes.append(len(docs))
-                q.extend([keys[-1]] * sizes[-1])
                 d.extend(docs)
                 v.extend(docs.values())
-        return q, d, v, (keys, sizes)
+        return None, d, v, (keys, sizes)
     if hasattr(data, "columns") and (hasattr(data, "itertuples") or hasattr(data, "to_pandas")):
         cols = [str(c) for c in data.columns]
         qc = _pick(cols, _QUERY, what, "query id", kind)
@@ -316,8 +315,9 @@ def _columns(data: Any, value_names: Tuple[str, ...], what: str,
     names = [_pick(list(fields), which, what, label, kind)
              for which, label in ((_QUERY, "query id"), (_DOC, "document id"), (value_names, field))]
     if isinstance(data, list) and isinstance(first, tuple) and set(map(type, data)) == {type(first)}:
-        # one namedtuple type throughout: its fields by position, a C loop per column
-        q, d, v = (list(map(itemgetter(fields.index(n)), data)) for n in names)
+        # one namedtuple type throughout: its fields by position, in one C loop
+        flat = list(chain.from_iterable(data))
+        q, d, v = (flat[fields.index(n)::len(fields)] for n in names)
         return q, d, v, None
     # any other iterable: the three fields of each row by name into one flat list, rows not kept
     # (a list of 100,000s of namedtuples would be traversed by every garbage collection meanwhile)
@@ -383,7 +383,15 @@ def _id_pool(ids: list, what: str) -> Tuple[list, np.ndarray, np.ndarray, np.nda
     return ids, pool, start, length
 
 
-def _topic_segments(qids: list, what: str,
+def _query_at(qids: Optional[list], stretches: Optional[Tuple[List[str], List[int]]], row: int) -> str:
+    """The query id of a row (from the stretches when there is no id per row)."""
+    if qids is not None:
+        return str(qids[row])
+    keys, sizes = stretches  # type: ignore[misc]
+    return keys[int(np.searchsorted(np.cumsum(sizes), row, side="right"))]
+
+
+def _topic_segments(qids: Optional[list], what: str,
                     stretches: Optional[Tuple[List[str], List[int]]] = None) -> Tuple[List[str], np.ndarray]:
     """(query id, first row) of each stretch of rows with one query id, ids as str
     (one check per stretch: rows of a query usually come together); ``stretches``:
@@ -392,7 +400,7 @@ def _topic_segments(qids: list, what: str,
         keys, sizes = stretches
     else:
         keys, sizes = [], []
-        for k, g in groupby(qids):
+        for k, g in groupby(qids or ()):
             keys.append(k)
             sizes.append(len(list(g)))
         if not all(type(k) is str for k in keys):        # equal values may differ as str (1 == 1.0 == True)
@@ -404,14 +412,14 @@ def _topic_segments(qids: list, what: str,
     return keys, first
 
 
-def _table(cls, qids: list, docs: list, what: str, stretches: Optional[Tuple[List[str], List[int]]] = None,
+def _table(cls, qids: Optional[list], docs: list, what: str, stretches: Optional[Tuple[List[str], List[int]]] = None,
            **values):
     """A Qrels / Run table (topics and docnos bytewise, as the file readers give);
     ``stretches`` as :func:`_topic_segments` takes it."""
     from fastndcg._core.threads import threads_for
     from fastndcg.io import _parse
 
-    n = len(qids)
+    n = len(docs)
     if n == 0:
         raise ValueError(f"{what}: no rows")
     keys, seg_first = _topic_segments(qids, what, stretches)
