@@ -18,6 +18,18 @@ It supports ir_measures' ``nDCG`` with every parameter (``cutoff``, ``dcg``,
 providers (pytrec_eval, gdeval, ranx; ties aside for ranx). Other measures
 fall through to the next provider. :func:`unregister` restores the pipeline.
 Importing this module does not import ir_measures; :func:`register` does.
+
+Aggregates: ir_measures' own evaluators average the per-query values with a
+running float sum (``MeanAgg``), which can differ from fastndcg's exact mean in
+the last bit. The provider's evaluator overrides ``calc_aggregate`` and ``calc``
+and returns fastndcg's means, so ``ir_measures.calc_aggregate`` /
+``ir_measures.calc`` / ``provider().evaluator(...).calc_aggregate`` equal
+``fastndcg.evaluate(...).aggregated`` bit for bit whenever fastndcg computes
+every measure of the call. ir_measures' API leaves no place to hand over the
+mean in two cases, where its float sum stays: a call that also asks for a
+measure of another provider (``[nDCG@10, P@5]``: ir_measures' own
+``FallbackEvaluator`` averages the per-query values of both providers), and a
+mean a user computes from ``iter_calc``.
 """
 from __future__ import annotations
 
