@@ -270,7 +270,7 @@ def _pick(cols: List[str], names: Tuple[str, ...], what: str, field: str, kind: 
 
 
 def _columns(data: Any, value_names: Tuple[str, ...], what: str,
-             field: str) -> Tuple[list, list, list, Optional[Tuple[List[str], List[int]]]]:
+             field: str) -> Tuple[Optional[list], list, list, Optional[Tuple[List[str], List[int]]]]:
     """(query ids, doc ids, values) as Python lists, from a dict, a frame or
     namedtuples; for a dict, no query id per row (None) but the (query ids,
     numbers of rows), else None.
@@ -305,8 +305,9 @@ def _columns(data: Any, value_names: Tuple[str, ...], what: str,
     except TypeError:
         raise TypeError(f"{what} must be a dict {{query_id: {{doc_id: {field}}}}}, a DataFrame, an iterable of "
                         f"namedtuples (query_id, doc_id, {field}) or a path; got {type(data).__name__}") from None
-    first = next(it, None)
-    if first is None:
+    none = object()
+    first = next(it, none)
+    if first is none:
         return [], [], [], None
     fields = getattr(first, "_fields", None)
     if fields is None:
@@ -316,11 +317,11 @@ def _columns(data: Any, value_names: Tuple[str, ...], what: str,
              for which, label in ((_QUERY, "query id"), (_DOC, "document id"), (value_names, field))]
     if isinstance(data, list) and isinstance(first, tuple) and set(map(type, data)) == {type(first)}:
         # one namedtuple type throughout: its fields by position, in one C loop
-        flat = list(chain.from_iterable(data))
-        q, d, v = (flat[fields.index(n)::len(fields)] for n in names)
+        items = list(chain.from_iterable(data))
+        q, d, v = (items[fields.index(n)::len(fields)] for n in names)
         return q, d, v, None
-    # any other iterable: the three fields of each row by name into one flat list, rows not kept
-    # (a list of 100,000s of namedtuples would be traversed by every garbage collection meanwhile)
+    # any other iterable (a generator): the three fields of each row by name into one flat list,
+    # each row freed once read; rows of other types work as long as they have the fields
     flat: list = []
     try:
         flat.extend(chain.from_iterable(map(attrgetter(*names), chain((first,), it))))
@@ -399,12 +400,13 @@ def _topic_segments(qids: Optional[list], what: str,
     if stretches is not None:
         keys, sizes = stretches
     else:
+        ids = qids if qids is not None else []
         keys, sizes = [], []
-        for k, g in groupby(qids or ()):
+        for k, g in groupby(ids):
             keys.append(k)
             sizes.append(len(list(g)))
         if not all(type(k) is str for k in keys):        # equal values may differ as str (1 == 1.0 == True)
-            return _topic_segments(list(map(str, qids)), what)
+            return _topic_segments(list(map(str, ids)), what)
     first = np.zeros(len(keys), dtype=np.int64)
     np.cumsum(sizes[:-1], out=first[1:])
     if any(not k or _BAD_ID(k) for k in keys):
