@@ -36,6 +36,7 @@ TIER_OF_FILE = {
     "integrations/test_lightgbm.py": ("peers",),
     "integrations/test_xgboost.py": ("peers",),
     "integrations/test_float32_overflow_peers.py": ("peers",),
+    "integrations/test_ir_measures.py": ("peers",),
     "measures/test_conformance.py": ("peers",),
     "measures/test_conformance_torchmetrics.py": ("peers",),
     "measures/test_evaluation.py": ("peers",),

@@ -18,6 +18,18 @@ It supports ir_measures' ``nDCG`` with every parameter (``cutoff``, ``dcg``,
 providers (pytrec_eval, gdeval, ranx; ties aside for ranx). Other measures
 fall through to the next provider. :func:`unregister` restores the pipeline.
 Importing this module does not import ir_measures; :func:`register` does.
+
+Aggregates: ir_measures' own evaluators average the per-query values with a
+running float sum (``MeanAgg``), which can differ from fastndcg's exact mean in
+the last bit. The provider's evaluator overrides ``calc_aggregate`` and ``calc``
+and returns fastndcg's means, so ``ir_measures.calc_aggregate`` /
+``ir_measures.calc`` / ``provider().evaluator(...).calc_aggregate`` equal
+``fastndcg.evaluate(...).aggregated`` bit for bit whenever fastndcg computes
+every measure of the call. ir_measures' API leaves no place to hand over the
+mean in two cases, where its float sum stays: a call that also asks for a
+measure of another provider (``[nDCG@10, P@5]``: ir_measures' own
+``FallbackEvaluator`` averages the per-query values of both providers), and a
+mean a user computes from ``iter_calc``.
 """
 from __future__ import annotations
 
@@ -48,12 +60,28 @@ def _make_provider():
             self._ours = [parse_measure(m)[0] for m in self._irm]
             super().__init__(measures, set(self._qrels.topics.tolist()))
 
-        def _iter_calc(self, run):
-            res = evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")   # ir_measures counts them 0
-            vals = res.values.tolist()
-            for q, row in zip(res.qids.tolist(), vals):
+        def _result(self, run):
+            # ir_measures scores judged topics missing from the run 0: its rule, stated explicitly
+            return evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")
+
+        def _metrics(self, res):
+            for q, row in zip(res.qids.tolist(), res.values.tolist()):
                 for m, v in zip(self._irm, row):
                     yield ir_measures.Metric(query_id=q, measure=m, value=v)
+
+        def _iter_calc(self, run):
+            yield from self._metrics(self._result(run))
+
+        def _aggregate(self, res):
+            # fastndcg's exact means, not ir_measures' running float sum of the per-query values
+            return dict(zip(self._irm, res.means.tolist()))
+
+        def calc_aggregate(self, run):
+            return self._aggregate(self._result(run))
+
+        def calc(self, run):
+            res = self._result(run)
+            return ir_measures.CalcResults(self._aggregate(res), list(self._metrics(res)))
 
     class FastNDCGProvider(providers.Provider):
         """fastndcg: compiled, exact NDCG (ir_measures' nDCG, every parameter but gains with exp-log2)."""

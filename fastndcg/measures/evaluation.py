@@ -37,6 +37,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from itertools import chain, groupby
+from operator import attrgetter
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -234,21 +236,22 @@ def as_qrels(qrels: Any):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return readers.read_qrels(qrels)
-    q, d, v = _columns(qrels, _REL, "qrels", "relevance")
+    q, d, v, stretches = _columns(qrels, _REL, "qrels", "relevance")
     arr = np.asarray(v) if v else np.zeros(0, dtype=np.int64)
-    if arr.ndim == 1 and arr.dtype.kind in "iu":
-        return _table(readers.Qrels, q, d, "qrels", relevance=arr.astype(np.int64))
+    if arr.ndim == 1 and arr.dtype.kind in "iu" and (arr.dtype.kind == "i" or not arr.size or arr.max() < 2**63):
+        return _table(readers.Qrels, q, d, "qrels", stretches, relevance=arr.astype(np.int64))
     rel = np.empty(len(v), dtype=np.int64)
     for i, x in enumerate(v):
         try:
             iv = int(x)
-            ok = iv == x and not isinstance(x, (bool, np.bool_))
+            ok = iv == x and not isinstance(x, (bool, np.bool_)) and -2**63 <= iv < 2**63
         except (TypeError, ValueError, OverflowError):
             ok = False
         if not ok:
-            raise ValueError(f"qrels row {i}: relevance {x!r} (query {q[i]!r}, doc {d[i]!r}) is not an integer")
+            raise ValueError(f"qrels row {i}: relevance {x!r} (query {_query_at(q, stretches, i)!r}, "
+                             f"doc {str(d[i])!r}) is not an integer (int64)")
         rel[i] = iv
-    return _table(readers.Qrels, q, d, "qrels", relevance=rel)
+    return _table(readers.Qrels, q, d, "qrels", stretches, relevance=rel)
 
 
 def as_run(run: Any):
@@ -259,7 +262,7 @@ def as_run(run: Any):
         return run
     if isinstance(run, (str, os.PathLike)):
         return readers.read_run(run)
-    q, d, v = _columns(run, _SCORE, "run", "score")
+    q, d, v, stretches = _columns(run, _SCORE, "run", "score")
     try:
         scores = np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):
@@ -271,8 +274,9 @@ def as_run(run: Any):
             except (TypeError, ValueError):
                 ok = False
             if not ok:
-                raise ValueError(f"run row {i}: score {x!r} (query {q[i]!r}, doc {d[i]!r}) is not a finite number")
-    return _table(readers.Run, q, d, "run", scores=scores)
+                raise ValueError(f"run row {i}: score {x!r} (query {_query_at(q, stretches, i)!r}, "
+                                 f"doc {str(d[i])!r}) is not a finite number")
+    return _table(readers.Run, q, d, "run", stretches, scores=scores)
 
 
 def _pick(cols: List[str], names: Tuple[str, ...], what: str, field: str, kind: str) -> str:
@@ -283,78 +287,192 @@ def _pick(cols: List[str], names: Tuple[str, ...], what: str, field: str, kind: 
                      f"(a {kind} needs query, document and {field} columns)")
 
 
-def _columns(data: Any, value_names: Tuple[str, ...], what: str, field: str) -> Tuple[List[str], List[str], list]:
-    """(query ids, doc ids, values) as Python lists, from a dict, a frame or namedtuples."""
+def _columns(data: Any, value_names: Tuple[str, ...], what: str,
+             field: str) -> Tuple[Optional[list], list, list, Optional[Tuple[List[str], List[int]]]]:
+    """(query ids, doc ids, values) as Python lists, from a dict, a frame or
+    namedtuples; for a dict, no query id per row (None) but the (query ids,
+    numbers of rows), else None.
+
+    The ids are as given (``str()`` of each is the id; :func:`_table` applies it
+    only when some id is not a ``str``)."""
     kind = "qrels" if what == "qrels" else "run"
     if isinstance(data, dict):
-        q, d, v = [], [], []
+        d: list = []
+        v: list = []
+        keys: List[str] = []
+        sizes: List[int] = []
         for qid, docs in data.items():
             if not isinstance(docs, dict):
                 raise ValueError(f"{what}[{qid!r}] must be a dict {{doc_id: {field}}} (pytrec_eval's shape); got "
                                  f"{type(docs).__name__}")
-            for did, val in docs.items():
-                q.append(str(qid))
-                d.append(str(did))
-                v.append(val)
-        return q, d, v
+            if docs:
+                keys.append(str(qid))
+                sizes.append(len(docs))
+                d.extend(docs)
+                v.extend(docs.values())
+        return None, d, v, (keys, sizes)
     if hasattr(data, "columns") and (hasattr(data, "itertuples") or hasattr(data, "to_pandas")):
         cols = [str(c) for c in data.columns]
         qc = _pick(cols, _QUERY, what, "query id", kind)
         dc = _pick(cols, _DOC, what, "document id", kind)
         vc = _pick(cols, value_names, what, field, kind)
         get = (lambda c: data[c].to_list()) if hasattr(data[qc], "to_list") else (lambda c: list(data[c]))
-        return [str(x) for x in get(qc)], [str(x) for x in get(dc)], get(vc)
+        return get(qc), get(dc), get(vc), None
     try:
         it = iter(data)
     except TypeError:
         raise TypeError(f"{what} must be a dict {{query_id: {{doc_id: {field}}}}}, a DataFrame, an iterable of "
                         f"namedtuples (query_id, doc_id, {field}) or a path; got {type(data).__name__}") from None
-    q, d, v = [], [], []
-    attr = None
-    for i, row in enumerate(it):
-        if attr is None:
-            fields = getattr(row, "_fields", None)
-            if fields is None:
-                raise ValueError(f"{what}: item 0 is a {type(row).__name__}, not a namedtuple with fields "
-                                 f"query_id, doc_id, {field}")
-            attr = (_pick(list(fields), _QUERY, what, "query id", kind), _pick(list(fields), _DOC, what,
-                    "document id", kind), _pick(list(fields), value_names, what, field, kind))
-        q.append(str(getattr(row, attr[0])))
-        d.append(str(getattr(row, attr[1])))
-        v.append(getattr(row, attr[2]))
-    return q, d, v
+    none = object()
+    first = next(it, none)
+    if first is none:
+        return [], [], [], None
+    fields = getattr(first, "_fields", None)
+    if fields is None:
+        raise ValueError(f"{what}: item 0 is a {type(first).__name__}, not a namedtuple with fields "
+                         f"query_id, doc_id, {field}")
+    names = [_pick(list(fields), which, what, label, kind)
+             for which, label in ((_QUERY, "query id"), (_DOC, "document id"), (value_names, field))]
+    if isinstance(data, list) and isinstance(first, tuple) and set(map(type, data)) == {type(first)}:
+        # one namedtuple type throughout: its fields by position, in one C loop
+        items = list(chain.from_iterable(data))
+        q, d, v = (items[fields.index(n)::len(fields)] for n in names)
+        return q, d, v, None
+    # any other iterable (a generator): the three fields of each row by name into one flat list,
+    # each row freed once read; rows of other types work as long as they have the fields
+    flat: list = []
+    try:
+        flat.extend(chain.from_iterable(map(attrgetter(*names), chain((first,), it))))
+    except AttributeError:
+        raise ValueError(f"{what}: item {len(flat) // 3} lacks a field of {names} (item 0 is a "
+                         f"{type(first).__name__} with fields {list(fields)})") from None
+    return flat[0::3], flat[1::3], flat[2::3], None
 
 
-def _table(cls, qids: List[str], docs: List[str], what: str, **values):
-    """A Qrels / Run table (topics and docnos bytewise, as the file readers give)."""
-    n = len(qids)
+#: :data:`_BAD_ID` but for the newline (the separator of :func:`_id_pool`): for ids beyond ASCII.
+_BAD_ID_BUT_NEWLINE = re.compile(r"[^\S\n]|\x00").search
+#: Every ASCII character :data:`_BAD_ID` finds is a byte <= 32.
+_MAX_BAD_ASCII = max(c for c in range(128) if _BAD_ID(chr(c)))
+
+
+def _first_bad_id(ids: list, what: str, name: str, rows: Optional[list] = None) -> Optional[ValueError]:
+    """The error for the first id (after ``str()``) that is empty or has a space or NUL
+    (``rows[k]``: the row of ``ids[k]``, when ids are not one per row); None if there is none."""
+    for k, x in enumerate(ids):
+        s = str(x)
+        if not s or _BAD_ID(s):
+            return ValueError(f"{what} row {k if rows is None else rows[k]}: {name} id {s!r} is empty or has a "
+                              "space or NUL (TREC ids are single tokens)")
+    return None
+
+
+def _id_pool(ids: list, what: str) -> Tuple[list, np.ndarray, np.ndarray, np.ndarray]:
+    """(the ids as str, their UTF-8 bytes, each one's start and length in those bytes).
+
+    The ids are joined once with newlines and checked on the joined bytes
+    (vectorised); the first bad row is looked for only when something is wrong.
+    The newlines stay in the pool (an id is its start and length)."""
+    n = len(ids)
+    try:
+        text = "\n".join(ids)
+    except TypeError:                   # not all str: the id is str() of the value
+        ids = list(map(str, ids))
+        text = "\n".join(ids)
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        k = text.count("\n", 0, exc.start)
+        raise ValueError(f"{what} row {k}: document id {ids[k]!r} is not encodable as UTF-8") from None
+    pool = np.frombuffer(raw, dtype=np.uint8)
+    # bytes <= 32 are the n - 1 newlines unless an id holds a control character or a space
+    ends = np.flatnonzero(pool <= _MAX_BAD_ASCII)
+    if ends.shape[0] != n - 1 or (not text.isascii() and _BAD_ID_BUT_NEWLINE(text)):
+        err = _first_bad_id(ids, what, "document")
+        if err is not None:
+            raise err
+        ends = np.flatnonzero(pool == 10)    # control characters that are not spaces are allowed
+    start = np.empty(n, dtype=np.int64)
+    start[0] = 0
+    start[1:] = ends + 1
+    length = np.empty(n, dtype=np.int64)
+    length[:-1] = ends - start[:-1]
+    length[-1] = pool.shape[0] - start[-1]
+    if not length.all():
+        raise _first_bad_id(ids, what, "document") or AssertionError("an empty id")
+    return ids, pool, start, length
+
+
+def _query_at(qids: Optional[list], stretches: Optional[Tuple[List[str], List[int]]], row: int) -> str:
+    """The query id of a row (from the stretches when there is no id per row)."""
+    if qids is not None:
+        return str(qids[row])
+    keys, sizes = stretches  # type: ignore[misc]
+    return keys[int(np.searchsorted(np.cumsum(sizes), row, side="right"))]
+
+
+def _topic_segments(qids: Optional[list], what: str,
+                    stretches: Optional[Tuple[List[str], List[int]]] = None) -> Tuple[List[str], np.ndarray]:
+    """(query id, first row) of each stretch of rows with one query id, ids as str
+    (one check per stretch: rows of a query usually come together); ``stretches``:
+    the (query ids, numbers of rows) when known."""
+    if stretches is not None:
+        keys, sizes = stretches
+    else:
+        ids = qids if qids is not None else []
+        keys, sizes = [], []
+        for k, g in groupby(ids):
+            keys.append(k)
+            sizes.append(len(list(g)))
+        if not all(type(k) is str for k in keys):        # equal values may differ as str (1 == 1.0 == True)
+            return _topic_segments(list(map(str, ids)), what)
+    first = np.zeros(len(keys), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=first[1:])
+    if any(not k or _BAD_ID(k) for k in keys):
+        raise _first_bad_id(keys, what, "query", first.tolist()) or AssertionError("a bad query id")
+    return keys, first
+
+
+def _table(cls, qids: Optional[list], docs: list, what: str, stretches: Optional[Tuple[List[str], List[int]]] = None,
+           **values):
+    """A Qrels / Run table (topics and docnos bytewise, as the file readers give);
+    ``stretches`` as :func:`_topic_segments` takes it."""
+    from fastndcg._core.threads import threads_for
+    from fastndcg.io import _parse
+
+    n = len(docs)
     if n == 0:
         raise ValueError(f"{what}: no rows")
-    for name, ids in (("query", qids), ("document", docs)):
-        bad = next((i for i, x in enumerate(ids) if not x or _BAD_ID(x)), None)
-        if bad is not None:
-            raise ValueError(f"{what} row {bad}: {name} id {ids[bad]!r} is empty or has a space or NUL "
-                             "(TREC ids are single tokens)")
-    tq = np.asarray(qids, dtype=str)
-    topics, tcode = np.unique(tq, return_inverse=True)          # code point order = UTF-8 bytewise order
-    enc = [x.encode("utf-8", "surrogateescape") for x in docs]
-    db = np.array(enc, dtype=bytes)
-    order = np.lexsort((db, tcode.ravel())).astype(np.int64)
-    tcode = tcode.ravel()[order]
-    dsorted = db[order]
-    same = (tcode[1:] == tcode[:-1]) & (dsorted[1:] == dsorted[:-1])
-    if same.any():
-        k = int(np.flatnonzero(same)[0])
-        a, b = sorted((int(order[k]), int(order[k + 1])))
-        raise ValueError(f"{what} rows {a} and {b}: document {docs[b]!r} is listed twice for query {qids[b]!r}")
-    lengths = np.fromiter((len(enc[i]) for i in order.tolist()), dtype=np.int64, count=n)
-    pool = np.frombuffer(b"".join(enc[i] for i in order.tolist()), dtype=np.uint8).copy()
-    start = np.zeros(n, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=start[1:])
-    offsets = np.zeros(topics.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(tcode, minlength=topics.shape[0]), out=offsets[1:])
+    keys, seg_first = _topic_segments(qids, what, stretches)
+    docs, pool, start, length = _id_pool(docs, what)
+    try:
+        key_bytes = np.array([k.encode("utf-8", "surrogateescape") for k in keys], dtype=bytes)
+    except UnicodeEncodeError:
+        k = next(i for i, x in enumerate(keys) if not _encodable(x))
+        raise ValueError(f"{what} row {int(seg_first[k])}: query id {keys[k]!r} is not encodable as UTF-8") from None
+    topics, seg_code = np.unique(key_bytes, return_inverse=True)
+    order = np.empty(n, dtype=np.int64)
+    offsets = np.empty(topics.shape[0] + 1, dtype=np.int64)
+    _parse.group_rows(seg_first, seg_code.ravel().astype(np.int64), order, offsets)
+    # docnos bytewise within each topic, as _sorted_table of the file readers (about 16 work units a row)
+    _parse.sort_groups(pool, start, length, order, offsets, threads_for(16 * n))
+    start = start[order]
+    length = length[order]
+    dup = _parse.first_duplicate(pool, start, length, offsets)
+    if dup >= 0:
+        a, b = sorted((int(order[dup - 1]), int(order[dup])))
+        query = keys[int(np.searchsorted(seg_first, b, side="right")) - 1]
+        raise ValueError(f"{what} rows {a} and {b}: document {docs[b]!r} is listed twice for query {query!r}")
     kw: Dict[str, Any] = {k: np.asarray(v)[order] for k, v in values.items()}
     if "scores" in kw:
         kw["file_row"] = order
         kw["name"] = ""
-    return cls(what, np.array(topics.tolist(), dtype=object), offsets, pool, start, lengths, order + 1, **kw)
+    names = np.array([t.decode("utf-8", "surrogateescape") for t in topics.tolist()], dtype=object)
+    return cls(what, names, offsets, pool, start, length, order + 1, **kw)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -250,3 +250,71 @@ def test_ir_measures_robust03(shared_data):
             n += _compare(qrels, run, m, 1e-12, ours)
         n += _compare(qrels, run, nDCG(dcg="exp-log2") @ 10, 5e-6 + 1e-12, ours)
     assert n == 2 * 12 * 101
+
+
+# ----------------------------------------------------------------------------- the conversion of in-memory inputs
+
+
+def _table_arrays(t):
+    out = [t.topics.tolist(), t.offsets.tolist(), t.docnos().tolist()]
+    return out + [t.relevance.tolist() if hasattr(t, "relevance") and t.relevance is not None else t.scores.tolist()]
+
+
+def test_in_memory_tables_equal_the_file_readers_tables(tmp_path):
+    """Every in-memory shape gives the table the file reader gives for the same lines: topics and
+    docnos bytewise (non-ASCII ids, topics in several stretches, ids given as ints)."""
+    from fastndcg.io.readers import read_qrels, read_run
+    from fastndcg.measures.evaluation import as_qrels, as_run
+
+    rng = np.random.default_rng(5)
+    topics = ["10", "9", "é1", "a\x01b", "Z"]
+    qrows, rrows = [], []
+    for t in topics:
+        docs = [f"d{k}" for k in rng.permutation(40)[:25]] + ["ü-doc", "Ω"]
+        qrows += [(t, d, int(rng.integers(-1, 3))) for d in docs[:15]]
+        rrows += [(t, d, float(np.round(rng.random(), 2))) for d in docs]
+    rrows = rrows[60:] + rrows[:60]                                    # topics in two stretches
+    (tmp_path / "q").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrows), encoding="utf-8")
+    (tmp_path / "r").write_text("".join(f"{q} Q0 {d} 1 {s!r} t\n" for q, d, s in rrows), encoding="utf-8")
+    want_q, want_r = _table_arrays(read_qrels(tmp_path / "q")), _table_arrays(read_run(tmp_path / "r"))
+    qd: dict = {}
+    rd: dict = {}
+    for q, d, r in qrows:
+        qd.setdefault(q, {})[d] = r
+    for q, d, s in rrows:
+        rd.setdefault(q, {})[d] = s
+    nq = [ir_measures.Qrel(*x) for x in qrows]
+    nr = [ir_measures.ScoredDoc(*x) for x in rrows]
+    shapes = [(qd, rd), (nq, nr), (iter(nq), iter(nr)), (pd.DataFrame(nq), pd.DataFrame(nr))]
+    for q, r in shapes:
+        assert _table_arrays(as_qrels(q)) == want_q
+        assert _table_arrays(as_run(r)) == want_r
+    # integer ids are their str(): 1 and 1.0 and True are three queries, not one
+    mixed = as_run([ir_measures.ScoredDoc(q, d, 1.0) for q, d in ((1, "a"), (1.0, "a"), (True, "a"), (1, 7))])
+    assert mixed.topics.tolist() == ["1", "1.0", "True"] and mixed.docnos().tolist() == ["7", "a", "a", "a"]
+
+
+@pytest.mark.parametrize("run, message", [
+    # the first bad row, found after the vectorised check failed
+    ({"q": {"a": 1.0, "b\u00a0c": 1.0}}, "run row 1: document id 'b\\xa0c' is empty or has a space or NUL"),
+    ({"q": {"a": 1.0, "b\nc": 1.0}}, "run row 1: document id 'b\\nc' is empty or has a space or NUL"),
+    ({"q": {"a": 1.0, "": 1.0}}, "run row 1: document id '' is empty or has a space or NUL"),
+    ({"q": {"a": 1.0}, "p q": {"b": 1.0}}, "run row 1: query id 'p q' is empty or has a space or NUL"),
+    ({"q": {"a": 1.0, "b": 2.0}, "": {"b": 1.0}}, "run row 2: query id '' is empty or has a space or NUL"),
+    ({"q": {"a": 1.0, "b\udc80": 1.0, "c\ud800": 1.0}}, "run row 2: document id 'c\\ud800' is not encodable as UTF-8"),
+    ([ir_measures.ScoredDoc("q", "a", 1.0), ir_measures.ScoredDoc("q", "b", 1.0), ir_measures.Qrel("q", "c", 1)],
+     "run: item 2 lacks a field of ['query_id', 'doc_id', 'score'] (item 0 is a ScoredDoc"),
+    (iter([ir_measures.ScoredDoc("q", "a", 1.0), ("q", "c", 1.0)]), "run: item 1 lacks a field of"),
+    ([ir_measures.ScoredDoc("q", "a", 1.0), ir_measures.ScoredDoc("q", "b", 1.0), ir_measures.ScoredDoc("q", "a", 3.0)],
+     "run rows 0 and 2: document 'a' is listed twice for query 'q'"),
+])
+def test_input_errors_name_the_first_bad_row(run, message):
+    with pytest.raises(ValueError) as exc:
+        fastndcg.measures.evaluation.as_run(run)
+    assert message in str(exc.value)
+
+
+def test_relevance_beyond_int64_is_an_error():
+    with pytest.raises(ValueError, match=r"qrels row 1: relevance 9223372036854775808 \(query 'q', doc 'b'\) is not an "
+                                         r"integer \(int64\)"):
+        fastndcg.measures.evaluation.as_qrels({"q": {"a": 1, "b": 2**63}})
