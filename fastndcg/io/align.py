@@ -242,8 +242,16 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     # rows of the judged topics, file order within a topic (the table holds
     # them in docno order: its row index is the tie key)
     row_topic = np.repeat(np.arange(run.n_topics, dtype=np.int32), np.diff(run.offsets))
-    rows = np.flatnonzero(run_to_q[row_topic] >= 0)
-    rows = rows[np.lexsort((run.file_row[rows], row_topic[rows]))]
+    n = len(run)
+    # file_row is a permutation of the file's rows: invert it (O(n)), keep the judged topics'
+    # rows, then a stable radix sort by topic (topic codes < 2**16: numpy sorts 16-bit keys by radix)
+    by_file = np.empty(n, dtype=np.int64)
+    by_file[run.file_row] = np.arange(n, dtype=np.int64)
+    topic_of = row_topic[by_file]
+    judged = run_to_q[topic_of] >= 0
+    by_file, topic_of = by_file[judged], topic_of[judged]
+    key = topic_of.astype(np.uint16) if run.n_topics < (1 << 16) else topic_of
+    rows = by_file[np.argsort(key, kind="stable")]
     sizes = np.diff(run.offsets)[pair_run]
     tie_key = rows - np.repeat(run.offsets[pair_run], sizes)     # docno rank within the topic
     rows_of = _Piece(pair_q, sizes, run.scores[rows], match[rows], tie_key)
