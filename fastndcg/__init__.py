@@ -9,7 +9,7 @@ from fastndcg.conventions import Convention
 from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg._core._openmp import openmp_enabled
 from fastndcg._core.threads import effective_n_threads
-from fastndcg.report.compare import compare
+from fastndcg.report.comparing import compare
 from fastndcg.measures.evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
 from fastndcg.measures.measurement import Measurement, from_signature, measurement_for as measurement
 from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients

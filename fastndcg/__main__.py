@@ -1,3 +1,3 @@
-from fastndcg.cli.main import main
+from fastndcg.cli.app import main
 
 raise SystemExit(main())

@@ -88,7 +88,7 @@ def _joined_gain(argv: List[str]) -> List[str]:
 def _show_gain_warning_once() -> None:
     """Print the first :class:`fastndcg.measures.trec_gains.TrecGainQuirkWarning` of the
     command on stderr as ``fastndcg: warning: ...`` (one for all runs)."""
-    from fastndcg.measures.trec_gains import TrecGainQuirkWarning
+    from fastndcg.measures.trec_gain_specs import TrecGainQuirkWarning
 
     shown: List[Any] = []
     other = warnings.showwarning

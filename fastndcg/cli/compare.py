@@ -54,7 +54,8 @@ def _check_writable(path: Optional[str], option: str) -> None:
 
 def cmd_compare(args) -> int:
     from fastndcg.io.svmlight import at_file_lines, file_line_error
-    from fastndcg.report.compare import RunData, compare
+    from fastndcg.report.comparison import RunData
+    from fastndcg.report.comparing import compare
 
     if args.per_query and args.format == "table":
         _note("--per-query applies to --format json and csv; the table shows the aggregates")

@@ -91,7 +91,7 @@ def _preset_list(text: str) -> Optional[List[str]]:
 
 def _gain_spec(text: str):
     """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5`` (:func:`fastndcg.measures.trec_gains.parse_gains`)."""
-    from fastndcg.measures.trec_gains import parse_gains
+    from fastndcg.measures.trec_gain_specs import parse_gains
 
     try:
         return parse_gains(text, name="")

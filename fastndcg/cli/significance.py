@@ -45,7 +45,7 @@ def add_test_parser(sub) -> None:
 
 
 def cmd_test(args) -> int:
-    from fastndcg.report import stats
+    from fastndcg.report.significance import bootstrap_ci, compare_systems
 
     if args.resamples < 1:
         raise _Usage(f"--resamples must be >= 1; got {args.resamples}")
@@ -95,9 +95,9 @@ def cmd_test(args) -> int:
             per = {n: v[~nan_rows] for n, v in per.items()}
         systems = []
         for n, v in per.items():
-            ci = stats.bootstrap_ci(v, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
+            ci = bootstrap_ci(v, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
             systems.append({"name": n, "mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high})
-        pairs = stats.compare_systems(per, alpha=args.alpha, test=args.test, correction=args.correction,
+        pairs = compare_systems(per, alpha=args.alpha, test=args.test, correction=args.correction,
                                       baseline=args.baseline, n_resamples=args.resamples, seed=args.seed)
         report["measures"].append({"measure": m, "signature": signatures[j], "systems": systems,
                                    "pairs": [p._asdict() for p in pairs]})

@@ -154,20 +154,20 @@ def _unique_names(names: List[str], paths: List[str]) -> List[str]:
 def _convention_for(args, max_label: Optional[float]):
     """(convention, gain text for the measure names, gains evaluated by trec_eval's rules or None)."""
     from fastndcg import get_preset
-    from fastndcg.measures import trec_gains
+    from fastndcg.measures.trec_gain_specs import gain_rules, textbook_convention
 
     conv = get_preset(args.preset)
     gain = getattr(args, "gain", None)
     if gain is None:
         return conv, None, None
     try:
-        rules = trec_gains.gain_rules(conv)
+        rules = gain_rules(conv)
     except ValueError as exc:
         raise _Usage(f"--gain: {exc}") from None
     if rules == "trec_eval":
         return conv, gain.text, gain
     try:
-        return trec_gains.textbook_convention(gain, conv, max_label or 0), gain.text, None
+        return textbook_convention(gain, conv, max_label or 0), gain.text, None
     except ValueError as exc:       # it names the gains (--gain)
         raise _Usage(error_message(exc)) from None
 
@@ -175,7 +175,8 @@ def _convention_for(args, max_label: Optional[float]):
 def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     """Read the inputs named on the command line into :class:`System` objects."""
     from fastndcg import get_preset
-    from fastndcg.io import readers
+    from fastndcg.io.svmlight import iter_svmlight, read_svmlight
+    from fastndcg.io.numbers import read_predictions
     from fastndcg.io.svmlight import group_file_for
 
     progress = progress or Progress(False)
@@ -186,8 +187,9 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         for opt in ("group", "pred_column"):
             if getattr(args, opt) is not None:
                 raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
-        from fastndcg.measures import trec_gains
-        from fastndcg.report.stream import align_chunk, evaluate_run
+        from fastndcg.measures.trec_gain_scoring import BOGUS_RANKING_PRESETS
+        from fastndcg.conventions.trec_levels import LEVEL_UNJUDGED
+        from fastndcg.report.trec_stream import align_chunk, evaluate_run
 
         args.preset = args.preset or "trec_eval"
         qrels_path, run_paths = args.inputs[0], args.inputs[1:]
@@ -204,8 +206,8 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                       "the whole list")
         missing = missing_rule(args)
         how_missing = "counted as 0"
-        if trec_spec is not None and args.preset in trec_gains.BOGUS_RANKING_PRESETS \
-                and trec_gains.LEVEL_UNJUDGED in trec_spec.levels:
+        if trec_spec is not None and args.preset in BOGUS_RANKING_PRESETS \
+                and LEVEL_UNJUDGED in trec_spec.levels:
             how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
         systems = []
         names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
@@ -264,13 +266,13 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         systems = []
         for name, path in zip(names, pred_paths):
             def chunks(path=path):
-                return readers.iter_svmlight(data_path, path, group=group,
+                return iter_svmlight(data_path, path, group=group,
                                              prediction_column=args.pred_column,
                                              progress=progress.start(path))
             systems.append(System(name, path, np.empty(0), {}, [], chunks=chunks))
         return InputSet("data", systems, conv, ks, args.preset, data_path,
                         measurements=_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
-    data = readers.read_svmlight(data_path, group=group,
+    data = read_svmlight(data_path, group=group,
                                  qid_order=args.qid_order, progress=progress.start(data_path))
     progress.done()
     if data.offsets is None:
@@ -284,7 +286,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         labels = labels.astype(np.int64)
     systems = []
     for name, path in zip(names, pred_paths):
-        scores = readers.read_predictions(path, n=data.n_rows, column=args.pred_column, data_path=data_path,
+        scores = read_predictions(path, n=data.n_rows, column=args.pred_column, data_path=data_path,
                                           progress=progress.start(path))
         progress.done()
         arrays = dict(scores=data.grouped(scores), labels=labels, offsets=data.offsets)
@@ -393,7 +395,7 @@ def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
                             mean=np.atleast_1d(res.mean), notes=sys_.notes))
             continue
         if "gains" in sys_.arrays:      # trec_eval's custom gains (fastndcg.measures.trec_gains)
-            from fastndcg.measures.trec_gains import GainScorer
+            from fastndcg.measures.trec_gain_scoring import GainScorer
 
             a = sys_.arrays
             scorer = GainScorer(a["gains"], a["offsets"], ks, convention=inputs.convention,

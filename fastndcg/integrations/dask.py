@@ -33,8 +33,8 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.report.stream import (ChunkEvaluator, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
-                             partition_terms, term_columns)
+from fastndcg.report.chunks import ChunkEvaluator
+from fastndcg.report.partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
 from fastndcg._core.validation import plain
 from fastndcg.conventions import Cutoffs
 

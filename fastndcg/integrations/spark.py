@@ -38,8 +38,9 @@ from typing import Any, Dict, Iterator, List, Optional, Union
 import numpy as np
 
 from fastndcg.conventions import Cutoffs
-from fastndcg.report.stream import (ChunkEvaluator, combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows,
-                             partition_terms, term_columns, whole_queries)
+from fastndcg.report.chunks import ChunkEvaluator
+from fastndcg.report.partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
+from fastndcg.report.frame_chunks import whole_queries
 
 POSITION = "__fastndcg_pos"
 #: Rows handed to the kernels at once within a partition (whole queries; more

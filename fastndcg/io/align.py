@@ -124,7 +124,7 @@ class AlignedRun:
         ordering changes a value); under other conventions they are a gain
         table (unlisted levels: gain = level)."""
         if gains is not None:
-            from fastndcg.measures.trec_gains import aligned_scorer
+            from fastndcg.measures.trec_gain_scoring import aligned_scorer
 
             scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
             return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
@@ -138,7 +138,7 @@ class AlignedRun:
         """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`;
         ``gains`` as :meth:`ndcg`)."""
         if gains is not None:
-            from fastndcg.measures.trec_gains import aligned_scorer
+            from fastndcg.measures.trec_gain_scoring import aligned_scorer
 
             scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
             return scorer.mean(scores, tie_key=key, n_threads=n_threads)
@@ -243,10 +243,14 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     # them in docno order: its row index is the tie key)
     row_topic = np.repeat(np.arange(run.n_topics, dtype=np.int32), np.diff(run.offsets))
     n = len(run)
-    # file_row is a permutation of the file's rows: invert it (O(n)), keep the judged topics'
-    # rows, then a stable radix sort by topic (topic codes < 2**16: numpy sorts 16-bit keys by radix)
-    by_file = np.empty(n, dtype=np.int64)
-    by_file[run.file_row] = np.arange(n, dtype=np.int64)
+    # the table's rows in file order: file_row holds distinct file rows, so when they are 0..n-1
+    # (a whole file) inverting them is O(n); a piece of a file is sorted. Then the judged topics'
+    # rows, by a stable radix sort on the topic (codes < 2**16: numpy sorts 16-bit keys by radix)
+    if n and int(run.file_row.min()) == 0 and int(run.file_row.max()) == n - 1:
+        by_file = np.empty(n, dtype=np.int64)
+        by_file[run.file_row] = np.arange(n, dtype=np.int64)
+    else:
+        by_file = np.argsort(run.file_row, kind="stable").astype(np.int64)
     topic_of = row_topic[by_file]
     judged = run_to_q[topic_of] >= 0
     by_file, topic_of = by_file[judged], topic_of[judged]

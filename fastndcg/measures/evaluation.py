@@ -230,16 +230,16 @@ def calc(measures: Any, qrels: Any, run: Any, **kw: Any) -> CalcResults:
 
 def as_qrels(qrels: Any):
     """A :class:`fastndcg.io.readers.Qrels` from any accepted qrels input."""
-    from fastndcg.io import readers
+    from fastndcg.io.trec import Qrels, read_qrels
 
-    if isinstance(qrels, readers.Qrels):
+    if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
-        return readers.read_qrels(qrels)
+        return read_qrels(qrels)
     q, d, v, stretches = _columns(qrels, _REL, "qrels", "relevance")
     arr = np.asarray(v) if v else np.zeros(0, dtype=np.int64)
     if arr.ndim == 1 and arr.dtype.kind in "iu" and (arr.dtype.kind == "i" or not arr.size or arr.max() < 2**63):
-        return _table(readers.Qrels, q, d, "qrels", stretches, relevance=arr.astype(np.int64))
+        return _table(Qrels, q, d, "qrels", stretches, relevance=arr.astype(np.int64))
     rel = np.empty(len(v), dtype=np.int64)
     for i, x in enumerate(v):
         try:
@@ -251,17 +251,17 @@ def as_qrels(qrels: Any):
             raise ValueError(f"qrels row {i}: relevance {x!r} (query {_query_at(q, stretches, i)!r}, "
                              f"doc {str(d[i])!r}) is not an integer (int64)")
         rel[i] = iv
-    return _table(readers.Qrels, q, d, "qrels", stretches, relevance=rel)
+    return _table(Qrels, q, d, "qrels", stretches, relevance=rel)
 
 
 def as_run(run: Any):
     """A :class:`fastndcg.io.readers.Run` from any accepted run input."""
-    from fastndcg.io import readers
+    from fastndcg.io.trec import Run, read_run
 
-    if isinstance(run, readers.Run):
+    if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
-        return readers.read_run(run)
+        return read_run(run)
     q, d, v, stretches = _columns(run, _SCORE, "run", "score")
     try:
         scores = np.asarray(v, dtype=np.float64)
@@ -276,7 +276,7 @@ def as_run(run: Any):
             if not ok:
                 raise ValueError(f"run row {i}: score {x!r} (query {_query_at(q, stretches, i)!r}, "
                                  f"doc {str(d[i])!r}) is not a finite number")
-    return _table(readers.Run, q, d, "run", stretches, scores=scores)
+    return _table(Run, q, d, "run", stretches, scores=scores)
 
 
 def _pick(cols: List[str], names: Tuple[str, ...], what: str, field: str, kind: str) -> str:

@@ -49,8 +49,9 @@ from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import check_scores
 from fastndcg.measures.measure_strings import Measure
 from fastndcg.measures.measurement import ARRAY_FAMILIES, Measurement, resolve_measurements
-from fastndcg.conventions import get_preset
-from fastndcg.measures.trec_gains import GainScorer, GainSpec, bogus_ranking, resolve_trec_gains, warn_quirks
+from fastndcg.measures.trec_gain_scoring import GainScorer, bogus_ranking
+from fastndcg.measures.trec_gain_specs import GainSpec
+from fastndcg.measures.trec_gain_resolution import resolve_trec_gains, warn_quirks
 
 __all__ = ["TrecResult", "evaluate_trec", "RULES"]
 
@@ -172,7 +173,8 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         judgment of the topic (0 when the ideal is 0); the other measures as
         :mod:`fastndcg.reference._trec_ndcg` defines them.
     """
-    from fastndcg.io import readers
+    from fastndcg.io.trec import Qrels, Run
+    from fastndcg.io.align import align_run
     from fastndcg.io.align import JoinedRun, join_run_file, read_qrels_for
 
     ms = resolve_measurements(measures, rules=rules, missing=missing, max_docs=max_docs, judged_only=judged_only,
@@ -189,14 +191,14 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         raise ValueError(f"measures: one call evaluates one set of topics; these measurements differ in the rule "
                          f"for missing topics ({', '.join(sorted(rules_of_topics))}): evaluate them separately")
     topic_rule = ms[0].missing
-    if not isinstance(qrels, readers.Qrels):
+    if not isinstance(qrels, Qrels):
         qrels = read_qrels_for(run, qrels, n_threads)
     joined: Optional[JoinedRun] = None
     if isinstance(run, JoinedRun):
         if run.qrels is not qrels:
             raise ValueError("run: a JoinedRun is evaluated against the qrels it was joined with (run.qrels)")
         joined = run
-    elif not isinstance(run, readers.Run):
+    elif not isinstance(run, Run):
         joined = join_run_file(run, qrels, n_threads=n_threads)   # a path: joined while it is read
     aligned: Dict[Tuple, Any] = {}
     columns: Dict[int, Tuple[np.ndarray, float]] = {}
@@ -215,7 +217,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
                 aligned[akey] = joined.aligned(missing=topic_rule, max_docs=m_docs, float32_scores=f32,
                                                relevance=q.relevance, n_threads=n_threads)
             else:
-                aligned[akey] = readers.align_run(run, q, missing=topic_rule, max_docs=m_docs, float32_scores=f32,
+                aligned[akey] = align_run(run, q, missing=topic_rule, max_docs=m_docs, float32_scores=f32,
                                                   n_threads=n_threads)
         a = aligned[akey]
         if first is None:

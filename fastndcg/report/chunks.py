@@ -152,7 +152,7 @@ class ChunkEvaluator:
         column sums in query order give the in-memory aggregate bit for bit.
         """
         if chunk.gains is not None:
-            from fastndcg.measures.trec_gains import GainScorer
+            from fastndcg.measures.trec_gain_scoring import GainScorer
 
             scorer: Any = GainScorer(chunk.gains, chunk.offsets, self.k, convention=self.convention,
                                 ideal_dcg=chunk.ideal_dcg, weights=chunk.weights, n_threads=self.n_threads)

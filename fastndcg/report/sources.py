@@ -103,7 +103,7 @@ def evaluate_svmlight(path: PathLike, predictions: PathLike, k: Cutoffs = 10, *,
     """NDCG of an SVMlight / LETOR file and its prediction file, streamed by
     whole queries with :func:`fastndcg.io.readers.iter_svmlight` (each query's
     rows contiguous in the file). Query ids are the ``qid:`` values."""
-    from fastndcg.io.readers import iter_svmlight
+    from fastndcg.io.svmlight import iter_svmlight
 
     chunks = iter_svmlight(path, predictions, group=group, chunk_rows=chunk_rows, **reader_kwargs)
     return evaluate(chunks, k, convention=convention, keep=keep, per_query=per_query,

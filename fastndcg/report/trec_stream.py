@@ -13,7 +13,8 @@ from fastndcg.conventions import DEFAULT_MISSING, Cutoffs, as_convention, check_
 from fastndcg.report.chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fastndcg.io.readers import AlignedRun, Qrels, Run
+    from fastndcg.io.align import AlignedRun
+    from fastndcg.io.trec import Qrels, Run
 
 
 # ----------------------------------------------------------------------------- TREC runs
@@ -58,7 +59,8 @@ def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: s
     and no ``gains`` (a ValueError says so)."""
     chunk, quirks = _aligned_chunk(aligned, convention, ideal, gains, None)
     if gains is not None:
-        from fastndcg.measures.trec_gains import as_gains, warn_quirks
+        from fastndcg.measures.trec_gain_specs import as_gains
+        from fastndcg.measures.trec_gain_resolution import warn_quirks
 
         warn_quirks(quirks, as_gains(gains))
     return chunk
@@ -70,7 +72,8 @@ def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: An
         kw = aligned._kwargs(convention, ideal)
         return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
                      None, kw.get("ideal_labels"), kw.get("ideal_offsets")), None
-    from fastndcg.measures.trec_gains import aligned_inputs, gain_rules
+    from fastndcg.measures.trec_gain_scoring import aligned_inputs
+    from fastndcg.measures.trec_gain_specs import gain_rules
 
     if gain_rules(convention) != "trec_eval":
         raise ValueError(
@@ -103,7 +106,8 @@ def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
     aligned, chunk, quirks = _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads,
                                           progress)
     if gains is not None:
-        from fastndcg.measures.trec_gains import as_gains, warn_quirks
+        from fastndcg.measures.trec_gain_specs import as_gains
+        from fastndcg.measures.trec_gain_resolution import warn_quirks
 
         warn_quirks(quirks, as_gains(gains))
     return aligned, chunk
@@ -192,25 +196,28 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic
         values and summands.
     """
-    from fastndcg.io import readers
+    from fastndcg.io.trec import Qrels, read_qrels
+    from fastndcg.io.files import DEFAULT_BLOCK_SIZE
+    from fastndcg.io.align import missing_topics_error, topic_first_line, judged_ideal, AlignedRun
     from fastndcg.io.align import iter_joined
 
     check_missing(missing)
     if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}")
     conv = as_convention(convention)
-    if not isinstance(qrels, readers.Qrels):
-        qrels = readers.read_qrels(qrels, n_threads=n_threads)
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels(qrels, n_threads=n_threads)
     spec = quirks = None
     if gains is not None:
-        from fastndcg.measures import trec_gains
+        from fastndcg.measures.trec_gain_specs import as_gains, gain_rules, textbook_convention
+        from fastndcg.measures.trec_gain_resolution import GainQuirks
 
-        spec = trec_gains.as_gains(gains)
-        if trec_gains.gain_rules(conv) == "table":
-            conv = trec_gains.textbook_convention(spec, conv, float(np.max(qrels.relevance, initial=0)))
+        spec = as_gains(gains)
+        if gain_rules(conv) == "table":
+            conv = textbook_convention(spec, conv, float(np.max(qrels.relevance, initial=0)))
             spec = None
         else:
-            quirks = trec_gains.GainQuirks()
+            quirks = GainQuirks()
     acc = NDCGAccumulator(k, convention=conv, keep=keep, per_query=per_query, n_threads=n_threads)
     ordered = keep == "queries" or per_query
     seen = np.zeros(qrels.n_topics, dtype=bool)
@@ -218,7 +225,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     ignored: List[str] = []
     name = ""
     pieces = iter_joined(run, qrels, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
-                         block_size=block_size or readers.DEFAULT_BLOCK_SIZE, stream=True)
+                         block_size=block_size or DEFAULT_BLOCK_SIZE, stream=True)
     for piece in pieces:          # iter_joined rejects a topic whose lines are interrupted
         aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
                                                     n_threads)
@@ -236,14 +243,14 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         del chunk
     missing_qids = qrels.topics[~seen].tolist()
     if missing_qids and missing == "error":
-        raise readers.missing_topics_error(qrels.path, os.fspath(run), missing_qids,
-                                           readers.topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
+        raise missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+                                           topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
     if missing_qids and missing == "zero":
         # judged topics without results: empty rankings against their judgments
         unseen = ~seen
         n = int(unseen.sum())
-        ideal_labels, ideal_offsets, ideal_status = readers.judged_ideal(qrels, unseen, with_status=True)
-        empty = readers.AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
+        ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, unseen, with_status=True)
+        empty = AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
                                    np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
                                    qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
                                    status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
@@ -254,7 +261,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
             quirks.merge(piece_quirks)
         acc.add(chunk)
     if quirks is not None:
-        from fastndcg.measures.trec_gains import warn_quirks
+        from fastndcg.measures.trec_gain_resolution import warn_quirks
 
         warn_quirks(quirks, spec)
     order = None
