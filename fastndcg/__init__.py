@@ -12,7 +12,8 @@ from fastndcg._core.threads import effective_n_threads
 from fastndcg.report.comparing import compare
 from fastndcg.measures.evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
 from fastndcg.measures.measurement import Measurement, from_signature, measurement_for as measurement
-from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
+from fastndcg.measures.lambdamart_model import LambdaMART
+from fastndcg.measures.lambdamart_functions import delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.conventions import PRESETS, get_preset, list_presets
 from fastndcg.measures.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
                                soft_ndcg, soft_ndcg_grad, soft_rank_distributions)

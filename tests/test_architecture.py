@@ -169,3 +169,38 @@ def test_the_checks_can_fail():
     finally:
         GRAPH["fastndcg._core.threads"].discard("fastndcg.io.readers")
         GRAPH["fastndcg.io.readers"].discard("fastndcg._core.threads")
+
+
+def _only_reexports(path: Path) -> bool:
+    """A module whose body is only a docstring, imports and ``__all__`` (room ``__init__``s aside)."""
+    if path.suffix != ".py" or path.name in ("__init__.py", "__main__.py"):
+        return False
+    body = ast.parse(path.read_text()).body
+    if not body:
+        return False
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            continue
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__all__"]:
+            continue
+        return False
+    return True
+
+
+SHIMS = {name for name, path in SOURCES.items() if _only_reexports(path)}
+
+
+def test_the_package_never_imports_a_reexport_module():
+    """A re-export module is for users' old import paths; inside the package every import
+    names the module that holds the code (one path per name, no detour)."""
+    assert SHIMS, "the check finds re-export modules (it can fail)"
+    users = sorted((mod, shim) for mod, deps in GRAPH.items() for shim in deps & SHIMS)
+    assert users == []
+
+
+def test_the_cli_never_imports_the_top_level_package():
+    """The CLI is a room like the others: it imports the rooms, not the facade."""
+    users = sorted(mod for mod, deps in GRAPH.items() if _room(mod) == "cli" and "fastndcg" in deps)
+    assert users == []

@@ -10,7 +10,7 @@ import numpy as np
 
 
 def demo_conventions():
-    from fastndcg import Convention
+    from fastndcg.conventions import Convention
 
     return [
         ("standard", "2^l-1, 1/log2(r+1), stable ties", Convention(name="standard")),
@@ -23,8 +23,11 @@ def demo_conventions():
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    import fastndcg
+    from fastndcg._core._openmp import openmp_enabled
+    from fastndcg._version import __version__
+    from fastndcg._core.threads import effective_n_threads
     from fastndcg.io.datasets import mslr_like
+    from fastndcg.measures.ndcg import mean_ndcg
 
     if args.write_examples is not None:
         from fastndcg.io.example_files import write_examples
@@ -41,10 +44,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     data = mslr_like(args.queries, seed=args.seed)
     t_gen = time.perf_counter() - t0
-    print(f"fastndcg {fastndcg.__version__} demo: generated MSLR-like data, seed {args.seed}")
+    print(f"fastndcg {__version__} demo: generated MSLR-like data, seed {args.seed}")
     print(f"  {data.n_queries} queries, {data.n_docs} documents (generated in {t_gen:.2f} s); "
-          f"OpenMP {'on' if fastndcg.openmp_enabled() else 'off'}, "
-          f"{fastndcg.effective_n_threads(args.threads)} thread(s)")
+          f"OpenMP {'on' if openmp_enabled() else 'off'}, "
+          f"{effective_n_threads(args.threads)} thread(s)")
     ks = args.k
     header = f"{'convention':<12} " + " ".join(f"{'NDCG@' + str(k):>9}" for k in ks) + "  rule"
     print()
@@ -53,7 +56,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     total_time = 0.0
     for name, rule, conv in demo_conventions():
         t0 = time.perf_counter()
-        values = fastndcg.mean_ndcg(data.scores, data.labels, data.offsets, ks, convention=conv,
+        values = mean_ndcg(data.scores, data.labels, data.offsets, ks, convention=conv,
                                     n_threads=args.threads)
         total_time += time.perf_counter() - t0
         print(f"{name:<12} " + " ".join(f"{v:9.6f}" for v in np.atleast_1d(values)) + f"  {rule}")

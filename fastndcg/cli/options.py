@@ -67,7 +67,7 @@ def _cutoff_list(text: str) -> List[Optional[int]]:
 def _preset_name(text: str) -> str:
     import difflib
 
-    from fastndcg import list_presets
+    from fastndcg.conventions import list_presets
 
     if text not in list_presets():
         guess = difflib.get_close_matches(text, list_presets(), n=1, cutoff=0.5) or \

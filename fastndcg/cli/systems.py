@@ -153,7 +153,7 @@ def _unique_names(names: List[str], paths: List[str]) -> List[str]:
 
 def _convention_for(args, max_label: Optional[float]):
     """(convention, gain text for the measure names, gains evaluated by trec_eval's rules or None)."""
-    from fastndcg import get_preset
+    from fastndcg.conventions import get_preset
     from fastndcg.measures.trec_gain_specs import gain_rules, textbook_convention
 
     conv = get_preset(args.preset)
@@ -174,7 +174,7 @@ def _convention_for(args, max_label: Optional[float]):
 
 def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     """Read the inputs named on the command line into :class:`System` objects."""
-    from fastndcg import get_preset
+    from fastndcg.conventions import get_preset
     from fastndcg.io.svmlight import iter_svmlight, read_svmlight
     from fastndcg.io.numbers import read_predictions
     from fastndcg.io.svmlight import group_file_for

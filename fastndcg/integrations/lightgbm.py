@@ -40,7 +40,8 @@ from fastndcg._core.arguments import (LightGBMRows, check_real, library_bool, li
                                       lightgbm_positions, metric_name_prefix)
 from fastndcg.conventions.presets import LIGHTGBM
 from fastndcg.measures.debias import PositionBiasedLambdaMART
-from fastndcg.measures.lambdamart import LambdaMART, _check_mode
+from fastndcg.measures.lambdamart_checks import _check_mode
+from fastndcg.measures.lambdamart_model import LambdaMART
 from fastndcg.integrations._trainings import ROWS_KEPT, Training, Trainings
 
 _INSTALL_HINT = "fastndcg.integrations.lightgbm needs LightGBM; install it with: pip install fastndcg[lightgbm]"

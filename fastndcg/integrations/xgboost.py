@@ -40,7 +40,8 @@ from fastndcg._core.arguments import (check_flag, check_real, library_bool, metr
                                       xgboost_fields)
 from fastndcg.measures.debias import PAIR_METHODS, XGBoostRankNDCG
 from fastndcg.integrations._trainings import Training, Trainings
-from fastndcg.measures.lambdamart import LambdaMART, _check_mode
+from fastndcg.measures.lambdamart_checks import _check_mode
+from fastndcg.measures.lambdamart_model import LambdaMART
 from fastndcg.conventions.presets import XGBOOST
 
 _INSTALL_HINT = "fastndcg.integrations.xgboost needs XGBoost; install it with: pip install fastndcg[xgboost]"

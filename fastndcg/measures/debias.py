@@ -33,7 +33,8 @@ from fastndcg._core import _lambdamart
 from fastndcg.conventions import Convention
 from fastndcg._core.validation import check_tie_key
 from fastndcg._core.arguments import check_count, check_flag, check_real
-from fastndcg.measures.lambdamart import ArrayLike, LambdaMART
+from fastndcg.measures.lambdamart_checks import ArrayLike
+from fastndcg.measures.lambdamart_model import LambdaMART
 
 #: Pair methods of XGBoost's ``lambdarank_pair_method``.
 PAIR_METHODS = ("topk", "mean")

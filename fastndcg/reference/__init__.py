@@ -14,6 +14,6 @@ from fastndcg.reference._ndcg import (FULL_LIST, dcg, discount_of, float32_score
 from fastndcg.reference._softrank import (query_soft_dcg, rank_distribution, soft_ndcg,  # noqa: F401
                                         soft_ndcg_grad, soft_ndcg_grad_hess, soft_rank_distributions)
 from fastndcg.reference._rankdcg import query_rankdcg, rankdcg  # noqa: F401
-from fastndcg.reference._lambdamart import delta_ndcg_pairs, lambda_gradients  # noqa: F401
+from fastndcg.reference._lambdamart_batches import delta_ndcg_pairs, lambda_gradients  # noqa: F401
 from fastndcg.reference._trec_gains import (trec_gain_entries, trec_gain_ndcg,  # noqa: F401
                                           trec_gain_topic_ndcg, trec_ideal_gains, trec_level_gain)
