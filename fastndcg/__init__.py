@@ -18,9 +18,6 @@ from fastndcg.conventions import PRESETS, get_preset, list_presets
 from fastndcg.measures.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
                                soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
 
-from fastndcg import _legacy
-
-_legacy.install()
 
 
 __all__ = [
@@ -57,12 +54,3 @@ __all__ = [
     "soft_rank_distributions",
 ]
 
-
-def __getattr__(name: str):
-    # fastndcg.readers and the other old module attributes (see fastndcg._legacy)
-    old = "fastndcg." + name
-    if old in _legacy.MOVED:
-        import importlib
-
-        return importlib.import_module(old)
-    raise AttributeError(f"module 'fastndcg' has no attribute {name!r}")

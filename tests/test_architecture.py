@@ -78,7 +78,7 @@ def _room(module: str) -> str:
 def test_every_module_lives_in_a_room():
     top = sorted(m for m in SOURCES if m.count(".") == 1 and _room(m) == "")
     # _version: the one place of the version (pyproject.toml, the facade and the CLI read it)
-    assert top == ["fastndcg.__main__", "fastndcg._legacy", "fastndcg._version"], top
+    assert top == ["fastndcg.__main__", "fastndcg._version"], top
 
 
 #: the exceptions, each with its reason
