@@ -18,7 +18,7 @@ from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.cli.messages import error_message
 from fastndcg.cli.options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, _progress_for, _warn
-from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
+from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
 
 
 # ============================================================================ eval
@@ -68,7 +68,7 @@ def cmd_eval(args) -> int:
     if args.measures is not None:
         return _eval_measures(args, progress)
     inputs = load_systems(args, progress)
-    results = evaluate(inputs, args.threads, progress)
+    results = evaluate_systems(inputs, args.threads, progress)
     for r in results:
         for n in r["notes"]:
             _note(n)

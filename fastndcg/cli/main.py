@@ -22,7 +22,7 @@ from fastndcg.cli.options import (DEFAULT_CUTOFFS, EXIT_DATA, EXIT_INTERNAL, EXI
                                   EXIT_IO, EXIT_OK, EXIT_USAGE, FALLBACK_CUTOFFS, Progress,
                                   TREC_MEASURE_PRESETS)
 from fastndcg.cli.demo import (cmd_demo, demo_conventions)  # noqa: F401
-from fastndcg.cli.systems import (InputSet, System, add_input_arguments, add_output_arguments, evaluate,  # noqa: F401
+from fastndcg.cli.systems import (InputSet, System, add_input_arguments, add_output_arguments, evaluate_systems,  # noqa: F401
                                   load_systems, measure_names)
 from fastndcg.cli.eval import (add_eval_parser, cmd_eval, render_eval)  # noqa: F401
 from fastndcg.cli.significance import (add_test_parser, cmd_test, render_test)  # noqa: F401

@@ -14,7 +14,7 @@ from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.cli.options import EXIT_OK, _note, _probability, _progress_for
 from fastndcg.cli.eval import _measures_from_cutoffs, add_measure_arguments, measure_runs
-from fastndcg.cli.systems import _Usage, _fmt_value, _qid_text, add_input_arguments, add_output_arguments, evaluate, load_systems, measure_names
+from fastndcg.cli.systems import _Usage, _fmt_value, _qid_text, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names
 
 
 # ============================================================================ test
@@ -60,7 +60,7 @@ def cmd_test(args) -> int:
         preset = args.preset or "trec_eval"
     else:
         inputs = load_systems(args, progress)
-        results = evaluate(inputs, args.threads, progress)
+        results = evaluate_systems(inputs, args.threads, progress)
         names, signatures, preset = measure_names(inputs, "table"), inputs.signatures, inputs.preset
     if len(results) < 2:
         raise _Usage("fastndcg test needs at least two runs / prediction files")

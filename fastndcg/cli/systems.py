@@ -362,7 +362,7 @@ def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None)
               f"tool's C cast; equal infinities tie)")
 
 
-def evaluate(inputs: InputSet, n_threads: Optional[int] = None,
+def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
