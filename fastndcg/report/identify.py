@@ -658,7 +658,8 @@ def _finish(col: _Collector, reported: Any, n_nearest: int, notes: List[str]) ->
     cands = list(col.by_bits.values())
     for c in cands:
         # the presets' measurements head the list: the names users know
-        c.measurements.sort(key=lambda m: m.convention.name not in c.presets)
+        rank = {name: i for i, name in enumerate(c.presets)}
+        c.measurements.sort(key=lambda m: rank.get(m.convention.name, len(rank)))
         _match(c, reported)
     cands.sort(key=lambda c: (not c.presets, -len(c.presets)))
     matches = [c for c in cands if c.matches]
