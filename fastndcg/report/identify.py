@@ -82,6 +82,8 @@ class ReportedValue:
         return 0.5 * 10.0 ** -self.decimals
 
     def matches(self, v: float) -> bool:
+        if math.isnan(self.value):      # a file's "nan": the tool left the query out (empty:skip)
+            return math.isnan(v)
         return not math.isnan(v) and abs(v - self.value) <= self.half_unit + MATCH_TOLERANCE
 
 
@@ -169,7 +171,7 @@ def read_per_query(path: Any, measure: Optional[str] = None, *, measure_argument
     mean: Optional[ReportedValue] = None
     for n, _, qid, v in entries:
         where = f"{path}:{n}"
-        rv = parse_reported_value(v, "value", where=where)
+        rv = _file_value(v, where)
         if width == 3 and qid == "all":
             mean = rv
             continue
@@ -179,6 +181,13 @@ def read_per_query(path: Any, measure: Optional[str] = None, *, measure_argument
     if not values:
         raise ValueError(f"{path}: no per-query values" + (f" of measure {measure!r}" if measure else ""))
     return PerQueryValues(path, measure, values, mean)
+
+
+def _file_value(text: str, where: str) -> ReportedValue:
+    """A value of a per-query file; ``nan`` is a query the tool left out (it matches a skipped query)."""
+    if text.strip().lower() in ("nan", "-nan"):
+        return ReportedValue(math.nan, 0, text.strip(), where)
+    return parse_reported_value(text, "value", where=where)
 
 
 def _is_number(s: str) -> bool:
@@ -223,7 +232,7 @@ def _read_json(path: str, text: str, measure: Optional[str], argument: str) -> P
         if isinstance(v, bool) or not isinstance(v, (int, float, str)):
             raise ValueError(f"{where}: {v!r} is not a number")
         # JSON numbers print as their shortest repr: that is their precision
-        values[str(qid)] = parse_reported_value(v if isinstance(v, str) else repr(float(v)), "value", where=where)
+        values[str(qid)] = _file_value(v if isinstance(v, str) else repr(float(v)), where)
     return PerQueryValues(path, measure, values, None)
 
 
@@ -541,7 +550,7 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
         if not tie_keys and conv.uses_tie_key:
             prec = conv.score_precision
             if p.has_ties["native" if prec == "native" or not p.float32_new_ties else "float32"]:
-                failed.append(f"{name} (breaks ties by docno; these tied scores have none)")
+                failed.append(f"{name} (breaks ties by docno: tied scores here, and the data has no docnos)")
                 continue
             conv = conv.replace(ties="stable", name=name)     # no tie: its docno rule changes nothing
         for k in ks:
