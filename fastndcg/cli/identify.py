@@ -21,8 +21,8 @@ from fastndcg.report.identify import Candidate, Identification, ReportedValue, i
 def _reported_value(text: str) -> ReportedValue:
     try:
         return parse_reported_value(text, "--value")
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except ValueError as exc:     # argparse names the option itself: "argument --value: ..."
+        raise argparse.ArgumentTypeError(str(exc).replace("--value: ", "", 1)) from None
 
 
 def _one_cutoff(text: str):
