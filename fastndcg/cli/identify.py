@@ -130,7 +130,7 @@ def render_table(found: Identification, all_signatures: bool = False) -> str:
         row = [str(i), _value(c.mean), "" if math.isnan(c.difference) else f"{c.difference:+.6f}"]
         if per_query:
             row.append(f"{c.matching_queries}/{len(found.reported.values)}")
-        rows.append(row + [str(len(c.signatures))])
+        rows.append(row + [str(c.n_measurements)])
     if rows:
         lines.append(table(header, rows, right_from=1).rstrip("\n"))
     for i, c in enumerate(shown, 1):

@@ -159,6 +159,7 @@ def read_per_query(path: Any, measure: Optional[str] = None, *, measure_argument
         if len(r) != width or width not in (2, 3):
             raise ValueError(f"{path}:{n}: expected {width if width in (2, 3) else '2 or 3'} fields "
                              f"('qid,value' or 'measure<TAB>qid<TAB>value'); got {len(r)}: {' '.join(r)!r}")
+    entries: List[Tuple[int, Optional[str], str, str]]
     if width == 2:
         if not _is_number(rows[0][1][1]):       # a header line
             rows = rows[1:]
@@ -239,17 +240,23 @@ def _read_json(path: str, text: str, measure: Optional[str], argument: str) -> P
 # ----------------------------------------------------------------------------- candidates
 
 
+#: A variant as plain data: (the convention, its fields without the name, cutoff, missing rule).
+_Variant = Tuple[Convention, Tuple, Optional[int], str]
+_CONVENTION_FIELDS = tuple(f.name for f in dataclasses.fields(Convention) if f.name != "name")
+
+
+def _variant(conv: Convention, k: Optional[int], missing: str) -> _Variant:
+    return (conv, tuple(getattr(conv, f) for f in _CONVENTION_FIELDS), k, missing)
+
+
 @dataclass
 class Candidate:
     """Measurements that give the same bits on these inputs, and how they compare.
 
     Attributes
     ----------
-    measurements : list of Measurement
-        Every variant and preset measurement behind these values (the first
-        is the one evaluated).
     presets : list of str
-        Registered presets among them.
+        Registered presets among the measurements.
     qids : array of str
     values : float64 (n_topics,)
     mean : float
@@ -262,7 +269,6 @@ class Candidate:
         Where the first topic that does not match is (``FILE:LINE: ...``), or "".
     """
 
-    measurements: List[Measurement]
     presets: List[str]
     qids: np.ndarray
     values: np.ndarray
@@ -271,10 +277,28 @@ class Candidate:
     difference: float = math.nan
     matching_queries: int = 0
     first_mismatch: str = ""
+    #: the variants behind these values, each once (built into Measurements when asked:
+    #: thousands of them per search)
+    variants: Dict[Tuple, _Variant] = field(default_factory=dict, repr=False)
+    _measurements: Optional[List[Measurement]] = field(default=None, repr=False)
+
+    @property
+    def measurements(self) -> List[Measurement]:
+        """Every measurement behind these values, the presets' first (the names users know)."""
+        if self._measurements is None:
+            ms = [Measurement("ndcg", k, conv, missing=missing) for conv, _, k, missing in self.variants.values()]
+            rank = {name: i for i, name in enumerate(self.presets)}
+            ms.sort(key=lambda m: rank.get(m.convention.name, len(rank)))
+            self._measurements = ms
+        return self._measurements
+
+    @property
+    def n_measurements(self) -> int:
+        return len(self.variants)
 
     @property
     def signatures(self) -> List[str]:
-        return list(dict.fromkeys(m.signature for m in self.measurements))
+        return [m.signature for m in self.measurements]
 
     @property
     def signature(self) -> str:
@@ -295,7 +319,7 @@ class Identification:
     candidates : list of Candidate
         Every distinct result evaluated.
     n_measurements : int
-        Measurements considered (presets and variants), equivalent ones included.
+        Distinct measurements considered (presets and variants), equivalent ones included.
     notes : list of str
         Which fields could not change the values here, presets that could not
         be evaluated, topics missing from the run.
@@ -396,9 +420,9 @@ def _grid(sources: Sequence[str], ties: Sequence[str]) -> List[Convention]:
     out = []
     for g, d, t, i, s, e, sh, pr in itertools.product(GAIN_CHOICES, DISCOUNT_CHOICES, ties, IDEAL_CHOICES, sources,
                                                       EMPTY_CHOICES, SHORT_CHOICES, PRECISION_CHOICES):
-        extra = {"float32_overflow": "inf"} if pr == "float32" else {}
+        # float32 as the tools that store scores in float32 cast them (C's cast: +-inf beyond float32)
         out.append(Convention(gain=g, discount=d, ties=t, ideal=i, ideal_source=s, empty=e, short=sh,
-                              score_precision=pr, **extra))
+                              score_precision=pr, float32_overflow="inf" if pr == "float32" else "error"))
     return out
 
 
@@ -414,25 +438,24 @@ def _bits(qids: np.ndarray, values: np.ndarray, mean: float) -> Tuple:
 
 
 class _Collector:
-    """Distinct results and the measurements behind each."""
+    """Distinct results and the variants behind each."""
 
     def __init__(self) -> None:
         self.by_bits: Dict[Tuple, Candidate] = {}
-        self.n_measurements = 0
 
-    def add(self, measurements: List[Measurement], presets: List[str], qids, values, mean) -> None:
+    def add(self, variants: List[_Variant], presets: List[str], qids, values, mean) -> None:
         key = _bits(qids, values, mean)
         c = self.by_bits.get(key)
         if c is None:
-            c = self.by_bits[key] = Candidate([], [], np.asarray(qids), np.asarray(values, dtype=np.float64),
+            c = self.by_bits[key] = Candidate([], np.asarray(qids), np.asarray(values, dtype=np.float64),
                                               float(mean))
-        for m in measurements:
-            if m not in c.measurements:
-                c.measurements.append(m)
+        for v in variants:
+            vkey = v[1:]
+            if vkey not in c.variants or presets:      # a preset's convention keeps its name
+                c.variants[vkey] = v
         for p in presets:
             if p not in c.presets:
                 c.presets.append(p)
-        self.n_measurements += len(measurements)
 
 
 # ----------------------------------------------------------------------------- TREC qrels + run
@@ -524,12 +547,14 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
     returns (qids, values, mean) of each, all under ``rules[0]``."""
     rule = rules[0]
     # the grid: one evaluation per canonical variant, its equivalents listed with it
-    todo: Dict[Measurement, List[Measurement]] = {}
+    todo: Dict[Tuple, Tuple[Measurement, List[_Variant]]] = {}
     for k in ks:
         for conv in grid:
-            rep = Measurement("ndcg", k, _canonical(conv, k, p), missing=rule)
-            todo.setdefault(rep, []).extend(Measurement("ndcg", k, conv, missing=r) for r in rules)
-    reps = list(todo)
+            canon = _variant(_canonical(conv, k, p), k, rule)
+            if canon[1:] not in todo:
+                todo[canon[1:]] = (Measurement("ndcg", k, canon[0], missing=rule), [])
+            todo[canon[1:]][1].extend(_variant(conv, k, r) for r in rules)
+    reps = [rep for rep, _ in todo.values()]
     try:
         results = evaluate(reps)
     except (ValueError, TypeError):
@@ -540,9 +565,9 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
             except (ValueError, TypeError) as exc:
                 notes.append(f"variant {m.signature} cannot be evaluated: {exc}")
                 results.append(None)
-    for rep, res in zip(reps, results):
+    for (_, variants), res in zip(todo.values(), results):
         if res is not None:
-            col.add(todo[rep], [], *res)
+            col.add(variants, [], *res)
     # presets: each alone (a preset's gain table may refuse these labels)
     failed = []
     for name, preset in PRESETS.items():
@@ -554,13 +579,12 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
                 continue
             conv = conv.replace(ties="stable", name=name)     # no tie: its docno rule changes nothing
         for k in ks:
-            ms = [measurement_for(k, convention=conv, missing=r) for r in rules]
             try:
-                res = evaluate([ms[0]])[0]
+                res = evaluate([measurement_for(k, convention=conv, missing=rule)])[0]
             except (ValueError, TypeError) as exc:
                 failed.append(f"{name} ({exc})")
                 break
-            col.add(ms, [name], *res)
+            col.add([_variant(conv, k, r) for r in rules], [name], *res)
     if failed:
         notes.append("presets that cannot evaluate these inputs: " + "; ".join(failed))
 
@@ -666,9 +690,6 @@ def _match(c: Candidate, reported: Any) -> None:
 def _finish(col: _Collector, reported: Any, n_nearest: int, notes: List[str]) -> Identification:
     cands = list(col.by_bits.values())
     for c in cands:
-        # the presets' measurements head the list: the names users know
-        rank = {name: i for i, name in enumerate(c.presets)}
-        c.measurements.sort(key=lambda m: rank.get(m.convention.name, len(rank)))
         _match(c, reported)
     cands.sort(key=lambda c: (not c.presets, -len(c.presets)))
     matches = [c for c in cands if c.matches]
@@ -678,4 +699,4 @@ def _finish(col: _Collector, reported: Any, n_nearest: int, notes: List[str]) ->
             d = abs(c.difference) if not math.isnan(c.difference) else math.inf
             return (-c.matching_queries, d)
         nearest = sorted(cands, key=distance)[:max(0, int(n_nearest))]
-    return Identification(matches, nearest, cands, col.n_measurements, notes, reported)
+    return Identification(matches, nearest, cands, sum(c.n_measurements for c in cands), notes, reported)
