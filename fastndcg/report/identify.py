@@ -343,7 +343,7 @@ class _Props:
 
     has_ties: Dict[str, bool]           # per score precision
     float32_new_ties: bool
-    max_label: float
+    binary_labels: bool                 # every label 0 or 1: 2**l - 1 == l
     sizes: np.ndarray                   # results per evaluated topic
     positives: Dict[str, np.ndarray]    # relevant documents in each ideal list, per source
     sources_equal: bool
@@ -380,14 +380,14 @@ def _props(scores, labels, offsets, ideal_labels=None, ideal_offsets=None) -> _P
     distinct32 = _ties_of(f32, offsets)
     run_pos, run_lists = _positives_sorted(labels, offsets)
     positives = {"run": run_pos}
-    max_label = float(np.max(labels, initial=0))
+    binary = bool(np.all((np.asarray(labels) == 0) | (np.asarray(labels) == 1)))
     equal = True
     if ideal_labels is not None:
         q_pos, q_lists = _positives_sorted(ideal_labels, np.asarray(ideal_offsets, dtype=np.int64))
         positives["qrels"] = q_pos
         equal = q_lists == run_lists
-        max_label = max(max_label, float(np.max(ideal_labels, initial=0)))
-    return _Props({"native": distinct < n, "float32": distinct32 < n}, distinct32 < distinct, max_label,
+        binary = binary and bool(np.all((np.asarray(ideal_labels) == 0) | (np.asarray(ideal_labels) == 1)))
+    return _Props({"native": distinct < n, "float32": distinct32 < n}, distinct32 < distinct, binary,
                   np.diff(offsets), positives, equal)
 
 
@@ -401,7 +401,7 @@ def _canonical(conv: Convention, k: Optional[int], p: _Props) -> Convention:
         ch["float32_overflow"] = "error"
     if not p.has_ties[prec]:
         ch["ties"] = p.tie_choice
-    if p.max_label <= 1:
+    if p.binary_labels:
         ch["gain"] = "linear"
     source = conv.ideal_source
     if source == "run" and p.sources_equal and "qrels" in p.positives:
@@ -532,7 +532,7 @@ def _field_notes(p: _Props, k: Optional[int]) -> List[str]:
         notes.append("no tied scores in double precision (ties arise only in float32)")
     if not p.float32_new_ties:
         notes.append("float32 scores make no new tie: score precision native and float32 are equivalent")
-    if p.max_label <= 1:
+    if p.binary_labels:
         notes.append("every label is 0 or 1: gains exp (2**l - 1) and lin (l) are equivalent")
     if k is not None and not np.any(p.sizes < k):
         notes.append(f"every topic has at least {k} results: short:clamp and short:zero are equivalent")
@@ -559,35 +559,37 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
         results = evaluate(reps)
     except (ValueError, TypeError):
         results = []
-        for m in reps:
+        refused: Dict[str, int] = {}
+        for m, (_, variants) in zip(reps, todo.values()):
             try:
                 results.extend(evaluate([m]))
-            except (ValueError, TypeError) as exc:
-                notes.append(f"variant {m.signature} cannot be evaluated: {exc}")
+            except (ValueError, TypeError) as exc:      # e.g. gain 2**l - 1 of a label that is no integer
+                refused[str(exc)] = refused.get(str(exc), 0) + len(variants)
                 results.append(None)
+        notes.extend(f"{n} variant(s) cannot evaluate these inputs: {msg}" for msg, n in refused.items())
     for (_, variants), res in zip(todo.values(), results):
         if res is not None:
             col.add(variants, [], *res)
     # presets: each alone (a preset's gain table may refuse these labels)
-    failed = []
+    refused_by: Dict[str, List[str]] = {}
     for name, preset in PRESETS.items():
         conv = preset
         if not tie_keys and conv.uses_tie_key:
             prec = conv.score_precision
             if p.has_ties["native" if prec == "native" or not p.float32_new_ties else "float32"]:
-                failed.append(f"{name} (breaks ties by docno: tied scores here, and the data has no docnos)")
+                refused_by.setdefault("they break ties by docno: tied scores here, and the data has no docnos",
+                                      []).append(name)
                 continue
             conv = conv.replace(ties="stable", name=name)     # no tie: its docno rule changes nothing
         for k in ks:
             try:
                 res = evaluate([measurement_for(k, convention=conv, missing=rule)])[0]
             except (ValueError, TypeError) as exc:
-                failed.append(f"{name} ({exc})")
+                refused_by.setdefault(str(exc), []).append(name)
                 break
             col.add([_variant(conv, k, r) for r in rules], [name], *res)
-    if failed:
-        notes.append("presets that cannot evaluate these inputs: " + "; ".join(failed))
-
+    notes.extend(f"presets that cannot evaluate these inputs: {', '.join(names)} ({msg})"
+                 for msg, names in refused_by.items())
 
 # ----------------------------------------------------------------------------- data + predictions
 

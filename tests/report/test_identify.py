@@ -265,3 +265,16 @@ def test_data_and_predictions_standard_is_found(shared_data, tmp_path):
     # no docnos: the docno tie rules are not tried
     assert not any("|ties:key" in s for c in found.matches for s in c.signatures)
     assert any("trec_eval" in n and "no docnos" in n for n in found.notes)
+
+
+def test_fractional_labels_are_not_binary_and_refusals_are_one_note(tmp_path):
+    """Labels 0, 0.5 and 1 (none above 1): exp gain refuses them (one note for all such variants
+    and presets), and gain exp/lin are not declared equivalent (2**0.5 - 1 != 0.5)."""
+    rows = [(0.5, 1), (0, 1), (1, 1), (1, 2), (0, 2), (0.5, 2)]
+    (tmp_path / "d.svm").write_text("".join(f"{lab} qid:{q} 1:0.1\n" for lab, q in rows))
+    (tmp_path / "p.txt").write_text("0.3\n0.2\n0.1\n0.9\n0.8\n0.7\n")
+    found = identify_data(tmp_path / "d.svm", tmp_path / "p.txt", value="0.5", k=2)
+    assert not any("exp (2**l - 1) and lin (l) are equivalent" in n for n in found.notes)
+    refusals = [n for n in found.notes if "cannot evaluate these inputs" in n]
+    assert len(refusals) == 2 and all("labels must be non-negative integers" in n for n in refusals)
+    assert all("|gain:lin|" in s for c in found.candidates for s in c.signatures)
