@@ -281,6 +281,7 @@ class Candidate:
     #: thousands of them per search)
     variants: Dict[Tuple, _Variant] = field(default_factory=dict, repr=False)
     _measurements: Optional[List[Measurement]] = field(default=None, repr=False)
+    _signatures: Optional[List[str]] = field(default=None, repr=False)
 
     @property
     def measurements(self) -> List[Measurement]:
@@ -298,7 +299,9 @@ class Candidate:
 
     @property
     def signatures(self) -> List[str]:
-        return [m.signature for m in self.measurements]
+        if self._signatures is None:
+            self._signatures = [m.signature for m in self.measurements]
+        return self._signatures
 
     @property
     def signature(self) -> str:
@@ -499,9 +502,9 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
     notes: List[str] = []
     if probe.missing_qids:
         rules = ["zero", "skip"]
-        notes.append(f"{len(probe.missing_qids)} judged topic(s) have no results "
-                     f"({', '.join(map(repr, probe.missing_qids[:5]))}{', ...' if len(probe.missing_qids) > 5 else ''}):"
-                     " counted as 0 (missing:zero) or left out (missing:skip)")
+        shown = ", ".join(map(repr, probe.missing_qids[:5])) + (", ..." if len(probe.missing_qids) > 5 else "")
+        notes.append(f"{len(probe.missing_qids)} judged topic(s) have no results ({shown}): counted as 0 "
+                     "(missing:zero) or left out (missing:skip)")
     else:
         rules = ["error"]
         notes.append("no judged topic is missing from the run: missing:error, zero and skip are equivalent")

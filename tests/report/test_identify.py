@@ -278,3 +278,27 @@ def test_fractional_labels_are_not_binary_and_refusals_are_one_note(tmp_path):
     refusals = [n for n in found.notes if "cannot evaluate these inputs" in n]
     assert len(refusals) == 2 and all("labels must be non-negative integers" in n for n in refusals)
     assert all("|gain:lin|" in s for c in found.candidates for s in c.signatures)
+
+
+@pytest.mark.parametrize("case", ["generated", "trunc"])
+def test_every_variant_listed_with_a_candidate_computes_its_bits(case, generated, shared_data):
+    """Soundness of the fields skipped as unable to differ: each grid variant, evaluated on its own,
+    gives exactly the per-topic values of the candidate it is listed under."""
+    from fastndcg.measures.measurement import Measurement
+    from fastndcg.report.identify import SOURCE_CHOICES, TIE_CHOICES, _grid, _variant
+
+    if case == "generated":
+        q, r, k = generated / "qrels", generated / "run", 3
+    else:
+        base = shared_data / "trec_eval-test"
+        q, r, k = base / "qrels.test", base / "results.trunc", 10
+    found = identify(q, r, value="0.5", k=k)
+    where = {key: c for c in found.candidates for key in c.variants}
+    grid = _grid(SOURCE_CHOICES, TIE_CHOICES)
+    for rule in ("zero", "skip"):          # both runs miss a judged topic
+        ms = [Measurement("ndcg", kk, conv, missing=rule) for kk in (k, None) for conv in grid]
+        res = evaluate_trec(r, q, ms)
+        for j, m in enumerate(ms):
+            c = where[_variant(grid[j % len(grid)], m.cutoff, rule)[1:]]
+            np.testing.assert_array_equal(res.values[:, j], c.values, err_msg=m.signature)
+            assert m.signature in c.signatures
