@@ -474,7 +474,9 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
         The run is joined with the qrels once (:func:`fastndcg.io.align.join_run_file`).
     value : str or float, optional
         The reported mean as printed (``"0.3914"``): its decimals set the match
-        (module docstring). Give ``value`` or ``per_query``.
+        (module docstring; a float has the decimals of its shortest repr, so
+        give ``"0.3910"``, not ``0.391``, for a trailing zero). Give ``value``
+        or ``per_query``.
     per_query : path or PerQueryValues, optional
         Another tool's per-query output (:func:`read_per_query`).
     k : int, optional
