@@ -10,6 +10,7 @@ from typing import Any, Callable, List, Optional, Tuple
 from fastndcg.cli.compare import add_compare_parser
 from fastndcg.cli.demo import cmd_demo
 from fastndcg.cli.eval import add_eval_parser
+from fastndcg.cli.identify import add_identify_parser
 from fastndcg.cli.messages import error_message
 from fastndcg.cli.options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, _cutoffs, _positive
 from fastndcg.cli.significance import add_test_parser
@@ -26,6 +27,7 @@ SUBCOMMANDS: List[Tuple[str, Callable]] = [
     ("eval", add_eval_parser),
     ("test", add_test_parser),
     ("compare", add_compare_parser),
+    ("identify", add_identify_parser),
 ]
 
 
