@@ -1,12 +1,14 @@
 """Shared fixtures: seeded CSR batch generators heavy with ties and edge cases."""
 from __future__ import annotations
 
+import ast
 import importlib
+import itertools
 import os
 import shutil
 from pathlib import Path
 from types import ModuleType
-from typing import List
+from typing import FrozenSet, List, Optional, Set
 
 import numpy as np
 import pytest
@@ -18,58 +20,68 @@ IN_CI = bool(os.environ.get("CI"))
 
 # ----------------------------------------------------------------------------- tiers
 # Every test is in the fast tier (kernels against the reference, validation,
-# small conformance cases; numpy, pytest and hypothesis only) unless it is
-# listed here, by file or by test. The other tiers are pytest markers:
+# small conformance cases; numpy, pytest and hypothesis only) unless its file or
+# the test itself carries a tier marker. The other tiers are pytest markers:
 #   peers        needs another library: the tools compared against (LightGBM, XGBoost,
 #                scikit-learn, pytrec_eval, ir_measures, ranx, torchmetrics), scipy,
 #                pandas/polars/pyarrow
 #   distributed  Dask and Spark
 #   slow         whole real data sets, long trainings, memory bounds
 #   fuzz         the differential and parser fuzz tiers (hypothesis / atheris)
-# Run one: pytest -m fast | peers | distributed | slow | fuzz (README, "Tests").
+# A file wholly in other tiers says so at module level, as a plain list
+# (``pytestmark = [pytest.mark.peers]``), so that pytest_ignore_collect can read
+# it without importing the file; a single test takes a decorator
+# (``@pytest.mark.peers``). The marker is in the test file, so it moves with a
+# renamed or moved test. tests/test_tiers.py checks the rules statically.
+# Run one: pytest -m fast | peers | distributed | slow | fuzz (README, "Test tiers").
 TIERS = ("peers", "distributed", "slow", "fuzz")
-TIER_OF_FILE = {
-    "fuzz/": ("fuzz",),
-    "test_typing.py": ("peers",),                   # mypy
-    "integrations/test_dask.py": ("distributed",),
-    "integrations/test_spark.py": ("distributed", "slow"),
-    "integrations/test_lightgbm.py": ("peers",),
-    "integrations/test_xgboost.py": ("peers",),
-    "integrations/test_float32_overflow_peers.py": ("peers",),
-    "integrations/test_ir_measures.py": ("peers",),
-    "measures/test_conformance.py": ("peers",),
-    "measures/test_conformance_torchmetrics.py": ("peers",),
-    "measures/test_evaluation.py": ("peers",),
-    "measures/test_measure_strings.py": ("peers",),
-    "measures/test_trec_gains.py": ("peers",),
-    "measures/test_trec_measures.py": ("peers",),
-    "io/test_frames.py": ("peers",),
-    "report/test_stats.py": ("peers",),
-    "report/test_stream.py": ("peers",),
-}
-TIER_OF_TEST = {
-    "measures/test_softrank.py::test_two_documents_rank_distribution_is_exact": ("peers",),
-    "measures/test_softrank.py::test_monte_carlo_expected_rank_equals_sum_of_pi": ("peers",),
-    "measures/test_softrank.py::test_lightgbm_training_with_softndcg_improves_training_ndcg": ("peers",),
-    "measures/test_softrank.py::test_xgboost_training_with_softndcg_improves_training_ndcg": ("peers",),
-    "measures/test_softrank.py::test_objectives_reject_data_without_groups": ("peers",),
-    "measures/test_edges.py::test_xgboost_objective_and_metric_reject_overflow": ("peers",),
-    "measures/test_edges.py::test_lambdarank_objective_default_mode_truncation_none_under_xgboost_preset": ("peers",),
-    "measures/test_ndcg.py::test_sklearn_ndcg_score": ("peers",),
-    "io/test_readers.py::test_svmlight_mq2008_matches_sklearn": ("peers",),
-    "io/test_readers.py::test_svmlight_group_file_lightgbm": ("peers",),
-    "io/test_readers.py::test_robust03_all_runs_match_pytrec_eval": ("peers", "slow"),
-    "cli/test_cli.py::test_lightgbm_preset_matches_lightgbm_itself": ("peers",),
-    "cli/test_cli.py::test_robust03_all_runs": ("slow",),
-    "core/test_prepared.py::test_means_are_bit_identical_across_front_ends": ("peers",),
-    "report/test_stream.py::test_run_stream_memory_bound": ("slow",),
-    "report/test_compare.py::test_plot_writes_a_png": ("peers",),                  # matplotlib
-    "cli/test_cli_compare.py::test_mq2008_predictions_table_json_and_plot": ("peers",),
-    "cli/test_cli_compare.py::test_io_errors_exit_3_and_leave_no_file": ("peers",),
-    "cli/test_cli_compare.py::test_unwritable_output_exit_3": ("peers",),
-    "measures/test_trec_measures.py::test_golden_robust03": ("slow",),
-    "measures/test_evaluation.py::test_ir_measures_robust03": ("slow",),
-}
+
+
+def tier_of_marker(node: ast.AST) -> Optional[str]:
+    """The tier ``node`` names when it is ``pytest.mark.<tier>``, else None."""
+    if (isinstance(node, ast.Attribute) and node.attr in TIERS and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "mark" and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "pytest"):
+        return node.attr
+    return None
+
+
+def module_tiers(tree: ast.Module) -> FrozenSet[str]:
+    """The tiers a file's module-level ``pytestmark`` gives each of its tests
+    (empty without one).
+
+    Raises
+    ------
+    ValueError
+        When ``pytestmark`` is not a plain list of tier markers
+        (``[pytest.mark.peers, pytest.mark.slow]``), naming its line: anything
+        else cannot be read without importing the file.
+    """
+    tiers: Set[str] = set()
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+            [stmt.target] if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        if not any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+            continue
+        value = stmt.value if isinstance(stmt, ast.Assign) else None
+        names = [tier_of_marker(e) for e in value.elts] if isinstance(value, ast.List) else [None]
+        if None in names or tiers:
+            raise ValueError(f"line {stmt.lineno}: pytestmark must be assigned once, a plain list of tier "
+                             f"markers (pytest.mark.{'|'.join(TIERS)}); got {ast.unparse(stmt)!r}")
+        tiers.update(names)
+    return frozenset(tiers)
+
+
+def tier_sets(tree: ast.Module) -> List[FrozenSet[str]]:
+    """Every set of tiers a test of a file wholly outside the fast tier can have:
+    its module's tiers plus any combination of the tiers named anywhere else in
+    the file (decorators, class marks, parameter marks); [] for a file with fast
+    tests. A superset is safe: it only makes a file be imported."""
+    base = module_tiers(tree)
+    if not base:
+        return []
+    extra = sorted({t for node in ast.walk(tree) for t in [tier_of_marker(node)] if t} - base)
+    return [base | set(c) for r in range(len(extra) + 1) for c in itertools.combinations(extra, r)]
 
 
 def require(module: str) -> ModuleType:
@@ -86,60 +98,41 @@ def require(module: str) -> ModuleType:
         pytest.skip(why, allow_module_level=True)
 
 
-class _Tiers(dict):
-    """The names of a marker expression: a tier is True when the test has it."""
-
-    def __missing__(self, name: str) -> bool:
-        return False
-
-
-def _tier_sets(rel: str) -> List[set]:
-    """Every set of tiers a test of a file wholly outside the fast tier can have
-    (its file's, plus those TIER_OF_TEST adds); [] for other files."""
-    base = set()
-    for key, marks in TIER_OF_FILE.items():
-        if rel == key or (key.endswith("/") and rel.startswith(key)):
-            base.update(marks)
-    if not base:
-        return []
-    extra = [base | set(marks) for key, marks in TIER_OF_TEST.items() if key.startswith(rel + "::")]
-    return [base] + extra
+def _selects_any(expr: str, sets: List[FrozenSet[str]]) -> bool:
+    """Whether the ``-m`` expression selects a test with one of these tier sets.
+    Other marker names in it (``needs_binary``) may be either: a file is kept
+    when some choice selects it. Raises on an expression Python cannot read."""
+    code = compile(expr, "<-m>", "eval")
+    others = sorted(set(code.co_names) - set(TIERS) - {"fast"})
+    for tiers in sets:
+        for values in itertools.product((False, True), repeat=len(others)):
+            names = dict(zip(others, values), fast=False, **{t: t in tiers for t in TIERS})
+            if eval(code, {"__builtins__": {}}, names):
+                return True
+    return False
 
 
 def pytest_ignore_collect(collection_path, config):
     """Do not import a test file none of whose tests the ``-m`` expression selects:
     ``pytest -m fast`` then needs numpy, pytest and hypothesis only, even in CI,
-    where a missing peer library of a selected test fails the run."""
+    where a missing peer library of a selected test fails the run. The file's
+    tiers are read from its source (``tier_sets``), not by importing it."""
     expr = config.getoption("markexpr", None)
-    if not expr or collection_path.suffix != ".py":
+    if not expr or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
         return None
     try:
-        rel = collection_path.resolve().relative_to(TESTS).as_posix()
-    except ValueError:
+        sets = tier_sets(ast.parse(collection_path.read_bytes(), str(collection_path)))
+        if sets and not _selects_any(expr, sets):
+            return True
+    except Exception:       # unreadable source, pytestmark or expression: collect as usual (and fail there)
         return None
-    sets = _tier_sets(rel)
-    if not sets:
-        return None
-    try:
-        code = compile(expr, "<-m>", "eval")
-        selected = any(eval(code, {"__builtins__": {}}, _Tiers((t, True) for t in tiers)) for tiers in sets)
-    except Exception:       # an expression Python cannot read: collect as usual
-        return None
-    return None if selected else True
+    return None
 
 
 def pytest_collection_modifyitems(config, items):
     keep, dropped = [], []
     for item in items:
-        rel = Path(str(item.fspath)).resolve().relative_to(TESTS).as_posix()
-        tiers = set(item.get_closest_marker(t) and t for t in TIERS) - {None}
-        for key, marks in TIER_OF_FILE.items():
-            if rel == key or (key.endswith("/") and rel.startswith(key)):
-                tiers.update(marks)
-        tiers.update(TIER_OF_TEST.get(f"{rel}::{item.originalname}", ()))
-        for t in tiers - {m.name for m in item.iter_markers()}:
-            item.add_marker(getattr(pytest.mark, t))
-        if not tiers:
+        if not any(item.get_closest_marker(t) for t in TIERS):
             item.add_marker(pytest.mark.fast)
         # a test of a local tool that CI cannot have (the trec_eval binary) is
         # deselected, not skipped, when the tool is absent

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import require
+
+pytestmark = [pytest.mark.peers]
 
 ROOT = Path(__file__).resolve().parents[1]
 

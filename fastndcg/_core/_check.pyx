@@ -3,7 +3,7 @@
 # the kernels themselves (see _ndcg.pyx).
 from libc.stdint cimport int64_t
 
-# Offsets problem codes (kept in sync with _validation.check_offsets).
+# Offsets problem codes (kept in sync with fastndcg._core.validation.prepare_offsets).
 cdef enum:
     OFFSETS_OK = 0
     OFFSETS_FIRST_NOT_ZERO = 1

@@ -92,7 +92,7 @@ ctypedef fused out_t:
     float
     double
 
-# Modes (kept in sync with lambdamart.MODE_CODES).
+# Modes (kept in sync with fastndcg.measures.lambdamart_checks.MODE_CODES).
 cdef enum:
     MODE_DEFAULT = 0
     MODE_LIGHTGBM = 1

@@ -90,14 +90,16 @@ cdef extern from *:
 
 from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
 
-# Tie modes (kept in sync with _prepared.TIE_CODES).
+# Tie modes (kept in sync with fastndcg._core.resolve.TIE_CODES).
 cdef enum:
     TIES_INPUT = 0      # stable or by key: the comparator decides
     TIES_AVERAGE = 1
     TIES_WORST = 2
     TIES_BEST = 3
 
-# Per-query flags (bits) and problem codes (kept in sync with _prepared).
+# Per-query flags (bits) and problem codes (kept in sync with the bits read by
+# fastndcg._core.prepared.NDCGScorer._raise_labels, fastndcg._core.validation.raise_score_problem
+# and fastndcg._core.validation.warn_scores_to_inf, and with the codes of fastndcg._core.validation).
 cdef enum:
     FLAG_SCORES = 1
     FLAG_LABELS = 2

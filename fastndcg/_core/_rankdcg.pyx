@@ -23,7 +23,7 @@ from libc.stdlib cimport free, malloc
 
 from fastndcg._core._rank cimport RankedDoc, sort_docs
 
-# Empty-query values (kept in sync with _api.EMPTY_CODES).
+# Empty-query values (kept in sync with fastndcg._core.resolve.EMPTY_CODES).
 cdef enum:
     EMPTY_ZERO = 0
     EMPTY_ONE = 1

@@ -28,7 +28,7 @@ from libc.string cimport memset
 
 from fastndcg._core._rank cimport RankedDoc, gain_of, label_t, select_top
 
-# Empty-query values (kept in sync with _api.EMPTY_CODES).
+# Empty-query values (kept in sync with fastndcg._core.resolve.EMPTY_CODES).
 cdef enum:
     EMPTY_ZERO = 0
     EMPTY_ONE = 1

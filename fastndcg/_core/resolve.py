@@ -18,7 +18,9 @@ import numpy as np
 from fastndcg._core import _ndcg
 from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention
 
-# Kernel codes (kept in sync with the enums of _ndcg.pyx / _softrank.pyx / _rankdcg.pyx).
+# Kernel codes, kept in sync with: TIE_CODES the TIES_* enum of _ndcg.pyx; EMPTY_CODES the
+# EMPTY_* enums of _softrank.pyx and _rankdcg.pyx; DISCOUNT_CODES the kinds of
+# fastndcg._core._ndcg.discount_table.
 TIE_CODES = {"stable": 0, "key": 0, "key_desc": 0, "average": 1, "worst": 2, "best": 3}
 EMPTY_CODES = {"zero": 0, "one": 1, "skip": 2, "error": 2}
 EMPTY_VALUES = {"zero": 0.0, "one": 1.0, "skip": math.nan, "error": math.nan}

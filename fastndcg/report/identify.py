@@ -491,13 +491,13 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
     -------
     Identification
     """
-    from fastndcg.io import readers
+    from fastndcg.io.trec import Qrels
     from fastndcg.io.align import join_run_file, read_qrels_for
     from fastndcg.measures.trec_measures import evaluate_trec
 
     reported = _reported(value, per_query, measure)
     ks = _cutoffs(k)
-    if not isinstance(qrels, readers.Qrels):
+    if not isinstance(qrels, Qrels):
         qrels = read_qrels_for(run, qrels, n_threads)
     joined = join_run_file(run, qrels, n_threads=n_threads)
     probe = joined.aligned(missing="zero", n_threads=n_threads)
@@ -613,19 +613,20 @@ def identify_data(data: Any, predictions: Any, *, value: Any = None, per_query: 
     or DATA.group when present). Other parameters as :func:`identify`.
     """
     from fastndcg._core.prepared import NDCGScorer
-    from fastndcg.io import readers
+    from fastndcg.io.numbers import read_predictions
+    from fastndcg.io.svmlight import read_svmlight
     from fastndcg.io.svmlight import group_file_for
 
     reported = _reported(value, per_query, measure)
     ks = _cutoffs(k)
     g = group_file_for(data, group, choose="group=")
-    d = readers.read_svmlight(data, group=False if g is None else g)
+    d = read_svmlight(data, group=False if g is None else g)
     if d.offsets is None:
         raise ValueError(f"{data}: the file has no qid: fields and no group file was found; give group=")
     labels = d.grouped(d.labels)
     if np.all(labels == np.floor(labels)):
         labels = labels.astype(np.int64)
-    scores = d.grouped(readers.read_predictions(predictions, n=d.n_rows, column=prediction_column,
+    scores = d.grouped(read_predictions(predictions, n=d.n_rows, column=prediction_column,
                                                 data_path=os.fspath(data)))
     offsets = d.offsets
     qids = np.array([str(q) for q in d.query_ids], dtype=object) if d.query_ids is not None else \

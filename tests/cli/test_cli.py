@@ -86,6 +86,7 @@ def test_trec_eval_missing_topic_is_an_error_without_c(shared_data, capsys):
     assert "left out" in err
 
 
+@pytest.mark.slow
 def test_robust03_all_runs(shared_data, capsys, tmp_path):
     base = shared_data / "trectools-robust03"
     runs = sorted((base / "runs").glob("input.*.gz"))
@@ -151,6 +152,7 @@ def test_ltr_data_and_predictions(shared_data, capsys, tmp_path, dataset, preset
     assert list(csv.DictReader(io.StringIO(out_stream)))[:-1] == rows[:-1]
 
 
+@pytest.mark.peers
 def test_lightgbm_preset_matches_lightgbm_itself(shared_data, capsys, tmp_path):
     lgb = require("lightgbm")
     load_svmlight_file = require("sklearn.datasets").load_svmlight_file

@@ -109,6 +109,7 @@ def test_trec_preset_selection_csv_and_atomic_output(trec, tmp_path):
 # ----------------------------------------------------------------------------- data + predictions
 
 
+@pytest.mark.peers
 def test_mq2008_predictions_table_json_and_plot(shared_data, tmp_path):
     require("matplotlib")
     data = shared_data / "mq2008" / "test.txt"
@@ -172,6 +173,7 @@ def test_usage_errors_exit_2(trec, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.peers
 def test_io_errors_exit_3_and_leave_no_file(trec, tmp_path):
     require("matplotlib")
     q, r = trec / "qrels.test", trec / "results.test"
@@ -184,6 +186,7 @@ def test_io_errors_exit_3_and_leave_no_file(trec, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.peers
 def test_unwritable_output_exit_3(trec, tmp_path):
     require("matplotlib")
     q, r = trec / "qrels.test", trec / "results.test"

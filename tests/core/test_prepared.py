@@ -33,6 +33,7 @@ def weighted_batch(seed=3):
 # ----------------------------------------------------------------------------- one aggregation
 
 
+@pytest.mark.peers
 def test_means_are_bit_identical_across_front_ends():
     """mean_ndcg, NDCGScorer.mean/evaluate, the summands, ndcg_and_mean,
     streaming (one query per chunk, in any order, either keep mode), compare

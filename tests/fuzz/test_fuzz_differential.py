@@ -47,7 +47,7 @@ from fastndcg.measures.rankdcg import rankdcg
 from fastndcg.measures.softrank import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad, soft_rank_distributions
 from conftest import require, fuzz_settings
 
-pytestmark = pytest.mark.fuzz
+pytestmark = [pytest.mark.fuzz]
 
 F32_MAX = float(np.finfo(np.float32).max)
 DBL_MAX = float(np.finfo(np.float64).max)

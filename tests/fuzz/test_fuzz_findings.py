@@ -11,6 +11,8 @@ from fastndcg import Convention, reference
 from fastndcg.measures.softrank import SoftNDCGObjective
 from conftest import require
 
+pytestmark = [pytest.mark.fuzz]
+
 
 def test_gain_mapping_without_the_lower_labels():
     # {1: 5.0} leaves label 0 out of the table; no label 0 is present, so

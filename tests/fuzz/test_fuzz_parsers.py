@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "fuzz"))
 import harness  # noqa: E402
 from fastndcg.io import readers  # noqa: E402
 
-pytestmark = pytest.mark.fuzz
+pytestmark = [pytest.mark.fuzz]
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ import fastndcg.integrations.dask as fdask
 from fastndcg.io import frames
 from conftest import require, scattered_frame as _frame
 
+pytestmark = [pytest.mark.distributed]
+
 dd = require("dask.dataframe")
 pd = require("pandas")
 Client = require("distributed").Client

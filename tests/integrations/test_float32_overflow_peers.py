@@ -12,6 +12,8 @@ from fastndcg.conventions import ScoreOverflowWarning
 from fastndcg.measures.trec_measures import evaluate_trec
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 QRELS = {"1": {"a": 1, "b": 0}}
 CASES = [{"a": 1e39, "b": 2e39}, {"a": 2e39, "b": 1e39}, {"a": -1e39, "b": -2e39}, {"a": -1e39, "b": 0.0},
          {"a": float("inf"), "b": 1e39}, {"a": 1.0, "b": float("inf")}]

@@ -16,6 +16,8 @@ from fastndcg.integrations import ir_measures as ir_measures_provider
 
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 ir_measures = require("ir_measures")
 pd = require("pandas")
 nDCG = ir_measures.nDCG

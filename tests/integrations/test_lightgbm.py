@@ -12,6 +12,8 @@ from fastndcg import Convention
 from fastndcg.io.datasets import cascade_clicks
 from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
 
+pytestmark = [pytest.mark.peers]
+
 lgb = require("lightgbm")
 
 ROUNDS = 20

@@ -12,6 +12,8 @@ import fastndcg.integrations.spark as fspark
 from fastndcg.io import frames
 from conftest import require, scattered_frame as _frame
 
+pytestmark = [pytest.mark.distributed, pytest.mark.slow]
+
 pd = require("pandas")
 SparkSession = require("pyspark.sql").SparkSession
 

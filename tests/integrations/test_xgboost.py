@@ -14,6 +14,8 @@ import fastndcg.integrations.xgboost as fxgb
 from fastndcg import Convention
 from fastndcg.integrations.xgboost import XGBOOST_NDCG, NDCGMetric, RankNDCGObjective
 
+pytestmark = [pytest.mark.peers]
+
 xgb = require("xgboost")
 
 ROUNDS = 20

@@ -11,6 +11,8 @@ from fastndcg.io import frames
 from fastndcg.io import readers
 from conftest import require, make_batch
 
+pytestmark = [pytest.mark.peers]
+
 pd = require("pandas")
 pl = require("polars")
 

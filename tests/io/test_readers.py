@@ -32,6 +32,7 @@ def raises_at(path, line, match):
 # ----------------------------------------------------------------------------- SVMlight
 
 
+@pytest.mark.peers
 def test_svmlight_mq2008_matches_sklearn(shared_data):
     load_svmlight_file = require("sklearn.datasets").load_svmlight_file
     path = str(shared_data / "mq2008" / "test.txt")
@@ -49,6 +50,7 @@ def test_svmlight_mq2008_matches_sklearn(shared_data):
     assert d.lines[0] == 1 and d.lines[-1] == 2874
 
 
+@pytest.mark.peers
 def test_svmlight_group_file_lightgbm(shared_data):
     load_svmlight_file = require("sklearn.datasets").load_svmlight_file
     base = shared_data / "lightgbm-rank"
@@ -428,6 +430,8 @@ def test_robust03_tie_heavy_runs_get_trec_eval_order(shared_data, run_name):
                                   a.ndcg(10, convention="trec_eval_cut"))
 
 
+@pytest.mark.peers
+@pytest.mark.slow
 def test_robust03_all_runs_match_pytrec_eval(shared_data):
     pytrec_eval = require("pytrec_eval")
     base = shared_data / "trectools-robust03"

@@ -20,6 +20,8 @@ import pytest
 import fastndcg
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 lgb = require("lightgbm")
 pytrec_eval = require("pytrec_eval")
 xgb = require("xgboost")

@@ -17,6 +17,8 @@ import fastndcg
 from test_conformance import K, make_case, near_ties, queries, report
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 torch = require("torch")
 retrieval_normalized_dcg = require("torchmetrics.functional.retrieval").retrieval_normalized_dcg
 RetrievalNormalizedDCG = require("torchmetrics.retrieval").RetrievalNormalizedDCG

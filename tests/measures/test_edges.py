@@ -94,6 +94,7 @@ def test_reference_rejects_overflow_too():
         lambda_gradients(np.array([1.0, 1e39]), [1, 0], [0, 1, 2], mode="xgboost")
 
 
+@pytest.mark.peers
 def test_xgboost_objective_and_metric_reject_overflow():
     xgb = require("xgboost")
 
@@ -154,6 +155,7 @@ def test_lambdamart_truncation_none_is_the_whole_list_whatever_default_k(conv):
                                ref_g, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.peers
 def test_lambdarank_objective_default_mode_truncation_none_under_xgboost_preset():
     lgb = require("lightgbm")
 

@@ -29,6 +29,8 @@ from fastndcg.measures.evaluation import Metric
 from trec_cases import generated_trec
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 pd = require("pandas")
 ir_measures = require("ir_measures")
 nDCG = require("ir_measures").nDCG
@@ -236,6 +238,7 @@ def test_missing_error_and_rules():
     assert c.values[0, 0] == 0.0 and d.values[0, 0] == 1.0
 
 
+@pytest.mark.slow
 def test_ir_measures_robust03(shared_data):
     """Two Robust 2003 runs (100 topics), every variant."""
     base = shared_data / "trectools-robust03"

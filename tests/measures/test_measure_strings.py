@@ -8,6 +8,8 @@ import pytest
 from fastndcg.measures.measure_strings import MeasureError, MeasureWarning, parse_measure, parse_measures
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 ir_measures = require("ir_measures")
 nDCG = require("ir_measures").nDCG
 

@@ -374,6 +374,7 @@ def _dense(s, y, off):
     return np.asarray(y, dtype=float).reshape(-1, n), np.asarray(s, dtype=float).reshape(-1, n)
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("k", [None, 1, 3, 7, 50])
 def test_sklearn_ndcg_score(rng, k):
     ndcg_score = require("sklearn.metrics").ndcg_score

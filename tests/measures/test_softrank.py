@@ -277,6 +277,7 @@ def test_sigma_to_zero_is_ndcg_for_tie_free_scores(rng, conv, k):
     assert errs[0] > errs[1] > errs[2] or errs[0] == 0.0
 
 
+@pytest.mark.peers
 def test_two_documents_rank_distribution_is_exact():
     # For n = 2, the rank of doc 1 is Bernoulli(P(S_2 > S_1)) exactly: no independence approximation.
     norm = require("scipy.stats").norm
@@ -318,6 +319,7 @@ def test_values_nonnegative_and_documented_excess_over_one(rng):
     close(v, [1.125])
 
 
+@pytest.mark.peers
 def test_monte_carlo_expected_rank_equals_sum_of_pi():
     norm = require("scipy.stats").norm
     rng = np.random.default_rng(7)
@@ -447,6 +449,7 @@ def _ranking_problem(seed, n_queries=60):
     return X, labels, sizes, fastndcg.offsets_from_group_sizes(sizes)
 
 
+@pytest.mark.peers
 def test_lightgbm_training_with_softndcg_improves_training_ndcg():
     lightgbm = require("lightgbm")
     X, y, sizes, off = _ranking_problem(0)
@@ -466,6 +469,7 @@ def test_lightgbm_training_with_softndcg_improves_training_ndcg():
     assert soft_after > soft_before + 0.1
 
 
+@pytest.mark.peers
 def test_xgboost_training_with_softndcg_improves_training_ndcg():
     xgboost = require("xgboost")
     X, y, sizes, off = _ranking_problem(1)
@@ -481,6 +485,7 @@ def test_xgboost_training_with_softndcg_improves_training_ndcg():
     assert obj.n_plans_built == 1
 
 
+@pytest.mark.peers
 def test_objectives_reject_data_without_groups():
     lightgbm = require("lightgbm")
     xgboost = require("xgboost")

@@ -34,6 +34,8 @@ from fastndcg.measures.trec_gains import (GainScorer, TrecGainQuirkWarning, as_g
                                  resolve_trec_gains, textbook_convention)
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 pytrec_eval = require("pytrec_eval")
 
 # ----------------------------------------------------------------------------- the rule

@@ -35,6 +35,8 @@ from fastndcg.measures.trec_measures import evaluate_trec
 from trec_cases import GAIN_SETS, generated_trec
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 pytrec_eval = require("pytrec_eval")
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "data" / "trec_eval_golden.json").read_text())
@@ -85,6 +87,7 @@ def test_golden_trec_eval_test_files(shared_data):
     assert not failures, failures[:3]
 
 
+@pytest.mark.slow
 def test_golden_robust03(shared_data):
     """All 17 Robust 2003 runs (MU03rob01 and rutcor03100 are full of ties)."""
     cases = [c for c in GOLDEN["cases"] if c["qrels"].startswith("trectools")]

@@ -344,6 +344,7 @@ def test_text_table_is_aligned():
     assert "[worst, best]" in text
 
 
+@pytest.mark.peers
 def test_plot_writes_a_png(tmp_path):
     require("matplotlib")
     runs, labels, offsets = flip_case()

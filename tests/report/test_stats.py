@@ -10,6 +10,8 @@ import pytest
 from fastndcg.report import stats
 from conftest import require
 
+pytestmark = [pytest.mark.peers]
+
 scipy = require("scipy"); require("scipy.special")
 scipy = require("scipy"); require("scipy.stats")
 

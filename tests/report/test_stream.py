@@ -16,6 +16,8 @@ from fastndcg.io import frames
 from fastndcg.report import stream
 from conftest import require, make_batch
 
+pytestmark = [pytest.mark.peers]
+
 pd = require("pandas")
 pa = require("pyarrow")
 pq = require("pyarrow.parquet")
@@ -452,6 +454,7 @@ _RUN_MEMORY_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_run_stream_memory_bound(tmp_path):
     """A 1.2M-line run (38 MB) streamed with 20,000-row pieces and 1 MiB blocks:
     the peak traced memory stays under 16 MiB (measured: 6.8 MiB; read whole
