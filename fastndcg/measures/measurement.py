@@ -69,12 +69,26 @@ def _conv_key(conv: Convention) -> tuple:
     return tuple(getattr(conv, f.name) for f in fields(conv) if f.name != "name")
 
 
+#: (number of presets, [(name, fields key)]): rebuilt if a preset is registered later. Replaced
+#: whole (one assignment), so threads that race build the same table and never see a half one.
+_PRESET_KEYS: Tuple[int, List[Tuple[str, tuple]]] = (-1, [])
+
+
+def _preset_keys() -> List[Tuple[str, tuple]]:
+    global _PRESET_KEYS
+    count, keys = _PRESET_KEYS
+    if count != len(PRESETS):
+        keys = [(name, _conv_key(preset)) for name, preset in list(PRESETS.items())]
+        _PRESET_KEYS = (len(keys), keys)
+    return keys
+
+
 def _named(conv: Convention) -> Convention:
     """The convention, named after the first preset with the same fields (else as it is)."""
     key = _conv_key(conv)
-    for name, preset in PRESETS.items():
-        if _conv_key(preset) == key:
-            return preset if conv.name != name else conv
+    for name, preset_key in _preset_keys():
+        if preset_key == key:
+            return PRESETS[name] if conv.name != name else conv
     return conv
 
 
@@ -167,9 +181,10 @@ class Measurement:
     def rules(self) -> Optional[str]:
         """``"trec_eval"`` (trec_eval 10: double scores), ``"pytrec_eval"`` (trec_eval 9:
         float32 scores), or None when the convention is no trec_eval's."""
+        keys = dict(_preset_keys())
         key = _conv_key(self.convention)
         for rules, presets in _RULES.items():
-            if any(_conv_key(get_preset(p)) == key for p in presets):
+            if any(keys.get(p) == key for p in presets):
                 return rules
         return None
 
