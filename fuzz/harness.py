@@ -142,8 +142,12 @@ _LINE = re.compile(r"(\d+): (\S.*)", re.S)
 
 def check_error(exc: BaseException, files: Files, allowed: Optional[Iterable[Reject]]) -> None:
     """exc must be a ValueError ``path:line: message`` with an input path and
-    a line inside that file; if ``allowed`` is given, one of those."""
-    if type(exc) is not ValueError:
+    a line inside that file; if ``allowed`` is given, one of those. fastndcg's own
+    ValueError subclasses (e.g. NamedArgumentError, whose message names the
+    arguments a front end can rename) count; a subclass from elsewhere
+    (UnicodeDecodeError, ...) is a finding."""
+    if not (type(exc) is ValueError or (isinstance(exc, ValueError)
+                                        and type(exc).__module__.startswith("fastndcg."))):
         raise Finding(f"{type(exc).__name__} instead of ValueError: {exc!r}") from exc
     msg = str(exc)
     for i, p in enumerate(files.paths):
