@@ -88,14 +88,9 @@ cdef extern from *:
     uint64_t screen_i64 "fastndcg_screen_i64"(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) noexcept nogil
     uint64_t screen_i32 "fastndcg_screen_i32"(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) noexcept nogil
 
+from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, TIES_AVERAGE, TIES_BEST, TIES_INPUT,
+                                    TIES_WORST)
 from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
-
-# Tie modes (kept in sync with _prepared.TIE_CODES).
-cdef enum:
-    TIES_INPUT = 0      # stable or by key: the comparator decides
-    TIES_AVERAGE = 1
-    TIES_WORST = 2
-    TIES_BEST = 3
 
 # Per-query flags (bits) and problem codes (kept in sync with _prepared).
 cdef enum:
@@ -158,15 +153,15 @@ cdef struct Config:
 def discount_table(int kind, Py_ssize_t n):
     """D(r) for r = 1..n with libc log2 (so LambdaMART can match C++ bit for bit).
 
-    kind: 0 log2 (1/log2(r+1)), 1 letor (1 for r <= 2, then 1/log2 r), 2 reciprocal (1/r).
+    kind: a DISCOUNT_* code of _codes.pxd (resolve.DISCOUNT_CODES).
     """
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] d = out
     cdef Py_ssize_t i
     for i in range(n):
-        if kind == 0:
+        if kind == DISCOUNT_LOG2:
             d[i] = 1.0 / log2(2.0 + <double>i)
-        elif kind == 1:
+        elif kind == DISCOUNT_LETOR:
             d[i] = 1.0 if i < 2 else 1.0 / log2(1.0 + <double>i)
         else:
             d[i] = 1.0 / (1.0 + <double>i)

@@ -107,6 +107,17 @@ class NDCGScorer:
         self._tie_key = None
         return self
 
+    @classmethod
+    def _checked(cls, conv: Convention, lab: np.ndarray, off: np.ndarray, max_n: int, k: Cutoffs,
+                 n_threads: Optional[int] = None) -> "NDCGScorer":
+        """Queries whose labels (kernel dtype) and offsets the caller has checked
+        under ``conv``'s label rules (LambdaMART, SoftNDCG): the ideal is
+        computed at once, without checking them a second time."""
+        self = cls._prepare(conv, lab, off, max_n, k, n_threads=n_threads)
+        self._labels_checked = True
+        self._compute_ideal(n_threads)
+        return self
+
     def _setup(self, conv, lab, off, max_n, k, weights, ideal_dcg, ideal_labels, ideal_offsets,
                n_threads) -> None:
         self.convention: Convention = conv
@@ -130,7 +141,7 @@ class NDCGScorer:
         depth = int(min(int(self._cutoffs[-1]), max_n))
         self._disc = discount(conv, depth)
         self._short_limit = (np.where(self._cutoffs == FULL_LIST, 0, self._cutoffs).astype(np.int64)
-                             if conv.short == "zero" else np.zeros(nc, dtype=np.int64))
+                             if res.short_zero else np.zeros(nc, dtype=np.int64))
         self._idcg = np.zeros((self.n_queries, nc), dtype=np.float64)
         self._labels_checked = False
         self._ideal_ready = False
@@ -184,10 +195,10 @@ class NDCGScorer:
 
     # -- ideal -------------------------------------------------------------------------
     def _run_ideal(self, kernel: NDCGKernel, lab: np.ndarray, off: np.ndarray, name: str,
-                   n_threads: Optional[int]) -> None:
+                   n_threads: Optional[int], check_labels: bool = True) -> None:
         self._needs_ideal()
         flags = np.zeros(off.shape[0] - 1, dtype=np.int8)
-        if kernel.compute_ideal(flags, True, threads_for(lab.shape[0], n_threads)):
+        if kernel.compute_ideal(flags, check_labels, threads_for(lab.shape[0], n_threads)):
             self._raise_labels(kernel, lab, off, flags, name, {4: self._idcg})
 
     def _needs_ideal(self) -> None:
@@ -196,7 +207,8 @@ class NDCGScorer:
             raise error
 
     def _compute_ideal(self, n_threads: Optional[int] = None) -> None:
-        self._run_ideal(self._kernel, self.labels, self.offsets, "labels", n_threads)
+        self._run_ideal(self._kernel, self.labels, self.offsets, "labels", n_threads,
+                        check_labels=not self._labels_checked)
         self._labels_checked = True
         self._ideal_ready = True
         self._check_empty()
