@@ -1,7 +1,9 @@
 # The integer codes by which Python hands a resolved convention (and a
-# LambdaMART mode) to the kernels: the one Cython copy, cimported by every
-# kernel module. Python's copy is in fastndcg/_core/resolve.py (TIE_CODES,
-# DISCOUNT_CODES, MODE_CODES); tests/test_architecture.py checks that the two agree.
+# LambdaMART mode) to the kernels, and by which the kernels report a bad row:
+# the one Cython copy, cimported by every kernel module. Python's copy is in
+# fastndcg/_core/resolve.py (TIE_CODES, DISCOUNT_CODES, MODE_CODES) and
+# fastndcg/_core/validation.py (the problem codes); tests/test_architecture.py
+# checks that they agree.
 
 # Tie rules (resolve.TIE_CODES): how equal scores are ordered.
 cdef enum:
@@ -21,3 +23,14 @@ cdef enum:
     MODE_DEFAULT = 0
     MODE_LIGHTGBM = 1
     MODE_XGBOOST = 2
+
+# A row's problem (validation.py: SCORE_*, LABEL_*), found by the kernels' checks.
+cdef enum:
+    PROBLEM_NONE = 0
+    SCORE_NOT_FINITE = 1
+    SCORE_FLOAT32_OVERFLOW = 2
+    LABEL_NEGATIVE = 3          # negative, NaN or infinite
+    LABEL_NOT_INTEGER = 4
+    LABEL_ABOVE_LIMIT = 5
+    LABEL_OUTSIDE_TABLE = 6
+    SCORE_FLOAT32_TO_INF = 7    # not an error: float32_overflow="inf" ranks the score as +-inf

@@ -88,11 +88,13 @@ cdef extern from *:
     uint64_t screen_i64 "fastndcg_screen_i64"(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) noexcept nogil
     uint64_t screen_i32 "fastndcg_screen_i32"(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) noexcept nogil
 
-from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, TIES_AVERAGE, TIES_BEST, TIES_INPUT,
-                                    TIES_WORST)
+from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, LABEL_ABOVE_LIMIT, LABEL_NEGATIVE,
+                                    LABEL_NOT_INTEGER, LABEL_OUTSIDE_TABLE, PROBLEM_NONE,
+                                    SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE,
+                                    TIES_AVERAGE, TIES_BEST, TIES_INPUT, TIES_WORST)
 from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
 
-# Per-query flags (bits) and problem codes (kept in sync with _prepared).
+# Per-query flags (bits; the problem codes of a row are in _codes.pxd).
 cdef enum:
     FLAG_SCORES = 1
     FLAG_LABELS = 2
@@ -100,16 +102,6 @@ cdef enum:
     FLAG_DCG_OVERFLOW = 8
     FLAG_NDCG_OVERFLOW = 16     # DCG / IDCG: an ideal far smaller than the DCG
     FLAG_SCORES_TO_INF = 32     # not an error: float32_overflow="inf" made a score infinite
-
-cdef enum:
-    PROBLEM_NONE = 0
-    SCORE_NOT_FINITE = 1
-    SCORE_FLOAT32_OVERFLOW = 2
-    LABEL_NEGATIVE = 3          # negative, NaN or infinite
-    LABEL_NOT_INTEGER = 4
-    LABEL_ABOVE_LIMIT = 5
-    LABEL_OUTSIDE_TABLE = 6
-    SCORE_FLOAT32_TO_INF = 7    # not an error: float32_overflow="inf" ranks the score as +-inf
 
 # Label kinds of NDCGKernel (the label_t specialisations).
 cdef enum:
@@ -208,12 +200,9 @@ cdef class NDCGKernel:
     cdef object _refs
     cdef readonly object labels
 
-    def __init__(self, labels, offsets, double[:, ::1] idcg, table, Py_ssize_t last, bint linear,
-                 Py_ssize_t count_size, levels, bint need_integer, double label_limit,
-                 bint table_holes, bint round_f32, double score_limit, bint overflow_inf, int tie_mode,
-                 bint key_desc,
-                 disc, ideal_disc, bint ideal_whole, cutoffs, short_limit, double empty_value,
-                 Py_ssize_t max_n):
+    def __init__(self, labels, offsets, double[:, ::1] idcg, resolution, disc, ideal_disc, bint ideal_whole,
+                 cutoffs, short_limit, Py_ssize_t max_n):
+        # resolution: the convention's fastndcg._core.resolve.Resolution (its tables and codes)
         cdef const int32_t[::1] l32
         cdef const int64_t[::1] l64
         cdef const float[::1] f32
@@ -245,27 +234,29 @@ cdef class NDCGKernel:
         self.idcg = &idcg[0, 0] if idcg.shape[0] > 0 and idcg.shape[1] > 0 else NULL
         self.max_n = max_n
         c = &self.cfg
+        r = resolution
+        table, levels = r.table, r.levels
         c.table = _ptr_f64(table)
-        c.last = last
-        c.linear = linear
-        c.count_size = count_size
+        c.last = r.last
+        c.linear = r.linear
+        c.count_size = r.count_size
         c.levels = _ptr_i64(levels) if levels is not None else NULL
         c.n_levels = levels.shape[0] if levels is not None else 0
-        c.need_integer = need_integer
-        c.label_limit = label_limit
-        c.table_holes = table_holes
-        c.round_f32 = round_f32
-        c.score_limit = score_limit
-        c.overflow_inf = overflow_inf
-        c.tie_mode = tie_mode
-        c.key_desc = key_desc
+        c.need_integer = r.need_integer
+        c.label_limit = r.label_limit
+        c.table_holes = r.table_holes
+        c.round_f32 = r.round_f32
+        c.score_limit = r.score_limit
+        c.overflow_inf = r.overflow_inf
+        c.tie_mode = r.tie_code
+        c.key_desc = r.key_desc
         c.disc = _ptr_f64(disc)
         c.ideal_disc = _ptr_f64(ideal_disc)
         c.ideal_whole = ideal_whole
         c.cutoffs = _ptr_i64(cutoffs)
         c.n_cut = cutoffs.shape[0]
         c.short_limit = _ptr_i64(short_limit)
-        c.empty_value = empty_value
+        c.empty_value = r.empty_value
         self._refs = (labels, offsets, idcg, table, levels, disc, ideal_disc, cutoffs, short_limit)
 
     def compute_ideal(self, int8_t[::1] flags, bint check_labels, int n_threads):

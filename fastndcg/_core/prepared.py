@@ -187,11 +187,8 @@ class NDCGScorer:
         except ValueError as exc:
             self._ideal_disc_error = exc
             ideal_disc = self._disc
-        return NDCGKernel(lab, off, self._idcg, res.table, res.last, res.linear, res.count_size, res.levels,
-                          res.need_integer, res.label_limit, res.table_holes, res.round_f32, res.score_limit,
-                          res.overflow_inf,
-                          res.tie_code, res.key_desc, self._disc, ideal_disc, whole, self._cutoffs,
-                          self._short_limit, res.empty_value, max_n)
+        return NDCGKernel(lab, off, self._idcg, res, self._disc, ideal_disc, whole, self._cutoffs,
+                          self._short_limit, max_n)
 
     # -- ideal -------------------------------------------------------------------------
     def _run_ideal(self, kernel: NDCGKernel, lab: np.ndarray, off: np.ndarray, name: str,

@@ -31,7 +31,7 @@ OFFSET_DTYPE = np.dtype(np.int64)
 FULL_LIST = 1 << 62
 HUGE_CUTOFF = 1 << 61   # cutoffs from here up all mean "beyond every query"
 
-# Problem codes of the kernels (kept in sync with _ndcg.pyx).
+# Problem codes of the kernels: the Python copy of _codes.pxd's (tests/test_architecture.py checks them).
 SCORE_NOT_FINITE = 1
 SCORE_FLOAT32_OVERFLOW = 2
 SCORE_FLOAT32_TO_INF = 7      # not an error: float32_overflow="inf" ranks it as +-inf

@@ -244,6 +244,30 @@ class LambdaMART:
             idcg = NDCGScorer._checked(conv, self.labels, self.offsets, self._max_n, k, n_threads).ideal_dcg
         self._idcg = np.ascontiguousarray(idcg, dtype=np.float64)
         self._inv = np.ascontiguousarray(inverse_ideal_dcg(self._idcg))
+        self._setup = self._kernel_setup()
+
+    def _kernel_setup(self):
+        """The kernels' parameters, built once (the kernel build in use at set-up runs every call)."""
+        self._kernels = _lambdamart
+        empty_f = np.empty(0, dtype=np.float64)
+        setup = _lambdamart.LambdaMARTSetup(
+            MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
+            self._short_limit, self.sigma, self.score_normalization, self.normalize, self._round_f32,
+            self._key_desc, self._w_norm)
+        sig, lo, hi, factor = self._sig
+        setup.set_tables(self._table, self._linear, self._disc, sig, lo, hi, factor)
+        setup.set_queries(self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64), self._inv,
+                          self.query_weights if self.query_weights is not None else empty_f,
+                          self.sample_weights if self.sample_weights is not None else empty_f, self._max_n)
+        return setup
+
+    def __getstate__(self) -> dict:
+        # the kernels' set-up holds C pointers: rebuilt from the arrays when unpickled
+        return {k: v for k, v in self.__dict__.items() if k not in ("_setup", "_kernels")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._setup = self._kernel_setup()
 
     def _pair_work(self) -> int:
         # pairs a call visits (at most n x min(n, T) per query), the thread policy's work
@@ -289,19 +313,9 @@ class LambdaMART:
     def _run(self, sc, grad, hess, n_threads, **state) -> None:
         # ``state``: the per-round inputs and outputs of the stateful variants
         # (fastndcg.measures.debias), passed through to the kernel.
-        sig, lo, hi, factor = self._sig
-        empty_f = np.empty(0, dtype=np.float64)
-        empty_i = np.empty(0, dtype=np.int64)
-        if _lambdamart.grad_hess_batch(
-            sc, self.labels, self.offsets,
-            self._tie_key if self._tie_key is not None else empty_i, self._key_desc, self._round_f32,
-            self._table, self._linear, self._disc, self._inv,
-            self.query_weights if self.query_weights is not None else empty_f,
-            self.sample_weights if self.sample_weights is not None else empty_f,
-            MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
-            self._short_limit, self.sigma, self.score_normalization, self.normalize,
-            sig, lo, hi, factor, self._w_norm, grad, hess, self._max_n,
-            threads_for(self._pair_work(), n_threads), **state):
+        round_state = self._kernels.LambdaMARTRound(**state) if state else None
+        if self._kernels.grad_hess_batch(self._setup, sc, self.labels, self.offsets, grad, hess,
+                                         threads_for(self._pair_work(), n_threads), round_state):
             # the kernel saw a non-finite output: name the first one
             for name, out in (("grad", grad), ("hess", hess)):
                 check_no_overflow(out, name, self.offsets, self._overflow_hint(), per_query=False)
@@ -373,18 +387,11 @@ class LambdaMART:
         bound = m * (sizes - 1) - m * (m - 1) // 2
         slots = offsets_from_sizes(bound, "queries", "pair counts of the selected queries")
         total = int(slots[-1])
-        hi = np.empty(total, dtype=np.int64)
-        lo = np.empty(total, dtype=np.int64)
-        rhi = np.empty(total, dtype=np.int64)
-        rlo = np.empty(total, dtype=np.int64)
+        rows = np.empty((4, total), dtype=np.int64)      # hi, lo and their ranks
         delta = np.empty(total, dtype=np.float64)
-        count = np.zeros(sel.shape[0], dtype=np.int64)
-        _lambdamart.pairs_batch(
-            sc, self.labels, self.offsets,
-            self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64),
-            self._key_desc, self._round_f32, self._table, self._linear, self._disc, self._inv,
-            sel, slots, t, cut, hi, lo, rhi, rlo, delta, count, self._max_n,
-            threads_for(total + sel.shape[0], n_threads))
+        count = self._kernels.pairs_batch(self._setup, sc, self.labels, self.offsets, sel, slots, cut, rows, delta,
+                                          threads_for(total + sel.shape[0], n_threads))
+        hi, lo, rhi, rlo = rows
         keep = np.concatenate([np.arange(slots[i], slots[i] + count[i]) for i in range(sel.shape[0])]) \
             if sel.shape[0] else np.empty(0, dtype=np.int64)
         keep = keep.astype(np.int64)
