@@ -323,39 +323,24 @@ cdef class NDCGKernel:
 
     cdef int _dispatch(self, const void* sp, bint is32, bint fuse, bint chk_lab, bint chk_sc,
                        double* dcg_ptr, double* nd_ptr, int8_t* fl, int* bad, int nt) noexcept nogil:
-        cdef const Config* c = &self.cfg
-        cdef double* idcg = self.idcg if (nd_ptr != NULL or fuse) else NULL
+        cdef Batch b
+        b.off = self.off
+        b.keys = self.keys
+        b.n_queries = self.n_queries
+        b.max_n = self.max_n
+        b.c = &self.cfg
+        b.fuse_ideal = fuse
+        b.check_labels = chk_lab
+        b.check_scores = chk_sc
+        b.idcg = self.idcg if (nd_ptr != NULL or fuse) else NULL
+        b.dcg_out = dcg_ptr
+        b.ndcg_out = nd_ptr
+        b.flags = fl
+        b.any_bad = bad
+        b.n_threads = nt
         if is32:
-            if self.label_kind == KIND_INT32:
-                return _score_queries(<const float*>sp, <const int32_t*>self.lab, self.off, self.keys,
-                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                      dcg_ptr, nd_ptr, fl, bad, nt)
-            if self.label_kind == KIND_INT64:
-                return _score_queries(<const float*>sp, <const int64_t*>self.lab, self.off, self.keys,
-                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                      dcg_ptr, nd_ptr, fl, bad, nt)
-            if self.label_kind == KIND_FLOAT32:
-                return _score_queries(<const float*>sp, <const float*>self.lab, self.off, self.keys,
-                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                      dcg_ptr, nd_ptr, fl, bad, nt)
-            return _score_queries(<const float*>sp, <const double*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        if self.label_kind == KIND_INT32:
-            return _score_queries(<const double*>sp, <const int32_t*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        if self.label_kind == KIND_INT64:
-            return _score_queries(<const double*>sp, <const int64_t*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        if self.label_kind == KIND_FLOAT32:
-            return _score_queries(<const double*>sp, <const float*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        return _score_queries(<const double*>sp, <const double*>self.lab, self.off, self.keys,
-                              self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                              dcg_ptr, nd_ptr, fl, bad, nt)
+            return _score_by_label(<const float*>sp, self.lab, self.label_kind, &b)
+        return _score_by_label(<const double*>sp, self.lab, self.label_kind, &b)
 
     def label_problem(self, Py_ssize_t q):
         """(row, code) of query q's first invalid label (row in the batch), or (-1, 0)."""
