@@ -231,7 +231,7 @@ def test_kernel_codes_are_defined_once():
     python.update((f"DISCOUNT_{k.upper()}", v) for k, v in resolve.DISCOUNT_CODES.items())
     python.update((f"MODE_{k.upper()}", v) for k, v in resolve.MODE_CODES.items())
     python.update((name, getattr(validation, name)) for name in codes
-                  if name.startswith(("SCORE_", "LABEL_")))
+                  if name.startswith(("SCORE_", "LABEL_", "FLAG_", "OFFSETS_")))
     python["PROBLEM_NONE"] = 0
     assert codes == python
     # and no Python module keeps its own table of kernel codes

@@ -88,20 +88,13 @@ cdef extern from *:
     uint64_t screen_i64 "fastndcg_screen_i64"(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) noexcept nogil
     uint64_t screen_i32 "fastndcg_screen_i32"(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) noexcept nogil
 
-from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, LABEL_ABOVE_LIMIT, LABEL_NEGATIVE,
+from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW,
+                                    FLAG_LABELS, FLAG_NDCG_OVERFLOW, FLAG_SCORES, FLAG_SCORES_TO_INF,
+                                    LABEL_ABOVE_LIMIT, LABEL_NEGATIVE,
                                     LABEL_NOT_INTEGER, LABEL_OUTSIDE_TABLE, PROBLEM_NONE,
                                     SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE,
                                     TIES_AVERAGE, TIES_BEST, TIES_INPUT, TIES_WORST)
 from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
-
-# Per-query flags (bits; the problem codes of a row are in _codes.pxd).
-cdef enum:
-    FLAG_SCORES = 1
-    FLAG_LABELS = 2
-    FLAG_IDEAL_OVERFLOW = 4     # sums beyond DBL_MAX (huge gains or discounts)
-    FLAG_DCG_OVERFLOW = 8
-    FLAG_NDCG_OVERFLOW = 16     # DCG / IDCG: an ideal far smaller than the DCG
-    FLAG_SCORES_TO_INF = 32     # not an error: float32_overflow="inf" made a score infinite
 
 # Label kinds of NDCGKernel (the label_t specialisations).
 cdef enum:

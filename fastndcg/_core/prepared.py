@@ -26,11 +26,11 @@ from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
 from fastndcg._core.resolve import discount, float32_reason, resolve
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, as_labels, as_scores, check_csr_lengths,
-                                  check_cutoffs, check_ideal_dcg, check_query_weights,
-                                  check_same_length, check_tie_key, label_error,
-                                  prepare_offsets, raise_score_problem,
-                                  warn_scores_to_inf)
+from fastndcg._core.validation import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, FLAG_LABELS, FLAG_NDCG_OVERFLOW,
+                                       FLAG_SCORES, FULL_LIST, OVERFLOW_HINT, as_labels, as_scores,
+                                       check_csr_lengths, check_cutoffs, check_ideal_dcg, check_query_weights,
+                                       check_same_length, check_tie_key, label_error, prepare_offsets,
+                                       raise_score_problem, warn_scores_to_inf)
 
 ArrayLike = Any
 
@@ -196,7 +196,7 @@ class NDCGScorer:
         self._needs_ideal()
         flags = np.zeros(off.shape[0] - 1, dtype=np.int8)
         if kernel.compute_ideal(flags, check_labels, threads_for(lab.shape[0], n_threads)):
-            self._raise_labels(kernel, lab, off, flags, name, {4: self._idcg})
+            self._raise_labels(kernel, lab, off, flags, name, {FLAG_IDEAL_OVERFLOW: self._idcg})
 
     def _needs_ideal(self) -> None:
         error = self.__dict__.get("_ideal_disc_error")
@@ -211,18 +211,19 @@ class NDCGScorer:
         self._check_empty()
 
     def _raise_labels(self, kernel: NDCGKernel, lab, off, flags, name, rows) -> None:
-        # the kernel's flags: 2 = a label problem, 4 / 8 / 16 = the ideal DCG / DCG / NDCG overflowed
-        hit = np.flatnonzero(flags & 2)
+        # the kernel's flags: a label problem, or the ideal DCG / DCG / NDCG overflowed
+        hit = np.flatnonzero(flags & FLAG_LABELS)
         if hit.size:
             i, code = kernel.label_problem(int(hit[0]))
             raise label_error(name, lab, i, code, off, self.convention)
-        for bit, what, hint in ((4, "ideal DCG", OVERFLOW_HINT), (8, "DCG", OVERFLOW_HINT),
-                                (16, "NDCG", "its ideal DCG is too small for its DCG")):
+        for bit, what, hint in ((FLAG_IDEAL_OVERFLOW, "ideal DCG", OVERFLOW_HINT),
+                                (FLAG_DCG_OVERFLOW, "DCG", OVERFLOW_HINT),
+                                (FLAG_NDCG_OVERFLOW, "NDCG", "its ideal DCG is too small for its DCG")):
             hit = np.flatnonzero(flags & bit)
             if hit.size:
                 q = int(hit[0])
                 row = rows[bit][q]
-                got = row[~np.isfinite(row) if bit != 16 else np.isinf(row)][0]
+                got = row[~np.isfinite(row) if bit != FLAG_NDCG_OVERFLOW else np.isinf(row)][0]
                 raise ValueError(f"the {what} of query {q} (rows {int(off[q])}:{int(off[q + 1])}) overflows "
                                  f"float64 (got {float(got)!r}); {hint}")
 
@@ -277,12 +278,12 @@ class NDCGScorer:
         check_labels = not self._labels_checked
         if self._kernel.score(sc, key, dcg, nd, flags, fuse, check_labels, True,
                               threads_for(self.n_docs, n_threads)):
-            if (flags & 1).any():
+            if (flags & FLAG_SCORES).any():
                 why = float32_reason(self.convention) if sc.dtype == np.float64 else None
                 raise_score_problem(sc, self.offsets, flags, self._res.score_limit, "scores", why,
                                     self._res.overflow_inf)
             self._raise_labels(self._kernel, self.labels, self.offsets, flags, "labels",
-                              {4: self._idcg, 8: dcg, 16: nd})
+                              {FLAG_IDEAL_OVERFLOW: self._idcg, FLAG_DCG_OVERFLOW: dcg, FLAG_NDCG_OVERFLOW: nd})
         if self._res.overflow_inf:
             warn_scores_to_inf(sc, self.offsets, flags, "scores", stacklevel=4)
         if check_labels:
