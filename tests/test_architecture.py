@@ -4,6 +4,7 @@ function: a lazy import is still a dependency."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Dict, List, Set
 
@@ -204,3 +205,80 @@ def test_the_cli_never_imports_the_top_level_package():
     """The CLI is a room like the others: it imports the rooms, not the facade."""
     users = sorted(mod for mod, deps in GRAPH.items() if _room(mod) == "cli" and "fastndcg" in deps)
     assert users == []
+
+
+# ----------------------------------------------------------------------------- kernels
+
+_KERNEL_SOURCES = sorted(p for pattern in ("_*.pyx", "_*.pxi", "_*.pxd", "_*.pyx.tp")
+                         for p in (PACKAGE / "_core").glob(pattern))      # the kernels (io/ has parsers)
+_ENTRY = re.compile(r"^[ \t]*(?:cpdef|def)[ \t]+(?:[\w\[\].]+[ \t]+)?(\w+)[ \t]*\(", re.M)
+_ENUM_MEMBER = re.compile(r"^[ \t]+([A-Z][A-Z0-9_]*)[ \t]*=[ \t]*(-?\d+)", re.M)
+MAX_KERNEL_ARGUMENTS = 10
+# Entry points still over the limit (issue 26 item 3, left to do); the list may only shrink.
+WIDE_ENTRY_POINTS = {"_trec_ndcg.pyx:prefix_measures"}
+
+
+def kernel_entry_points(text: str) -> Dict[str, int]:
+    """Python-visible functions (def / cpdef, methods included) of a Cython
+    source and how many arguments each takes (``self`` not counted)."""
+    out: Dict[str, int] = {}
+    for m in _ENTRY.finditer(text):
+        depth, j = 1, m.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        inside = re.sub(r"#.*", "", text[m.end(): j - 1])       # comments
+        inside = re.sub(r"\[[^\]]*\]", "", inside)                # memoryview axes: double[:, ::1]
+        args = [a.strip() for a in inside.split(",") if a.strip() and a.strip() != "self"]
+        out[m.group(1)] = max(out.get(m.group(1), 0), len(args))
+    return out
+
+
+def kernel_enum_members(text: str) -> Dict[str, int]:
+    """NAME = value members of the ``cdef enum:`` blocks of a Cython source."""
+    out: Dict[str, int] = {}
+    for block in re.split(r"^cdef enum\w*[ \t]*\w*:[ \t]*\n", text, flags=re.M)[1:]:
+        body = re.match(r"(?:(?:[ \t]+.*|[ \t]*)\n)*", block).group(0)
+        out.update((name, int(value)) for name, value in _ENUM_MEMBER.findall(body))
+    return out
+
+
+def test_kernel_entry_points_take_at_most_ten_arguments():
+    wide = {f"{p.name}:{name}": n for p in _KERNEL_SOURCES
+            for name, n in kernel_entry_points(p.read_text()).items() if n > MAX_KERNEL_ARGUMENTS}
+    assert set(wide) <= WIDE_ENTRY_POINTS, (
+        f"kernel entry points over {MAX_KERNEL_ARGUMENTS} arguments: pass a parameter struct or kernel "
+        f"object instead: {dict(sorted((k, v) for k, v in wide.items() if k not in WIDE_ENTRY_POINTS))}")
+    assert WIDE_ENTRY_POINTS <= set(wide), f"now narrow, drop from WIDE_ENTRY_POINTS: {WIDE_ENTRY_POINTS - set(wide)}"
+
+
+def test_kernel_codes_are_defined_once():
+    from fastndcg._core import resolve, validation
+    defined: Dict[str, List[str]] = {}
+    for p in _KERNEL_SOURCES:
+        for name in kernel_enum_members(p.read_text()):
+            defined.setdefault(name, []).append(p.name)
+    twice = {name: files for name, files in defined.items() if len(files) > 1}
+    assert not twice, f"enum members defined in more than one Cython file: {twice}"
+    # the convention and mode codes: _codes.pxd, and resolve.py's Python copy, agree
+    codes = kernel_enum_members((PACKAGE / "_core" / "_codes.pxd").read_text())
+    python = {f"TIES_{'INPUT' if v == 0 else k.upper()}": v for k, v in resolve.TIE_CODES.items()}
+    python.update((f"DISCOUNT_{k.upper()}", v) for k, v in resolve.DISCOUNT_CODES.items())
+    python.update((f"MODE_{k.upper()}", v) for k, v in resolve.MODE_CODES.items())
+    python.update((name, getattr(validation, name)) for name in codes
+                  if name.startswith(("SCORE_", "LABEL_", "FLAG_", "OFFSETS_")))
+    python["PROBLEM_NONE"] = 0
+    assert codes == python
+    # and no Python module keeps its own table of kernel codes
+    tables = sorted(f"{name}: {t.id}" for name, path in SOURCES.items() if path.suffix == ".py"
+                    for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name) and t.id.endswith("_CODES"))
+    assert tables == [f"fastndcg._core.resolve: {n}" for n in ("DISCOUNT_CODES", "MODE_CODES", "TIE_CODES")]
+
+
+def test_the_kernel_checks_can_fail():
+    text = ("def f(a, b, c, d, e, f, g, h, i, j, double[:, ::1] k):  # x, y\n    pass\n"
+            "cdef class K:\n    def __init__(self, a, b):\n        pass\n"
+            "cdef enum:\n    A_B = 1\n    C = 2  # c\n\ncdef int x = 3\n")
+    assert kernel_entry_points(text) == {"f": 11, "__init__": 2}
+    assert kernel_enum_members(text) == {"A_B": 1, "C": 2}

@@ -3,12 +3,7 @@
 # the kernels themselves (see _ndcg.pyx).
 from libc.stdint cimport int64_t
 
-# Offsets problem codes (kept in sync with fastndcg._core.validation.prepare_offsets).
-cdef enum:
-    OFFSETS_OK = 0
-    OFFSETS_FIRST_NOT_ZERO = 1
-    OFFSETS_DECREASING = 2
-    OFFSETS_END = 3
+from fastndcg._core._codes cimport OFFSETS_DECREASING, OFFSETS_END, OFFSETS_FIRST_NOT_ZERO, OFFSETS_OK
 
 
 def offsets_problem(const int64_t[::1] offsets, int64_t n_docs):

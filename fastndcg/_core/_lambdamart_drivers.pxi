@@ -188,49 +188,107 @@ cdef inline QueryIO _query_io(const int64_t* off, Py_ssize_t k, const double* in
 # ----------------------------------------------------------------------------- batch drivers
 
 
-def grad_hess_batch(const floating[::1] scores,             # IN
+cdef inline const double* _f64_or_null(const double[::1] a):
+    return &a[0] if a is not None and a.shape[0] > 0 else NULL
+
+
+cdef class LambdaMARTSetup:
+    """What the LambdaMART kernels read besides the scores and labels: the
+    LMParams of one LambdaMART object and the arrays its pointers read (kept
+    alive here). Built once while the object is set up (the constructor, then
+    set_tables and set_queries), then only read, by any number of threads."""
+    cdef LMParams p
+    cdef const double[::1] table           # gain table (unused if linear)
+    cdef const double[::1] disc            # D(rank), rank 0-based, >= max_n entries
+    cdef const double[::1] sig_table       # LightGBM sigmoid table (or empty)
+    cdef const int64_t[::1] tie_key        # empty unless ties by key
+    cdef const double[::1] inv_ideal       # 1 / IDCG per query (0 when IDCG = 0)
+    cdef const double[::1] query_weights   # empty or (n_queries,)
+    cdef const double[::1] row_weights     # empty or (n_docs,)
+    cdef const int64_t* keys
+    cdef const double* inv
+    cdef const double* qw
+    cdef const double* rw
+    cdef Py_ssize_t max_n
+    cdef bint ready
+
+    def __init__(self, int mode, Py_ssize_t trunc, Py_ssize_t short_limit, double sigma, bint score_norm,
+                 bint list_norm, bint round_f32, bint key_desc, double w_norm):
+        _params(&self.p, mode, trunc, short_limit, sigma, score_norm, list_norm, False, round_f32, key_desc,
+                NULL, NULL, NULL, 0.0, 0.0, 0.0, 0, w_norm)
+        self.ready = False
+
+    def set_tables(self, const double[::1] table, bint linear, const double[::1] disc,
+                   const double[::1] sig_table, double sig_lo, double sig_hi, double sig_factor):
+        """Gains, discount and (LightGBM) the sigmoid table."""
+        self.table, self.disc, self.sig_table = table, disc, sig_table
+        self.p.linear = linear
+        self.p.table = _f64_or_null(table)
+        self.p.disc = _f64_or_null(disc)
+        self.p.sig_table = _f64_or_null(sig_table)
+        self.p.sig_lo, self.p.sig_hi, self.p.sig_factor = sig_lo, sig_hi, sig_factor
+        self.p.sig_bins = sig_table.shape[0]
+
+    def set_queries(self, const int64_t[::1] tie_key, const double[::1] inv_ideal,
+                    const double[::1] query_weights, const double[::1] row_weights, Py_ssize_t max_n):
+        """The tie key, the inverse ideal DCG, the weights and the longest query."""
+        self.tie_key, self.inv_ideal = tie_key, inv_ideal
+        self.query_weights, self.row_weights = query_weights, row_weights
+        self.keys = &tie_key[0] if tie_key.shape[0] > 0 else NULL
+        self.inv = _f64_or_null(inv_ideal)
+        self.qw = _f64_or_null(query_weights)
+        self.rw = _f64_or_null(row_weights)
+        self.max_n = max_n
+        self.ready = True
+
+
+cdef class LambdaMARTRound:
+    """One boosting round's state of the stateful variants (measures/debias.py),
+    made per call: LightGBM's position ids and factors, XGBoost's unbiased
+    ratios t+ / t- and their per-row sums (OUT), and its mean pairs."""
+    cdef const int32_t[::1] positions       # position id per row (LightGBM bias)
+    cdef const float[::1] position_bias     # float32 factor per position id
+    cdef const double[::1] t_plus           # XGBoost unbiased t+ (K,)
+    cdef const double[::1] t_minus          # XGBoost unbiased t- (K,)
+    cdef double[::1] li_rows                # OUT per-row cost sums / t- (n_docs,)
+    cdef double[::1] lj_rows                # OUT per-row cost sums / t+ (n_docs,)
+    cdef bint mean_pairs                    # XGBoost lambdarank_pair_method="mean"
+    cdef Py_ssize_t num_pair
+    cdef uint64_t seed_round                # seed = seed_round * n_groups + g
+
+    def __init__(self, const int32_t[::1] positions=None, const float[::1] position_bias=None,
+                 const double[::1] t_plus=None, const double[::1] t_minus=None, double[::1] li_rows=None,
+                 double[::1] lj_rows=None, bint mean_pairs=False, Py_ssize_t num_pair=1,
+                 uint64_t seed_round=0):
+        self.positions, self.position_bias = positions, position_bias
+        self.t_plus, self.t_minus, self.li_rows, self.lj_rows = t_plus, t_minus, li_rows, lj_rows
+        self.mean_pairs, self.num_pair, self.seed_round = mean_pairs, num_pair, seed_round
+
+
+def grad_hess_batch(LambdaMARTSetup setup not None,
+                    const floating[::1] scores,             # IN
                     const label_t[::1] labels,              # IN
                     const int64_t[::1] offsets,             # IN
-                    const int64_t[::1] tie_key,             # IN empty unless ties by key
-                    bint key_desc, bint round_f32,
-                    const double[::1] table, bint linear,   # IN gain table (unused if linear)
-                    const double[::1] disc,                 # IN D(rank), rank 0-based, >= max_n entries
-                    const double[::1] inv_ideal,            # IN 1 / IDCG per query (0 when IDCG = 0)
-                    const double[::1] query_weights,        # IN empty or (n_queries,)
-                    const double[::1] row_weights,          # IN empty or (n_docs,)
-                    int mode, Py_ssize_t trunc, Py_ssize_t short_limit, double sigma,
-                    bint score_norm, bint list_norm,
-                    const double[::1] sig_table,            # IN LightGBM sigmoid table (or empty)
-                    double sig_lo, double sig_hi, double sig_factor,
-                    double w_norm,
                     out_t[::1] grad,                        # OUT (n_docs,)
                     out_t[::1] hess,                        # OUT (n_docs,)
-                    Py_ssize_t max_n, int n_threads,
-                    const int32_t[::1] positions=None,      # IN position id per row (LightGBM bias)
-                    const float[::1] position_bias=None,    # IN float32 factor per position id
-                    const double[::1] t_plus=None,          # IN XGBoost unbiased t+ (K,)
-                    const double[::1] t_minus=None,         # IN XGBoost unbiased t- (K,)
-                    double[::1] li_rows=None,               # OUT per-row cost sums / t- (n_docs,)
-                    double[::1] lj_rows=None,               # OUT per-row cost sums / t+ (n_docs,)
-                    bint mean_pairs=False, Py_ssize_t num_pair=1,
-                    uint64_t seed_round=0):                 # XGBoost mean: seed = seed_round * n_groups + g
+                    int n_threads,
+                    LambdaMARTRound state=None):
+    """Gradients and hessians of every query; returns 1 when an output is not finite."""
     cdef Py_ssize_t k, n_queries = offsets.shape[0] - 1
+    cdef Py_ssize_t max_n = setup.max_n
     cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
-    cdef const int64_t* keys = &tie_key[0] if tie_key.shape[0] > 0 else NULL
-    cdef const double* tab = &table[0] if table.shape[0] > 0 else NULL
-    cdef const double* dsc = &disc[0] if disc.shape[0] > 0 else NULL
-    cdef const double* inv = &inv_ideal[0] if inv_ideal.shape[0] > 0 else NULL
-    cdef const double* qw = &query_weights[0] if query_weights.shape[0] > 0 else NULL
-    cdef const double* rw = &row_weights[0] if row_weights.shape[0] > 0 else NULL
-    cdef const double* sig = &sig_table[0] if sig_table.shape[0] > 0 else NULL
+    cdef const int64_t* keys = setup.keys
+    cdef const double* inv = setup.inv
+    cdef const double* qw = setup.qw
+    cdef const double* rw = setup.rw
     cdef const int32_t* pos = NULL
     cdef double* li = NULL
     cdef double* lj = NULL
     cdef const int64_t* off = &offsets[0]
     cdef out_t* g = &grad[0] if grad.shape[0] > 0 else NULL
     cdef out_t* h = &hess[0] if hess.shape[0] > 0 else NULL
-    cdef LMParams prm
+    cdef LMParams prm = setup.p       # a copy: this call's round state goes into it
     cdef LMParams* pp = &prm
     cdef QueryIO qio
     cdef Scratch s
@@ -238,19 +296,24 @@ def grad_hess_batch(const floating[::1] scores,             # IN
     cdef int* failed_flag = &failed   # written through a pointer: shared, not thread-private
     cdef int overflow = 0
     cdef int* overflow_flag = &overflow
+    cdef bint mean_pairs = False
+    cdef Py_ssize_t num_pair = 1
+    cdef uint64_t seed_round = 0
+    if not setup.ready:
+        raise ValueError("LambdaMARTSetup.set_queries was not called")
     if n_queries == 0 or scores.shape[0] == 0:
         return 0
-    _params(pp, mode, trunc, short_limit, sigma, score_norm, list_norm, linear, round_f32,
-            key_desc, tab, dsc, sig, sig_lo, sig_hi, sig_factor, sig_table.shape[0], w_norm)
-    if positions is not None and positions.shape[0] > 0:
-        pos = &positions[0]
-        pp.pos_bias = &position_bias[0]
-    if t_plus is not None and t_plus.shape[0] > 0:
-        pp.t_plus = &t_plus[0]
-        pp.t_minus = &t_minus[0]
-        pp.bias_k = t_plus.shape[0]
-        li = &li_rows[0]
-        lj = &lj_rows[0]
+    if state is not None:
+        if state.positions is not None and state.positions.shape[0] > 0:
+            pos = &state.positions[0]
+            pp.pos_bias = &state.position_bias[0]
+        if state.t_plus is not None and state.t_plus.shape[0] > 0:
+            pp.t_plus = &state.t_plus[0]
+            pp.t_minus = &state.t_minus[0]
+            pp.bias_k = state.t_plus.shape[0]
+            li = &state.li_rows[0]
+            lj = &state.lj_rows[0]
+        mean_pairs, num_pair, seed_round = state.mean_pairs, state.num_pair, state.seed_round
     pp.mean_pairs = mean_pairs
     pp.num_pair = num_pair
     # seed_round * n_groups in uint32 arithmetic, as XGBoost computes the seed

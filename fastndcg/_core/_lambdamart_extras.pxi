@@ -46,45 +46,47 @@ cdef Py_ssize_t _pairs_one_query(const floating* sc, const label_t* lab, const i
     return c
 
 
-def pairs_batch(const floating[::1] scores,                 # IN
+def pairs_batch(LambdaMARTSetup setup not None,
+                const floating[::1] scores,                 # IN
                 const label_t[::1] labels,                  # IN
                 const int64_t[::1] offsets,                 # IN
-                const int64_t[::1] tie_key,                 # IN empty unless ties by key
-                bint key_desc, bint round_f32,
-                const double[::1] table, bint linear,
-                const double[::1] disc,
-                const double[::1] inv_ideal,                # IN per query
                 const int64_t[::1] queries,                 # IN selected query ids
                 const int64_t[::1] slots,                   # IN (n_selected + 1,) output slot bounds
-                Py_ssize_t trunc, bint cut_discount,
-                int64_t[::1] out_hi, int64_t[::1] out_lo,   # OUT rows (within the query)
-                int64_t[::1] out_rhi, int64_t[::1] out_rlo, # OUT ranks (0-based)
+                bint cut_discount,
+                int64_t[:, ::1] out_pairs,                  # OUT (4, slots[-1]): rows hi, lo, ranks hi, lo
                 double[::1] out_delta,                      # OUT |dNDCG|
-                int64_t[::1] out_count,                     # OUT pairs written per selected query
-                Py_ssize_t max_n, int n_threads):
+                int n_threads):
+    """The pairs of the selected queries, |ΔNDCG| of each; returns the pairs written per query."""
+    import numpy as np
     cdef Py_ssize_t t, q, n, n_sel = queries.shape[0]
+    cdef Py_ssize_t max_n = setup.max_n
+    cdef bint any_pair = out_pairs.shape[1] > 0
     cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
-    cdef const int64_t* keys = &tie_key[0] if tie_key.shape[0] > 0 else NULL
-    cdef const double* tab = &table[0] if table.shape[0] > 0 else NULL
-    cdef const double* dsc = &disc[0] if disc.shape[0] > 0 else NULL
+    cdef const int64_t* keys = setup.keys
+    cdef const double* inv_ideal = setup.inv
     cdef const int64_t* off = &offsets[0]
     cdef const int64_t* sel = &queries[0] if n_sel > 0 else NULL
     cdef const int64_t* slot = &slots[0]
-    cdef int64_t* o_hi = &out_hi[0] if out_hi.shape[0] > 0 else NULL
-    cdef int64_t* o_lo = &out_lo[0] if out_lo.shape[0] > 0 else NULL
-    cdef int64_t* o_rhi = &out_rhi[0] if out_rhi.shape[0] > 0 else NULL
-    cdef int64_t* o_rlo = &out_rlo[0] if out_rlo.shape[0] > 0 else NULL
+    cdef int64_t* o_hi = &out_pairs[0, 0] if any_pair else NULL
+    cdef int64_t* o_lo = &out_pairs[1, 0] if any_pair else NULL
+    cdef int64_t* o_rhi = &out_pairs[2, 0] if any_pair else NULL
+    cdef int64_t* o_rlo = &out_pairs[3, 0] if any_pair else NULL
     cdef double* o_d = &out_delta[0] if out_delta.shape[0] > 0 else NULL
+    counts = np.zeros(n_sel, dtype=np.int64)
+    cdef int64_t[::1] out_count = counts
     cdef LMParams prm
     cdef LMParams* pp = &prm
     cdef Scratch s
     cdef int failed = 0
     cdef int* failed_flag = &failed
+    if not setup.ready:
+        raise ValueError("LambdaMARTSetup.set_queries was not called")
     if n_sel == 0:
-        return
-    _params(pp, MODE_DEFAULT, trunc, 0, 1.0, False, False, linear, round_f32, key_desc,
-            tab, dsc, NULL, 0.0, 0.0, 0.0, 0, 1.0)
+        return counts
+    # the pairs and |ΔNDCG| only: no sigmoid, weights or normalisation
+    _params(pp, MODE_DEFAULT, setup.p.trunc, 0, 1.0, False, False, setup.p.linear, setup.p.round_f32,
+            setup.p.key_desc, setup.p.table, setup.p.disc, NULL, 0.0, 0.0, 0.0, 0, 1.0)
     with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         s = _alloc_scratch(max_n)
         if not _scratch_ok(&s):
@@ -100,6 +102,7 @@ def pairs_batch(const floating[::1] scores,                 # IN
         _free_scratch(&s)
     if failed:
         raise MemoryError("fastndcg: could not allocate per-thread scratch")
+    return counts
 
 
 # ----------------------------------------------------------------------------- LightGBM set-up

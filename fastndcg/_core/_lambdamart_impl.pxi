@@ -50,6 +50,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
+from fastndcg._core._codes cimport MODE_DEFAULT, MODE_LIGHTGBM, MODE_XGBOOST
 from fastndcg._core._rank cimport (RankedDoc, bucket_sort_docs, gain_of, label_t, make_doc, ranked_score,
                              sort_docs)
 
@@ -91,12 +92,6 @@ cdef extern from *:
 ctypedef fused out_t:
     float
     double
-
-# Modes (kept in sync with fastndcg.measures.lambdamart_checks.MODE_CODES).
-cdef enum:
-    MODE_DEFAULT = 0
-    MODE_LIGHTGBM = 1
-    MODE_XGBOOST = 2
 
 SIGMOID_BINS = 1 << 20
 

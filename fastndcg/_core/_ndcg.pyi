@@ -4,18 +4,17 @@ from typing import Any, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
+from fastndcg._core.resolve import Resolution
+
 Array = npt.NDArray[Any]
 
 def discount_table(kind: int, n: int) -> npt.NDArray[np.float64]: ...
 
 class NDCGKernel:
     labels: Array
-    def __init__(self, labels: Array, offsets: Array, idcg: npt.NDArray[np.float64], table: Array,
-                 last: int, linear: bool, count_size: int, levels: Optional[Array], need_integer: bool,
-                 label_limit: float, table_holes: bool, round_f32: bool, score_limit: float, overflow_inf: bool,
-                 tie_mode: int,
-                 key_desc: bool, disc: Array, ideal_disc: Array, ideal_whole: bool, cutoffs: Array,
-                 short_limit: Array, empty_value: float, max_n: int) -> None: ...
+    def __init__(self, labels: Array, offsets: Array, idcg: npt.NDArray[np.float64], resolution: Resolution,
+                 disc: Array, ideal_disc: Array, ideal_whole: bool, cutoffs: Array, short_limit: Array,
+                 max_n: int) -> None: ...
     def compute_ideal(self, flags: npt.NDArray[np.int8], check_labels: bool, n_threads: int) -> bool: ...
     def score(self, scores: Array, tie_key: Optional[Array], dcg_out: npt.NDArray[np.float64],
               ndcg_out: Optional[npt.NDArray[np.float64]], flags: npt.NDArray[np.int8], fuse_ideal: bool,

@@ -88,35 +88,13 @@ cdef extern from *:
     uint64_t screen_i64 "fastndcg_screen_i64"(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) noexcept nogil
     uint64_t screen_i32 "fastndcg_screen_i32"(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) noexcept nogil
 
+from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW,
+                                    FLAG_LABELS, FLAG_NDCG_OVERFLOW, FLAG_SCORES, FLAG_SCORES_TO_INF,
+                                    LABEL_ABOVE_LIMIT, LABEL_NEGATIVE,
+                                    LABEL_NOT_INTEGER, LABEL_OUTSIDE_TABLE, PROBLEM_NONE,
+                                    SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE,
+                                    TIES_AVERAGE, TIES_BEST, TIES_INPUT, TIES_WORST)
 from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
-
-# Tie modes (kept in sync with fastndcg._core.resolve.TIE_CODES).
-cdef enum:
-    TIES_INPUT = 0      # stable or by key: the comparator decides
-    TIES_AVERAGE = 1
-    TIES_WORST = 2
-    TIES_BEST = 3
-
-# Per-query flags (bits) and problem codes (kept in sync with the bits read by
-# fastndcg._core.prepared.NDCGScorer._raise_labels, fastndcg._core.validation.raise_score_problem
-# and fastndcg._core.validation.warn_scores_to_inf, and with the codes of fastndcg._core.validation).
-cdef enum:
-    FLAG_SCORES = 1
-    FLAG_LABELS = 2
-    FLAG_IDEAL_OVERFLOW = 4     # sums beyond DBL_MAX (huge gains or discounts)
-    FLAG_DCG_OVERFLOW = 8
-    FLAG_NDCG_OVERFLOW = 16     # DCG / IDCG: an ideal far smaller than the DCG
-    FLAG_SCORES_TO_INF = 32     # not an error: float32_overflow="inf" made a score infinite
-
-cdef enum:
-    PROBLEM_NONE = 0
-    SCORE_NOT_FINITE = 1
-    SCORE_FLOAT32_OVERFLOW = 2
-    LABEL_NEGATIVE = 3          # negative, NaN or infinite
-    LABEL_NOT_INTEGER = 4
-    LABEL_ABOVE_LIMIT = 5
-    LABEL_OUTSIDE_TABLE = 6
-    SCORE_FLOAT32_TO_INF = 7    # not an error: float32_overflow="inf" ranks the score as +-inf
 
 # Label kinds of NDCGKernel (the label_t specialisations).
 cdef enum:
@@ -160,15 +138,15 @@ cdef struct Config:
 def discount_table(int kind, Py_ssize_t n):
     """D(r) for r = 1..n with libc log2 (so LambdaMART can match C++ bit for bit).
 
-    kind: 0 log2 (1/log2(r+1)), 1 letor (1 for r <= 2, then 1/log2 r), 2 reciprocal (1/r).
+    kind: a DISCOUNT_* code of _codes.pxd (resolve.DISCOUNT_CODES).
     """
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] d = out
     cdef Py_ssize_t i
     for i in range(n):
-        if kind == 0:
+        if kind == DISCOUNT_LOG2:
             d[i] = 1.0 / log2(2.0 + <double>i)
-        elif kind == 1:
+        elif kind == DISCOUNT_LETOR:
             d[i] = 1.0 if i < 2 else 1.0 / log2(1.0 + <double>i)
         else:
             d[i] = 1.0 / (1.0 + <double>i)
@@ -215,12 +193,9 @@ cdef class NDCGKernel:
     cdef object _refs
     cdef readonly object labels
 
-    def __init__(self, labels, offsets, double[:, ::1] idcg, table, Py_ssize_t last, bint linear,
-                 Py_ssize_t count_size, levels, bint need_integer, double label_limit,
-                 bint table_holes, bint round_f32, double score_limit, bint overflow_inf, int tie_mode,
-                 bint key_desc,
-                 disc, ideal_disc, bint ideal_whole, cutoffs, short_limit, double empty_value,
-                 Py_ssize_t max_n):
+    def __init__(self, labels, offsets, double[:, ::1] idcg, resolution, disc, ideal_disc, bint ideal_whole,
+                 cutoffs, short_limit, Py_ssize_t max_n):
+        # resolution: the convention's fastndcg._core.resolve.Resolution (its tables and codes)
         cdef const int32_t[::1] l32
         cdef const int64_t[::1] l64
         cdef const float[::1] f32
@@ -252,27 +227,29 @@ cdef class NDCGKernel:
         self.idcg = &idcg[0, 0] if idcg.shape[0] > 0 and idcg.shape[1] > 0 else NULL
         self.max_n = max_n
         c = &self.cfg
+        r = resolution
+        table, levels = r.table, r.levels
         c.table = _ptr_f64(table)
-        c.last = last
-        c.linear = linear
-        c.count_size = count_size
+        c.last = r.last
+        c.linear = r.linear
+        c.count_size = r.count_size
         c.levels = _ptr_i64(levels) if levels is not None else NULL
         c.n_levels = levels.shape[0] if levels is not None else 0
-        c.need_integer = need_integer
-        c.label_limit = label_limit
-        c.table_holes = table_holes
-        c.round_f32 = round_f32
-        c.score_limit = score_limit
-        c.overflow_inf = overflow_inf
-        c.tie_mode = tie_mode
-        c.key_desc = key_desc
+        c.need_integer = r.need_integer
+        c.label_limit = r.label_limit
+        c.table_holes = r.table_holes
+        c.round_f32 = r.round_f32
+        c.score_limit = r.score_limit
+        c.overflow_inf = r.overflow_inf
+        c.tie_mode = r.tie_code
+        c.key_desc = r.key_desc
         c.disc = _ptr_f64(disc)
         c.ideal_disc = _ptr_f64(ideal_disc)
         c.ideal_whole = ideal_whole
         c.cutoffs = _ptr_i64(cutoffs)
         c.n_cut = cutoffs.shape[0]
         c.short_limit = _ptr_i64(short_limit)
-        c.empty_value = empty_value
+        c.empty_value = r.empty_value
         self._refs = (labels, offsets, idcg, table, levels, disc, ideal_disc, cutoffs, short_limit)
 
     def compute_ideal(self, int8_t[::1] flags, bint check_labels, int n_threads):
@@ -339,39 +316,24 @@ cdef class NDCGKernel:
 
     cdef int _dispatch(self, const void* sp, bint is32, bint fuse, bint chk_lab, bint chk_sc,
                        double* dcg_ptr, double* nd_ptr, int8_t* fl, int* bad, int nt) noexcept nogil:
-        cdef const Config* c = &self.cfg
-        cdef double* idcg = self.idcg if (nd_ptr != NULL or fuse) else NULL
+        cdef Batch b
+        b.off = self.off
+        b.keys = self.keys
+        b.n_queries = self.n_queries
+        b.max_n = self.max_n
+        b.c = &self.cfg
+        b.fuse_ideal = fuse
+        b.check_labels = chk_lab
+        b.check_scores = chk_sc
+        b.idcg = self.idcg if (nd_ptr != NULL or fuse) else NULL
+        b.dcg_out = dcg_ptr
+        b.ndcg_out = nd_ptr
+        b.flags = fl
+        b.any_bad = bad
+        b.n_threads = nt
         if is32:
-            if self.label_kind == KIND_INT32:
-                return _score_queries(<const float*>sp, <const int32_t*>self.lab, self.off, self.keys,
-                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                      dcg_ptr, nd_ptr, fl, bad, nt)
-            if self.label_kind == KIND_INT64:
-                return _score_queries(<const float*>sp, <const int64_t*>self.lab, self.off, self.keys,
-                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                      dcg_ptr, nd_ptr, fl, bad, nt)
-            if self.label_kind == KIND_FLOAT32:
-                return _score_queries(<const float*>sp, <const float*>self.lab, self.off, self.keys,
-                                      self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                      dcg_ptr, nd_ptr, fl, bad, nt)
-            return _score_queries(<const float*>sp, <const double*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        if self.label_kind == KIND_INT32:
-            return _score_queries(<const double*>sp, <const int32_t*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        if self.label_kind == KIND_INT64:
-            return _score_queries(<const double*>sp, <const int64_t*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        if self.label_kind == KIND_FLOAT32:
-            return _score_queries(<const double*>sp, <const float*>self.lab, self.off, self.keys,
-                                  self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                                  dcg_ptr, nd_ptr, fl, bad, nt)
-        return _score_queries(<const double*>sp, <const double*>self.lab, self.off, self.keys,
-                              self.n_queries, self.max_n, c, fuse, chk_lab, chk_sc, idcg,
-                              dcg_ptr, nd_ptr, fl, bad, nt)
+            return _score_by_label(<const float*>sp, self.lab, self.label_kind, &b)
+        return _score_by_label(<const double*>sp, self.lab, self.label_kind, &b)
 
     def label_problem(self, Py_ssize_t q):
         """(row, code) of query q's first invalid label (row in the batch), or (-1, 0)."""

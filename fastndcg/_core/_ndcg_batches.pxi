@@ -88,14 +88,52 @@ cdef int _ideal_queries(const label_t* lab, const int64_t* off, Py_ssize_t n_que
     return failed
 
 
-cdef int _score_queries(const floating* sc, const label_t* lab, const int64_t* off, const int64_t* keys,
-                        Py_ssize_t n_queries, Py_ssize_t max_n, const Config* c,
-                        bint fuse_ideal, bint check_labels, bint check_scores,
-                        double* idcg, double* dcg_out, double* ndcg_out, int8_t* flags,
-                        int* any_bad, int n_threads) noexcept nogil:
+cdef struct Batch:
+    # One scoring call over every query: all but the (typed) scores and labels.
+    const int64_t* off
+    const int64_t* keys         # tie key per document, or NULL
+    Py_ssize_t n_queries
+    Py_ssize_t max_n
+    const Config* c
+    bint fuse_ideal
+    bint check_labels
+    bint check_scores
+    double* idcg                # NULL: no NDCG
+    double* dcg_out
+    double* ndcg_out            # NULL: DCG only
+    int8_t* flags
+    int* any_bad
+    int n_threads
+
+
+cdef int _score_by_label(const floating* sc, const void* lab, int label_kind,
+                         const Batch* b) noexcept nogil:
+    # The dtype dispatch, written once: the labels' kind here, the scores' by
+    # the fused type (the caller casts them to float or double).
+    if label_kind == KIND_INT32:
+        return _score_queries(sc, <const int32_t*>lab, b)
+    if label_kind == KIND_INT64:
+        return _score_queries(sc, <const int64_t*>lab, b)
+    if label_kind == KIND_FLOAT32:
+        return _score_queries(sc, <const float*>lab, b)
+    return _score_queries(sc, <const double*>lab, b)
+
+
+cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) noexcept nogil:
     """DCG and NDCG per query (NDCG when idcg != NULL); with ``fuse_ideal``
     also the IDCG (exactly as _ideal_queries), computed just before the query
     is ranked, while its labels are in cache. Returns 1 on allocation failure."""
+    cdef const int64_t* off = b.off
+    cdef const int64_t* keys = b.keys
+    cdef Py_ssize_t n_queries = b.n_queries, max_n = b.max_n
+    cdef const Config* c = b.c
+    cdef bint fuse_ideal = b.fuse_ideal, check_labels = b.check_labels, check_scores = b.check_scores
+    cdef double* idcg = b.idcg
+    cdef double* dcg_out = b.dcg_out
+    cdef double* ndcg_out = b.ndcg_out
+    cdef int8_t* flags = b.flags
+    cdef int* any_bad = b.any_bad
+    cdef int n_threads = b.n_threads
     cdef Py_ssize_t q, j, n, n_cut = c.n_cut, where = 0, top = -1
     cdef Py_ssize_t chunk = _chunk_queries(n_queries, n_threads)
     cdef int8_t bad

@@ -5,5 +5,5 @@ import numpy as np
 import numpy.typing as npt
 
 def rankdcg_batch(reference: npt.NDArray[np.float64], predictions: npt.NDArray[Any],
-                  offsets: npt.NDArray[np.int64], empty_code: int, out: npt.NDArray[np.float64],
+                  offsets: npt.NDArray[np.int64], empty_value: float, out: npt.NDArray[np.float64],
                   max_n: int, n_threads: int) -> None: ...

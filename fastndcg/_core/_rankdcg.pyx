@@ -17,17 +17,10 @@
 #   clamp of a few ulps). O(n log n) per query.
 from cython cimport floating
 from cython.parallel cimport parallel, prange
-from libc.math cimport NAN
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from fastndcg._core._rank cimport RankedDoc, sort_docs
-
-# Empty-query values (kept in sync with fastndcg._core.resolve.EMPTY_CODES).
-cdef enum:
-    EMPTY_ZERO = 0
-    EMPTY_ONE = 1
-    EMPTY_NAN = 2
 
 
 cdef double _rankdcg_one_query(const double* ref, const floating* pred, Py_ssize_t n,
@@ -80,7 +73,7 @@ cdef double _rankdcg_one_query(const double* ref, const floating* pred, Py_ssize
 def rankdcg_batch(const double[::1] reference,              # IN
                   const floating[::1] predictions,          # IN
                   const int64_t[::1] offsets,               # IN
-                  int empty_code,
+                  double empty_value,                       # of a degenerate query
                   double[::1] out,                          # OUT (n_queries,)
                   Py_ssize_t max_n, int n_threads):
     """RankDCG per query; degenerate queries (n < 2 or one distinct reference value) get the empty value."""
@@ -88,7 +81,6 @@ def rankdcg_batch(const double[::1] reference,              # IN
     cdef const double* ref = &reference[0] if reference.shape[0] > 0 else NULL
     cdef const floating* pred = &predictions[0] if predictions.shape[0] > 0 else NULL
     cdef const int64_t* off = &offsets[0]
-    cdef double empty_value = 0.0 if empty_code == EMPTY_ZERO else (1.0 if empty_code == EMPTY_ONE else NAN)
     cdef RankedDoc* docs = NULL
     cdef double* rev = NULL
     cdef double* rr = NULL

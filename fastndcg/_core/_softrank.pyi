@@ -7,10 +7,13 @@ import numpy.typing as npt
 Array = npt.NDArray[Any]
 
 def _set_pair_cache_limit(doubles: int) -> Any: ...
-def soft_ndcg_batch(scores: Array, labels: Array, offsets: npt.NDArray[np.int64], sigma: float,
-                    table: npt.NDArray[np.float64], linear: bool, disc: npt.NDArray[np.float64], kcut: int,
-                    max_docs: int, short_limit: int, idcg: npt.NDArray[np.float64], empty_code: int,
-                    values: npt.NDArray[np.float64], grad: Array, hess: Array, max_n: int,
+class SoftNDCGTables:
+    def __init__(self, table: npt.NDArray[np.float64], linear: bool, disc: npt.NDArray[np.float64], kcut: int,
+                 max_docs: int, short_limit: int, idcg: npt.NDArray[np.float64], empty_value: float,
+                 max_n: int) -> None: ...
+
+def soft_ndcg_batch(tables: SoftNDCGTables, scores: Array, labels: Array, offsets: npt.NDArray[np.int64],
+                    sigma: float, values: npt.NDArray[np.float64], grad: Array, hess: Array,
                     n_threads: int) -> None: ...
 def rank_distribution_batch(scores: Array, offsets: npt.NDArray[np.int64], sigma: float,
                             out: npt.NDArray[np.float64], max_n: int, n_threads: int) -> None: ...

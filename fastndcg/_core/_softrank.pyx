@@ -21,18 +21,12 @@
 # and O(m K) memory per query (plus O(m^2) for the hessian approximation).
 from cython cimport floating
 from cython.parallel cimport parallel, prange
-from libc.math cimport NAN, erfc, exp, fabs
+from libc.math cimport erfc, exp, fabs
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from fastndcg._core._rank cimport RankedDoc, gain_of, label_t, select_top
-
-# Empty-query values (kept in sync with fastndcg._core.resolve.EMPTY_CODES).
-cdef enum:
-    EMPTY_ZERO = 0
-    EMPTY_ONE = 1
-    EMPTY_NAN = 2
 
 cdef double SQRT_PI = 1.7724538509055160272981674833411
 # pi for every pair is cached (one erfc per unordered pair) when the longest
@@ -295,22 +289,50 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
     return total
 
 
-def soft_ndcg_batch(const floating[::1] scores,             # IN
+cdef class SoftNDCGTables:
+    """What SoftNDCG reads besides the scores and labels, resolved once per
+    dataset (softrank._SoftPlan) and reused by every call."""
+    cdef const double[::1] table      # gain table (unused if linear)
+    cdef bint linear
+    cdef const double[::1] disc       # D(r), r = 1..K
+    cdef Py_ssize_t kcut              # cut (>= longest query: none)
+    cdef Py_ssize_t max_docs          # cap on documents taking part
+    cdef Py_ssize_t short_limit       # n < short_limit -> 0
+    cdef const double[::1] idcg       # (n_queries,)
+    cdef double empty_value           # the value of a query with ideal DCG 0
+    cdef Py_ssize_t max_n             # the longest query
+
+    def __init__(self, const double[::1] table, bint linear, const double[::1] disc, Py_ssize_t kcut,
+                 Py_ssize_t max_docs, Py_ssize_t short_limit, const double[::1] idcg, double empty_value,
+                 Py_ssize_t max_n):
+        self.table = table
+        self.linear = linear
+        self.disc = disc
+        self.kcut = kcut
+        self.max_docs = max_docs
+        self.short_limit = short_limit
+        self.idcg = idcg
+        self.empty_value = empty_value
+        self.max_n = max_n
+
+
+def soft_ndcg_batch(SoftNDCGTables tables not None,
+                    const floating[::1] scores,             # IN
                     const label_t[::1] labels,              # IN
                     const int64_t[::1] offsets,             # IN
                     double sigma,
-                    const double[::1] table, bint linear,   # IN gain table (unused if linear)
-                    const double[::1] disc,                 # IN D(r), r = 1..K
-                    Py_ssize_t kcut,                        # cut (>= longest query: none)
-                    Py_ssize_t max_docs,                    # cap on documents taking part
-                    Py_ssize_t short_limit,                 # n < short_limit -> 0
-                    const double[::1] idcg,                 # IN (n_queries,)
-                    int empty_code,
                     double[::1] values,                     # OUT (n_queries,)
                     floating[::1] grad,                     # OUT (n_docs,) or empty: no gradient
                     floating[::1] hess,                     # OUT (n_docs,) or empty: no hessian
-                    Py_ssize_t max_n, int n_threads):
+                    int n_threads):
     """SoftNDCG per query; optionally d SoftNDCG / d s and the hessian approximation."""
+    cdef const double[::1] table = tables.table
+    cdef const double[::1] disc = tables.disc
+    cdef const double[::1] idcg = tables.idcg
+    cdef bint linear = tables.linear
+    cdef Py_ssize_t kcut = tables.kcut, max_docs = tables.max_docs
+    cdef Py_ssize_t short_limit = tables.short_limit, max_n = tables.max_n
+    cdef double empty_value = tables.empty_value
     cdef Py_ssize_t q, t, n, m, start, n_queries = offsets.shape[0] - 1
     cdef bint want_grad = grad.shape[0] > 0
     cdef bint want_hess = hess.shape[0] > 0
@@ -324,7 +346,6 @@ def soft_ndcg_batch(const floating[::1] scores,             # IN
     cdef const int64_t* off = &offsets[0]
     cdef floating* gout = &grad[0] if want_grad else NULL
     cdef floating* hout = &hess[0] if want_hess else NULL
-    cdef double empty_value = 0.0 if empty_code == EMPTY_ZERO else (1.0 if empty_code == EMPTY_ONE else NAN)
     cdef double soft, ideal
     cdef Scratch* w = NULL
     cdef int failed = 0

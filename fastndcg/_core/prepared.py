@@ -26,11 +26,11 @@ from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
 from fastndcg._core.resolve import discount, float32_reason, resolve
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, as_labels, as_scores, check_csr_lengths,
-                                  check_cutoffs, check_ideal_dcg, check_query_weights,
-                                  check_same_length, check_tie_key, label_error,
-                                  prepare_offsets, raise_score_problem,
-                                  warn_scores_to_inf)
+from fastndcg._core.validation import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, FLAG_LABELS, FLAG_NDCG_OVERFLOW,
+                                       FLAG_SCORES, FULL_LIST, OVERFLOW_HINT, as_labels, as_scores,
+                                       check_csr_lengths, check_cutoffs, check_ideal_dcg, check_query_weights,
+                                       check_same_length, check_tie_key, label_error, prepare_offsets,
+                                       raise_score_problem, warn_scores_to_inf)
 
 ArrayLike = Any
 
@@ -107,6 +107,17 @@ class NDCGScorer:
         self._tie_key = None
         return self
 
+    @classmethod
+    def _checked(cls, conv: Convention, lab: np.ndarray, off: np.ndarray, max_n: int, k: Cutoffs,
+                 n_threads: Optional[int] = None) -> "NDCGScorer":
+        """Queries whose labels (kernel dtype) and offsets the caller has checked
+        under ``conv``'s label rules (LambdaMART, SoftNDCG): the ideal is
+        computed at once, without checking them a second time."""
+        self = cls._prepare(conv, lab, off, max_n, k, n_threads=n_threads)
+        self._labels_checked = True
+        self._compute_ideal(n_threads)
+        return self
+
     def _setup(self, conv, lab, off, max_n, k, weights, ideal_dcg, ideal_labels, ideal_offsets,
                n_threads) -> None:
         self.convention: Convention = conv
@@ -130,7 +141,7 @@ class NDCGScorer:
         depth = int(min(int(self._cutoffs[-1]), max_n))
         self._disc = discount(conv, depth)
         self._short_limit = (np.where(self._cutoffs == FULL_LIST, 0, self._cutoffs).astype(np.int64)
-                             if conv.short == "zero" else np.zeros(nc, dtype=np.int64))
+                             if res.short_zero else np.zeros(nc, dtype=np.int64))
         self._idcg = np.zeros((self.n_queries, nc), dtype=np.float64)
         self._labels_checked = False
         self._ideal_ready = False
@@ -176,19 +187,16 @@ class NDCGScorer:
         except ValueError as exc:
             self._ideal_disc_error = exc
             ideal_disc = self._disc
-        return NDCGKernel(lab, off, self._idcg, res.table, res.last, res.linear, res.count_size, res.levels,
-                          res.need_integer, res.label_limit, res.table_holes, res.round_f32, res.score_limit,
-                          res.overflow_inf,
-                          res.tie_code, res.key_desc, self._disc, ideal_disc, whole, self._cutoffs,
-                          self._short_limit, res.empty_value, max_n)
+        return NDCGKernel(lab, off, self._idcg, res, self._disc, ideal_disc, whole, self._cutoffs,
+                          self._short_limit, max_n)
 
     # -- ideal -------------------------------------------------------------------------
     def _run_ideal(self, kernel: NDCGKernel, lab: np.ndarray, off: np.ndarray, name: str,
-                   n_threads: Optional[int]) -> None:
+                   n_threads: Optional[int], check_labels: bool = True) -> None:
         self._needs_ideal()
         flags = np.zeros(off.shape[0] - 1, dtype=np.int8)
-        if kernel.compute_ideal(flags, True, threads_for(lab.shape[0], n_threads)):
-            self._raise_labels(kernel, lab, off, flags, name, {4: self._idcg})
+        if kernel.compute_ideal(flags, check_labels, threads_for(lab.shape[0], n_threads)):
+            self._raise_labels(kernel, lab, off, flags, name, {FLAG_IDEAL_OVERFLOW: self._idcg})
 
     def _needs_ideal(self) -> None:
         error = self.__dict__.get("_ideal_disc_error")
@@ -196,24 +204,26 @@ class NDCGScorer:
             raise error
 
     def _compute_ideal(self, n_threads: Optional[int] = None) -> None:
-        self._run_ideal(self._kernel, self.labels, self.offsets, "labels", n_threads)
+        self._run_ideal(self._kernel, self.labels, self.offsets, "labels", n_threads,
+                        check_labels=not self._labels_checked)
         self._labels_checked = True
         self._ideal_ready = True
         self._check_empty()
 
     def _raise_labels(self, kernel: NDCGKernel, lab, off, flags, name, rows) -> None:
-        # the kernel's flags: 2 = a label problem, 4 / 8 / 16 = the ideal DCG / DCG / NDCG overflowed
-        hit = np.flatnonzero(flags & 2)
+        # the kernel's flags: a label problem, or the ideal DCG / DCG / NDCG overflowed
+        hit = np.flatnonzero(flags & FLAG_LABELS)
         if hit.size:
             i, code = kernel.label_problem(int(hit[0]))
             raise label_error(name, lab, i, code, off, self.convention)
-        for bit, what, hint in ((4, "ideal DCG", OVERFLOW_HINT), (8, "DCG", OVERFLOW_HINT),
-                                (16, "NDCG", "its ideal DCG is too small for its DCG")):
+        for bit, what, hint in ((FLAG_IDEAL_OVERFLOW, "ideal DCG", OVERFLOW_HINT),
+                                (FLAG_DCG_OVERFLOW, "DCG", OVERFLOW_HINT),
+                                (FLAG_NDCG_OVERFLOW, "NDCG", "its ideal DCG is too small for its DCG")):
             hit = np.flatnonzero(flags & bit)
             if hit.size:
                 q = int(hit[0])
                 row = rows[bit][q]
-                got = row[~np.isfinite(row) if bit != 16 else np.isinf(row)][0]
+                got = row[~np.isfinite(row) if bit != FLAG_NDCG_OVERFLOW else np.isinf(row)][0]
                 raise ValueError(f"the {what} of query {q} (rows {int(off[q])}:{int(off[q + 1])}) overflows "
                                  f"float64 (got {float(got)!r}); {hint}")
 
@@ -268,12 +278,12 @@ class NDCGScorer:
         check_labels = not self._labels_checked
         if self._kernel.score(sc, key, dcg, nd, flags, fuse, check_labels, True,
                               threads_for(self.n_docs, n_threads)):
-            if (flags & 1).any():
+            if (flags & FLAG_SCORES).any():
                 why = float32_reason(self.convention) if sc.dtype == np.float64 else None
                 raise_score_problem(sc, self.offsets, flags, self._res.score_limit, "scores", why,
                                     self._res.overflow_inf)
             self._raise_labels(self._kernel, self.labels, self.offsets, flags, "labels",
-                              {4: self._idcg, 8: dcg, 16: nd})
+                              {FLAG_IDEAL_OVERFLOW: self._idcg, FLAG_DCG_OVERFLOW: dcg, FLAG_NDCG_OVERFLOW: nd})
         if self._res.overflow_inf:
             warn_scores_to_inf(sc, self.offsets, flags, "scores", stacklevel=4)
         if check_labels:

@@ -11,6 +11,7 @@ Convention and in the reference, and nowhere else.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -18,13 +19,13 @@ import numpy as np
 from fastndcg._core import _ndcg
 from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention
 
-# Kernel codes, kept in sync with: TIE_CODES the TIES_* enum of _ndcg.pyx; EMPTY_CODES the
-# EMPTY_* enums of _softrank.pyx and _rankdcg.pyx; DISCOUNT_CODES the kinds of
-# fastndcg._core._ndcg.discount_table.
+# Kernel codes: the Python copy of fastndcg/_core/_codes.pxd (the Cython one,
+# cimported by every kernel); tests/test_architecture.py checks that they agree.
 TIE_CODES = {"stable": 0, "key": 0, "key_desc": 0, "average": 1, "worst": 2, "best": 3}
-EMPTY_CODES = {"zero": 0, "one": 1, "skip": 2, "error": 2}
-EMPTY_VALUES = {"zero": 0.0, "one": 1.0, "skip": math.nan, "error": math.nan}
 DISCOUNT_CODES = {"log2": 0, "letor": 1, "reciprocal": 2}
+MODE_CODES = {"default": 0, "lightgbm": 1, "xgboost": 2}
+# What a query with ideal DCG 0 scores (NaN: left out of the aggregate; "error" raises before).
+EMPTY_VALUES = {"zero": 0.0, "one": 1.0, "skip": math.nan, "error": math.nan}
 
 # Doubles at or beyond this magnitude round to an infinite float32 (the
 # midpoint between FLT_MAX and 2**128 rounds to even, i.e. up).
@@ -48,6 +49,8 @@ class Resolution(NamedTuple):
     ``count_size`` > 0: the counting ideal applies (per-thread counters of that
     size); with ``levels`` None the gain grows with the label (exponential),
     else ``levels`` lists table levels by gain, descending.
+    ``short_zero``: a query shorter than the cutoff scores 0 (``short="zero"``);
+    ``empty_value``: the value of a query whose ideal DCG is 0.
     """
 
     table: np.ndarray
@@ -63,7 +66,7 @@ class Resolution(NamedTuple):
     round_f32: bool
     score_limit: float
     overflow_inf: bool
-    empty_code: int
+    short_zero: bool
     empty_value: float
 
 
@@ -105,7 +108,7 @@ def resolve(convention: Convention) -> Resolution:
                      tie_code=TIE_CODES[conv.ties], key_desc=conv.ties == "key_desc", round_f32=round_f32,
                      score_limit=FLOAT32_OVERFLOW if round_f32 else math.inf,
                      overflow_inf=round_f32 and conv.float32_overflow == "inf",
-                     empty_code=EMPTY_CODES[conv.empty], empty_value=EMPTY_VALUES[conv.empty])
+                     short_zero=conv.short == "zero", empty_value=EMPTY_VALUES[conv.empty])
     object.__setattr__(convention, "_resolution", out)     # frozen dataclass: cache, not state
     return out
 
@@ -116,6 +119,7 @@ def float32_reason(convention: Convention) -> Optional[str]:
 
 
 _DISCOUNTS: Dict[int, np.ndarray] = {}
+_DISCOUNTS_LOCK = threading.Lock()
 
 
 def discount(convention: Convention, n: int) -> np.ndarray:
@@ -126,14 +130,7 @@ def discount(convention: Convention, n: int) -> np.ndarray:
     """
     n = max(int(n), 1)
     if isinstance(convention.discount, str):
-        kind = DISCOUNT_CODES[convention.discount]
-        table = _DISCOUNTS.get(kind)
-        if table is None or table.shape[0] < n:
-            size = max(n, 1024, 2 * (table.shape[0] if table is not None else 0))
-            table = _ndcg.discount_table(kind, size)
-            table.setflags(write=False)
-            _DISCOUNTS[kind] = table
-        return table
+        return builtin_discount(convention.discount, n)
     cached = convention.__dict__.get("_discount_array")
     if cached is None:
         cached = np.asarray(convention.discount, dtype=np.float64)
@@ -144,6 +141,20 @@ def discount(convention: Convention, n: int) -> np.ndarray:
             f"discount: the array has {cached.size} entries but ranks up to {n} are summed "
             f"(longest query / largest k); give at least {n} entries")
     return cached
+
+
+def builtin_discount(name: str, n: int) -> np.ndarray:
+    """D(r) of the built-in discount ``name`` ("log2", "letor", "reciprocal") for
+    ranks 1..n (at least n entries, read-only); the LambdaMART exact modes use "log2"."""
+    kind = DISCOUNT_CODES[name]
+    with _DISCOUNTS_LOCK:       # one table per kind, replaced whole when it grows
+        table = _DISCOUNTS.get(kind)
+        if table is None or table.shape[0] < n:
+            size = max(n, 1024, 2 * (table.shape[0] if table is not None else 0))
+            table = _ndcg.discount_table(kind, size)
+            table.setflags(write=False)
+            _DISCOUNTS[kind] = table
+    return table
 
 
 def gain_tables(convention: Convention, max_label: float) -> Tuple[np.ndarray, bool, np.ndarray]:

@@ -31,7 +31,7 @@ OFFSET_DTYPE = np.dtype(np.int64)
 FULL_LIST = 1 << 62
 HUGE_CUTOFF = 1 << 61   # cutoffs from here up all mean "beyond every query"
 
-# Problem codes of the kernels (kept in sync with _ndcg.pyx).
+# Codes of the kernels: the Python copy of _codes.pxd's (tests/test_architecture.py checks them).
 SCORE_NOT_FINITE = 1
 SCORE_FLOAT32_OVERFLOW = 2
 SCORE_FLOAT32_TO_INF = 7      # not an error: float32_overflow="inf" ranks it as +-inf
@@ -39,6 +39,18 @@ LABEL_NEGATIVE = 3
 LABEL_NOT_INTEGER = 4
 LABEL_ABOVE_LIMIT = 5
 LABEL_OUTSIDE_TABLE = 6
+# Per-query flags of the NDCG kernels (bits).
+FLAG_SCORES = 1
+FLAG_LABELS = 2
+FLAG_IDEAL_OVERFLOW = 4
+FLAG_DCG_OVERFLOW = 8
+FLAG_NDCG_OVERFLOW = 16
+FLAG_SCORES_TO_INF = 32
+# What is wrong with an offsets array (_check.offsets_problem).
+OFFSETS_OK = 0
+OFFSETS_FIRST_NOT_ZERO = 1
+OFFSETS_DECREASING = 2
+OFFSETS_END = 3
 
 
 def plain(value: Any) -> Any:
@@ -110,11 +122,11 @@ def prepare_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> Tuple[n
     if arr.size == 0:
         raise ValueError(f"{name} must have at least one entry (0 for no queries); got an empty array")
     code, i, top = offsets_problem(arr, n_docs)
-    if code == 1:
+    if code == OFFSETS_FIRST_NOT_ZERO:
         raise ValueError(f"{name} must start at 0; got {name}[0]={int(arr[0])}")
-    if code == 2:
+    if code == OFFSETS_DECREASING:
         raise ValueError(f"{name} must be non-decreasing; got {name}[{i}]={int(arr[i])} > {name}[{i + 1}]={int(arr[i + 1])}")
-    if code == 3:
+    if code == OFFSETS_END:
         raise ValueError(f"{name} must end at the number of documents ({n_docs}); got {name}[-1]={int(arr[-1])}")
     return arr, int(top)
 
@@ -154,8 +166,8 @@ def score_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional
 
 def raise_score_problem(arr: np.ndarray, offsets: np.ndarray, flags: np.ndarray, limit: float,
                         name: str = "scores", float32: Optional[str] = None, inf_ok: bool = False) -> None:
-    """Raise for the first query flagged (bit 1) by a kernel's score check."""
-    q = int(np.flatnonzero(flags & 1)[0])
+    """Raise for the first query flagged (FLAG_SCORES) by a kernel's score check."""
+    q = int(np.flatnonzero(flags & FLAG_SCORES)[0])
     i, code = _ndcg.first_score_problem(arr, int(offsets[q]), int(offsets[q + 1]), limit, inf_ok)
     raise score_error(name, arr, i, code, offsets, float32)
 
@@ -166,10 +178,10 @@ SHOWN_OVERFLOW_ROWS = 3
 
 def warn_scores_to_inf(arr: np.ndarray, offsets: Optional[np.ndarray], flags: np.ndarray, name: str = "scores",
                        stacklevel: int = 3) -> None:
-    """Warn (:class:`ScoreOverflowWarning`, once) when a kernel flagged (bit 32)
+    """Warn (:class:`ScoreOverflowWarning`, once) when a kernel flagged (FLAG_SCORES_TO_INF)
     queries whose finite scores overflow float32 and so rank as +-inf
     (``float32_overflow="inf"``). Only the flagged queries are read."""
-    hit = np.flatnonzero(flags & 32)
+    hit = np.flatnonzero(flags & FLAG_SCORES_TO_INF)
     if hit.size == 0:
         return
     bounds = offsets if offsets is not None else np.array([0, arr.shape[0]], dtype=np.int64)
@@ -213,7 +225,7 @@ def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = 
         flags = np.zeros(offsets.shape[0] - 1, dtype=np.int8)
         if _ndcg.score_problems(arr, offsets, limit, flags, n_threads, overflow_inf):
             raise_score_problem(arr, offsets, flags, limit, name, float32, overflow_inf)
-    if overflow_inf and (flags & 32).any():
+    if overflow_inf and (flags & FLAG_SCORES_TO_INF).any():
         warn_scores_to_inf(arr, offsets, flags, name, stacklevel=3)
         with np.errstate(over="ignore"):
             arr = arr.astype(np.float32).astype(arr.dtype)   # the rounding the kernels apply anyway

@@ -36,6 +36,7 @@ import numpy as np
 from fastndcg.measures.ndcg import NDCGScorer, _cap
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
+from fastndcg._core.resolve import resolve
 from fastndcg._core.arguments import (LightGBMRows, check_real, library_bool, lightgbm_call, lightgbm_fields,
                                       lightgbm_positions, metric_name_prefix)
 from fastndcg.conventions.presets import LIGHTGBM
@@ -254,8 +255,7 @@ class _MetricState:
         self.idcg = idcg
         self.inv = inverse_ideal_dcg(idcg)
         sizes = np.diff(offsets)[:, None]
-        short_rule = scorer.convention.short == "zero"
-        self.short = (sizes < np.asarray(k)[None, :]) & short_rule
+        self.short = (sizes < np.asarray(k)[None, :]) & resolve(scorer.convention).short_zero
         self.weights = query_weights
 
 
@@ -380,7 +380,7 @@ class NDCGMetric:
         conv = self.convention
         dcg = st.scorer.dcg(np.asarray(preds), n_threads=self.n_threads)
         dcg = dcg.reshape(dcg.shape[0], -1)
-        empty = {"zero": 0.0, "one": 1.0}.get(conv.empty, np.nan)
+        empty = resolve(conv).empty_value
         per_query = np.where(st.short, 0.0, np.where(st.idcg > 0, dcg * st.inv, empty))
         n_q = per_query.shape[0]
         w = np.ones(n_q) if st.weights is None else st.weights.astype(np.float64)

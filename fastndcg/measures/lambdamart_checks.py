@@ -22,7 +22,6 @@ ArrayLike = Any
 Truncation = Union[None, int, str]
 
 MODES = ("default", "lightgbm", "xgboost")
-MODE_CODES = {"default": 0, "lightgbm": 1, "xgboost": 2}
 #: Truncation level used when ``truncation="auto"``: LightGBM's
 #: ``lambdarank_truncation_level`` (30) and XGBoost's topk
 #: ``lambdarank_num_pair_per_sample`` (32).

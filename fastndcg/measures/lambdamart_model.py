@@ -7,15 +7,14 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from fastndcg.measures.ndcg import NDCGScorer, _tie_key_for, discount_table
-from fastndcg._core.prepared import inverse_ideal_dcg
-from fastndcg._core.resolve import gain_tables, table_labels
+from fastndcg._core.prepared import NDCGScorer, _tie_key_for, inverse_ideal_dcg
+from fastndcg._core.resolve import (MODE_CODES, TIE_CODES, builtin_discount, discount, gain_tables, resolve,
+                                    table_labels)
 from fastndcg.conventions import Convention, as_convention
-from fastndcg._core._ndcg import discount_table as _log2_discount_table
 from fastndcg._core.groups import offsets_from_sizes
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import FLOAT32_OVERFLOW, OVERFLOW_HINT, _one_d, _show, _where, check_labels, check_no_overflow, check_offsets, check_query_weights, check_same_length, check_scores, float32_reason, max_query_size
-from fastndcg.measures.lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, MODE_CODES, Truncation, XGBOOST_MAX_LABEL, _NO_TRUNCATION, _check_exact_convention, _check_flag, _check_mode, _check_out, _check_sample_weights, _check_sigma, _check_truncation, _lambdamart, _sigmoid_table
+from fastndcg.measures.lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, Truncation, XGBOOST_MAX_LABEL, _NO_TRUNCATION, _check_exact_convention, _check_flag, _check_mode, _check_out, _check_sample_weights, _check_sigma, _check_truncation, _lambdamart, _sigmoid_table
 
 
 # ----------------------------------------------------------------------------- the object
@@ -196,31 +195,30 @@ class LambdaMART:
                 if self._w_norm >= FLOAT32_OVERFLOW:        # applied as a float32
                     raise ValueError(f"query_weights sum to {total!r}: XGBoost's factor n_queries / sum = "
                                      f"{self._w_norm!r} overflows float32 in mode='xgboost'")
-        # ranking
-        self._round_f32 = self.mode == "xgboost" or conv.score_precision == "float32"
+        # ranking: the convention's resolution (resolve.py), as for NDCG
+        res = resolve(conv)
+        self._round_f32 = self.mode == "xgboost" or res.round_f32
         self._key_desc = False
         self._tie_key = None
         if self.mode == "default":
-            if conv.ties in ("worst", "best"):
+            if res.tie_code in (TIE_CODES["worst"], TIE_CODES["best"]):
+                # the gain rank as tie key: equal scores are ordered by gain
                 if tie_key is not None:
                     raise ValueError(f"tie_key was given but the convention breaks ties by {conv.ties!r}")
                 gains = lab.astype(np.float64) if self._linear else self._table[lab.astype(np.int64)]
                 _, rank = np.unique(gains, return_inverse=True)
                 self._tie_key = np.ascontiguousarray(rank.reshape(-1), dtype=np.int64)
-                self._key_desc = conv.ties == "best"
+                self._key_desc = res.tie_code == TIE_CODES["best"]
             else:
                 self._tie_key = _tie_key_for(conv, tie_key, self.n_docs)
-                self._key_desc = conv.ties == "key_desc"
+                self._key_desc = res.key_desc
         elif tie_key is not None:
             raise ValueError(f"tie_key is not used in mode={self.mode!r} (ties keep the input order)")
-        # discount over every rank a pair can touch
+        # discount over every rank a pair can touch (the libraries' is log2)
         depth = max(self._max_n, 1)
-        if self.mode == "default":
-            self._disc = discount_table(conv, depth)
-        else:
-            self._disc = _log2_discount_table(0, depth)
+        self._disc = discount(conv, depth) if self.mode == "default" else builtin_discount("log2", depth)
         self._short_limit = 0
-        if self.mode == "default" and conv.short == "zero" and self.truncation is not None:
+        if self.mode == "default" and res.short_zero and self.truncation is not None:
             self._short_limit = self.truncation
         if self.mode == "lightgbm":
             self._sig = _sigmoid_table(self.sigma)
@@ -242,9 +240,34 @@ class LambdaMART:
             # truncation=None is the whole list, not the convention's default_k
             if k is None and conv.default_k is not None:
                 conv = conv.replace(default_k=None, name=conv.name)
-            idcg = NDCGScorer(self.labels, self.offsets, k, convention=conv, n_threads=n_threads).ideal_dcg
+            # labels and offsets were checked by _validate: not again
+            idcg = NDCGScorer._checked(conv, self.labels, self.offsets, self._max_n, k, n_threads).ideal_dcg
         self._idcg = np.ascontiguousarray(idcg, dtype=np.float64)
         self._inv = np.ascontiguousarray(inverse_ideal_dcg(self._idcg))
+        self._setup = self._kernel_setup()
+
+    def _kernel_setup(self):
+        """The kernels' parameters, built once (the kernel build in use at set-up runs every call)."""
+        self._kernels = _lambdamart
+        empty_f = np.empty(0, dtype=np.float64)
+        setup = _lambdamart.LambdaMARTSetup(
+            MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
+            self._short_limit, self.sigma, self.score_normalization, self.normalize, self._round_f32,
+            self._key_desc, self._w_norm)
+        sig, lo, hi, factor = self._sig
+        setup.set_tables(self._table, self._linear, self._disc, sig, lo, hi, factor)
+        setup.set_queries(self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64), self._inv,
+                          self.query_weights if self.query_weights is not None else empty_f,
+                          self.sample_weights if self.sample_weights is not None else empty_f, self._max_n)
+        return setup
+
+    def __getstate__(self) -> dict:
+        # the kernels' set-up holds C pointers: rebuilt from the arrays when unpickled
+        return {k: v for k, v in self.__dict__.items() if k not in ("_setup", "_kernels")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._setup = self._kernel_setup()
 
     def _pair_work(self) -> int:
         # pairs a call visits (at most n x min(n, T) per query), the thread policy's work
@@ -290,19 +313,9 @@ class LambdaMART:
     def _run(self, sc, grad, hess, n_threads, **state) -> None:
         # ``state``: the per-round inputs and outputs of the stateful variants
         # (fastndcg.measures.debias), passed through to the kernel.
-        sig, lo, hi, factor = self._sig
-        empty_f = np.empty(0, dtype=np.float64)
-        empty_i = np.empty(0, dtype=np.int64)
-        if _lambdamart.grad_hess_batch(
-            sc, self.labels, self.offsets,
-            self._tie_key if self._tie_key is not None else empty_i, self._key_desc, self._round_f32,
-            self._table, self._linear, self._disc, self._inv,
-            self.query_weights if self.query_weights is not None else empty_f,
-            self.sample_weights if self.sample_weights is not None else empty_f,
-            MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
-            self._short_limit, self.sigma, self.score_normalization, self.normalize,
-            sig, lo, hi, factor, self._w_norm, grad, hess, self._max_n,
-            threads_for(self._pair_work(), n_threads), **state):
+        round_state = self._kernels.LambdaMARTRound(**state) if state else None
+        if self._kernels.grad_hess_batch(self._setup, sc, self.labels, self.offsets, grad, hess,
+                                         threads_for(self._pair_work(), n_threads), round_state):
             # the kernel saw a non-finite output: name the first one
             for name, out in (("grad", grad), ("hess", hess)):
                 check_no_overflow(out, name, self.offsets, self._overflow_hint(), per_query=False)
@@ -374,18 +387,11 @@ class LambdaMART:
         bound = m * (sizes - 1) - m * (m - 1) // 2
         slots = offsets_from_sizes(bound, "queries", "pair counts of the selected queries")
         total = int(slots[-1])
-        hi = np.empty(total, dtype=np.int64)
-        lo = np.empty(total, dtype=np.int64)
-        rhi = np.empty(total, dtype=np.int64)
-        rlo = np.empty(total, dtype=np.int64)
+        rows = np.empty((4, total), dtype=np.int64)      # hi, lo and their ranks
         delta = np.empty(total, dtype=np.float64)
-        count = np.zeros(sel.shape[0], dtype=np.int64)
-        _lambdamart.pairs_batch(
-            sc, self.labels, self.offsets,
-            self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64),
-            self._key_desc, self._round_f32, self._table, self._linear, self._disc, self._inv,
-            sel, slots, t, cut, hi, lo, rhi, rlo, delta, count, self._max_n,
-            threads_for(total + sel.shape[0], n_threads))
+        count = self._kernels.pairs_batch(self._setup, sc, self.labels, self.offsets, sel, slots, cut, rows, delta,
+                                          threads_for(total + sel.shape[0], n_threads))
+        hi, lo, rhi, rlo = rows
         keep = np.concatenate([np.arange(slots[i], slots[i] + count[i]) for i in range(sel.shape[0])]) \
             if sel.shape[0] else np.empty(0, dtype=np.int64)
         keep = keep.astype(np.int64)

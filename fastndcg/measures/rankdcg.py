@@ -15,8 +15,8 @@ from typing import Any, Optional
 import numpy as np
 
 from fastndcg._core import _rankdcg
-from fastndcg.measures.ndcg import EMPTY_CODES
 from fastndcg.conventions import as_convention
+from fastndcg._core.resolve import resolve
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.validation import check_lengths_agree, check_offsets, check_same_length, check_scores, max_query_size
 
@@ -138,6 +138,6 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
                 f"values, so RankDCG is undefined, and the convention says empty='error'")
     out = np.empty(off.shape[0] - 1, dtype=np.float64)
     # a sort and a scan per query: about 8 work units a document
-    _rankdcg.rankdcg_batch(ref, pred, off, EMPTY_CODES[conv.empty], out, max_query_size(off),
+    _rankdcg.rankdcg_batch(ref, pred, off, resolve(conv).empty_value, out, max_query_size(off),
                            threads_for(8 * ref.shape[0], n_threads))
     return out

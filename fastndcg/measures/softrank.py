@@ -21,12 +21,12 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from fastndcg._core import _softrank
-from fastndcg.measures.ndcg import EMPTY_CODES, NDCGScorer, discount_table
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core.arguments import (LightGBMRows, check_count, check_real, lightgbm_call, lightgbm_fields,
                                       xgboost_fields)
 from fastndcg._core.threads import effective_n_threads, threads_for
-from fastndcg._core.resolve import gain_tables, table_labels
+from fastndcg._core.prepared import NDCGScorer
+from fastndcg._core.resolve import discount, gain_tables, resolve, table_labels
 from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
                                   check_offsets, check_scores, max_query_size)
 
@@ -78,11 +78,16 @@ class _SoftPlan:
         # to a largest entry in [1, 2) keeps G D p out of underflow (the ratio
         # to the ideal, computed with the same table, is unchanged).
         unit = conv.unit_discount()
-        self.disc = discount_table(unit, self.depth)
-        # Raises for empty="error" when a query has ideal DCG 0 (same message as NDCG).
+        self.disc = discount(unit, self.depth)
+        # Raises for empty="error" when a query has ideal DCG 0 (same message as NDCG);
+        # the labels and offsets were checked by the caller: not again.
         self.idcg = np.ascontiguousarray(
-            NDCGScorer(labels, offsets, k, convention=unit, n_threads=n_threads).ideal_dcg, dtype=np.float64)
-        self.short_limit = k if (conv.short == "zero" and k is not None) else 0
+            NDCGScorer._checked(unit, labels, offsets, self.max_n, k, n_threads).ideal_dcg, dtype=np.float64)
+        res = resolve(conv)
+        self.short_limit = k if (res.short_zero and k is not None) else 0
+        self.kernel_tables = _softrank.SoftNDCGTables(self.table, self.linear, self.disc, self.kcut,
+                                                      self.doc_cap, self.short_limit, self.idcg,
+                                                      res.empty_value, self.max_n)
 
     def check_scratch(self, want_grad: bool, want_hess: bool) -> None:
         big_m = min(self.max_n, self.doc_cap)
@@ -102,9 +107,7 @@ class _SoftPlan:
         values = np.empty(self.n_queries, dtype=np.float64)
         grad = np.empty(n if want_grad or want_hess else 0, dtype=sc.dtype)
         hess = np.empty(n if want_hess else 0, dtype=sc.dtype)
-        _softrank.soft_ndcg_batch(sc, self.labels, self.offsets, sigma, self.table, self.linear,
-                                  self.disc, self.kcut, self.doc_cap, self.short_limit, self.idcg,
-                                  EMPTY_CODES[self.convention.empty], values, grad, hess, self.max_n,
+        _softrank.soft_ndcg_batch(self.kernel_tables, sc, self.labels, self.offsets, sigma, values, grad, hess,
                                   threads_for(n * min(self.max_n, self.doc_cap), n_threads))
         check_no_overflow(values, "SoftNDCG", self.offsets, OVERFLOW_HINT, per_query=True, nan_ok=True)
         for name, out in (("grad", grad), ("hess", hess)):

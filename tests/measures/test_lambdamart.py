@@ -587,3 +587,22 @@ def test_validation_of_arrays():
         model.delta_ndcg_pairs(s, [1])
     with pytest.raises(ValueError, match=r"scores must have the same length as labels \(4\); got length 3"):
         model.gradients(s[:3])
+
+
+@pytest.mark.parametrize("mode", ["default", "lightgbm", "xgboost"])
+def test_a_copied_or_unpickled_model_gives_the_same_bits(mode):
+    # the kernels' set-up object (C pointers into the model's arrays) is rebuilt, not copied
+    import copy
+    import pickle
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 4, 60)
+    offsets = np.array([0, 7, 20, 21, 45, 60])
+    scores = rng.normal(size=60).astype(np.float32 if mode == "xgboost" else np.float64)
+    model = LambdaMART(labels, offsets, mode=mode, query_weights=np.arange(1.0, 6.0))
+    want = model.gradients(scores)
+    for other in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        for a, b in zip(want, other.gradients(scores)):
+            assert a.tobytes() == b.tobytes()
+    if mode == "default":
+        pairs = model.delta_ndcg_pairs(scores)
+        assert all(np.array_equal(a, b) for a, b in zip(pairs, copy.deepcopy(model).delta_ndcg_pairs(scores)))
