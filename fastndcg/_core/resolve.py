@@ -129,6 +129,8 @@ def discount(convention: Convention, n: int) -> np.ndarray:
     every call; an array discount must itself cover n ranks.
     """
     n = max(int(n), 1)
+    if convention.discount == "jk":
+        return _jk_discount(convention, n)
     if isinstance(convention.discount, str):
         return builtin_discount(convention.discount, n)
     cached = convention.__dict__.get("_discount_array")
@@ -140,6 +142,21 @@ def discount(convention: Convention, n: int) -> np.ndarray:
         raise ValueError(
             f"discount: the array has {cached.size} entries but ranks up to {n} are summed "
             f"(longest query / largest k); give at least {n} entries")
+    return cached
+
+
+def _jk_discount(convention: Convention, n: int) -> np.ndarray:
+    """Jarvelin and Kekalainen's discount with log base b: 1 for r < b, then log2(b) / log2(r)
+    (libc log2, as the reference), cached on the convention and replaced whole when it grows."""
+    cached = convention.__dict__.get("_discount_jk")
+    if cached is None or cached.shape[0] < n:
+        size = max(n, 1024, 2 * (cached.shape[0] if cached is not None else 0))
+        b = convention.discount_base
+        lb = math.log2(b)
+        cached = np.array([1.0 if r < b else 1.0 / (math.log2(r) / lb) for r in range(1, size + 1)],
+                          dtype=np.float64)
+        cached.setflags(write=False)
+        object.__setattr__(convention, "_discount_jk", cached)
     return cached
 
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 GAINS = ("exponential", "linear")
-DISCOUNTS = ("log2", "letor", "reciprocal")
+DISCOUNTS = ("log2", "letor", "reciprocal", "jk")
 TIES = ("stable", "key", "key_desc", "average", "worst", "best")
 EMPTY = ("zero", "one", "skip", "error")
 SHORT = ("clamp", "zero")
@@ -96,11 +96,16 @@ class Convention:
     unknown_label : {"error", "zero"}, default "error"
         For a gain table: a label outside the table is an error, or has gain 0
         (LETOR's scripts).
-    discount : {"log2", "letor", "reciprocal"} or array, default "log2"
+    discount : {"log2", "letor", "reciprocal", "jk"} or array, default "log2"
         D(r) for 1-based rank r: ``"log2"`` 1/log2(r+1); ``"letor"`` 1 for r <= 2,
         then 1/log2(r) (Jarvelin-Kekalainen with b = 2, as LETOR/MSLR scripts);
-        ``"reciprocal"`` 1/r; an array ``d`` gives D(r) = d[r-1] and must cover
-        every rank that is summed.
+        ``"reciprocal"`` 1/r; ``"jk"`` Jarvelin and Kekalainen's DCG with log
+        base b = ``discount_base``: 1 for r < b, then 1/log_b(r) = log2(b)/log2(r)
+        (b = 2 is ``"letor"``, bit for bit; Sakai's papers also use b = 10); an
+        array ``d`` gives D(r) = d[r-1] and must cover every rank that is summed.
+    discount_base : float, default 2.0
+        The log base b of ``discount="jk"`` (a finite number > 1); any other
+        discount takes no base.
     ties : {"stable", "key", "key_desc", "average", "worst", "best"}, default "stable"
         Order of documents with equal scores. ``"stable"``: input order.
         ``"key"`` / ``"key_desc"``: by the per-document ``tie_key``, ascending /
@@ -178,6 +183,7 @@ class Convention:
     gain: GainSpec = "exponential"
     unknown_label: str = "error"
     discount: DiscountSpec = "log2"
+    discount_base: float = 2.0
     ties: str = "stable"
     empty: str = "zero"
     short: str = "clamp"
@@ -205,6 +211,14 @@ class Convention:
                 raise ValueError(f"discount must be one of {DISCOUNTS} or an array; got {discount!r}")
         else:
             object.__setattr__(self, "discount", _as_discount_array(discount))
+        base = self.discount_base
+        if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real) \
+                or not math.isfinite(float(base)) or float(base) <= 1.0:
+            raise ValueError(f"discount_base must be a finite number > 1; got {base!r}")
+        object.__setattr__(self, "discount_base", float(base))
+        if self.discount_base != 2.0 and self.discount != "jk":
+            raise ValueError(f"discount_base={self.discount_base!r} applies to discount='jk' only; got "
+                             f"discount={self.discount if isinstance(self.discount, str) else 'an array'!r}")
         for name, allowed in (
             ("unknown_label", UNKNOWN_LABEL),
             ("ties", TIES),

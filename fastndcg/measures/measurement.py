@@ -226,7 +226,8 @@ class Measurement:
             parts.append("trec_gains:" + ",".join(f"{lv}={_num(g)}" for lv, g in self.gains.pairs))
         if self.relabel is not None:
             parts.append("relabel:" + ",".join(f"{a}={b}" for a, b in self.relabel))
-        parts.append("disc:" + (_SHORT_NAMES["discount"].get(c.discount, c.discount) if isinstance(c.discount, str)
+        parts.append("disc:" + (f"jk:{_num(c.discount_base)}" if c.discount == "jk" else
+                                _SHORT_NAMES["discount"].get(c.discount, c.discount) if isinstance(c.discount, str)
                                 else "array:" + ",".join(_num(v) for v in c.discount)))
         parts.append(f"ties:{c.ties}")
         parts.append(f"empty:{c.empty}")
@@ -366,8 +367,11 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
             pairs.append((int(a), int(b)))
         kw["relabel"] = tuple(pairs)
     elif key == "disc":
-        conv["discount"] = floats(value[6:]) if value.startswith("array:") else \
-            _LONG_NAMES["discount"].get(value, value)
+        if value.startswith("jk:"):
+            conv["discount"], conv["discount_base"] = "jk", float(value[3:])
+        else:
+            conv["discount"] = floats(value[6:]) if value.startswith("array:") else \
+                _LONG_NAMES["discount"].get(value, value)
     elif key in ("ties", "empty", "short"):
         conv[key] = value
     elif key == "ideal":

@@ -61,6 +61,9 @@ def discount_of(rank: int, convention: Convention) -> float:
         return 1.0 if rank <= 2 else 1.0 / math.log2(rank)
     if d == "reciprocal":
         return 1.0 / rank
+    if d == "jk":        # Jarvelin & Kekalainen with log base b
+        b = convention.discount_base
+        return 1.0 if rank < b else 1.0 / (math.log2(rank) / math.log2(b))
     if rank > len(d):
         raise ValueError(f"the discount array has {len(d)} entries but rank {rank} is summed")
     return float(d[rank - 1])

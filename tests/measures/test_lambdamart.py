@@ -20,6 +20,8 @@ DEFAULT_CONVENTIONS = [
     Convention(ties="best", score_precision="float32", empty="one"),
     Convention(ties="key", short="zero"),
     Convention(ties="key_desc", gain=(0.0, 1.0, 3.0), unknown_label="zero", discount="letor"),
+    Convention(discount="jk", discount_base=3.0),          # Jarvelin-Kekalainen, log base 3
+    Convention(gain="linear", discount="jk", discount_base=10.0, short="zero"),   # Sakai: b = 10
     Convention(gain=(0.0, 2.5, 2.5, 7.0, 1.0)),       # not monotone, with equal gains
 ]
 

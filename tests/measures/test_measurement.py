@@ -191,3 +191,14 @@ def test_arrays_api_takes_a_measurement():
     (rndcg,) = resolve_measurements("Rndcg")
     with pytest.raises(ValueError, match="need qrels and a run"):
         fastndcg.ndcg(scores, labels, offsets, measurement=rndcg)
+
+
+@pytest.mark.parametrize("base", [2.0, 2.5, 3.0, 10.0])
+@pytest.mark.parametrize("k", [None, 5])
+def test_jarvelin_kekalainen_discount_round_trips(base, k):
+    m = measurement_for(k, convention=Convention(discount="jk", discount_base=base))
+    assert f"|disc:jk:{base:g}|" in m.signature
+    back = from_signature(m.signature)
+    assert back == m and back.convention.discount_base == base
+    for a, b in zip(_values(m, _data(11)), _values(back, _data(11))):
+        np.testing.assert_array_equal(a, b)

@@ -6,7 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import math
+
 import fastndcg
+import fastndcg.measures.ndcg
 from fastndcg._core.prepared import aggregate
 from fastndcg import Convention, NDCGScorer, reference
 from conftest import require, make_batch
@@ -20,6 +23,8 @@ CONVENTIONS = [
     Convention(ties="key", short="zero"),
     Convention(ties="key_desc", gain="linear", ideal="full"),
     Convention(gain=(0.0, 1.0, 3.0), unknown_label="zero", discount="letor", short="zero"),
+    Convention(discount="jk", discount_base=3.0),          # Jarvelin-Kekalainen, log base 3
+    Convention(gain="linear", discount="jk", discount_base=10.0, short="zero"),   # Sakai: b = 10
     Convention(score_precision="float32", gain=(0.0, 2.5, 2.5, 7.0, 1.0)),
     Convention(ties="average", aggregation="ratio", ideal="full"),
 ]
@@ -413,3 +418,22 @@ def test_mean_does_not_depend_on_other_cutoffs():
             together = fastndcg.mean_ndcg(s, y, offsets, [10, None, 1], convention=conv)
             assert together[1] == fastndcg.mean_ndcg(s, y, offsets, None, convention=conv)
             assert together[0] == fastndcg.mean_ndcg(s, y, offsets, 10, convention=conv)
+
+
+def test_jk_discount_with_base_2_is_letor_bit_for_bit(rng):
+    """Jarvelin and Kekalainen's discount is a parameter of the log base; b = 2 is LETOR's."""
+    s, y, off = make_batch(rng, n_queries=60, max_docs=40, n_score_values=5, n_labels=3)
+    for k in (None, 1, 2, 3, 10, [1, 5, None]):
+        letor = fastndcg.ndcg(s, y, off, k, convention=Convention(discount="letor"))
+        jk2 = fastndcg.ndcg(s, y, off, k, convention=Convention(discount="jk", discount_base=2))
+        assert letor.tobytes() == jk2.tobytes()
+    conv10 = Convention(discount="jk", discount_base=10)
+    d10 = fastndcg.measures.ndcg.discount_table(conv10, 12)
+    # 1 before rank b = 10 (and at it: log_10(10) = 1), then 1/log_10(r), as the reference computes it
+    assert d10[:10].tolist() == [1.0] * 10
+    assert d10[10:12].tolist() == [reference.discount_of(r, conv10) for r in (11, 12)]
+    assert d10[10] == pytest.approx(1.0 / math.log10(11), rel=1e-15)
+    with pytest.raises(ValueError, match="discount_base must be a finite number > 1"):
+        Convention(discount="jk", discount_base=1.0)
+    with pytest.raises(ValueError, match="discount_base=10.0 applies to discount='jk' only"):
+        Convention(discount="log2", discount_base=10)

@@ -14,6 +14,8 @@ CONVENTIONS = [
     Convention(),
     Convention(gain="linear", discount="reciprocal"),
     Convention(gain=(0.0, 1.0, 3.0), unknown_label="zero", discount="letor", short="zero"),
+    Convention(discount="jk", discount_base=3.0),          # Jarvelin-Kekalainen, log base 3
+    Convention(gain="linear", discount="jk", discount_base=10.0, short="zero"),   # Sakai: b = 10
     Convention(empty="one", ideal="full"),
     Convention(empty="skip", discount=tuple(1.0 / (1.0 + np.arange(64)) ** 0.7)),
 ]
