@@ -91,37 +91,86 @@ cdef double _ndcg_p(const double* g, Py_ssize_t n, const double* walk, Py_ssize_
     return 0.0
 
 
-def prefix_measures(const double[::1] scores, tie_key, bint key_desc, bint round_f32,
-                    const double[::1] gains, const int64_t[::1] offsets,
-                    const double[::1] walk, const int64_t[::1] walk_offsets,
-                    const double[::1] walk_p, const int64_t[::1] walk_p_offsets,
-                    const int64_t[::1] n_rel, const int64_t[::1] rel_ret,
-                    double[::1] ndcg_rel, double[::1] rndcg, double[::1] ndcg_p,
-                    bint want_rel, bint want_r, bint want_p, Py_ssize_t max_n, int n_threads):
-    """ndcg_rel, Rndcg and ndcg_p of every topic (those asked for).
+cdef class PrefixTopics:
+    """The topics of the prefix measures, set up once: each topic's documents (scores,
+    ``tie_key`` int64 or None for input order, trec_eval ``gains``) over ``offsets``, the
+    tie order and float32 rounding, then (:meth:`set_walks`) the ideal walks. Inputs are
+    trusted (checked in Python)."""
 
-    ``scores`` (float64), ``tie_key`` (int64 or None: input order) and the
-    documents' trec_eval ``gains`` over ``offsets``; ``walk`` /
-    ``walk_offsets`` the gains of each topic's ideal walk (``walk_p``: that of
-    ndcg_p); ``n_rel``: the judged documents at or above the relevance level
-    (Rndcg is 0 without any); ``rel_ret``: the retrieved ones (ndcg_p is 0
-    without any). Inputs are trusted (checked in Python). Returns False, or
-    True when per-thread scratch could not be allocated.
-    """
-    cdef Py_ssize_t nq = offsets.shape[0] - 1, q, n, a
-    cdef const int64_t[::1] kv
-    cdef const int64_t* keys = NULL
-    cdef const double* sp = &scores[0] if scores.shape[0] > 0 else NULL
-    cdef const double* gp = &gains[0] if gains.shape[0] > 0 else NULL
-    cdef const double* wp = &walk[0] if walk.shape[0] > 0 else NULL
-    cdef const double* wpp = &walk_p[0] if walk_p.shape[0] > 0 else NULL
+    cdef const double[::1] scores
+    cdef const double[::1] gains
+    cdef const int64_t[::1] offsets
+    cdef const int64_t[::1] tie_key
+    cdef bint has_key, key_desc, round_f32
+    cdef Py_ssize_t max_n, n_topics
+    cdef const double[::1] walk
+    cdef const int64_t[::1] walk_offsets
+    cdef const double[::1] walk_p
+    cdef const int64_t[::1] walk_p_offsets
+    cdef const int64_t[::1] n_rel
+    cdef const int64_t[::1] rel_ret
+    cdef bint has_walks
+
+    def __init__(self, const double[::1] scores, tie_key, const double[::1] gains,
+                 const int64_t[::1] offsets, bint key_desc, bint round_f32):
+        cdef Py_ssize_t q
+        self.scores = scores
+        self.gains = gains
+        self.offsets = offsets
+        self.has_key = tie_key is not None
+        if self.has_key:
+            self.tie_key = tie_key
+        self.key_desc = key_desc
+        self.round_f32 = round_f32
+        self.n_topics = offsets.shape[0] - 1
+        self.max_n = 0
+        for q in range(self.n_topics):
+            if offsets[q + 1] - offsets[q] > self.max_n:
+                self.max_n = offsets[q + 1] - offsets[q]
+        self.has_walks = False
+
+    def set_walks(self, const double[::1] walk, const int64_t[::1] walk_offsets, const double[::1] walk_p,
+                  const int64_t[::1] walk_p_offsets, const int64_t[::1] n_rel, const int64_t[::1] rel_ret):
+        """The gains of each topic's ideal walk (``walk_p``: that of ndcg_p); ``n_rel``: the
+        judged documents at or above the relevance level (Rndcg is 0 without any);
+        ``rel_ret``: the retrieved ones (ndcg_p is 0 without any)."""
+        self.walk = walk
+        self.walk_offsets = walk_offsets
+        self.walk_p = walk_p
+        self.walk_p_offsets = walk_p_offsets
+        self.n_rel = n_rel
+        self.rel_ret = rel_ret
+        self.has_walks = True
+
+
+def prefix_measures(PrefixTopics topics, double[::1] ndcg_rel, double[::1] rndcg, double[::1] ndcg_p,
+                    int n_threads):
+    """ndcg_rel, Rndcg and ndcg_p of every topic of ``topics`` (each output of length
+    0 is not computed). Returns False, or True when per-thread scratch could not be
+    allocated."""
+    cdef Py_ssize_t nq = topics.n_topics, q, n, a
+    cdef bint want_rel = ndcg_rel.shape[0] > 0, want_r = rndcg.shape[0] > 0, want_p = ndcg_p.shape[0] > 0
+    if not topics.has_walks:
+        raise ValueError("prefix_measures: call topics.set_walks(...) first")
+    for name, out in (("ndcg_rel", ndcg_rel), ("rndcg", rndcg), ("ndcg_p", ndcg_p)):
+        if out.shape[0] not in (0, nq):
+            raise ValueError(f"prefix_measures: {name} must have 0 or {nq} entries; got {out.shape[0]}")
+    cdef const int64_t* keys = &topics.tie_key[0] if topics.has_key and topics.tie_key.shape[0] > 0 else NULL
+    cdef const double* sp = &topics.scores[0] if topics.scores.shape[0] > 0 else NULL
+    cdef const double* gp = &topics.gains[0] if topics.gains.shape[0] > 0 else NULL
+    cdef const double* wp = &topics.walk[0] if topics.walk.shape[0] > 0 else NULL
+    cdef const double* wpp = &topics.walk_p[0] if topics.walk_p.shape[0] > 0 else NULL
+    cdef const int64_t[::1] offsets = topics.offsets
+    cdef const int64_t[::1] walk_offsets = topics.walk_offsets
+    cdef const int64_t[::1] walk_p_offsets = topics.walk_p_offsets
+    cdef const int64_t[::1] n_rel = topics.n_rel
+    cdef const int64_t[::1] rel_ret = topics.rel_ret
+    cdef bint key_desc = topics.key_desc, round_f32 = topics.round_f32
+    cdef Py_ssize_t max_n = topics.max_n
     cdef RankedDoc* docs
     cdef double* ranked
     cdef int failed = 0
     cdef int* failed_flag = &failed
-    if tie_key is not None:
-        kv = tie_key
-        keys = &kv[0] if kv.shape[0] > 0 else NULL
     if nq <= 0:
         return False
     with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):

@@ -387,17 +387,16 @@ def _prefix(t: _Topics, res: Any, spec: GainSpec, fams: set, round_f32: bool, re
         walk_p, walk_p_off = _walks_p(spec, t.judged, t.judged_offsets)
     else:
         walk_p, walk_p_off = np.zeros(0), np.zeros(nq + 1, dtype=np.int64)
-    outs = {f: np.zeros(nq, dtype=np.float64) for f in ("ndcg_rel", "Rndcg", "ndcg_p")}
-    sizes = np.diff(t.offsets)
-    max_n = int(sizes.max(initial=0))
-    failed = _trec_ndcg.prefix_measures(
-        t.scores, t.tie_key, True, round_f32, np.ascontiguousarray(res.doc_gains, dtype=np.float64), t.offsets,
-        np.ascontiguousarray(res.ideal_gains, dtype=np.float64),
-        np.ascontiguousarray(res.ideal_offsets, dtype=np.int64),
-        np.ascontiguousarray(walk_p, dtype=np.float64), np.ascontiguousarray(walk_p_off, dtype=np.int64),
-        n_rel, rel_ret, outs["ndcg_rel"], outs["Rndcg"], outs["ndcg_p"],
-        "ndcg_rel" in fams, "Rndcg" in fams, "ndcg_p" in fams, max_n,
-        threads_for(int(t.offsets[-1]) * 8, n_threads))
+    # each family asked for gets a column; the others an empty array (not computed)
+    outs = {f: np.zeros(nq if f in fams else 0, dtype=np.float64) for f in ("ndcg_rel", "Rndcg", "ndcg_p")}
+    topics = _trec_ndcg.PrefixTopics(t.scores, t.tie_key, np.ascontiguousarray(res.doc_gains, dtype=np.float64),
+                                     t.offsets, True, round_f32)
+    topics.set_walks(np.ascontiguousarray(res.ideal_gains, dtype=np.float64),
+                     np.ascontiguousarray(res.ideal_offsets, dtype=np.int64),
+                     np.ascontiguousarray(walk_p, dtype=np.float64), np.ascontiguousarray(walk_p_off, dtype=np.int64),
+                     n_rel, rel_ret)
+    failed = _trec_ndcg.prefix_measures(topics, outs["ndcg_rel"], outs["Rndcg"], outs["ndcg_p"],
+                                        threads_for(int(t.offsets[-1]) * 8, n_threads))
     if failed:
         raise MemoryError("fastndcg: could not allocate per-thread scratch")
     return outs
