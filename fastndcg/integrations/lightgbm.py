@@ -335,11 +335,9 @@ class NDCGMetric:
     def signatures(self) -> List[str]:
         """What each reported ``ndcg@k`` is, completely (:mod:`fastndcg.measures.measurement`):
         the metric ranks the list it is given, so its ideal comes from that list."""
-        from fastndcg.measures.measurement import measurement_for
+        from fastndcg.measures.measurement import column_signatures
 
-        conv = self.convention if self.convention.ideal_source == "run" else \
-            self.convention.replace(ideal_source="run")
-        return [measurement_for(k, convention=conv).signature for k in self.k]
+        return column_signatures(self.k, self.convention)
 
     def __deepcopy__(self, memo) -> "NDCGMetric":
         # LGBMRanker.fit deep-copies eval_metric: share this object (its caches

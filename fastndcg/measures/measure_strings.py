@@ -158,16 +158,7 @@ def parse_measures(measures: Any) -> List[Measure]:
         For a string that is neither syntax or is malformed, naming the string
         and what was understood of it.
     """
-    if isinstance(measures, (str, Measure)) or _is_irm_object(measures):
-        items = [measures]
-    else:
-        try:
-            items = list(measures)
-        except TypeError:
-            raise TypeError(f"measures must be a string, a measure or a list of them; got "
-                            f"{type(measures).__name__}") from None
-        if not items:
-            raise MeasureError("no measures given (e.g. 'nDCG@10' or 'ndcg_cut.10')")
+    items = measure_items(measures)
     out: List[Measure] = []
     seen = set()
     for item in items:
@@ -176,6 +167,22 @@ def parse_measures(measures: Any) -> List[Measure]:
                 seen.add(m.key)
                 out.append(m)
     return out
+
+
+def measure_items(measures: Any, one: tuple = ()) -> List[Any]:
+    """The items of ``measures``: one measure (a string, :class:`Measure`, ir_measures
+    object, or an instance of a type in ``one``) as a list of one, else the items of an
+    iterable, which must not be empty."""
+    if isinstance(measures, (str, Measure) + tuple(one)) or _is_irm_object(measures):
+        return [measures]
+    try:
+        items = list(measures)
+    except TypeError:
+        raise TypeError(f"measures must be a string, a measure or a list of them; got "
+                        f"{type(measures).__name__}") from None
+    if not items:
+        raise MeasureError("no measures given (e.g. 'nDCG@10' or 'ndcg_cut.10')")
+    return items
 
 
 def parse_measure(measure: Any) -> List[Measure]:

@@ -35,7 +35,7 @@ from fastndcg._core.arguments import check_max_docs
 from fastndcg._version import __version__
 from fastndcg.conventions import DEFAULT_MISSING, Convention, as_convention, check_missing, get_preset
 from fastndcg.conventions.presets import PRESETS
-from fastndcg.measures.measure_strings import Measure, MeasureError, parse_measures
+from fastndcg.measures.measure_strings import Measure, measure_items, parse_measures
 from fastndcg.measures.trec_gain_specs import GainSpec, parse_gains
 
 __all__ = ["Measurement", "SignatureError", "FAMILIES", "from_signature", "measurement_for",
@@ -464,17 +464,7 @@ def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: st
     check_missing(missing)
     if relevance_level is None or isinstance(relevance_level, bool) or int(relevance_level) != relevance_level:
         raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
-    items: Iterable[Any]
-    if isinstance(measures, (str, Measure, Measurement)) or _is_measure_object(measures):
-        items = [measures]
-    else:
-        try:
-            items = list(measures)
-        except TypeError:
-            raise TypeError(f"measures must be a string, a measure or a list of them; got "
-                            f"{type(measures).__name__}") from None
-        if not items:
-            raise MeasureError("no measures given (e.g. 'nDCG@10' or 'ndcg_cut.10')")
+    items = measure_items(measures, one=(Measurement,))
     out: List[Measurement] = []
     seen = set()
     for item in items:
@@ -492,8 +482,12 @@ def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: st
     return out
 
 
-def _is_measure_object(x: Any) -> bool:
-    return hasattr(x, "NAME") and isinstance(getattr(x, "params", None), dict)
+def column_signatures(ks: Iterable[Optional[int]], convention: Convention, ideal_source: str = "run",
+                      missing: str = DEFAULT_MISSING) -> List[str]:
+    """The signature of each cutoff of a front end that ranks lists it is given (``ideal_source``
+    "run": the metrics, streaming, Dask, Spark) or TREC files ("qrels")."""
+    conv = convention if convention.ideal_source == ideal_source else convention.replace(ideal_source=ideal_source)
+    return [measurement_for(k, convention=conv, missing=missing).signature for k in ks]
 
 
 def measurement_for(k: Optional[int] = None, *, convention: Any = None, preset: Optional[str] = None,

@@ -138,12 +138,9 @@ class ChunkEvaluator:
     def signatures(self, missing: str = DEFAULT_MISSING, ideal_source: str = "run") -> List[str]:
         """The signature of each cutoff's measurement (:mod:`fastndcg.measures.measurement`);
         ``ideal_source``: "qrels" when the chunks carry an external ideal."""
-        from fastndcg.measures.measurement import measurement_for
+        from fastndcg.measures.measurement import column_signatures
 
-        conv = self.convention
-        if conv.ideal_source != ideal_source:
-            conv = conv.replace(ideal_source=ideal_source)
-        return [measurement_for(k, convention=conv, missing=missing).signature for k in self.cutoffs]
+        return column_signatures(self.cutoffs, self.convention, ideal_source, missing)
 
     def terms(self, chunk: Chunk) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(ndcg, numerator, denominator), each (n_queries, n_cutoffs).
