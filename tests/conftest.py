@@ -84,6 +84,19 @@ def tier_sets(tree: ast.Module) -> List[FrozenSet[str]]:
     return [base | set(c) for r in range(len(extra) + 1) for c in itertools.combinations(extra, r)]
 
 
+def run_cli(capsys, *argv):
+    """``fastndcg`` with ``argv`` in this process: (exit code, stdout, stderr); argparse's
+    exits give their code."""
+    from fastndcg.cli.app import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:          # argparse
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def require(module: str) -> ModuleType:
     """Import an optional test dependency. Missing: in CI a failure (CI installs
     the test extra, so every tier must run), locally a skip with the reason.

@@ -6,22 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 import subprocess
 
 import pytest
 
 import fastndcg
-from fastndcg.cli.main import EXIT_DATA, EXIT_USAGE, main
-
-
-def run_cli(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:          # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+from fastndcg.cli.main import EXIT_DATA, EXIT_USAGE
+from conftest import run_cli
 
 
 @pytest.fixture

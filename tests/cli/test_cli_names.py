@@ -5,16 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastndcg.cli.main import main
-
-
-def run_cli(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:          # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+from conftest import run_cli
 
 
 @pytest.fixture
