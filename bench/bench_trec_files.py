@@ -223,7 +223,7 @@ def test_many_runs_one_qrels(benchmark, tmp_path):
     """100 runs of 100,000 lines against one qrels: the cost of each extra run in one
     ``fastndcg eval`` call, against the time to parse that run (compiled parser alone)."""
     from fastndcg.io.files import iter_line_blocks
-    from fastndcg.io.trec import _TrecParser
+    from fastndcg.io.trec import TrecParser
 
     run, qrels = write_trec_files(str(tmp_path), n_topics=100)
     rows = _Rows()
@@ -236,7 +236,7 @@ def test_many_runs_one_qrels(benchmark, tmp_path):
         rows.add("100 runs", w, m)
         for _ in range(3):
             t = time.perf_counter()
-            p = _TrecParser(run, True)
+            p = TrecParser(run, True)
             for block in iter_line_blocks(run):
                 p.parse(block)
             parse.append(time.perf_counter() - t)

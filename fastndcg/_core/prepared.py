@@ -91,7 +91,7 @@ class NDCGScorer:
         lab = as_labels(labels)
         off, max_n = prepare_offsets(offsets, lab.shape[0])
         self._setup(conv, lab, off, max_n, k, weights, ideal_dcg, ideal_labels, ideal_offsets, n_threads)
-        self._tie_key = None if tie_key is None else _tie_key_for(conv, tie_key, self.n_docs)
+        self._tie_key = None if tie_key is None else tie_key_for(conv, tie_key, self.n_docs)
         if not self._ideal_ready:
             self._compute_ideal(n_threads)
 
@@ -261,7 +261,7 @@ class NDCGScorer:
             if key is None and self.convention.uses_tie_key:
                 raise ValueError(f"ties={self.convention.ties!r} needs a tie_key array")
         else:
-            key = _tie_key_for(self.convention, tie_key, sc.shape[0])
+            key = tie_key_for(self.convention, tie_key, sc.shape[0])
         return sc, key
 
     def _run(self, sc: np.ndarray, key: Optional[np.ndarray], n_threads: Optional[int],
@@ -394,7 +394,7 @@ def finish_aggregate(num: ArrayLike, den: ArrayLike, convention: Convention,
         raise _sums_overflow(num, den)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-    return _cap(values, convention.above_one)
+    return apply_above_one(values, convention.above_one)
 
 
 def _sums_overflow(num: np.ndarray, den: np.ndarray) -> ValueError:
@@ -410,7 +410,7 @@ def _finish_one(num: float, den: float, above_one: str) -> float:
     value = num / den if den > 0 else math.nan
     if above_one != "keep" and value > 1.0:
         if above_one == "check" and value > 1.0 + ABOVE_ONE_TOLERANCE:
-            _cap(np.array([value]), above_one)          # raises with the message
+            apply_above_one(np.array([value]), above_one)          # raises with the message
         value = 1.0
     return value
 
@@ -430,7 +430,7 @@ def exact_column_sums(x: ArrayLike) -> np.ndarray:
     return column_sums(arr, threads_for(arr.size * 8))
 
 
-def _cap(values: np.ndarray, above_one: str) -> np.ndarray:
+def apply_above_one(values: np.ndarray, above_one: str) -> np.ndarray:
     """Apply ``Convention.above_one`` to aggregated values (NaN stays NaN)."""
     if above_one == "keep":
         return values
@@ -457,7 +457,7 @@ def inverse_ideal_dcg(idcg: np.ndarray) -> np.ndarray:
         return np.where(idcg > 0, 1.0 / idcg, 0.0)
 
 
-def _tie_key_for(conv: Convention, tie_key, n: int):
+def tie_key_for(conv: Convention, tie_key, n: int):
     if conv.uses_tie_key:
         if tie_key is None:
             raise ValueError(f"ties={conv.ties!r} needs a tie_key array")
@@ -477,7 +477,7 @@ def one_shot(scores, labels, offsets, k, convention, tie_key, weights=None, idea
     sc = as_scores(scores)
     lab = as_labels(labels)
     off, max_n = check_csr_lengths(sc, lab, offsets)
-    key = _tie_key_for(conv, tie_key, sc.shape[0])
+    key = tie_key_for(conv, tie_key, sc.shape[0])
     scorer = NDCGScorer._prepare(conv, lab, off, max_n, k, weights, ideal_dcg, ideal_labels,
                                  ideal_offsets, n_threads)
     return scorer, sc, key

@@ -59,7 +59,7 @@ def plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _show(value: Any) -> str:
+def shown_value(value: Any) -> str:
     """A value for an error message: plain Python repr, not numpy's np.float64(...)."""
     return repr(plain(value))
 
@@ -95,7 +95,7 @@ def _where(i: int, offsets: Optional[np.ndarray]) -> str:
     return f" (query {q}, row {i - int(offsets[q])} of rows {int(offsets[q])}:{int(offsets[q + 1])})"
 
 
-def _one_d(x: Any, name: str) -> np.ndarray:
+def one_dimensional(x: Any, name: str) -> np.ndarray:
     arr = x if type(x) is np.ndarray else np.asarray(x)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
@@ -110,7 +110,7 @@ def _one_d(x: Any, name: str) -> np.ndarray:
 def prepare_offsets(offsets: Any, n_docs: int, name: str = "offsets") -> Tuple[np.ndarray, int]:
     """int64 offsets (1-D, start at 0, non-decreasing, end at n_docs) and the
     largest query size, checked in one compiled pass."""
-    arr = _one_d(offsets, name)
+    arr = one_dimensional(offsets, name)
     if arr.dtype != OFFSET_DTYPE:
         if arr.dtype.kind not in "iu":
             raise TypeError(f"{name} must be an integer array; got dtype {arr.dtype}")
@@ -146,7 +146,7 @@ def max_query_size(offsets: np.ndarray) -> int:
 def as_scores(scores: Any, name: str = "scores") -> np.ndarray:
     """1-D scores as float32/float64 (other numbers become float64), C-contiguous.
     Values are checked by the kernels (:func:`check_scores`)."""
-    arr = _one_d(scores, name)
+    arr = one_dimensional(scores, name)
     if arr.dtype not in SCORE_DTYPES:
         arr = arr.astype(np.float64)
     elif not arr.flags.c_contiguous:
@@ -157,7 +157,7 @@ def as_scores(scores: Any, name: str = "scores") -> np.ndarray:
 def score_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
                 float32: Optional[str]) -> ValueError:
     """The message for the kernels' score problem ``code`` at row ``i``."""
-    v = _show(arr[i])
+    v = shown_value(arr[i])
     if code == SCORE_NOT_FINITE:
         return _value_at(f"{name} must be finite; got {{at}}{v}{{where}}", name, i, offsets)
     return _value_at(f"{name} must stay finite when rounded to float32 ({float32}): |{name}| must be below "
@@ -188,7 +188,7 @@ def warn_scores_to_inf(arr: np.ndarray, offsets: Optional[np.ndarray], flags: np
     cand = np.concatenate([np.arange(int(bounds[q]), int(bounds[q + 1])) for q in hit.tolist()])
     v = arr[cand].astype(np.float64)
     rows = cand[np.isfinite(v) & (np.abs(v) >= FLOAT32_OVERFLOW)]
-    shown = ", ".join(f"{name}[{i}]={_show(arr[i])}{_where(int(i), offsets)}" for i in rows[:SHOWN_OVERFLOW_ROWS])
+    shown = ", ".join(f"{name}[{i}]={shown_value(arr[i])}{_where(int(i), offsets)}" for i in rows[:SHOWN_OVERFLOW_ROWS])
     more = f" and {rows.size - SHOWN_OVERFLOW_ROWS} more" if rows.size > SHOWN_OVERFLOW_ROWS else ""
     message = (f"{rows.size} {name} overflow float32 and rank as +-inf (float32_overflow='inf', the tool's "
                f"C cast; equal infinities tie): {shown}{more}")
@@ -243,7 +243,7 @@ def check_same_length(arr: np.ndarray, n: int, name: str, other: str = "scores")
 def as_labels(labels: Any, name: str = "labels") -> np.ndarray:
     """1-D labels in a kernel dtype (int32, int64, float32, float64), C-contiguous.
     Values are checked by the kernels (:func:`check_labels`)."""
-    arr = _one_d(labels, name)
+    arr = one_dimensional(labels, name)
     if arr.dtype not in LABEL_DTYPES:
         if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
             raise ValueError(f"{name} has values beyond int64")
@@ -256,7 +256,7 @@ def as_labels(labels: Any, name: str = "labels") -> np.ndarray:
 def label_error(name: str, arr: np.ndarray, i: int, code: int, offsets: Optional[np.ndarray],
                 convention: Convention, limit_message: Optional[str] = None) -> ValueError:
     """The message for the kernels' label problem ``code`` at row ``i``."""
-    v = _show(arr[i])
+    v = shown_value(arr[i])
     need_integer = convention.needs_integer_labels
     if code in (LABEL_NEGATIVE, LABEL_NOT_INTEGER):
         what = "non-negative integers (the gain is exponential or a table)" if need_integer else "finite and >= 0"
@@ -358,7 +358,7 @@ def _is_sequence(x: Any) -> bool:
 
 
 def check_tie_key(tie_key: Any, n_docs: int, name: str = "tie_key") -> np.ndarray:
-    arr = _one_d(tie_key, name)
+    arr = one_dimensional(tie_key, name)
     check_same_length(arr, n_docs, name)
     if arr.dtype.kind not in "iu" and arr.size:
         raise TypeError(f"{name} must be an integer array (e.g. a doc-id rank); got dtype {arr.dtype}")
@@ -369,7 +369,7 @@ def check_tie_key(tie_key: Any, n_docs: int, name: str = "tie_key") -> np.ndarra
 
 def check_query_weights(weights: Any, n_queries: int, name: str = "weights",
                         float32: Optional[str] = None) -> np.ndarray:
-    arr = _one_d(weights, name)
+    arr = one_dimensional(weights, name)
     if arr.shape[0] != n_queries:
         raise ValueError(f"{name} must have one entry per query ({n_queries}); got length {arr.shape[0]}")
     return finite_nonnegative(arr, name, float32)
@@ -384,13 +384,13 @@ def finite_nonnegative(arr: np.ndarray, name: str, float32: Optional[str] = None
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={_show(arr[i])}")
+        raise ValueError(f"{name} must be finite and >= 0; got {name}[{i}]={shown_value(arr[i])}")
     if float32 is not None:
         bad = np.flatnonzero(arr >= FLOAT32_OVERFLOW)
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"{name} must stay finite when rounded to float32 ({float32}): below "
-                             f"{FLOAT32_OVERFLOW!r}; got {name}[{i}]={_show(arr[i])}")
+                             f"{FLOAT32_OVERFLOW!r}; got {name}[{i}]={shown_value(arr[i])}")
     return arr
 
 
@@ -412,9 +412,9 @@ def check_no_overflow(values: np.ndarray, what: str, offsets: np.ndarray, hint: 
         q, j = (int(v) for v in np.argwhere(bad.reshape(values.shape[0], -1))[0])
         got = values.reshape(values.shape[0], -1)[q, j]
         raise ValueError(f"the {what} of query {q} (rows {int(offsets[q])}:{int(offsets[q + 1])}) overflows "
-                         f"float64 (got {_show(got)}); {hint}")
+                         f"float64 (got {shown_value(got)}); {hint}")
     i = int(np.flatnonzero(bad)[0])
-    raise ValueError(f"{what}[{i}] overflows (got {_show(values[i])}){_where(i, offsets)}; {hint}")
+    raise ValueError(f"{what}[{i}] overflows (got {shown_value(values[i])}){_where(i, offsets)}; {hint}")
 
 
 def check_csr(scores: Any, labels: Any, offsets: Any, convention: Convention,
@@ -475,5 +475,5 @@ def check_ideal_dcg(values: Any, n_queries: int, n_requested: int, name: str = "
     bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         q, j = (int(v) for v in bad[0])
-        raise ValueError(f"{name} must be finite and >= 0; got {_show(arr[q, j])} for query {q}")
+        raise ValueError(f"{name} must be finite and >= 0; got {shown_value(arr[q, j])} for query {q}")
     return np.ascontiguousarray(arr)

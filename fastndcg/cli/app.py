@@ -12,9 +12,9 @@ from fastndcg.cli.demo import cmd_demo
 from fastndcg.cli.eval import add_eval_parser
 from fastndcg.cli.identify import add_identify_parser
 from fastndcg.cli.messages import error_message
-from fastndcg.cli.options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, _cutoffs, _positive
+from fastndcg.cli.options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg
 from fastndcg.cli.significance import add_test_parser
-from fastndcg.cli.systems import _Usage
+from fastndcg.cli.systems import UsageError
 from fastndcg._version import __version__
 
 
@@ -33,9 +33,9 @@ SUBCOMMANDS: List[Tuple[str, Callable]] = [
 
 def _add_demo_parser(sub) -> None:
     demo = sub.add_parser("demo", help="NDCG of generated (seeded) MSLR-like data under contrasting conventions")
-    demo.add_argument("--queries", type=_positive, default=10_000, help="number of queries (default 10000)")
+    demo.add_argument("--queries", type=nonnegative_int_arg, default=10_000, help="number of queries (default 10000)")
     demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
-    demo.add_argument("-k", type=_cutoffs, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
+    demo.add_argument("-k", type=cutoffs_arg, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
     demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
     demo.add_argument("--write-examples", metavar="DIR", default=None,
                       help="write the README's example files (TREC qrels and two runs, SVMlight data and "
@@ -109,7 +109,7 @@ def _show_gain_warning_once() -> None:
 def _run(args) -> int:
     try:
         return args.func(args)
-    except _Usage as exc:
+    except UsageError as exc:
         print(f"fastndcg: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -6,8 +6,8 @@ import os
 from typing import Optional
 
 from fastndcg.report.format import write_output
-from fastndcg.cli.options import EXIT_OK, FALLBACK_CUTOFFS, _note, _progress_for
-from fastndcg.cli.systems import _Usage, add_input_arguments, add_output_arguments, load_systems, missing_rule
+from fastndcg.cli.options import EXIT_OK, FALLBACK_CUTOFFS, _note, progress_for
+from fastndcg.cli.systems import UsageError, add_input_arguments, add_output_arguments, load_systems, missing_rule
 
 
 # ============================================================================ compare
@@ -60,15 +60,15 @@ def cmd_compare(args) -> int:
     if args.per_query and args.format == "table":
         _note("--per-query applies to --format json and csv; the table shows the aggregates")
     if args.plot_max_k is not None and args.plot is None:
-        raise _Usage("--plot-max-k needs --plot FILE.png")
+        raise UsageError("--plot-max-k needs --plot FILE.png")
     if args.plot is not None:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise _Usage('--plot needs matplotlib: pip install "fastndcg[plot]"') from None
+            raise UsageError('--plot needs matplotlib: pip install "fastndcg[plot]"') from None
     _check_writable(args.output, "-o/--output")
     _check_writable(args.plot, "--plot")
-    progress = _progress_for(args)
+    progress = progress_for(args)
     # Load once with everything a preset may need: the docno tie key and the
     # judgments (TREC), so that each preset can take what its tool uses.
     load = argparse.Namespace(**vars(args))

@@ -17,8 +17,8 @@ from fastndcg.report.format import qid_json as _qid_json
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.cli.messages import error_message
-from fastndcg.cli.options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, _progress_for, _warn
-from fastndcg.cli.systems import _Usage, _fmt_value, _num, _qid_text, _run_notes, _unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
+from fastndcg.cli.options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
+from fastndcg.cli.systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
 
 
 # ============================================================================ eval
@@ -60,11 +60,11 @@ def add_measure_arguments(p) -> None:
 
 
 def cmd_eval(args) -> int:
-    progress = _progress_for(args)
+    progress = progress_for(args)
     if args.layout == "long" and args.format != "csv":
-        raise _Usage("--layout long applies to --format csv")
+        raise UsageError("--layout long applies to --format csv")
     if args.measures is None and (args.judged_only or args.level is not None):
-        args.measures = _measures_from_cutoffs(args)
+        args.measures = measures_from_cutoffs(args)
     if args.measures is not None:
         return _eval_measures(args, progress)
     inputs = load_systems(args, progress)
@@ -82,21 +82,21 @@ def cmd_eval(args) -> int:
     return EXIT_OK
 
 
-def _measures_from_cutoffs(args) -> List[str]:
+def measures_from_cutoffs(args) -> List[str]:
     """-J / -l without -m: the -k cutoffs (and --gain) as trec_eval measures."""
     if args.data is not None:
-        raise _Usage("-J and -l apply to TREC qrels + runs")
+        raise UsageError("-J and -l apply to TREC qrels + runs")
     if getattr(args, "stream", False):
-        raise _Usage("-J and -l evaluate each run in memory; they do not apply with --stream")
+        raise UsageError("-J and -l evaluate each run in memory; they do not apply with --stream")
     preset = args.preset or "trec_eval"
     if preset not in TREC_MEASURE_PRESETS:
-        raise _Usage(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "
+        raise UsageError(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "
                      f"got --preset {preset}")
     ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(preset, FALLBACK_CUTOFFS)
     gain = getattr(args, "gain", None)
     cut = [k for k in ks if k is not None]
     if gain is not None and cut:
-        raise _Usage("-J with --gain and cutoffs: trec_eval has no cutoff for ndcg with custom gains; "
+        raise UsageError("-J with --gain and cutoffs: trec_eval has no cutoff for ndcg with custom gains; "
                      "use -m ndcg.L=G,... and -m ndcg_cut.K")
     out = ["runid", "num_q"]
     if None in ks:
@@ -135,19 +135,19 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     from fastndcg.measures.trec_measures import evaluate_trec
 
     if args.data is not None:
-        raise _Usage("-m applies to TREC qrels + runs; with --data use --preset and -k")
+        raise UsageError("-m applies to TREC qrels + runs; with --data use --preset and -k")
     if args.k is not None or getattr(args, "gain", None) is not None:
-        raise _Usage("-m replaces -k and --gain: give cutoffs and gains in the measure (e.g. -m ndcg_cut.5,10 "
+        raise UsageError("-m replaces -k and --gain: give cutoffs and gains in the measure (e.g. -m ndcg_cut.5,10 "
                      "-m ndcg.1=3,2=9 -m nDCG@10)")
     if getattr(args, "stream", False):
-        raise _Usage("--stream does not apply with -m yet; -m evaluates each run in memory")
+        raise UsageError("--stream does not apply with -m yet; -m evaluates each run in memory")
     if args.ideal != "auto":
-        raise _Usage("--ideal does not apply with -m: each measure takes its ideal as its tool does (the qrels)")
+        raise UsageError("--ideal does not apply with -m: each measure takes its ideal as its tool does (the qrels)")
     if args.preset not in _RULES_OF_PRESET:
-        raise _Usage(f"--preset {args.preset} does not go with -m: the measures follow trec_eval 10 (--preset "
+        raise UsageError(f"--preset {args.preset} does not go with -m: the measures follow trec_eval 10 (--preset "
                      "trec_eval, the default) or trec_eval 9 as pytrec_eval bundles it (--preset pytrec_eval)")
     if len(args.inputs) < 2:
-        raise _Usage("TREC mode needs QRELS and at least one RUN")
+        raise UsageError("TREC mode needs QRELS and at least one RUN")
     rules = _RULES_OF_PRESET[args.preset]
     book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]
     strings = [m for m in args.measures if m.strip() not in BOOKKEEPING]
@@ -160,16 +160,16 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
                                                 relevance_level=1 if args.level is None else args.level) \
                 if strings else []
         except ValueError as exc:
-            raise _Usage(error_message(exc)) from None
+            raise UsageError(error_message(exc)) from None
     for w in caught:
-        _warn(str(w.message))
+        print_warning(str(w.message))
     _note_trec_repeats(strings)
     if any(m.missing != missing for m in measurements):
-        raise _Usage("a signature given with -m states its own rule for missing topics; give --missing "
+        raise UsageError("a signature given with -m states its own rule for missing topics; give --missing "
                      f"{measurements[0].missing} to evaluate it (or leave the missing: field as {missing})")
     run_paths = args.inputs[1:]
     qrels = read_qrels_of(args, progress)
-    names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
+    names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
     results = []
     for name, path in zip(names, run_paths):
         # joined with the qrels while it is read (the qrels are read and indexed once for all runs)
@@ -179,11 +179,11 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
             with overflow_warnings_at_lines({}, path):
                 res = evaluate_trec(run, qrels, measurements, n_threads=args.threads)
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
-            notes = _run_notes(path, res.ignored_qids, res.missing_qids, missing)
+            notes = run_notes(path, res.ignored_qids, res.missing_qids, missing)
         else:       # only runid / num_q
             a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=args.threads)
             qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
-            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing)
+            notes = run_notes(path, a.ignored_qids, a.missing_qids, missing)
         results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))
     order = list(range(len(measurements)))
     if args.format == "trec":       # trec_eval prints its measures in the order of its measure table
@@ -277,9 +277,9 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
         for r in results:
             run = {"name": r["name"], "runid": r.get("runid", ""), "path": r["path"],
                    "n_queries": int(r["values"].shape[0]),
-                   "mean": {m: _num(v) for m, v in zip(names, r["mean"].tolist())}}
+                   "mean": {m: json_number(v) for m, v in zip(names, r["mean"].tolist())}}
             if per_query:
-                run["per_query"] = [dict(query=_qid_json(q), **{m: _num(v) for m, v in zip(names, row)})
+                run["per_query"] = [dict(query=_qid_json(q), **{m: json_number(v) for m, v in zip(names, row)})
                                     for q, row in zip(r["qids"].tolist(), r["values"].tolist())]
             doc["runs"].append(run)
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
@@ -291,7 +291,7 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
                 per_row = list(zip(r["qids"].tolist(), r["values"].tolist())) if per_query else []
                 for q, row in per_row + [("all", r["mean"].tolist())]:
                     for m, v, sig in zip(names, row, sigs):
-                        buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q)), _csv(m), _csv_num(v), _csv(sig)])
+                        buf.write(",".join([_csv(r["name"]), _csv(qid_text(q)), _csv(m), _csv_num(v), _csv(sig)])
                                   + "\n")
             return buf.getvalue()
         # wide: the measures' signatures, in column order and joined by " ; ", in a last column
@@ -300,7 +300,7 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
         for r in results:
             if per_query:
                 for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
-                    buf.write(",".join([_csv(r["name"]), _csv(_qid_text(q))] + [_csv_num(v) for v in row]
+                    buf.write(",".join([_csv(r["name"]), _csv(qid_text(q))] + [_csv_num(v) for v in row]
                                        + [joined]) + "\n")
             buf.write(",".join([_csv(r["name"]), "all"] + [_csv_num(v) for v in r["mean"].tolist()] + [joined])
                       + "\n")
@@ -320,7 +320,7 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
             if per_query:
                 for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
                     for m, v in zip(names, row):
-                        lines.append(f"{m:<22}\t{_qid_text(q)}\t{_c_fixed(v, digits)}")
+                        lines.append(f"{m:<22}\t{qid_text(q)}\t{_c_fixed(v, digits)}")
             if "runid" in bookkeeping:
                 lines.append(f"{'runid':<22}\tall\t{r.get('runid') or r['name']}")
             if "num_q" in bookkeeping:
@@ -335,8 +335,8 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
     for r in results:
         if per_query:
             for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
-                rows.append([r["name"], _qid_text(q)] + [_fmt_value(v, digits) for v in row])
-        rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [_fmt_value(v, digits) for v in r["mean"].tolist()])
+                rows.append([r["name"], qid_text(q)] + [format_value(v, digits) for v in row])
+        rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [format_value(v, digits) for v in r["mean"].tolist()])
     return _table(head, rows, right_from=2) + ("\n" + footer if footer else "") + _signature_footer(names, sigs)
 
 

@@ -11,8 +11,8 @@ import json
 import math
 from typing import Any, Dict, List
 
-from fastndcg.cli.options import EXIT_OK, _cutoff_list, _note
-from fastndcg.cli.systems import _Usage
+from fastndcg.cli.options import EXIT_OK, cutoff_list_arg, _note
+from fastndcg.cli.systems import UsageError
 from fastndcg.report.format import table, write_output
 from fastndcg.report.identify import Candidate, Identification, ReportedValue, identify, identify_data, \
     parse_reported_value, read_per_query
@@ -26,7 +26,7 @@ def _reported_value(text: str) -> ReportedValue:
 
 
 def _one_cutoff(text: str):
-    ks = _cutoff_list(text)
+    ks = cutoff_list_arg(text)
     if len(ks) != 1:
         raise argparse.ArgumentTypeError(f"-k takes one cutoff (an integer >= 1 or 'all'); got {text!r}")
     return ks[0]
@@ -70,9 +70,9 @@ def add_identify_parser(sub) -> None:
 
 def cmd_identify(args) -> int:
     if args.nearest < 0:
-        raise _Usage(f"--nearest must be >= 0; got {args.nearest}")
+        raise UsageError(f"--nearest must be >= 0; got {args.nearest}")
     if args.measure is not None and args.per_query is None:
-        raise _Usage("--measure names a measure of --per-query FILE; give --per-query")
+        raise UsageError("--measure names a measure of --per-query FILE; give --per-query")
     per_query = None
     if args.per_query is not None:
         per_query = read_per_query(args.per_query, args.measure, measure_argument="--measure")
@@ -80,14 +80,14 @@ def cmd_identify(args) -> int:
                                   n_threads=args.threads)
     if args.data is None:
         if len(args.inputs) != 2:
-            raise _Usage(f"identify takes QRELS RUN (or --data DATA PRED); got {len(args.inputs)} file(s)")
+            raise UsageError(f"identify takes QRELS RUN (or --data DATA PRED); got {len(args.inputs)} file(s)")
         for opt in ("group", "pred_column"):
             if getattr(args, opt) is not None:
-                raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
+                raise UsageError(f"--{opt.replace('_', '-')} only applies with --data")
         found = identify(args.inputs[0], args.inputs[1], **common)
     else:
         if len(args.inputs) != 1:
-            raise _Usage(f"identify --data DATA takes one prediction file; got {len(args.inputs)}")
+            raise UsageError(f"identify --data DATA takes one prediction file; got {len(args.inputs)}")
         found = identify_data(args.data, args.inputs[0], group=args.group, prediction_column=args.pred_column,
                               **common)
     text = render_json(found) if args.format == "json" else render_table(found, args.all_signatures)

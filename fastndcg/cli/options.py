@@ -18,7 +18,7 @@ EXIT_DATA = 4
 EXIT_INTERRUPTED = 130
 
 
-def _cutoffs(text: str) -> List[int]:
+def cutoffs_arg(text: str) -> List[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -28,7 +28,7 @@ def _cutoffs(text: str) -> List[int]:
     return values
 
 
-def _positive(text: str) -> int:
+def nonnegative_int_arg(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
@@ -41,7 +41,7 @@ def _positive(text: str) -> int:
 # ============================================================================ shared helpers
 
 
-def _cutoff_list(text: str) -> List[Optional[int]]:
+def cutoff_list_arg(text: str) -> List[Optional[int]]:
     """``1,3,5,10``; ``all`` (or ``full``) is the whole list."""
     out: List[Optional[int]] = []
     for part in text.split(","):
@@ -64,7 +64,7 @@ def _cutoff_list(text: str) -> List[Optional[int]]:
     return out
 
 
-def _preset_name(text: str) -> str:
+def preset_name_arg(text: str) -> str:
     import difflib
 
     from fastndcg.conventions import list_presets
@@ -77,7 +77,7 @@ def _preset_name(text: str) -> str:
     return text
 
 
-def _preset_list(text: str) -> Optional[List[str]]:
+def preset_list_arg(text: str) -> Optional[List[str]]:
     """``standard,letor4,...``; ``all`` is every registered preset (None)."""
     names = [t.strip() for t in text.split(",") if t.strip()]
     if names == ["all"]:
@@ -85,7 +85,7 @@ def _preset_list(text: str) -> Optional[List[str]]:
     if not names:
         raise argparse.ArgumentTypeError(f"no preset names in {text!r}")
     for name in names:
-        _preset_name(name)
+        preset_name_arg(name)
     return list(dict.fromkeys(names))
 
 
@@ -99,7 +99,7 @@ def _gain_spec(text: str):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _probability(text: str) -> float:
+def probability_arg(text: str) -> float:
     try:
         v = float(text)
     except ValueError:
@@ -163,7 +163,7 @@ class Progress:
             self.drawn = False
 
 
-def _progress_for(args) -> Progress:
+def progress_for(args) -> Progress:
     setting = getattr(args, "progress", None)
     if setting is None:
         enabled = sys.stderr.isatty() and sys.stdout.isatty()
@@ -175,5 +175,5 @@ def _note(msg: str) -> None:
     print(f"fastndcg: note: {msg}", file=sys.stderr)
 
 
-def _warn(msg: str) -> None:
+def print_warning(msg: str) -> None:
     print(f"fastndcg: warning: {msg}", file=sys.stderr)

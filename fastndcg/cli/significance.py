@@ -12,9 +12,9 @@ from fastndcg.report.format import csv_field as _csv
 from fastndcg.report.format import csv_num as _csv_num
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
-from fastndcg.cli.options import EXIT_OK, _note, _probability, _progress_for
-from fastndcg.cli.eval import _measures_from_cutoffs, add_measure_arguments, measure_runs
-from fastndcg.cli.systems import _Usage, _fmt_value, _qid_text, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names
+from fastndcg.cli.options import EXIT_OK, _note, probability_arg, progress_for
+from fastndcg.cli.eval import measures_from_cutoffs, add_measure_arguments, measure_runs
+from fastndcg.cli.systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names
 
 
 # ============================================================================ test
@@ -29,7 +29,7 @@ def add_test_parser(sub) -> None:
     add_input_arguments(p)
     add_measure_arguments(p)
     add_output_arguments(p)
-    p.add_argument("--alpha", type=_probability, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--alpha", type=probability_arg, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--test", choices=("t", "wilcoxon", "randomization"), default="t",
                    help="the test that decides the winner (default: t); all three are reported")
     p.add_argument("--correction", choices=("holm", "none"), default="holm",
@@ -39,7 +39,7 @@ def add_test_parser(sub) -> None:
     p.add_argument("--resamples", type=int, default=10000,
                    help="bootstrap and randomization resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
-    p.add_argument("--confidence", type=_probability, default=0.95,
+    p.add_argument("--confidence", type=probability_arg, default=0.95,
                    help="confidence of the bootstrap intervals (default 0.95)")
     p.set_defaults(func=cmd_test)
 
@@ -48,14 +48,14 @@ def cmd_test(args) -> int:
     from fastndcg.report.significance import bootstrap_ci, compare_systems
 
     if args.resamples < 1:
-        raise _Usage(f"--resamples must be >= 1; got {args.resamples}")
-    progress = _progress_for(args)
+        raise UsageError(f"--resamples must be >= 1; got {args.resamples}")
+    progress = progress_for(args)
     if args.measures is None and (args.judged_only or args.level is not None):
-        args.measures = _measures_from_cutoffs(args)
+        args.measures = measures_from_cutoffs(args)
     if args.measures is not None:      # the measures as eval -m takes them
         runs = measure_runs(args, progress)
         if runs.bookkeeping:
-            raise _Usage(f"-m {runs.bookkeeping[0]} is a line of --format trec; fastndcg test compares measures")
+            raise UsageError(f"-m {runs.bookkeeping[0]} is a line of --format trec; fastndcg test compares measures")
         results, names, signatures = runs.results, runs.names, [m.signature for m in runs.measurements]
         preset = args.preset or "trec_eval"
     else:
@@ -63,26 +63,26 @@ def cmd_test(args) -> int:
         results = evaluate_systems(inputs, args.threads, progress)
         names, signatures, preset = measure_names(inputs, "table"), inputs.signatures, inputs.preset
     if len(results) < 2:
-        raise _Usage("fastndcg test needs at least two runs / prediction files")
+        raise UsageError("fastndcg test needs at least two runs / prediction files")
     for r in results:
         for n in r["notes"]:
             _note(n)
     # the same queries, in the same order, for every system
-    key_lists = [[_qid_text(q) for q in r["qids"].tolist()] for r in results]
+    key_lists = [[qid_text(q) for q in r["qids"].tolist()] for r in results]
     common: List[str] = key_lists[0] if key_lists else []
     for keys in key_lists[1:]:
         present = set(keys)
         common = [q for q in common if q in present]
     blocks = []
     for r in results:
-        keys = [_qid_text(q) for q in r["qids"].tolist()]
+        keys = [qid_text(q) for q in r["qids"].tolist()]
         pos = {q: i for i, q in enumerate(keys)}
         if len(keys) != len(common):
             _note(f"{r['path']}: {len(keys) - len(common)} query(ies) not evaluated for every system were dropped")
         blocks.append(r["values"][[pos[q] for q in common]])
     sys_names = [r["name"] for r in results]
     if args.baseline is not None and args.baseline not in sys_names:
-        raise _Usage(f"--baseline {args.baseline!r} is not one of the systems: {', '.join(sys_names)}")
+        raise UsageError(f"--baseline {args.baseline!r} is not one of the systems: {', '.join(sys_names)}")
     report = {"preset": preset, "alpha": args.alpha, "test": args.test, "correction": args.correction,
               "n_queries": len(common), "measures": []}
     for j, m in enumerate(names):
@@ -131,13 +131,13 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
     for m in report["measures"]:
         out.append(f"\n{m['measure']}\n" if out else f"{m['measure']}\n")
         pct = f"{100 * confidence:g}% CI"
-        rows = [[s["name"], _fmt_value(s["mean"], digits),
-                 f"[{_fmt_value(s['ci_low'], digits)}, {_fmt_value(s['ci_high'], digits)}]"] for s in m["systems"]]
+        rows = [[s["name"], format_value(s["mean"], digits),
+                 f"[{format_value(s['ci_low'], digits)}, {format_value(s['ci_high'], digits)}]"] for s in m["systems"]]
         out.append(_table(["system", "mean", pct], rows))
         out.append("\n")
         rows = []
         for p in m["pairs"]:
-            rows.append([p["a"], p["b"], _fmt_value(p["diff"], digits), _fmt_value(p["effect_size"], 3),
+            rows.append([p["a"], p["b"], format_value(p["diff"], digits), format_value(p["effect_size"], 3),
                          _fmt_p(p["p_t"]), _fmt_p(p["p_wilcoxon"]), _fmt_p(p["p_randomization"]),
                          _fmt_p(p["p_adjusted"]), p["winner"] or "-"])
         out.append(_table(["A", "B", "A-B", "d_z", "p(t)", "p(wilcoxon)", "p(rand)", "p(adj)", "winner"],

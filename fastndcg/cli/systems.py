@@ -15,7 +15,7 @@ import numpy as np
 from fastndcg.conventions import DEFAULT_MISSING, MISSING_TOPICS, ScoreOverflowWarning
 
 from fastndcg.cli.messages import error_message
-from fastndcg.cli.options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _cutoff_list, _gain_spec, _positive, _preset_list, _preset_name, _warn
+from fastndcg.cli.options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, cutoff_list_arg, _gain_spec, nonnegative_int_arg, preset_list_arg, preset_name_arg, print_warning
 
 
 # ---------------------------------------------------------------------------- systems
@@ -86,12 +86,12 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
     p.add_argument("--data", metavar="DATA",
                    help="SVMlight/LETOR data file (label qid:Q ...); the FILEs are prediction files, one score per line")
     if presets:
-        p.add_argument("--preset", "--presets", dest="presets", type=_preset_list, default=None, metavar="LIST",
+        p.add_argument("--preset", "--presets", dest="presets", type=preset_list_arg, default=None, metavar="LIST",
                        help="comma-separated presets to compare (default: all registered presets)")
     else:
-        p.add_argument("--preset", type=_preset_name, default=None,
+        p.add_argument("--preset", type=preset_name_arg, default=None,
                        help="convention preset (default: trec_eval for TREC files, standard for --data)")
-    p.add_argument("-k", type=_cutoff_list, default=None, metavar="LIST",
+    p.add_argument("-k", type=cutoff_list_arg, default=None, metavar="LIST",
                    help="cutoffs, e.g. 1,3,5,10 or all (default: the preset's tool's default: "
                         "all for trec_eval, 5,10,...,1000 for trec_eval_cut, else 1,3,5,10)")
     trec = p.add_argument_group("TREC files")
@@ -136,7 +136,7 @@ def add_output_arguments(p: argparse.ArgumentParser, formats=("table", "json", "
     p.add_argument("--format", choices=formats, default="table", help="output format (default: table)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (atomically: no file is left on error) instead of stdout")
-    p.add_argument("--digits", type=_positive, default=4, help="decimals in the table format (default 4)")
+    p.add_argument("--digits", type=nonnegative_int_arg, default=4, help="decimals in the table format (default 4)")
 
 
 def missing_rule(args) -> str:
@@ -144,7 +144,7 @@ def missing_rule(args) -> str:
     return args.missing if getattr(args, "missing", None) is not None else DEFAULT_MISSING
 
 
-def _unique_names(names: List[str], paths: List[str]) -> List[str]:
+def unique_names(names: List[str], paths: List[str]) -> List[str]:
     if len(set(names)) == len(names) and all(names):
         return names
     base = [os.path.basename(p) for p in paths]
@@ -163,13 +163,13 @@ def _convention_for(args, max_label: Optional[float]):
     try:
         rules = gain_rules(conv)
     except ValueError as exc:
-        raise _Usage(f"--gain: {exc}") from None
+        raise UsageError(f"--gain: {exc}") from None
     if rules == "trec_eval":
         return conv, gain.text, gain
     try:
         return textbook_convention(gain, conv, max_label or 0), gain.text, None
     except ValueError as exc:       # it names the gains (--gain)
-        raise _Usage(error_message(exc)) from None
+        raise UsageError(error_message(exc)) from None
 
 
 def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
@@ -183,10 +183,10 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     threads = args.threads
     if args.data is None:
         if len(args.inputs) < 2:
-            raise _Usage("TREC mode needs QRELS and at least one RUN (or use --data DATA PRED ...)")
+            raise UsageError("TREC mode needs QRELS and at least one RUN (or use --data DATA PRED ...)")
         for opt in ("group", "pred_column"):
             if getattr(args, opt) is not None:
-                raise _Usage(f"--{opt.replace('_', '-')} only applies with --data")
+                raise UsageError(f"--{opt.replace('_', '-')} only applies with --data")
         from fastndcg.measures.trec_gain_scoring import BOGUS_RANKING_PRESETS
         from fastndcg.conventions.trec_levels import LEVEL_UNJUDGED
         from fastndcg.report.trec_stream import align_chunk, evaluate_run
@@ -201,7 +201,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             # the preset's cutoff is trec_eval's ndcg_cut (its ideal is cut at k; the whole list stays ndcg)
             cut = spec is None
             if spec is not None:
-                _warn(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
+                print_warning(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
                       f"(ndcg_cut takes none); ndcg_{spec}@k is the DCG of the top k over the ideal DCG of "
                       "the whole list")
         missing = missing_rule(args)
@@ -210,7 +210,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                 and LEVEL_UNJUDGED in trec_spec.levels:
             how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
         systems = []
-        names = _unique_names([os.path.basename(p) for p in run_paths], run_paths)
+        names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
         if getattr(args, "stream", False):
             # each run is read by whole topics when evaluated; its tag (the
             # tag of its last line, trec_eval's runid) and its notes are known only then
@@ -219,7 +219,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                     res = evaluate_run(qrels, path, ks, convention=conv, ideal=args.ideal,
                                        missing=missing, max_docs=args.max_docs, gains=trec_spec,
                                        n_threads=threads, progress=progress.start(path))
-                    return res, _run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
+                    return res, run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
                 systems.append(System(name, path, np.empty(0), {}, [], stream=run_stream))
             return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut,
                             _measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
@@ -233,7 +233,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG
                 keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
             arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
-            notes = _run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
+            notes = run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
             # a run joined while read keeps no file line per row: its score warnings and
             # errors name the file, the query and the row
             systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
@@ -243,26 +243,26 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     # data + predictions
     for opt, flag in (("missing", "--missing/-c/--skip-missing"), ("max_docs", "-M")):
         if getattr(args, opt) is not None:
-            raise _Usage(f"{flag} only applies to TREC qrels + runs")
+            raise UsageError(f"{flag} only applies to TREC qrels + runs")
     if getattr(args, "gain", None) is not None:
-        raise _Usage("--gain only applies to TREC qrels + runs (use a preset or a Convention)")
+        raise UsageError("--gain only applies to TREC qrels + runs (use a preset or a Convention)")
     args.preset = args.preset or "standard"
     data_path, pred_paths = args.data, args.inputs
     # --group: always used (and checked against qids if any); else DATA.query / DATA.group (one rule)
     group = group_file_for(data_path, args.group, choose="--group FILE")
     group = False if group is None else group     # resolved: the readers look no further
-    names = _unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
+    names = unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
     ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
     if getattr(args, "stream", False):
 
         if args.qid_order != "contiguous":
-            raise _Usage("--stream needs each query's rows to be contiguous; --qid-order does not apply")
+            raise UsageError("--stream needs each query's rows to be contiguous; --qid-order does not apply")
 
         conv = get_preset(args.preset)
         if conv.uses_tie_key:
-            raise _Usage(f"preset {args.preset!r} breaks ties by doc id; SVMlight data has none to use")
+            raise UsageError(f"preset {args.preset!r} breaks ties by doc id; SVMlight data has none to use")
         if conv.aggregation != "mean":
-            raise _Usage("--stream supports conventions with aggregation='mean'")
+            raise UsageError("--stream supports conventions with aggregation='mean'")
         systems = []
         for name, path in zip(names, pred_paths):
             def chunks(path=path):
@@ -280,7 +280,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                          f"({data_path}.query / {data_path}.group); give one with --group")
     conv, _, _ = _convention_for(args, None)
     if conv.uses_tie_key:
-        raise _Usage(f"preset {args.preset!r} breaks ties by doc id, which SVMlight data does not give")
+        raise UsageError(f"preset {args.preset!r} breaks ties by doc id, which SVMlight data does not give")
     labels = data.grouped(data.labels)
     if np.all(labels == np.floor(labels)):
         labels = labels.astype(np.int64)
@@ -319,7 +319,7 @@ def read_qrels_of(args, progress: Progress):
     return qrels
 
 
-def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,
+def run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,
                how_missing: str = "counted as 0") -> List[str]:
     """Notes about a run's topics: without judgments, judged without results."""
     notes = []
@@ -331,7 +331,7 @@ def _run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], miss
     return notes
 
 
-class _Usage(Exception):
+class UsageError(Exception):
     """A usage error found after parsing (exit code 2)."""
 
 
@@ -352,13 +352,13 @@ def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None)
             continue
         where = rows.get(message.argument)
         if where is None:
-            _warn(f"{path}: {message}" if path else str(message))
+            print_warning(f"{path}: {message}" if path else str(message))
             continue
         file, line_of = where
         shown, count = message.rows, message.count
         at = ", ".join(f"{file}:{line_of(int(i))}" for i in shown)
         more = f" and {count - len(shown)} more" if count > len(shown) else ""
-        _warn(f"{at}{more}: {count} score(s) beyond float32 rank as +-inf (float32_overflow='inf': the "
+        print_warning(f"{at}{more}: {count} score(s) beyond float32 rank as +-inf (float32_overflow='inf': the "
               f"tool's C cast; equal infinities tie)")
 
 
@@ -428,15 +428,15 @@ def measure_names(inputs: InputSet, fmt: str) -> List[str]:
     return names
 
 
-def _qid_text(q: Any) -> str:
+def qid_text(q: Any) -> str:
     return str(q.item() if isinstance(q, np.generic) else q)
 
 
-def _num(v: float, digits: Optional[int] = None) -> Any:
+def json_number(v: float, digits: Optional[int] = None) -> Any:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return None
     return round(float(v), digits) if digits is not None else float(v)
 
 
-def _fmt_value(v: float, digits: int) -> str:
+def format_value(v: float, digits: int) -> str:
     return "nan" if math.isnan(v) else f"{v:.{digits}f}"

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from fastndcg.measures.ndcg import NDCGScorer, _cap
+from fastndcg._core.prepared import NDCGScorer, apply_above_one
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
 from fastndcg._core.resolve import resolve
@@ -41,7 +41,7 @@ from fastndcg._core.arguments import (LightGBMRows, check_real, library_bool, li
                                       lightgbm_positions, metric_name_prefix)
 from fastndcg.conventions.presets import LIGHTGBM
 from fastndcg.measures.debias import PositionBiasedLambdaMART
-from fastndcg.measures.lambdamart_checks import _check_mode
+from fastndcg.measures.lambdamart_checks import check_mode
 from fastndcg.measures.lambdamart_model import LambdaMART
 from fastndcg.integrations._trainings import ROWS_KEPT, Training, Trainings
 
@@ -133,7 +133,7 @@ class LambdarankObjective:
                  position_bias_regularization: float = 0.0, learning_rate: float = 0.1,
                  n_threads: Optional[int] = None) -> None:
         _require_lightgbm()
-        self.mode = _check_mode(mode)
+        self.mode = check_mode(mode)
         if convention is None and self.mode == "lightgbm":
             convention = "lightgbm"
         conv = as_convention(convention)
@@ -394,7 +394,7 @@ class NDCGMetric:
                 num = sequential_sum((np.where(st.short[:, j], 0.0, dcg[:, j]) * w)[counted])
                 den = sequential_sum((st.idcg[:, j] * w)[counted])
             out[j] = num / den if den > 0 else np.nan
-        return _cap(out, conv.above_one)
+        return apply_above_one(out, conv.above_one)
 
     def __call__(self, preds_or_y_true: np.ndarray, dataset_or_y_pred: Any, weight: Optional[np.ndarray] = None,
                  group: Optional[np.ndarray] = None) -> List[Tuple[str, float, bool]]:

@@ -40,7 +40,7 @@ from fastndcg._core.arguments import (check_flag, check_real, library_bool, metr
                                       xgboost_fields)
 from fastndcg.measures.debias import PAIR_METHODS, XGBoostRankNDCG
 from fastndcg.integrations._trainings import Training, Trainings
-from fastndcg.measures.lambdamart_checks import _check_mode
+from fastndcg.measures.lambdamart_checks import check_mode
 from fastndcg.measures.lambdamart_model import LambdaMART
 from fastndcg.conventions.presets import XGBOOST
 
@@ -142,7 +142,7 @@ class RankNDCGObjective:
                  unbiased: bool = False, bias_norm: float = 1.0, iteration: int = 0,
                  seed_offset: int = 1, n_threads: Optional[int] = None) -> None:
         _require_xgboost()
-        self.mode = _check_mode(mode)
+        self.mode = check_mode(mode)
         if pair_method not in PAIR_METHODS:
             raise ValueError(f"pair_method must be one of {PAIR_METHODS}; got {pair_method!r}")
         self.pair_method = pair_method

@@ -15,8 +15,8 @@ from fastndcg.conventions.topics import MISSING_TOPICS as MISSING
 from fastndcg.conventions.topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
 from fastndcg._core.threads import threads_for
-from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, _fail, iter_line_blocks
-from fastndcg.io.trec import Qrels, Run, _TrecParser, _no_rows, read_qrels, read_run
+from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
+from fastndcg.io.trec import Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
 
 
 # ----------------------------------------------------------------------------- alignment
@@ -408,7 +408,7 @@ class _TopicAgain(Exception):
     """A topic's lines come back after another topic's (the run is not grouped by topic)."""
 
 
-def _join_piece(p: _TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_threads: Optional[int],
+def _join_piece(p: TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_threads: Optional[int],
                 scratch: List[np.ndarray]):
     """Group the parser's first ``n_rows`` rows by topic and join them with
     the qrels (compiled, parallel over topics). Returns (names of the piece's
@@ -439,7 +439,7 @@ def _join_piece(p: _TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_threa
         a = int(p.dstart.a[ra])
         b = int(p.dstart.a[ra + 1]) if ra + 1 < n_rows else pool_end
         doc = bytes(p.pool.a[a:b]).decode("utf-8", "surrogateescape")
-        raise _fail(p.path, lb, f"duplicate docno {doc!r} for topic {names[g]!r} (also on line {la})")
+        raise line_error(p.path, lb, f"duplicate docno {doc!r} for topic {names[g]!r} (also on line {la})")
     judged = qgroup >= 0
     sizes = np.diff(offsets)
     if judged.all():
@@ -465,7 +465,7 @@ def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 <
     """
     if chunk_rows is not None and chunk_rows < 1:
         raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
-    p = _TrecParser(path, True, n_threads)
+    p = TrecParser(path, True, n_threads)
     qindex = _topic_index(qrels)
     seen: set = set()
     scratch = [np.empty(0, dtype=np.int64)]
@@ -479,7 +479,7 @@ def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 <
                 raise _TopicAgain()
             i = again[0]
             lines = p.lines.a[order[offsets[i]:offsets[i + 1]]]
-            raise _fail(p.path, int(lines.min()),
+            raise line_error(p.path, int(lines.min()),
                         f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
         if stream:
             _check_topics_contiguous(p.path, names, offsets, order, p.lines.a[order])
@@ -509,7 +509,7 @@ def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 <
     if p.values.n:
         yield piece(p.values.n)
     elif n_out == 0:
-        raise _no_rows(path, True, p.line)
+        raise no_rows_error(path, True, p.line)
 
 
 def _topic_index(qrels: Qrels) -> dict:
@@ -589,7 +589,7 @@ def _check_topics_contiguous(ps, names, offsets, order, lines) -> None:
         line = int(lines[a + idx[k]])
         if bad_line is None or line < bad_line:
             bad_line, bad_topic = line, names[i]
-    raise _fail(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
+    raise line_error(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
 
 
 def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
@@ -605,7 +605,7 @@ def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEF
     """
     if chunk_rows < 1:
         raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
-    p = _TrecParser(path, True, n_threads)
+    p = TrecParser(path, True, n_threads)
     seen: set = set()
     row0 = 0
 
@@ -616,7 +616,7 @@ def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEF
         again = [i for i, t in enumerate(names) if t in seen]
         if again:
             i = again[0]
-            raise _fail(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
+            raise line_error(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
                         f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
         _check_topics_contiguous(ps, names, offsets, order, lines)
         seen.update(names)
@@ -634,4 +634,4 @@ def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEF
     if p.values.n:
         yield piece(p.values.n)
     elif row0 == 0:
-        raise _no_rows(path, True, p.line)
+        raise no_rows_error(path, True, p.line)

@@ -25,7 +25,7 @@ Progress = Optional[Callable[[int, int], None]]
 DEFAULT_BLOCK_SIZE = 16 << 20
 
 S = _parse.STATUS
-_MESSAGES = {
+PARSE_MESSAGES = {
     S["BAD_LABEL"]: "the label (first field) is not a finite number",
     S["BAD_QID"]: "bad qid: expected qid:<integer>",
     S["QID_MIXED"]: "some lines have qid:<id> and others do not",
@@ -40,7 +40,7 @@ _MESSAGES = {
 }
 
 
-def _fail(path, line, message, settings: Sequence[Setting] = ()) -> ValueError:
+def line_error(path, line, message, settings: Sequence[Setting] = ()) -> ValueError:
     """``path:line: message``; with ``settings``, ``message`` is a template naming them
     (:class:`fastndcg._core.arguments.NamedArgumentError`)."""
     if settings:
@@ -62,7 +62,7 @@ def _compression(head: bytes) -> Optional[str]:
     return None
 
 
-def _open_binary(path: PathLike):
+def open_binary(path: PathLike):
     """Open for binary reading; gzip, bz2 and xz are detected by magic bytes.
 
     Returns (stream, raw) where raw is the underlying file (for progress).
@@ -285,7 +285,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
         if compressed:
             # the lines decoded before the break but not handed out count too
             line = lines_out + buf.count(b"\n", 0, max(filled, decoded)) + 1
-            raise _fail(path, line, f"cannot decompress: {exc} (the compressed stream breaks "
+            raise line_error(path, line, f"cannot decompress: {exc} (the compressed stream breaks "
                                     "while this line is read)") from exc
         raise ValueError(f"{os.fspath(path)}: cannot read: {exc}") from exc
     finally:
@@ -294,7 +294,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
         raw.close()
 
 
-class _Growable:
+class Growable:
     """A 1-D numpy array grown by 1.5x (a copy of the rows in use) and
     trimmed in place at the end."""
 
@@ -326,12 +326,12 @@ class _Growable:
         self.n = rest
 
 
-_EMPTY_F = np.empty(0, dtype=np.float64)
-_EMPTY_I = np.empty(0, dtype=np.int64)
-_EMPTY_U8 = np.empty(0, dtype=np.uint8)
+EMPTY_F64 = np.empty(0, dtype=np.float64)
+EMPTY_I64 = np.empty(0, dtype=np.int64)
+EMPTY_U8 = np.empty(0, dtype=np.uint8)
 
 
-def _pool_strings(pool: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+def pool_strings(pool: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """Decode pooled byte strings into a numpy array of str (vectorised)."""
     n = start.shape[0]
     width = int(length.max(initial=0))

@@ -9,13 +9,13 @@ import numpy as np
 
 from fastndcg.io import _parse
 from fastndcg._core.groups import first_overflow
-from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _EMPTY_F, _EMPTY_I, _Growable, _MESSAGES, _fail, iter_line_blocks
+from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, Growable, PARSE_MESSAGES, line_error, iter_line_blocks
 
 
 # ----------------------------------------------------------------------------- numbers
 
 
-class _NumberStream:
+class NumberStream:
     """Numbers of a one-value-per-line file, handed out n at a time. ``column_argument``:
     the caller's argument that picks one field of each line (None: the caller has none)."""
 
@@ -26,7 +26,7 @@ class _NumberStream:
         self.column = -1 if column is None else int(column)
         self.integer = integer
         self.blocks = iter_line_blocks(path, block_size, progress)
-        self.buf = _Growable(np.int64 if integer else np.float64)
+        self.buf = Growable(np.int64 if integer else np.float64)
         self.line = 0
         self.eof = False
 
@@ -40,17 +40,17 @@ class _NumberStream:
         out = self.buf.tail()
         status, count, line, err_line = _parse.parse_numbers(
             block, self.line, self.column, self.integer,
-            _EMPTY_F if self.integer else out, out if self.integer else _EMPTY_I)
+            EMPTY_F64 if self.integer else out, out if self.integer else EMPTY_I64)
         if status != S["OK"]:
-            what = _MESSAGES.get(status)
+            what = PARSE_MESSAGES.get(status)
             if status == S["MISSING_FIELDS"]:
                 what = f"the line has no field number {self.column} (0-based)"
             elif status == S["TOO_MANY_FIELDS"] and self.column_argument is not None:
-                raise _fail(self.path, err_line, "expected one value per line; got several fields (pass {0} to "
+                raise line_error(self.path, err_line, "expected one value per line; got several fields (pass {0} to "
                                                  "take field N, 0-based)", [(self.column_argument, "N")])
             elif status == S["TOO_MANY_FIELDS"]:
                 what = "expected one value per line; got several fields"
-            raise _fail(self.path, err_line, what)
+            raise line_error(self.path, err_line, what)
         self.buf.n += count
         self.line = line
         return True
@@ -104,13 +104,13 @@ def read_predictions(path: PathLike, n: Optional[int] = None, *, column: Optiona
     -------
     float64 array
     """
-    scores = _NumberStream(path, column, False, block_size, progress, column_argument="column").all()
+    scores = NumberStream(path, column, False, block_size, progress, column_argument="column").all()
     if n is not None and scores.shape[0] != n:
         what = f"the data file {data_path}" if data_path else "the data"
         if scores.shape[0] < n:
-            raise _fail(path, scores.shape[0] + 1,
+            raise line_error(path, scores.shape[0] + 1,
                         f"the prediction file ends after {scores.shape[0]} scores but {what} has {n} rows")
-        raise _fail(path, n + 1, f"the prediction file has {scores.shape[0]} scores but {what} has "
+        raise line_error(path, n + 1, f"the prediction file has {scores.shape[0]} scores but {what} has "
                                  f"only {n} rows (this line is score number {n + 1})")
     return scores
 
@@ -119,11 +119,11 @@ def read_group_file(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE) -> 
     """Read a LightGBM ``.query`` / XGBoost ``.group`` file: one query size
     (an integer >= 0) per line, in file order, adding up to at most
     2**63 - 1 rows. Returns int64 sizes."""
-    sizes = _NumberStream(path, None, True, block_size).all()
+    sizes = NumberStream(path, None, True, block_size).all()
     bad = np.flatnonzero(sizes < 0)
     if bad.size:
-        raise _fail(path, int(bad[0]) + 1, f"a query size must be >= 0; got {int(sizes[bad[0]])}")
+        raise line_error(path, int(bad[0]) + 1, f"a query size must be >= 0; got {int(sizes[bad[0]])}")
     wrap = first_overflow(sizes)
     if wrap >= 0:
-        raise _fail(path, wrap + 1, "the query sizes add up to more than 2**63 - 1 rows here")
+        raise line_error(path, wrap + 1, "the query sizes add up to more than 2**63 - 1 rows here")
     return sizes

@@ -17,10 +17,10 @@ the file size. Malformed input raises :class:`ValueError` with ``path:line:`` in
 message; nothing is skipped or re-aligned silently. This module re-exports all of them (the
 path users and the CLI import from).
 """
-from fastndcg.io.files import (DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _open_binary, iter_line_blocks)  # noqa: F401
+from fastndcg.io.files import (DEFAULT_BLOCK_SIZE, PathLike, Progress, S, open_binary, iter_line_blocks)  # noqa: F401
 from fastndcg.io.svmlight import (SvmlightChunk, SvmlightData, iter_svmlight, read_svmlight)  # noqa: F401
 from fastndcg.io.numbers import (read_group_file, read_predictions)  # noqa: F401
-from fastndcg.io.trec import (Qrels, Run, _TrecTable, read_qrels, read_run)  # noqa: F401
+from fastndcg.io.trec import (Qrels, Run, TrecTable, read_qrels, read_run)  # noqa: F401
 from fastndcg.io.align import (AlignedRun, MISSING, align_run, iter_run, judged_ideal, missing_topics_error,  # noqa: F401
                                topic_first_line)
 from fastndcg.conventions import (ideal_source)  # noqa: F401  (its old home)

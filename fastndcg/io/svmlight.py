@@ -13,8 +13,8 @@ import numpy as np
 from fastndcg.io import _parse
 from fastndcg._core.arguments import Setting
 from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
-from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _EMPTY_F, _EMPTY_I, _EMPTY_U8, _Growable, _MESSAGES, _fail, _pool_strings, iter_line_blocks
-from fastndcg.io.numbers import _NumberStream, prediction_line, read_group_file
+from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, EMPTY_U8, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks
+from fastndcg.io.numbers import NumberStream, prediction_line, read_group_file
 
 
 # ----------------------------------------------------------------------------- rows to file lines
@@ -47,7 +47,7 @@ def file_line_error(exc: BaseException, rows: RowLines) -> Optional[ValueError]:
     if bad is None or getattr(bad, "argument") not in rows:
         return None
     path, line_of = rows[getattr(bad, "argument")]
-    return _fail(path, line_of(int(getattr(bad, "index"))), getattr(bad, "detail"))
+    return line_error(path, line_of(int(getattr(bad, "index"))), getattr(bad, "detail"))
 
 
 @contextmanager
@@ -165,14 +165,14 @@ class _SvmParser:
         self.path = os.fspath(path)
         self.docids = docids
         self.features = features
-        self.labels = _Growable(np.float64)
-        self.qids = _Growable(np.int64)
-        self.lines = _Growable(np.int64)
-        self.pool = _Growable(np.uint8)
-        self.dstart = _Growable(np.int64)
-        self.fval = _Growable(np.float64)
-        self.fidx = _Growable(np.int64)
-        self.fptr = _Growable(np.int64)
+        self.labels = Growable(np.float64)
+        self.qids = Growable(np.int64)
+        self.lines = Growable(np.int64)
+        self.pool = Growable(np.uint8)
+        self.dstart = Growable(np.int64)
+        self.fval = Growable(np.float64)
+        self.fidx = Growable(np.int64)
+        self.fptr = Growable(np.int64)
         self.fptr.a[0] = 0
         self.line = 0
         self.qid_mode = -1
@@ -193,14 +193,14 @@ class _SvmParser:
         status, rows, line, qid_mode, pool_used, nnz, err_line = _parse.parse_svmlight(
             block, self.line, self.qid_mode, self.docids, self.features,
             self.labels.tail(), self.qids.tail(), self.lines.tail(),
-            self.pool.a if self.docids else _EMPTY_U8,
-            self.dstart.tail() if self.docids else _EMPTY_I,
-            self.fval.a if self.features else _EMPTY_F,
-            self.fidx.a if self.features else _EMPTY_I,
-            self.fptr.a[self.fptr.n:] if self.features else _EMPTY_I,
+            self.pool.a if self.docids else EMPTY_U8,
+            self.dstart.tail() if self.docids else EMPTY_I64,
+            self.fval.a if self.features else EMPTY_F64,
+            self.fidx.a if self.features else EMPTY_I64,
+            self.fptr.a[self.fptr.n:] if self.features else EMPTY_I64,
             self.pool.n, self.fval.n)
         if status != S["OK"]:
-            raise _fail(self.path, err_line, _MESSAGES[status])
+            raise line_error(self.path, err_line, PARSE_MESSAGES[status])
         for g in (self.labels, self.qids, self.lines):
             g.n += rows
         if self.docids:
@@ -219,7 +219,7 @@ class _SvmParser:
         ends[:-1] = ds[1:]
         if stop - start:
             ends[-1] = self.dstart.a[stop] if stop < self.dstart.n else self.pool.n
-        return _pool_strings(self.pool.a, ds, ends - ds)
+        return pool_strings(self.pool.a, ds, ends - ds)
 
 
 def _qid_blocks(qids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -240,7 +240,7 @@ def _qid_again(path, qids: np.ndarray, lines: np.ndarray, hint: str,
     dup = srt[1:][block_ids[srt[1:]] == block_ids[srt[:-1]]]
     b = int(dup.min())
     first = int(np.flatnonzero(block_ids == block_ids[b])[0])
-    return _fail(path, int(lines[starts[b]]),
+    return line_error(path, int(lines[starts[b]]),
                  f"qid {int(block_ids[b])} appears again; its rows started at line "
                  f"{int(lines[starts[first]])} and were interrupted by another qid. {hint}", settings)
 
@@ -255,7 +255,7 @@ def _check_qid_blocks(path, qids: np.ndarray, lines: np.ndarray, qid_order: str)
         bad = np.flatnonzero(block_ids[1:] < block_ids[:-1])
         if bad.size:
             b = int(bad[0]) + 1
-            raise _fail(path, int(lines[starts[b]]),
+            raise line_error(path, int(lines[starts[b]]),
                         f"qid {int(block_ids[b])} comes after qid {int(block_ids[b - 1])}; "
                         "qids must be sorted ({0})", [("qid_order", "'sorted'")])
     if np.unique(block_ids).size != block_ids.size:
@@ -338,7 +338,7 @@ def _group_overrun(path, gpath: str, is_file: bool, ends: np.ndarray, n_rows: in
 
 def _group_short(path, gpath: str, covered: int, line: int) -> ValueError:
     """The error for a data row beyond the rows the group sizes add up to."""
-    return _fail(path, line, f"this row (row {covered + 1}) is beyond the {covered} rows that the "
+    return line_error(path, line, f"this row (row {covered + 1}) is beyond the {covered} rows that the "
                              f"group sizes of {gpath} add up to")
 
 
@@ -362,7 +362,7 @@ def _apply_group(path, group, n_rows, qid_offsets, lines):
         row = int(diff.min())
         by = "the qids" if np.isin(row, qid_offsets) else f"the group file {gpath}"
         line = int(lines[row]) if row < lines.shape[0] else int(lines[-1])
-        raise _fail(path, line, f"the qids and the group file {gpath} disagree: only {by} start a new "
+        raise line_error(path, line, f"the qids and the group file {gpath} disagree: only {by} start a new "
                                 "query at this line")
     return offsets
 
@@ -499,7 +499,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
         raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
     group = group_file_for(path, group)
     p = _SvmParser(path, docids, False)
-    preds = None if predictions is None else _NumberStream(predictions, prediction_column, False,
+    preds = None if predictions is None else NumberStream(predictions, prediction_column, False,
                                                           block_size, column_argument="prediction_column")
     sizes = None
     if group is not None:
@@ -520,7 +520,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
         if preds is not None:
             scores = preds.take(n_rows)
             if scores.shape[0] < n_rows:
-                raise _fail(predictions, preds.line + 1,
+                raise line_error(predictions, preds.line + 1,
                             f"the prediction file ends after {row0 + scores.shape[0]} scores but "
                             f"{os.fspath(path)} has more rows (its line {int(p.lines.a[scores.shape[0]])})")
         doc = p.docid_strings(0, n_rows) if docids else None
@@ -545,7 +545,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             ends = np.append(starts[1:], n) if done else starts[1:]
             return ends, q[starts[: ends.size]], starts[: ends.size]
         if sizes is None:
-            raise _fail(path, int(p.lines.a[0]), "the file has no qid: fields (from this first row on); "
+            raise line_error(path, int(p.lines.a[0]), "the file has no qid: fields (from this first row on); "
                                                  "give the query sizes with {0}", [("group", "<.query/.group file>")])
         q1 = int(np.searchsorted(group_ends, row0 + n, side="right"))
         ends = (group_ends[q0:q1] - row0).astype(np.int64)
@@ -561,7 +561,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             p.parse(block)
             if sizes is not None and p.labels.n:
                 if p.qid_mode == 1:
-                    raise _fail(path, int(p.lines.a[0]), "this row has a qid: field and {0} was given too; "
+                    raise line_error(path, int(p.lines.a[0]), "this row has a qid: field and {0} was given too; "
                                                          "streamed data takes the qids or the group file, not both",
                                 [("group", None)])
                 if row0 + p.labels.n > total:     # rows that no query covers
@@ -584,7 +584,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
                 if len(set(id_list)) != len(id_list) or not seen.isdisjoint(id_list):
                     lines = p.lines.a[:n]
                     dup_pos = next(i for i, v in enumerate(id_list) if v in seen or v in id_list[:i])
-                    raise _fail(path, int(lines[starts[dup_pos]]),
+                    raise line_error(path, int(lines[starts[dup_pos]]),
                                 f"qid {id_list[dup_pos]} appears again after other qids; streaming "
                                 "needs each query's rows to be contiguous")
                 seen.update(id_list)
@@ -598,5 +598,5 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
         # only empty queries are left (all rows were emitted): one last chunk
         yield emit(0, np.zeros(sizes.size - q0 + 1, dtype=np.int64), np.arange(q0, sizes.size, dtype=np.int64))
     if preds is not None and not preds.at_end():
-        raise _fail(predictions, row0 + 1, f"the prediction file has more scores than "
+        raise line_error(predictions, row0 + 1, f"the prediction file has more scores than "
                                            f"{os.fspath(path)} has rows ({row0})")

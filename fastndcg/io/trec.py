@@ -12,14 +12,14 @@ import numpy as np
 
 from fastndcg.io import _parse
 from fastndcg._core.threads import threads_for
-from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, _EMPTY_F, _EMPTY_I, _Growable, _MESSAGES, _fail, _pool_strings, iter_line_blocks
+from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks
 
 
 # ----------------------------------------------------------------------------- TREC files
 
 
 @dataclass
-class _TrecTable:
+class TrecTable:
     """Shared layout of :class:`Qrels` and :class:`Run`: rows grouped by
     topic (topics in bytewise order), and by docno (bytewise) within a topic."""
 
@@ -40,7 +40,7 @@ class _TrecTable:
 
     def docnos(self) -> np.ndarray:
         """Docnos as a numpy str array, in table order."""
-        return _pool_strings(self.pool, self.doc_start, self.doc_len)
+        return pool_strings(self.pool, self.doc_start, self.doc_len)
 
     def topic_of_rows(self) -> np.ndarray:
         """Topic index of each row."""
@@ -48,7 +48,7 @@ class _TrecTable:
 
 
 @dataclass
-class Qrels(_TrecTable):
+class Qrels(TrecTable):
     """TREC judgments (see :func:`read_qrels`). ``relevance`` is int64 and
     may be negative (trec_eval: judged "unjudged in pool", gain 0)."""
 
@@ -63,7 +63,7 @@ class Qrels(_TrecTable):
 
 
 @dataclass
-class Run(_TrecTable):
+class Run(TrecTable):
     """A TREC run (see :func:`read_run`). ``scores`` float64; ``file_row``
     is each row's position among the file's result lines; ``name`` is the
     run tag of the last line (as trec_eval's ``runid``)."""
@@ -77,17 +77,17 @@ class Run(_TrecTable):
 _BYTES_PER_WORK = 64
 
 
-class _TrecParser:
+class TrecParser:
     """Block-by-block parsing of qrels or run lines into growable arrays."""
 
     def __init__(self, path, is_run: bool, n_threads: Optional[int] = None):
         self.path = os.fspath(path)
         self.is_run = is_run
         self.n_threads = n_threads
-        self.values = _Growable(np.float64 if is_run else np.int64)
-        self.lines = _Growable(np.int64)
-        self.pool = _Growable(np.uint8)
-        self.dstart = _Growable(np.int64)
+        self.values = Growable(np.float64 if is_run else np.int64)
+        self.lines = Growable(np.int64)
+        self.pool = Growable(np.uint8)
+        self.dstart = Growable(np.int64)
         self.seg_topics: List[np.ndarray] = []
         self.seg_first: List[np.ndarray] = []
         self.line = 0
@@ -131,8 +131,8 @@ class _TrecParser:
             r = j["row"]
             vals = self.values.a[r: r + nl]
             out = _parse.parse_trec(
-                block[j["a"]: j["b"]], j["line"], self.is_run, vals if self.is_run else _EMPTY_F,
-                _EMPTY_I if self.is_run else vals, self.lines.a[r: r + nl], self.pool.a, self.dstart.a[r: r + nl],
+                block[j["a"]: j["b"]], j["line"], self.is_run, vals if self.is_run else EMPTY_F64,
+                EMPTY_I64 if self.is_run else vals, self.lines.a[r: r + nl], self.pool.a, self.dstart.a[r: r + nl],
                 seg_row, tpool, tstart, j["pool"])
             results[i] = (out, seg_row, tpool, tstart)
 
@@ -151,7 +151,7 @@ class _TrecParser:
                 msg = self._message(status)
                 if status in (S["MISSING_FIELDS"], S["TOO_MANY_FIELDS"]):
                     msg += _other_kind_hint(self.is_run, block[j["a"]: j["b"]], err_line - j["line"])
-                raise _fail(self.path, err_line, msg)
+                raise line_error(self.path, err_line, msg)
             # close up: this range's rows and docno bytes follow the previous range's
             r, n = j["row"], self.values.n
             if r != n and rows:
@@ -172,7 +172,7 @@ class _TrecParser:
             self.line = line
 
     def _message(self, status: int) -> str:
-        msg = _MESSAGES.get(status)
+        msg = PARSE_MESSAGES.get(status)
         if status == S["MISSING_FIELDS"]:
             msg = ("expected 6 fields: topic Q0 docno rank score tag" if self.is_run
                    else "expected 4 fields: topic iteration docno relevance")
@@ -182,7 +182,7 @@ class _TrecParser:
 
     def segments(self) -> Tuple[np.ndarray, np.ndarray]:
         if not self.seg_topics:
-            return np.empty(0, dtype="S1"), _EMPTY_I
+            return np.empty(0, dtype="S1"), EMPTY_I64
         if len(self.seg_topics) > 1:
             self.seg_topics = [np.concatenate(self.seg_topics)]
             self.seg_first = [np.concatenate(self.seg_first)]
@@ -236,7 +236,7 @@ def _line_kind(line: bytes) -> Optional[str]:
     for kind, is_run, need in (("run", True, 6), ("qrels", False, 4)):
         if n_fields == need:
             try:
-                _TrecParser("", is_run).parse(memoryview(line + b"\n"))
+                TrecParser("", is_run).parse(memoryview(line + b"\n"))
             except ValueError:
                 return None
             return kind
@@ -284,12 +284,12 @@ def qrels_before_run(qrels: Any, run: Any, names: Tuple[str, str], usage: str) -
                          f"like qrels: {usage}") from exc
 
 
-def _no_rows(path, is_run: bool, n_lines: int) -> ValueError:
+def no_rows_error(path, is_run: bool, n_lines: int) -> ValueError:
     """The error for a TREC file without a result or judgment line (at the
     line after its last)."""
     what = "results" if is_run else "judgments"
     why = f"its {n_lines} line(s) are blank or comments" if n_lines else "the file is empty"
-    return _fail(path, n_lines + 1, f"no {what} in the file: {why}")
+    return line_error(path, n_lines + 1, f"no {what} in the file: {why}")
 
 
 def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag, n_lines):
@@ -302,7 +302,7 @@ def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag, n
     dstart_a = cols.pop("dstart")
     n = dstart_a.shape[0]
     if n == 0:
-        raise _no_rows(path_s, is_run, n_lines)
+        raise no_rows_error(path_s, is_run, n_lines)
     dlen = np.empty_like(dstart_a)
     dlen[:-1] = dstart_a[1:] - dstart_a[:-1]
     dlen[-1] = pool_a.shape[0] - dstart_a[-1]
@@ -323,14 +323,14 @@ def _sorted_table(path_s, is_run, cols, seg_topics, seg_first, n_threads, tag, n
         la, lb = sorted((int(lines_a[dup - 1]), int(lines_a[dup])))
         q = int(np.searchsorted(offsets, dup, side="right")) - 1
         doc = bytes(pool_a[dstart_a[dup]: dstart_a[dup] + dlen[dup]]).decode("utf-8", "surrogateescape")
-        raise _fail(path_s, lb, f"duplicate docno {doc!r} for topic {topics[q]!r} (also on line {la})")
+        raise line_error(path_s, lb, f"duplicate docno {doc!r} for topic {topics[q]!r} (also on line {la})")
     vals = cols.pop("vals")[order]
     return (path_s, topics, offsets, pool_a, dstart_a, dlen, lines_a, vals, order, tag)
 
 
 def _read_trec(path: PathLike, is_run: bool, block_size: int, progress: Progress,
                n_threads: Optional[int]):
-    p = _TrecParser(path, is_run, n_threads)
+    p = TrecParser(path, is_run, n_threads)
     for block in iter_line_blocks(path, block_size, progress):
         p.parse(block)
     n = p.values.n

@@ -24,7 +24,7 @@ the research API). This module re-exports their public names.
 from fastndcg.measures.lambdamart_checks import (ArrayLike, DEFAULT_TRUNCATION, DeltaNDCGPairs,  # noqa: F401
                                                  LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, MODES,
                                                  Truncation, XGBOOST_MAX_LABEL, _check_flag,
-                                                 _check_mode, _lambdamart)
+                                                 check_mode, _lambdamart)
 from fastndcg.measures.lambdamart_model import (LambdaMART)  # noqa: F401
 from fastndcg.measures.lambdamart_functions import (delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients)  # noqa: F401
 from fastndcg._core import _lambdamart as _baseline  # noqa: F401  (the baseline build)

@@ -13,7 +13,7 @@ import numpy as np
 
 from fastndcg._core import _lambdamart as _baseline
 from fastndcg.conventions import Convention
-from fastndcg._core.validation import _one_d, check_same_length, finite_nonnegative
+from fastndcg._core.validation import one_dimensional, check_same_length, finite_nonnegative
 from fastndcg._core.arguments import check_flag as _check_flag  # noqa: F401  (re-exported: LambdaMART's flags)
 from fastndcg._core.arguments import check_real
 
@@ -32,7 +32,7 @@ LIGHTGBM_DEFAULT_LABELS = 31
 LIGHTGBM_MAX_LINEAR_LABEL = 2**24
 #: XGBoost's exponential gain ``(1u << label) - 1`` allows labels up to 31.
 XGBOOST_MAX_LABEL = 31
-_NO_TRUNCATION = 1 << 62
+NO_TRUNCATION = 1 << 62
 
 #: How many LightGBM sigmoid tables (8 MiB each) stay cached.
 SIGMOID_TABLES_KEPT = 4
@@ -59,7 +59,7 @@ def _kernels():
 _lambdamart = _kernels()
 
 
-def _sigmoid_table(sigma: float) -> Tuple[np.ndarray, float, float, float]:
+def sigmoid_table(sigma: float) -> Tuple[np.ndarray, float, float, float]:
     """LightGBM's 2**20-bin sigmoid table for sigma (8 MiB, read-only), cached
     for the :data:`SIGMOID_TABLES_KEPT` most recently used sigmas.
 
@@ -89,13 +89,13 @@ def _sigmoid_table(sigma: float) -> Tuple[np.ndarray, float, float, float]:
 # ----------------------------------------------------------------------------- argument checks
 
 
-def _check_mode(mode: Any) -> str:
+def check_mode(mode: Any) -> str:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
     return mode
 
 
-def _check_truncation(truncation: Truncation, mode: str) -> Optional[int]:
+def check_truncation(truncation: Truncation, mode: str) -> Optional[int]:
     """Resolve ``truncation`` to an int >= 1, or None for the whole list."""
     if isinstance(truncation, str):
         if truncation != "auto":
@@ -110,21 +110,21 @@ def _check_truncation(truncation: Truncation, mode: str) -> Optional[int]:
     return int(truncation)
 
 
-def _check_sigma(sigma: Any, mode: str) -> float:
+def check_sigma(sigma: Any, mode: str) -> float:
     value = check_real(sigma, "sigma", positive=True)
     if mode == "xgboost" and value != 1.0:
         raise ValueError(f"sigma must be 1.0 in mode='xgboost' (XGBoost's rank:ndcg has no sigma); got {sigma!r}")
     return value
 
 
-def _check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights",
+def check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights",
                           float32: Optional[str] = None) -> np.ndarray:
-    arr = _one_d(weights, name)
+    arr = one_dimensional(weights, name)
     check_same_length(arr, n_docs, name)
     return finite_nonnegative(arr, name, float32)
 
 
-def _check_exact_convention(conv: Convention, mode: str) -> None:
+def check_exact_convention(conv: Convention, mode: str) -> None:
     """lightgbm / xgboost modes reproduce a library: only the gain may change."""
     fixed = {"discount": "log2", "ties": "stable", "short": "clamp", "ideal": "cut"}
     if mode == "lightgbm":
@@ -141,7 +141,7 @@ def _check_exact_convention(conv: Convention, mode: str) -> None:
                          f"(ndcg_exp_gain=False); got a gain table {conv.gain!r}")
 
 
-def _check_out(out: Any, name: str, n: int, dtype: np.dtype, inputs) -> np.ndarray:
+def check_out_arrays(out: Any, name: str, n: int, dtype: np.dtype, inputs) -> np.ndarray:
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{name} must be a numpy array; got {type(out).__name__}")
     if out.dtype != dtype:

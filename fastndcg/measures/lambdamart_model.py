@@ -7,14 +7,14 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from fastndcg._core.prepared import NDCGScorer, _tie_key_for, inverse_ideal_dcg
+from fastndcg._core.prepared import NDCGScorer, tie_key_for, inverse_ideal_dcg
 from fastndcg._core.resolve import (MODE_CODES, TIE_CODES, builtin_discount, discount, gain_tables, resolve,
                                     table_labels)
 from fastndcg.conventions import Convention, as_convention
 from fastndcg._core.groups import offsets_from_sizes
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import FLOAT32_OVERFLOW, OVERFLOW_HINT, _one_d, _show, _where, check_labels, check_no_overflow, check_offsets, check_query_weights, check_same_length, check_scores, float32_reason, max_query_size
-from fastndcg.measures.lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, Truncation, XGBOOST_MAX_LABEL, _NO_TRUNCATION, _check_exact_convention, _check_flag, _check_mode, _check_out, _check_sample_weights, _check_sigma, _check_truncation, _lambdamart, _sigmoid_table
+from fastndcg._core.validation import FLOAT32_OVERFLOW, OVERFLOW_HINT, one_dimensional, shown_value, _where, check_labels, check_no_overflow, check_offsets, check_query_weights, check_same_length, check_scores, float32_reason, max_query_size
+from fastndcg.measures.lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, Truncation, XGBOOST_MAX_LABEL, NO_TRUNCATION, check_exact_convention, _check_flag, check_mode, check_out_arrays, check_sample_weights, check_sigma, check_truncation, _lambdamart, sigmoid_table
 
 
 # ----------------------------------------------------------------------------- the object
@@ -121,18 +121,18 @@ class LambdaMART:
     def _validate(self, labels, off, mode, convention, truncation, sigma, normalize,
                   score_normalization, query_weights, sample_weights, tie_key,
                   other: str = "labels", n_threads: Optional[int] = None) -> None:
-        self.mode = _check_mode(mode)
+        self.mode = check_mode(mode)
         if convention is None:
             convention = "lightgbm" if self.mode == "lightgbm" else None
         conv = as_convention(convention)
         if self.mode != "default":
-            _check_exact_convention(conv, self.mode)
+            check_exact_convention(conv, self.mode)
         elif conv.ties == "average":
             raise ValueError("ties='average' has no ranking to differentiate; LambdaMART needs a "
                              "strict order (use 'stable', 'key', 'key_desc', 'worst' or 'best')")
         self.convention: Convention = conv
-        self.truncation: Optional[int] = _check_truncation(truncation, self.mode)
-        self.sigma = _check_sigma(sigma, self.mode)
+        self.truncation: Optional[int] = check_truncation(truncation, self.mode)
+        self.sigma = check_sigma(sigma, self.mode)
         self.normalize = _check_flag(normalize, "normalize")
         self.score_normalization = _check_flag(score_normalization, "score_normalization")
         self.offsets = off
@@ -148,19 +148,19 @@ class LambdaMART:
             if bad.size:
                 i = int(bad[0])
                 raise ValueError(f"labels must stay finite when rounded to float32 (mode='xgboost' stores labels "
-                                 f"as float32); got labels[{i}]={_show(lab[i])}{_where(i, off)}")
+                                 f"as float32); got labels[{i}]={shown_value(lab[i])}{_where(i, off)}")
             lab, top = lab32, float(np.float32(top))
         self.labels = lab
         self.n_docs = lab.shape[0]
         if self.mode == "xgboost" and conv.gain == "exponential" and top > XGBOOST_MAX_LABEL:
             i = int(np.argmax(lab))
             raise ValueError(f"labels must be <= {XGBOOST_MAX_LABEL} in mode='xgboost' (exponential gain "
-                             f"(1u << label) - 1); got labels[{i}]={_show(lab[i])}")
+                             f"(1u << label) - 1); got labels[{i}]={shown_value(lab[i])}")
         if self.mode == "lightgbm" and conv.gain == "exponential" and top >= LIGHTGBM_DEFAULT_LABELS:
             i = int(np.argmax(lab))
             raise ValueError(f"labels must be < {LIGHTGBM_DEFAULT_LABELS} in mode='lightgbm' (LightGBM's "
                              f"default label_gain has {LIGHTGBM_DEFAULT_LABELS} entries); got "
-                             f"labels[{i}]={_show(lab[i])}; pass a longer gain table")
+                             f"labels[{i}]={shown_value(lab[i])}; pass a longer gain table")
         self._table, self._linear, _ = gain_tables(conv, top)
         self.labels = lab = table_labels(lab, self._table, self._linear)
         if self.mode == "lightgbm" and self._linear:
@@ -170,7 +170,7 @@ class LambdaMART:
             if bad.size:
                 i = int(bad[0])
                 raise ValueError(f"labels must be integers <= 2**24 in mode='lightgbm' (LightGBM looks gains "
-                                 f"up by integer label, in float32); got labels[{i}]={_show(lab[i])}"
+                                 f"up by integer label, in float32); got labels[{i}]={shown_value(lab[i])}"
                                  f"{_where(i, off)}")
             self._table = np.arange(int(top) + 1, dtype=np.float64)
             self._linear = False
@@ -178,7 +178,7 @@ class LambdaMART:
         in_f32 = None if self.mode == "default" else f"mode={self.mode!r} applies weights in float32"
         self.query_weights = None if query_weights is None else check_query_weights(
             query_weights, self.n_queries, name="query_weights", float32=in_f32)
-        self.sample_weights = None if sample_weights is None else _check_sample_weights(
+        self.sample_weights = None if sample_weights is None else check_sample_weights(
             sample_weights, self.n_docs, float32=in_f32)
         self._w_norm = 1.0
         if self.mode == "xgboost":
@@ -210,7 +210,7 @@ class LambdaMART:
                 self._tie_key = np.ascontiguousarray(rank.reshape(-1), dtype=np.int64)
                 self._key_desc = res.tie_code == TIE_CODES["best"]
             else:
-                self._tie_key = _tie_key_for(conv, tie_key, self.n_docs)
+                self._tie_key = tie_key_for(conv, tie_key, self.n_docs)
                 self._key_desc = res.key_desc
         elif tie_key is not None:
             raise ValueError(f"tie_key is not used in mode={self.mode!r} (ties keep the input order)")
@@ -221,7 +221,7 @@ class LambdaMART:
         if self.mode == "default" and res.short_zero and self.truncation is not None:
             self._short_limit = self.truncation
         if self.mode == "lightgbm":
-            self._sig = _sigmoid_table(self.sigma)
+            self._sig = sigmoid_table(self.sigma)
         else:
             self._sig = (np.empty(0, dtype=np.float64), 0.0, 0.0, 0.0)
 
@@ -251,7 +251,7 @@ class LambdaMART:
         self._kernels = _lambdamart
         empty_f = np.empty(0, dtype=np.float64)
         setup = _lambdamart.LambdaMARTSetup(
-            MODE_CODES[self.mode], self.truncation if self.truncation is not None else _NO_TRUNCATION,
+            MODE_CODES[self.mode], self.truncation if self.truncation is not None else NO_TRUNCATION,
             self._short_limit, self.sigma, self.score_normalization, self.normalize, self._round_f32,
             self._key_desc, self._w_norm)
         sig, lo, hi, factor = self._sig
@@ -305,9 +305,9 @@ class LambdaMART:
         dtype = sc.dtype if self.mode == "default" else np.dtype(np.float32)
         inputs = [("scores", sc), ("labels", self.labels)]
         grad = (np.empty(self.n_docs, dtype=dtype) if grad_out is None
-                else _check_out(grad_out, "grad_out", self.n_docs, dtype, inputs))
+                else check_out_arrays(grad_out, "grad_out", self.n_docs, dtype, inputs))
         hess = (np.empty(self.n_docs, dtype=dtype) if hess_out is None
-                else _check_out(hess_out, "hess_out", self.n_docs, dtype, inputs + [("grad_out", grad)]))
+                else check_out_arrays(hess_out, "hess_out", self.n_docs, dtype, inputs + [("grad_out", grad)]))
         return grad, hess
 
     def _run(self, sc, grad, hess, n_threads, **state) -> None:
@@ -373,7 +373,7 @@ class LambdaMART:
         if queries is None:
             sel = np.arange(self.n_queries, dtype=np.int64)
         else:
-            sel = _one_d(queries, "queries")
+            sel = one_dimensional(queries, "queries")
             if sel.dtype.kind not in "iu" and sel.size:     # [] is float64 to numpy: no query
                 raise TypeError(f"queries must be integer query ids; got dtype {sel.dtype}")
             sel = np.ascontiguousarray(sel, dtype=np.int64)
@@ -382,7 +382,7 @@ class LambdaMART:
                 i = int(bad[0])
                 raise ValueError(f"queries must be in [0, {self.n_queries}); got queries[{i}]={int(sel[i])}")
         sizes = np.diff(self.offsets)[sel]
-        t = self.truncation if self.truncation is not None else _NO_TRUNCATION
+        t = self.truncation if self.truncation is not None else NO_TRUNCATION
         m = np.clip(np.minimum(sizes - 1, t), 0, None)
         bound = m * (sizes - 1) - m * (m - 1) // 2
         slots = offsets_from_sizes(bound, "queries", "pair counts of the selected queries")

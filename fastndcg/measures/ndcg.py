@@ -12,7 +12,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from fastndcg._core.prepared import (Cutoffs, NDCGScorer, _cap, _tie_key_for, aggregate,  # noqa: F401
+from fastndcg._core.prepared import (Cutoffs, NDCGScorer, apply_above_one, tie_key_for, aggregate,  # noqa: F401
                                 exact_column_sums, finish_aggregate, one_shot)
 from fastndcg.conventions import as_convention
 from fastndcg._core.resolve import DISCOUNT_CODES, TIE_CODES, discount  # noqa: F401

@@ -12,7 +12,7 @@ import numpy as np
 from fastndcg.conventions import Convention
 from fastndcg.conventions.trec_levels import LEVEL_NEGATIVE
 from fastndcg.measures.trec_gain_levels import gain_entries, ideal_gains, level_gain
-from fastndcg.measures.trec_gain_specs import GainSpec, MAX_JUDGED_LEVEL, TrecGainQuirkWarning, _fmt
+from fastndcg.measures.trec_gain_specs import GainSpec, MAX_JUDGED_LEVEL, TrecGainQuirkWarning, format_gain
 
 
 # ----------------------------------------------------------------------------- quirks
@@ -89,15 +89,15 @@ class GainQuirks:
         listed = spec.duplicates()
         for level, (g_dcg, g_ideal, _) in sorted(self.duplicate_levels.items()):
             what = (f"level {level} is listed more than once (gains "
-                    + ", ".join(_fmt(g) for g in listed.get(level, ())) + "): ")
+                    + ", ".join(format_gain(g) for g in listed.get(level, ())) + "): ")
             if level < 0:
-                what += f"trec_eval gives its documents gain {_fmt(g_dcg)} (the entry that sorts first)"
+                what += f"trec_eval gives its documents gain {format_gain(g_dcg)} (the entry that sorts first)"
             elif g_dcg != g_ideal:
-                what += (f"trec_eval gives retrieved documents of level {level} gain {_fmt(g_dcg)} (the entry "
-                         f"that sorts first) but counts the judged ones in the ideal with gain {_fmt(g_ideal)} "
+                what += (f"trec_eval gives retrieved documents of level {level} gain {format_gain(g_dcg)} (the entry "
+                         f"that sorts first) but counts the judged ones in the ideal with gain {format_gain(g_ideal)} "
                          "(the entry listed first)")
             else:
-                what += f"trec_eval uses gain {_fmt(g_dcg)} (the entry listed first, which also sorts first)"
+                what += f"trec_eval uses gain {format_gain(g_dcg)} (the entry listed first, which also sorts first)"
             parts.append(what)
         where = textbook or ("a gain table under any other convention, e.g. "
                              "get_preset('trec_eval').replace(gain={...}) in Python or --preset standard "
@@ -178,10 +178,10 @@ class _Plan:
         order_ex = stop_ex = ""
         if order:
             i = next(j for j, (a, b) in enumerate(zip(walked_gains, walked_gains[1:])) if a < b)
-            order_ex = (f"e.g. level {walked[i]} (gain {_fmt(walked_gains[i])}) before level {walked[i + 1]} "
-                        f"(gain {_fmt(walked_gains[i + 1])})")
+            order_ex = (f"e.g. level {walked[i]} (gain {format_gain(walked_gains[i])}) before level {walked[i + 1]} "
+                        f"(gain {format_gain(walked_gains[i + 1])})")
         if left_out:
-            stop_ex = "e.g. " + ", ".join(f"level {lv} (gain {_fmt(self.holder_gain[lv])})" for lv in left_out[:3])
+            stop_ex = "e.g. " + ", ".join(f"level {lv} (gain {format_gain(self.holder_gain[lv])})" for lv in left_out[:3])
         got = (walked, order, bool(left_out), order_ex, stop_ex)
         self._walks[present] = got
         return got

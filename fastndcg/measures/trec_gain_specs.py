@@ -31,7 +31,7 @@ class TrecGainQuirkWarning(UserWarning):
     """A gain set hits one of trec_eval's ordering quirks (see :class:`GainQuirks`)."""
 
 
-def _fmt(v: float) -> str:
+def format_gain(v: float) -> str:
     return str(int(v)) if float(v).is_integer() and abs(v) < 1e16 else repr(float(v))
 
 
@@ -130,7 +130,7 @@ def as_gains(gains: Any, name: str = "gains") -> GainSpec:
                 or not math.isfinite(float(gain)):
             raise ValueError(f"{name}[{pos}]: the gain of level {int(level)} must be a finite number; got {gain!r}")
         pairs.append((int(level), float(gain)))
-    return GainSpec(tuple(pairs), ",".join(f"{lv}={_fmt(g)}" for lv, g in pairs))
+    return GainSpec(tuple(pairs), ",".join(f"{lv}={format_gain(g)}" for lv, g in pairs))
 
 
 def gain_rules(convention: Any) -> str:
@@ -172,7 +172,7 @@ def textbook_convention(spec: GainSpec, convention: Any, max_label: float) -> Co
                 f"{conv.name!r} the gains are a table over labels >= 0"), [("gains", None)])
         if gain < 0:
             raise NamedArgumentError("{0}: " + literal(
-                f"level {level} has gain {_fmt(gain)} ({spec.text!r}): negative gains follow "
+                f"level {level} has gain {format_gain(gain)} ({spec.text!r}): negative gains follow "
                 f"trec_eval's rules only under presets {sorted(TREC_GAIN_PRESETS)}; under convention "
                 f"{conv.name!r} the gains are a table, which must be >= 0"), [("gains", None)])
     top = int(max(max_label if max_label == max_label else 0, max(spec.levels)))

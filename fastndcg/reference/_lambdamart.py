@@ -34,8 +34,8 @@ The spec in three modules: :mod:`._lambdamart_query` (the pieces and one query i
 :mod:`._lambdamart_debias` (XGBoost's mean pairs, position debiasing), :mod:`._lambdamart_batches`
 (CSR batches, weights, the pair API). This module re-exports them.
 """
-from fastndcg.reference._lambdamart_query import (DEFAULT_TRUNCATION, MODES, SIGMOID_BINS, Unbiased, _inverse,  # noqa: F401
-                                                  _spec, discount, expf, f32, gain, ideal_dcg,
+from fastndcg.reference._lambdamart_query import (DEFAULT_TRUNCATION, MODES, SIGMOID_BINS, Unbiased, inverse_or_zero,  # noqa: F401
+                                                  ndcg_spec, discount, expf, f32, gain, ideal_dcg,
                                                   lightgbm_sigmoid, pair_logistic, query_lambdas_default,
                                                   query_lambdas_lightgbm, query_lambdas_xgboost, ranking,
                                                   xgboost_pair, xgboost_sigmoid)

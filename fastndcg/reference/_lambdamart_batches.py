@@ -8,7 +8,7 @@ import numpy as np
 
 from fastndcg.conventions import Convention, as_convention
 from fastndcg.reference._lambdamart_debias import MinstdRand, lightgbm_position_bias_update, mean_pairs, position_ids, query_lambdas_xgboost_mean, uniform_int, xgboost_position_bias_update
-from fastndcg.reference._lambdamart_query import DEFAULT_TRUNCATION, MODES, Unbiased, _FLOAT32_OVERFLOW, _inverse, _pair_rows, _spec, discount, f32, gain, ideal_dcg, lightgbm_sigmoid, query_lambdas_default, query_lambdas_lightgbm, query_lambdas_xgboost, ranking, xgboost_pair, xgboost_sigmoid
+from fastndcg.reference._lambdamart_query import DEFAULT_TRUNCATION, MODES, Unbiased, FLOAT32_OVERFLOW, inverse_or_zero, pair_rows, ndcg_spec, discount, f32, gain, ideal_dcg, lightgbm_sigmoid, query_lambdas_default, query_lambdas_lightgbm, query_lambdas_xgboost, ranking, xgboost_pair, xgboost_sigmoid
 
 
 # ----------------------------------------------------------------------------- batches
@@ -37,7 +37,7 @@ def _check_labels(labels, conv: Convention, mode: str) -> None:
             raise ValueError(f"label {float(x)!r} is not one LightGBM takes")
         if mode == "xgboost" and conv.gain == "exponential" and float(x) > 31:
             raise ValueError(f"label {float(x)!r} is above 31 (XGBoost's exponential gain)")
-        if mode == "xgboost" and abs(float(x)) >= _FLOAT32_OVERFLOW:
+        if mode == "xgboost" and abs(float(x)) >= FLOAT32_OVERFLOW:
             raise ValueError(f"label {float(x)!r} overflows float32 (XGBoost's labels are float32)")
         del g
 
@@ -78,12 +78,12 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
         scores = np.asarray(shifted, dtype=np.float64)
     if mode == "xgboost" or conv.score_precision == "float32":
         for x in scores:            # every score is ranked in float32, in every query
-            _spec().float32_score(x)
+            ndcg_spec().float32_score(x)
     labels = np.asarray(labels)
     _check_labels(labels, conv, mode)
     offsets = [int(x) for x in offsets]
     if mode == "default":
-        _spec().check_discount_covers(conv, offsets, [None], whole=True)    # pairs reach every rank
+        ndcg_spec().check_discount_covers(conv, offsets, [None], whole=True)    # pairs reach every rank
         _check_ideals(labels, offsets, conv, t)
     n_queries = len(offsets) - 1
     exact = mode != "default"
@@ -135,7 +135,7 @@ def lambda_gradients(scores, labels, offsets, *, mode: str = "default", conventi
                     gi, hi = gi * float(wi), hi * float(wi)
             out32 = exact or scores.dtype == np.float32     # the compiled output dtype
             if not (math.isfinite(gi) and math.isfinite(hi)) or \
-                    (out32 and max(abs(float(gi)), abs(float(hi))) >= _FLOAT32_OVERFLOW):
+                    (out32 and max(abs(float(gi)), abs(float(hi))) >= FLOAT32_OVERFLOW):
                 # sigma, weights, gains or discounts too extreme for the output precision
                 raise ValueError(f"query {q}: the gradient or hessian of row {a + i} overflows ({gi!r}, {hi!r})")
             grad[a + i] = gi
@@ -204,9 +204,9 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
     _check_labels(labels, conv, "default")
     if conv.score_precision == "float32":
         for x in scores:
-            _spec().float32_score(x)
+            ndcg_spec().float32_score(x)
     offsets = [int(x) for x in offsets]
-    _spec().check_discount_covers(conv, offsets, [None], whole=True)
+    ndcg_spec().check_discount_covers(conv, offsets, [None], whole=True)
     _check_ideals(labels, offsets, conv, truncation)
     selected = range(len(offsets) - 1) if queries is None else [int(q) for q in queries]
     rows = []
@@ -217,14 +217,14 @@ def delta_ndcg_pairs(scores, labels, offsets, *, queries=None, convention=None, 
         gains = [gain(x, conv) for x in yq]
         key = None if tie_key is None else list(np.asarray(tie_key)[a:b])
         order = ranking(sq, gains, conv, key, conv.score_precision == "float32")
-        inv = _inverse(ideal_dcg(yq, truncation, conv))
+        inv = inverse_or_zero(ideal_dcg(yq, truncation, conv))
 
         def disc(r):
             if cut_discount and truncation is not None and r >= truncation:
                 return 0.0
             return discount(r, conv)
 
-        for i in range(_pair_rows(n, truncation)):
+        for i in range(pair_rows(n, truncation)):
             for j in range(i + 1, n):
                 u, v = order[i], order[j]
                 if gains[u] == gains[v]:

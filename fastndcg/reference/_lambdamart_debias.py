@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from fastndcg.conventions import Convention
-from fastndcg.reference._lambdamart_query import Unbiased, _inverse, _spec, f32, ideal_dcg, xgboost_pair
+from fastndcg.reference._lambdamart_query import Unbiased, inverse_or_zero, ndcg_spec, f32, ideal_dcg, xgboost_pair
 
 
 # ----------------------------------------------------------------------------- XGBoost mean pairs
@@ -94,10 +94,10 @@ def query_lambdas_xgboost_mean(scores, labels, convention: Convention, num_pair:
     if n < 2:
         return grad, hess
     y = [float(f32(x)) for x in labels]           # XGBoost's labels are float32
-    inv = _inverse(ideal_dcg(y, None, convention, mode="xgboost"))
+    inv = inverse_or_zero(ideal_dcg(y, None, convention, mode="xgboost"))
     if inv == 0.0:
         return grad, hess
-    s = [f32(_spec().float32_score(x)) for x in scores]
+    s = [f32(ndcg_spec().float32_score(x)) for x in scores]
     order = sorted(range(n), key=lambda i: (-float(s[i]), i))
     by_distance = score_normalization and s[order[0]] != s[order[-1]]
     for a, b in mean_pairs([y[i] for i in order], num_pair, seed):

@@ -16,7 +16,7 @@ MODES = ("default", "lightgbm", "xgboost")
 DEFAULT_TRUNCATION = {"default": 30, "lightgbm": 30, "xgboost": 32}
 SIGMOID_BINS = 1 << 20
 # Doubles at or beyond this round to an infinite float32 (FLT_MAX + half an ulp).
-_FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
+FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
 
 f32 = np.float32
 
@@ -33,25 +33,25 @@ def expf(x: np.float32) -> np.float32:
 # ----------------------------------------------------------------------------- pieces
 
 
-def _spec():
+def ndcg_spec():
     # The NDCG spec (gain, discount, ideal).
     return _ndcg_spec
 
 
 def gain(label, convention: Convention) -> float:
-    return _spec().gain_of(float(label), convention)
+    return ndcg_spec().gain_of(float(label), convention)
 
 
 def discount(rank0: int, convention: Convention) -> float:
     """D at 0-based rank."""
-    return _spec().discount_of(rank0 + 1, convention)
+    return ndcg_spec().discount_of(rank0 + 1, convention)
 
 
 def ranking(scores: Sequence[float], gains: Sequence[float], convention: Convention,
             tie_key: Optional[Sequence[int]] = None, round_f32: bool = False) -> List[int]:
     """Positions of the query's documents, best first (score descending; ties by the convention)."""
     n = len(scores)
-    s = [_spec().float32_score(x) if round_f32 else float(x) for x in scores]
+    s = [ndcg_spec().float32_score(x) if round_f32 else float(x) for x in scores]
     ties = convention.ties
     if ties == "stable":
         return sorted(range(n), key=lambda i: (-s[i], i))
@@ -122,14 +122,14 @@ def ideal_dcg(labels: Sequence[float], k: Optional[int], convention: Convention,
             raise ValueError(f"the ideal DCG overflows float64 ({total!r})")
         return total
     conv = Convention(gain=convention.gain) if mode == "xgboost" else convention
-    return _spec().query_ideal_dcg(labels, [k], conv)[0]
+    return ndcg_spec().query_ideal_dcg(labels, [k], conv)[0]
 
 
-def _inverse(idcg: float) -> float:
+def inverse_or_zero(idcg: float) -> float:
     return 1.0 / idcg if idcg > 0 else 0.0
 
 
-def _pair_rows(n: int, t: Optional[int]) -> int:
+def pair_rows(n: int, t: Optional[int]) -> int:
     return max(0, n - 1 if t is None else min(n - 1, t))
 
 
@@ -142,7 +142,7 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
     """Default mode for one query: the logistic from per-document exponentials, double precision."""
     n = len(scores)
     grad, hess = [0.0] * n, [0.0] * n
-    inv = _inverse(ideal_dcg(labels, truncation, convention))     # every query's (it must not overflow)
+    inv = inverse_or_zero(ideal_dcg(labels, truncation, convention))     # every query's (it must not overflow)
     if n < 2:
         return grad, hess
     if convention.short == "zero" and truncation is not None and n < truncation:
@@ -152,7 +152,7 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
     gains = [gain(x, convention) for x in labels]
     round_f32 = convention.score_precision == "float32"
     order = ranking(scores, gains, convention, tie_key, round_f32)
-    s = [_spec().float32_score(x) if round_f32 else float(x) for x in scores]
+    s = [ndcg_spec().float32_score(x) if round_f32 else float(x) for x in scores]
     all_equal = s[order[0]] == s[order[-1]]
     # The logistic of a pair from e^{sigma s} of each document, relative to a pivot
     # rank (rank 0, moved down to the current row when that row's u drops below
@@ -160,7 +160,7 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
     s_ranked = [s[x] for x in order]
     u = unit_exponentials(s_ranked, 0, sigma)
     total = 0.0
-    for i in range(_pair_rows(n, truncation)):
+    for i in range(pair_rows(n, truncation)):
         if u[i] < PIVOT_MIN:
             u = unit_exponentials(s_ranked, i, sigma)
         for j in range(i + 1, n):
@@ -194,7 +194,7 @@ def query_lambdas_lightgbm(scores, labels, convention: Convention, truncation: O
     n = len(scores)
     lam = [f32(0.0)] * n
     hes = [f32(0.0)] * n
-    inv = _inverse(ideal_dcg(labels, truncation, convention, mode="lightgbm"))
+    inv = inverse_or_zero(ideal_dcg(labels, truncation, convention, mode="lightgbm"))
     if n < 2:
         return lam, hes
     s = [float(x) for x in scores]
@@ -202,7 +202,7 @@ def query_lambdas_lightgbm(scores, labels, convention: Convention, truncation: O
     order = sorted(range(n), key=lambda i: (-s[i], i))          # std::stable_sort, score desc
     best, worst = s[order[0]], s[order[-1]]
     total = 0.0
-    for i in range(_pair_rows(n, truncation)):
+    for i in range(pair_rows(n, truncation)):
         for j in range(i + 1, n):
             if y[order[i]] == y[order[j]]:
                 continue
@@ -290,10 +290,10 @@ def query_lambdas_xgboost(scores, labels, convention: Convention, truncation: Op
         unbiased.lj = [0.0] * n
     if n < 2:
         return grad, hess
-    inv = _inverse(ideal_dcg(y, truncation, convention, mode="xgboost"))
+    inv = inverse_or_zero(ideal_dcg(y, truncation, convention, mode="xgboost"))
     if inv == 0.0:
         return grad, hess
-    s = [f32(_spec().float32_score(x)) for x in scores]
+    s = [f32(ndcg_spec().float32_score(x)) for x in scores]
     order = sorted(range(n), key=lambda i: (-float(s[i]), i))    # stable ArgSort, greater
     by_distance = score_normalization and s[order[0]] != s[order[-1]]
     total = 0.0

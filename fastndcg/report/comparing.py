@@ -13,7 +13,7 @@ from fastndcg.conventions import Convention
 from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg._core.validation import check_cutoffs
 from fastndcg.conventions import PRESETS, list_presets
-from fastndcg.report.comparison import Comparison, _System, _ideal_arrays, _ideal_source, _key_for, _scorer
+from fastndcg.report.comparison import Comparison, ComparedSystem, ideal_arrays, _ideal_source, tie_key_of, _scorer
 from fastndcg.report.comparison_text import ArrayLike, Cutoff, IDEAL_CHOICES
 
 
@@ -58,7 +58,7 @@ def _as_presets(presets: Any) -> Dict[str, Convention]:
 
 
 def _systems(scores: Any, labels: Any, offsets: Any, tie_key: Any, weights: Any,
-             ideal_labels: Any, ideal_offsets: Any, qids: Any) -> List[_System]:
+             ideal_labels: Any, ideal_offsets: Any, qids: Any) -> List[ComparedSystem]:
     if isinstance(scores, Mapping):
         if not scores:
             raise ValueError("scores: an empty mapping has no system to compare")
@@ -95,13 +95,13 @@ def _systems(scores: Any, labels: Any, offsets: Any, tie_key: Any, weights: Any,
         q_arr = np.arange(nq) if q is None else np.asarray(q)
         if q_arr.shape[0] != nq:
             raise ValueError(f"qids of {where} name {q_arr.shape[0]} queries but offsets describe {nq}")
-        out.append(_System(name, sc_arr, lab_arr, off_arr, None if key is None else np.asarray(key),
+        out.append(ComparedSystem(name, sc_arr, lab_arr, off_arr, None if key is None else np.asarray(key),
                            None if il is None else np.asarray(il), None if io_ is None else np.asarray(io_),
                            q_arr, None if weights is None else np.asarray(weights, dtype=np.float64)))
     return out
 
 
-def _validate(sys_: _System, n_threads: Optional[int]) -> None:
+def _validate(sys_: ComparedSystem, n_threads: Optional[int]) -> None:
     """Check what every preset needs (shapes, offsets, finite scores, labels >= 0,
     weights, external ideal) once, with a permissive convention, so that an error
     later can only come from the preset itself (its gain table, empty='error')."""
@@ -164,14 +164,14 @@ def _tie_counts(scores: np.ndarray, gains: np.ndarray, offsets: np.ndarray,
 # ============================================================================ compare
 
 
-def _evaluate_preset(sys_: _System, s: int, j: int, conv: Convention, cutoffs: List[Cutoff], ideal: str,
+def _evaluate_preset(sys_: ComparedSystem, s: int, j: int, conv: Convention, cutoffs: List[Cutoff], ideal: str,
                      n_threads: Optional[int], tie_cache: Dict[Any, Tuple[np.ndarray, np.ndarray]],
                      mean: np.ndarray, worst: np.ndarray, best: np.ndarray, tied: np.ndarray,
                      crossing: np.ndarray, empty: np.ndarray, per_q: Optional[Dict[str, Dict[str, np.ndarray]]]) -> None:
     """Fill row [s, j] of the result arrays: empty count, tie range and counts, mean
     (left NaN when the preset needs a tie key the system does not have)."""
     K = len(cutoffs)
-    scorer = _scorer(sys_, cutoffs, conv, _ideal_arrays(sys_, conv, ideal), n_threads)
+    scorer = _scorer(sys_, cutoffs, conv, ideal_arrays(sys_, conv, ideal), n_threads)
     idcg = np.asarray(scorer.ideal_dcg).reshape(sys_.n_queries, K)
     empty[s, j] = int(np.count_nonzero(idcg[:, 0] <= 0))
     # tie range: the same ideal DCG, only the tie rule changes
@@ -186,7 +186,7 @@ def _evaluate_preset(sys_: _System, s: int, j: int, conv: Convention, cutoffs: L
     tied[s, j], crossing[s, j] = tie_cache[ckey]
     if conv.uses_tie_key and sys_.tie_key is None:
         return
-    key = _key_for(sys_, conv)
+    key = tie_key_of(sys_, conv)
     if per_q is None:
         mean[s, j] = scorer.mean(sys_.scores, tie_key=key, n_threads=n_threads)
         return

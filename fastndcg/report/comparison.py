@@ -18,7 +18,7 @@ from fastndcg.report.format import qid_json as _qid
 from fastndcg.report.format import table as _table
 from fastndcg.report.format import write_output
 from fastndcg.conventions import DEFAULT_MISSING, Convention
-from fastndcg.report.comparison_text import ArrayLike, Cutoff, _count, _count_text, _csv_count, _fmt, _indent, _matplotlib, _num, _other_fields, _rank_of, _tiers_text, measure_name, preset_fields
+from fastndcg.report.comparison_text import ArrayLike, Cutoff, json_count, count_text, csv_count, _fmt, _indent, matplotlib_figure, json_number, other_fields, rank_of, tiers_text, measure_name, preset_fields
 
 
 @dataclass
@@ -52,7 +52,7 @@ class RunData:
 
 
 @dataclass
-class _System:
+class ComparedSystem:
     name: str
     scores: np.ndarray
     labels: np.ndarray
@@ -137,7 +137,7 @@ class Comparison:
     qids: Dict[str, np.ndarray]
     per_query: Optional[Dict[str, Dict[str, np.ndarray]]] = None
     notes: List[str] = field(default_factory=list)
-    _inputs: List[_System] = field(default_factory=list, repr=False)
+    _inputs: List[ComparedSystem] = field(default_factory=list, repr=False)
     _ideal: str = field(default="auto", repr=False)
     _n_threads: Optional[int] = field(default=None, repr=False)
     #: the rule for judged topics missing from a run, as the inputs were aligned (TREC files)
@@ -281,8 +281,8 @@ class Comparison:
                 "zero_doc_queries": int(self.zero_doc_queries[s]),
                 "short_queries": {m: int(self.short_queries[s, c]) for c, m in enumerate(measures)},
                 "presets": {},
-                "spread": {m: {**spread[s][c], "spread": _num(spread[s][c]["spread"]),
-                               "min": _num(spread[s][c]["min"]), "max": _num(spread[s][c]["max"])}
+                "spread": {m: {**spread[s][c], "spread": json_number(spread[s][c]["spread"]),
+                               "min": json_number(spread[s][c]["min"]), "max": json_number(spread[s][c]["max"])}
                            for c, m in enumerate(measures)},
             }
             for j, p in enumerate(self.presets):
@@ -290,18 +290,18 @@ class Comparison:
                 sysdoc["presets"][p] = {
                     "computable": reason is None,
                     "reason": reason,
-                    "mean": {m: _num(self.mean[s, j, c]) for c, m in enumerate(measures)},
-                    "tie_range": {m: [_num(self.tie_worst[s, j, c]), _num(self.tie_best[s, j, c])]
+                    "mean": {m: json_number(self.mean[s, j, c]) for c, m in enumerate(measures)},
+                    "tie_range": {m: [json_number(self.tie_worst[s, j, c]), json_number(self.tie_best[s, j, c])]
                                   for c, m in enumerate(measures)},
-                    "empty_queries": _count(self.empty_queries[s, j]),
-                    "tied_queries": {m: _count(self.tied_queries[s, j, c]) for c, m in enumerate(measures)},
-                    "tie_crossing_queries": {m: _count(self.tie_crossing_queries[s, j, c])
+                    "empty_queries": json_count(self.empty_queries[s, j]),
+                    "tied_queries": {m: json_count(self.tied_queries[s, j, c]) for c, m in enumerate(measures)},
+                    "tie_crossing_queries": {m: json_count(self.tie_crossing_queries[s, j, c])
                                              for c, m in enumerate(measures)},
                 }
             if self.per_query is not None:
                 qids = [_qid(q) for q in self.qids[name]]
                 sysdoc["per_query"] = {
-                    p: [dict(query=q, **{m: _num(v) for m, v in zip(measures, row)})
+                    p: [dict(query=q, **{m: json_number(v) for m, v in zip(measures, row)})
                         for q, row in zip(qids, values.tolist())]
                     for p, values in self.per_query[name].items()}
             doc["systems"].append(sysdoc)
@@ -310,7 +310,7 @@ class Comparison:
             changed = self.order_changed()
             doc["rankings"] = {m: {p: {"order": ranks[p][c], "differs_from_baseline": changed[p][c]}
                                    for p in self.presets} for c, m in enumerate(measures)}
-            doc["flips"] = [dict(f, max_a_lead=_num(f["max_a_lead"]), max_b_lead=_num(f["max_b_lead"]))
+            doc["flips"] = [dict(f, max_a_lead=json_number(f["max_a_lead"]), max_b_lead=json_number(f["max_b_lead"]))
                             for f in self.flips()]
         return doc
 
@@ -343,12 +343,12 @@ class Comparison:
                             buf.write(",".join([_csv(name), _csv(p), m, cut, _csv(str(_qid(q))), _csv_num(v)]
                                                + [""] * (len(cols) - 7) + [_csv(self.signature(p, self.cutoffs[c]))])
                                       + "\n")
-                    rank = _rank_of(ranks[p][c], name)
+                    rank = rank_of(ranks[p][c], name)
                     cells = [_csv(name), _csv(p), m, cut, "all", _csv_num(self.mean[s, j, c]),
                              _csv_num(self.tie_worst[s, j, c]), _csv_num(self.tie_best[s, j, c]),
                              "" if rank is None else str(rank), str(int(self.n_queries[s])),
-                             _csv_count(self.empty_queries[s, j]), str(int(self.short_queries[s, c])),
-                             _csv_count(self.tied_queries[s, j, c]), _csv_count(self.tie_crossing_queries[s, j, c]),
+                             csv_count(self.empty_queries[s, j]), str(int(self.short_queries[s, c])),
+                             csv_count(self.tied_queries[s, j, c]), csv_count(self.tie_crossing_queries[s, j, c]),
                              _csv(reason), _csv(self.signature(p, self.cutoffs[c]))]
                     buf.write(",".join(cells) + "\n")
         return buf.getvalue()
@@ -365,7 +365,7 @@ class Comparison:
             out.append(f"note: {note}\n")
         out.append("\nPresets (the fields that make tools disagree)\n")
         rows = [[p] + list(preset_fields(self.conventions[p]).values())[:-1] + [self.ideal_sources[p],
-                                                                               _other_fields(self.conventions[p])]
+                                                                               other_fields(self.conventions[p])]
                 for p in self.presets]
         out.append(_table(["preset", "gain", "unknown", "discount", "ties", "empty", "short", "ideal", "aggregation",
                            "scores", "ideal from", "other"], rows, right_from=99))
@@ -386,7 +386,7 @@ class Comparison:
                         notes.append(reason)
                     mark = f" [{notes.index(reason) + 1}]"
                 cells = [fmt(self.mean[s, j, c]) if reason is None else "n/a" for c in range(len(measures))]
-                rows.append([p + mark] + cells + [_count_text(self.empty_queries[s, j])])
+                rows.append([p + mark] + cells + [count_text(self.empty_queries[s, j])])
             rows.append(["spread (max-min)"] + [fmt(spread[s][c]["spread"]) for c in range(len(measures))] + ["-"])
             out.append(_table(["preset"] + measures + ["empty"], rows))
             for c, m in enumerate(measures):
@@ -402,8 +402,8 @@ class Comparison:
             for j, p in enumerate(self.presets):
                 cells = []
                 for c in range(len(measures)):
-                    cells.append(f"{_count_text(self.tied_queries[s, j, c])} "
-                                 f"({_count_text(self.tie_crossing_queries[s, j, c])})")
+                    cells.append(f"{count_text(self.tied_queries[s, j, c])} "
+                                 f"({count_text(self.tie_crossing_queries[s, j, c])})")
                     cells.append(f"[{fmt(self.tie_worst[s, j, c])}, {fmt(self.tie_best[s, j, c])}]")
                 rows.append([p] + cells)
             header = ["preset"]
@@ -414,7 +414,7 @@ class Comparison:
             ranks = self.rankings()
             changed = self.order_changed()
             out.append(f"\nOrder of the systems, best first (* = differs from {self.baseline})\n")
-            rows = [[p] + [_tiers_text(ranks[p][c]) + (" *" if changed[p][c] else "")
+            rows = [[p] + [tiers_text(ranks[p][c]) + (" *" if changed[p][c] else "")
                            for c in range(len(measures))] for p in self.presets]
             out.append(_table(["preset"] + measures, rows, right_from=99))
             flips = self.flips()
@@ -445,9 +445,9 @@ class Comparison:
             for j, p in enumerate(self.presets):
                 if not self.computable(sys_.name, p):
                     continue
-                scorer = _scorer(sys_, ks, self.conventions[p], _ideal_arrays(sys_, self.conventions[p], self._ideal),
+                scorer = _scorer(sys_, ks, self.conventions[p], ideal_arrays(sys_, self.conventions[p], self._ideal),
                                  self._n_threads)
-                out[s, j] = scorer.mean(sys_.scores, tie_key=_key_for(sys_, self.conventions[p]),
+                out[s, j] = scorer.mean(sys_.scores, tie_key=tie_key_of(sys_, self.conventions[p]),
                                         n_threads=self._n_threads)
         return out
 
@@ -458,7 +458,7 @@ class Comparison:
         written atomically (a temporary file in the same folder, then renamed).
         Needs matplotlib (``pip install "fastndcg[plot]"``). Returns ``path``.
         """
-        Figure, colormaps = _matplotlib()
+        Figure, colormaps = matplotlib_figure()
         if max_k is None:
             finite = [k for k in self.cutoffs if k is not None]
             max_k = max(finite + [2])
@@ -504,7 +504,7 @@ class Comparison:
         return str(path)
 
 
-def _ideal_source(conv: Convention, sys_: _System, ideal: str) -> str:
+def _ideal_source(conv: Convention, sys_: ComparedSystem, ideal: str) -> str:
     if sys_.ideal_labels is None:
         return "list"
     if ideal != "auto":
@@ -514,17 +514,17 @@ def _ideal_source(conv: Convention, sys_: _System, ideal: str) -> str:
     return ideal_source(conv)
 
 
-def _ideal_arrays(sys_: _System, conv: Convention, ideal: str) -> Dict[str, Any]:
+def ideal_arrays(sys_: ComparedSystem, conv: Convention, ideal: str) -> Dict[str, Any]:
     if _ideal_source(conv, sys_, ideal) == "qrels":
         return dict(ideal_labels=sys_.ideal_labels, ideal_offsets=sys_.ideal_offsets)
     return {}
 
 
-def _key_for(sys_: _System, conv: Convention) -> Optional[np.ndarray]:
+def tie_key_of(sys_: ComparedSystem, conv: Convention) -> Optional[np.ndarray]:
     return sys_.tie_key if conv.uses_tie_key else None
 
 
-def _scorer(sys_: _System, ks: List[Cutoff], conv: Convention, ideal_kw: Dict[str, Any],
+def _scorer(sys_: ComparedSystem, ks: List[Cutoff], conv: Convention, ideal_kw: Dict[str, Any],
             n_threads: Optional[int]) -> NDCGScorer:
     return NDCGScorer(sys_.labels, sys_.offsets, ks, convention=conv, weights=sys_.weights,
                       n_threads=n_threads, **ideal_kw)

@@ -29,10 +29,10 @@ def measure_name(k: Cutoff) -> str:
 def preset_fields(conv: Convention) -> Dict[str, str]:
     """The report's text for each field in :data:`PRESET_FIELDS`, and ``other``:
     any further field that differs from the default convention (``name=value``)."""
-    return dict({f: _field_text(conv, f) for f in PRESET_FIELDS}, other=_other_fields(conv))
+    return dict({f: _field_text(conv, f) for f in PRESET_FIELDS}, other=other_fields(conv))
 
 
-def _other_fields(conv: Convention) -> str:
+def other_fields(conv: Convention) -> str:
     default = Convention()
     return " ".join(f"{f.name}={getattr(conv, f.name)}" for f in dataclass_fields(conv)
                     if f.name not in PRESET_FIELDS and f.name not in ("name", "ideal_source")
@@ -67,24 +67,24 @@ def _fmt(digits: int):
     return fmt
 
 
-def _num(v: Any) -> Optional[float]:
+def json_number(v: Any) -> Optional[float]:
     v = float(v)
     return None if math.isnan(v) else v
 
 
-def _count(v: Any) -> Optional[int]:
+def json_count(v: Any) -> Optional[int]:
     return None if int(v) < 0 else int(v)
 
 
-def _count_text(v: Any) -> str:
+def count_text(v: Any) -> str:
     return "?" if int(v) < 0 else str(int(v))
 
 
-def _csv_count(v: Any) -> str:
+def csv_count(v: Any) -> str:
     return "" if int(v) < 0 else str(int(v))
 
 
-def _rank_of(tiers: List[List[str]], name: str) -> Optional[int]:
+def rank_of(tiers: List[List[str]], name: str) -> Optional[int]:
     """Competition rank (1 = best; equal means share a rank)."""
     seen = 0
     for tier in tiers:
@@ -94,7 +94,7 @@ def _rank_of(tiers: List[List[str]], name: str) -> Optional[int]:
     return None
 
 
-def _tiers_text(tiers: List[List[str]]) -> str:
+def tiers_text(tiers: List[List[str]]) -> str:
     return " > ".join(" = ".join(t) for t in tiers) if tiers else "-"
 
 
@@ -102,7 +102,7 @@ def _indent(text: str, pad: str = "  ") -> str:
     return "".join(pad + line + "\n" for line in text.splitlines())
 
 
-def _matplotlib():
+def matplotlib_figure():
     """matplotlib's Figure (no pyplot: the user's backend and figures are left alone)."""
     try:
         from matplotlib import colormaps

@@ -121,7 +121,7 @@ def norm_ppf(p: float) -> float:
     return x
 
 
-def _p_from(alternative: str, sf_upper: float, cdf_lower: float, sf_abs: Optional[float] = None) -> float:
+def p_value_for(alternative: str, sf_upper: float, cdf_lower: float, sf_abs: Optional[float] = None) -> float:
     if alternative == "greater":
         return sf_upper
     if alternative == "less":

@@ -7,7 +7,7 @@ from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, U
 
 import numpy as np
 
-from fastndcg.report.distributions import ALTERNATIVES, _p_from, norm_cdf, norm_ppf, norm_sf, t_cdf, t_sf
+from fastndcg.report.distributions import ALTERNATIVES, p_value_for, norm_cdf, norm_ppf, norm_sf, t_cdf, t_sf
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -62,7 +62,7 @@ def paired_t_test(a, b, *, alternative: str = "two-sided") -> TestResult:
         t = float(np.mean(d) / np.sqrt(np.var(d, ddof=1) / n))
     if math.isnan(t):
         return TestResult(math.nan, math.nan, "t")
-    p = _p_from(alternative, t_sf(t, df), t_cdf(t, df), t_sf(abs(t), df))
+    p = p_value_for(alternative, t_sf(t, df), t_cdf(t, df), t_sf(abs(t), df))
     return TestResult(t, p, "t")
 
 
@@ -141,7 +141,7 @@ def wilcoxon(a, b, *, alternative: str = "two-sided", method: str = "auto",
             z -= sign * 0.5 / se
         if math.isnan(z):
             return TestResult(statistic, math.nan, method)
-        p = _p_from(alternative, norm_sf(z), norm_cdf(z), norm_sf(abs(z)))
+        p = p_value_for(alternative, norm_sf(z), norm_cdf(z), norm_sf(abs(z)))
         return TestResult(statistic, p, method)
     if method == "exact":
         pmf = _signed_rank_distribution(count)

@@ -217,10 +217,10 @@ def test_every_call_kind_from_8_threads_matches_one_thread(force_threads):
 
 def test_sigmoid_table_cache_stays_bounded_and_is_read_only():
     lambdamart_checks._SIGMOID_TABLES.clear()
-    first = lambdamart_checks._sigmoid_table(SIGMAS[0])
-    assert lambdamart_checks._sigmoid_table(SIGMAS[0]) is first          # a hit is the cached tuple
+    first = lambdamart_checks.sigmoid_table(SIGMAS[0])
+    assert lambdamart_checks.sigmoid_table(SIGMAS[0]) is first          # a hit is the cached tuple
     for sigma in SIGMAS:
-        lambdamart_checks._sigmoid_table(sigma)
+        lambdamart_checks.sigmoid_table(sigma)
     assert len(lambdamart_checks._SIGMOID_TABLES) == lambdamart_checks.SIGMOID_TABLES_KEPT
     assert list(lambdamart_checks._SIGMOID_TABLES) == list(SIGMAS[-lambdamart_checks.SIGMOID_TABLES_KEPT:])
     assert not first[0].flags.writeable                                   # shared by every model

@@ -153,7 +153,7 @@ def _lightgbm_double_accumulation(scores, labels, offsets, sigma=1.0):
         if n < 2:
             continue
         s, y = [float(x) for x in scores[a:b]], [float(x) for x in labels[a:b]]
-        inv = ref._inverse(ref.ideal_dcg(y, 30, conv, mode="lightgbm"))
+        inv = ref.inverse_or_zero(ref.ideal_dcg(y, 30, conv, mode="lightgbm"))
         order = sorted(range(n), key=lambda i: (-s[i], i))
         g, h = [0.0] * n, [0.0] * n
         total, all_eq = 0.0, s[order[0]] == s[order[-1]]
