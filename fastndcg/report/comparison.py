@@ -333,15 +333,17 @@ class Comparison:
         ranks = self.rankings()
         buf = io.StringIO()
         buf.write(",".join(cols) + "\n")
+        signatures = self.signatures()        # once per column, not per row
         for s, name in enumerate(self.systems):
             for j, p in enumerate(self.presets):
                 reason = self.reasons.get(name, {}).get(p, "")
                 for c, m in enumerate(self.measures):
                     cut = "" if self.cutoffs[c] is None else str(self.cutoffs[c])
+                    sig = _csv(signatures[p][m])
                     if self.per_query is not None and p in self.per_query[name]:
                         for q, v in zip(self.qids[name], self.per_query[name][p][:, c].tolist()):
                             buf.write(",".join([_csv(name), _csv(p), m, cut, _csv(str(_qid(q))), _csv_num(v)]
-                                               + [""] * (len(cols) - 7) + [_csv(self.signature(p, self.cutoffs[c]))])
+                                               + [""] * (len(cols) - 7) + [sig])
                                       + "\n")
                     rank = rank_of(ranks[p][c], name)
                     cells = [_csv(name), _csv(p), m, cut, "all", _csv_num(self.mean[s, j, c]),
@@ -349,7 +351,7 @@ class Comparison:
                              "" if rank is None else str(rank), str(int(self.n_queries[s])),
                              csv_count(self.empty_queries[s, j]), str(int(self.short_queries[s, c])),
                              csv_count(self.tied_queries[s, j, c]), csv_count(self.tie_crossing_queries[s, j, c]),
-                             _csv(reason), _csv(self.signature(p, self.cutoffs[c]))]
+                             _csv(reason), sig]
                     buf.write(",".join(cells) + "\n")
         return buf.getvalue()
 

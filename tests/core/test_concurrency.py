@@ -376,3 +376,32 @@ def test_lightgbm_scikit_learn_calls_shared_by_8_trainings(force_threads, monkey
         problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
                                      datasets, scores)
         assert not problems, problems[:3]
+
+
+def test_measurement_and_jk_discount_caches_from_8_threads():
+    """The presets' key table of fastndcg.measures.measurement (rebuilt when a preset is added)
+    and the jk discount table cached on a shared Convention (grown on demand) are replaced whole:
+    8 threads building measurements and growing one table see whole, equal results."""
+    from fastndcg.conventions import Convention
+    from fastndcg._core import resolve
+    from fastndcg.measures import measurement
+
+    conv = Convention(discount="jk", discount_base=10)
+    want_sig = measurement.measurement_for(10, preset="trec_eval").signature
+    want_table = np.array([resolve.discount(Convention(discount="jk", discount_base=10), 5000)]).ravel()
+    errors: List[str] = []
+
+    def worker(t: int) -> None:
+        for i in range(200):
+            if i % 50 == 0:
+                measurement._PRESET_KEYS = (-1, [])          # force a rebuild while others read
+            m = measurement.measurement_for(10, preset="trec_eval")
+            if m.signature != want_sig or m.rules != "trec_eval":
+                errors.append(f"thread {t}: {m.signature}")
+            n = 100 + (t * 997 + i * 131) % 4900            # tables grown by several threads
+            table = resolve.discount(conv, n)
+            if table.shape[0] < n or table[:n].tobytes() != want_table[:n].tobytes():
+                errors.append(f"thread {t}: discount table of {table.shape[0]} for {n}")
+
+    run_threads(worker)
+    assert errors == []
