@@ -11,7 +11,7 @@ Calls, each computing ``nDCG@10`` (judged topics without results count 0, as ir_
 
 * ``ir_measures``: ``ir_measures.calc_aggregate`` with its default pipeline (pytrec_eval);
 * ``fastndcg.calc_aggregate`` and ``fastndcg.iter_calc`` (consumed into a list);
-* ``provider``: ``fastndcg.integrations.ir_measures.register()`` first, then
+* ``provider``: ``fastndcg.integrations.register_ir_measures()`` first, then
   ``ir_measures.calc_aggregate`` (the provider's evaluator converts the qrels and the run).
 
 The rows are timed round by round, interleaved, in this process (imports excluded), so that
@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 
 import fastndcg
-from fastndcg.integrations import ir_measures as provider
+from fastndcg.integrations import _ir_measures as provider
 
 ir_measures = pytest.importorskip("ir_measures")
 pd = pytest.importorskip("pandas")
@@ -50,11 +50,11 @@ KINDS = ("lists", "generators", "pandas", "dicts")
 
 
 def _provider_calc_aggregate(measures, qrels, run):
-    provider.register()
+    provider.register_ir_measures()
     try:
         return ir_measures.calc_aggregate(measures, qrels, run)
     finally:
-        provider.unregister()
+        provider.unregister_ir_measures()
 
 
 CALLS: Dict[str, Callable[..., Any]] = {

@@ -45,10 +45,10 @@ import pytest
 import xgboost as xgb
 
 import fastndcg
-from fastndcg.measures.debias import PositionBiasedLambdaMART, XGBoostRankNDCG
-from fastndcg.measures.lambdamart import LambdaMART
-from fastndcg.integrations.lightgbm import LambdarankObjective
-from fastndcg.integrations.xgboost import RankNDCGObjective
+from fastndcg.measures._debias import PositionBiasedLambdaMART, XGBoostRankNDCG
+from fastndcg import LambdaMART
+from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective
+from fastndcg.integrations import XGBoostRankNDCGObjective as RankNDCGObjective
 
 ALL = os.cpu_count() or 1
 TRAIN_QUERIES = int(os.environ.get("FASTNDCG_BENCH_TRAIN_QUERIES", "10000"))

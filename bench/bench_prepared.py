@@ -28,9 +28,9 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io import readers
-from fastndcg.report import stream
-from fastndcg.measures.ndcg import ndcg_and_mean
+import fastndcg.io as readers
+import fastndcg.report as stream
+from fastndcg.measures._ndcg import ndcg_and_mean
 from fastndcg._core.prepared import one_shot
 from fastndcg._core.threads import effective_n_threads, threads_for
 
@@ -161,10 +161,10 @@ def chunks(mslr10k_ties):
 
 def test_stream_one_query_per_chunk(benchmark, chunks):
     d, parts = chunks
-    res = stream.evaluate(parts, K)
+    res = stream.evaluate_chunks(parts, K)
     assert res.mean == fastndcg.mean_ndcg(d.scores, d.labels, d.offsets, K)
     _info(benchmark, "stream vs one call", "stream.evaluate, 1 query/chunk", ALL, d, vs="mean_ndcg")
-    benchmark.pedantic(lambda: stream.evaluate(parts, K, per_query=False, keep="sums"),
+    benchmark.pedantic(lambda: stream.evaluate_chunks(parts, K, per_query=False, keep="sums"),
                        rounds=5, iterations=1, warmup_rounds=1)
 
 
@@ -218,7 +218,7 @@ def test_trec_stream_one_topic_per_piece(benchmark, trec_files):
 
 
 def test_trec_eval_cli(benchmark, trec_files):
-    from fastndcg.cli.main import main
+    from fastndcg.cli import main
 
     qpath, rpath, d = trec_files
 

@@ -14,7 +14,7 @@ Baselines, timed in the same run: ``sklearn.datasets.load_svmlight_file``
 import numpy as np
 import pytest
 
-from fastndcg.io import readers
+import fastndcg.io as readers
 
 N_LINES = 30_000
 N_TOPICS, N_PER_TOPIC = 400, 1000

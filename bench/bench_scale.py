@@ -1,4 +1,4 @@
-"""Scaling of distributed NDCG (fastndcg.integrations.dask) against the single-process kernel.
+"""Scaling of distributed NDCG (fastndcg.integrations._dask) against the single-process kernel.
 
 Synthetic, query-complete data (queries of 1..199 documents, labels 0..4,
 scores with ties), generated on the workers partition by partition
@@ -7,9 +7,9 @@ Timed, for 10**6 and 10**7 rows:
 
 * ``kernel``: ``fastndcg.mean_ndcg`` on numpy arrays in one process
   (n_threads = 1 and 2): the baseline;
-* ``frames``: ``fastndcg.io.frames.mean_ndcg`` on one pandas DataFrame
+* ``frames``: ``fastndcg.report.frame_mean_ndcg`` on one pandas DataFrame
   (the in-memory DataFrame path: grouping + kernel);
-* ``dask``: ``fastndcg.integrations.dask.mean_ndcg`` on a ``distributed.LocalCluster``
+* ``dask``: ``fastndcg.integrations._dask.mean_ndcg`` on a ``distributed.LocalCluster``
   with 1 and 2 single-threaded worker processes, ``shuffle=False`` (the data
   is already partitioned by query: kernel + per-partition work) and
   ``shuffle=True`` (a full shuffle by query first, as for raw logs).
@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io import frames
+from fastndcg.report import frame_mean_ndcg, frame_ndcg
 
 PARTITION_ROWS = 250_000
 K = 10
@@ -101,7 +101,7 @@ def scaling_table(rows_list: List[int], workers_list: List[int], repeats: int = 
     import pandas as pd
     from distributed import Client, LocalCluster, wait
 
-    import fastndcg.integrations.dask as fdask
+    import fastndcg.integrations._dask as fdask
 
     results: List[Dict] = []
     for rows in rows_list:
@@ -112,7 +112,7 @@ def scaling_table(rows_list: List[int], workers_list: List[int], repeats: int = 
             results.append(dict(rows=n, impl="kernel", workers=1, threads=threads, seconds=t,
                                 rows_per_s=n / t, mean=m))
         df = pd.DataFrame({"qid": np.repeat(np.arange(o.size - 1), np.diff(o)), "label": l, "score": s})
-        t, m = _best(lambda r: frames.mean_ndcg(df, K, n_threads=1), repeats)
+        t, m = _best(lambda r: frame_mean_ndcg(df, K, n_threads=1), repeats)
         results.append(dict(rows=n, impl="frames", workers=1, threads=1, seconds=t, rows_per_s=n / t, mean=m))
         for workers in workers_list:
             with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -120,7 +120,7 @@ def scaling_table(rows_list: List[int], workers_list: List[int], repeats: int = 
                 ddf = dask_frame(rows).persist()
                 wait(ddf)
                 for shuffle in (False, True):
-                    t, m = _best(lambda r: fdask.mean_ndcg(ddf, K, shuffle=shuffle,
+                    t, m = _best(lambda r: fdask.dask_mean_ndcg(ddf, K, shuffle=shuffle,
                                                            convention=fresh_convention()), repeats)
                     results.append(dict(rows=n, impl="dask" + (" + shuffle" if shuffle else ""),
                                         workers=workers, threads=1, seconds=t, rows_per_s=n / t, mean=m))
@@ -159,7 +159,7 @@ def test_kernel(benchmark, rows, threads):
 def test_dask(benchmark, rows, workers, shuffle):
     from distributed import Client, LocalCluster, wait
 
-    import fastndcg.integrations.dask as fdask
+    import fastndcg.integrations._dask as fdask
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       memory_limit=0) as cluster, Client(cluster):

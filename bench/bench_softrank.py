@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io.datasets import mslr_like
+from fastndcg.io._datasets import mslr_like
 from fastndcg.reference import _rankdcg as _ref_rankdcg
 from fastndcg.reference import _softrank as _ref_softrank
-from fastndcg.measures import softrank as sr
-from fastndcg.measures.rankdcg import rankdcg
+from fastndcg.measures import _softrank as sr
+from fastndcg.measures._rankdcg import rankdcg
 
 THREADS = [1, 2]
 

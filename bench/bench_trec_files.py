@@ -89,9 +89,9 @@ print(time.perf_counter() - t, v)
 # fastndcg's CLI with ISA-L disabled (the standard library's zlib): the fallback path of .gz files
 _CLI_ZLIB = """
 import sys, zlib
-from fastndcg.io import files
+from fastndcg.io import _files as files
 files._gzip_impl = zlib
-from fastndcg.cli.main import main
+from fastndcg.cli import main
 sys.argv = ["fastndcg"] + sys.argv[1:]
 sys.exit(main())
 """
@@ -222,8 +222,8 @@ def test_trec_tools(benchmark, trec_dirs, size, tmp_path):
 def test_many_runs_one_qrels(benchmark, tmp_path):
     """100 runs of 100,000 lines against one qrels: the cost of each extra run in one
     ``fastndcg eval`` call, against the time to parse that run (compiled parser alone)."""
-    from fastndcg.io.files import iter_line_blocks
-    from fastndcg.io.trec import TrecParser
+    from fastndcg.io._files import iter_line_blocks
+    from fastndcg.io._trec import TrecParser
 
     run, qrels = write_trec_files(str(tmp_path), n_topics=100)
     rows = _Rows()

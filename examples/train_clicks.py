@@ -4,7 +4,7 @@ Clicks are biased labels: users click the top of a list more, whatever it
 shows. This script simulates a click log on LETOR 4.0 MQ2008 (Fold1,
 ``vali.txt``; the shared copy has no ``train.txt``) — several sessions per
 query, each shown in the order of a noisy production ranker and clicked under
-a cascade model (:func:`fastndcg.io.datasets.cascade_clicks`) — trains on the
+a cascade model (:func:`fastndcg.io.cascade_clicks`) — trains on the
 clicks, and evaluates on the graded relevance labels of ``test.txt``:
 
 * LightGBM ``lambdarank`` on the clicks, plain and with position debiasing
@@ -28,10 +28,10 @@ import numpy as np
 import xgboost as xgb
 
 import fastndcg
-from fastndcg.io.datasets import cascade_clicks
-from fastndcg.integrations.lightgbm import LambdarankObjective
-from fastndcg.io.readers import read_svmlight
-from fastndcg.integrations.xgboost import RankNDCGObjective
+from fastndcg.io import cascade_clicks
+from fastndcg.integrations import LightGBMLambdarankObjective
+from fastndcg.io import read_svmlight
+from fastndcg.integrations import XGBoostRankNDCGObjective
 
 SESSIONS = 8          # impressions per query in the log
 ROUNDS = 100
@@ -82,7 +82,7 @@ def main(data_dir):
     results["LightGBM lambdarank, clicks"] = test_ndcg(plain.predict(Xte))
     params = dict(LGB, lambdarank_position_bias_regularization=0.5)
     builtin = lgb.train(params, lgb.Dataset(X, clicks, group=group, position=position), ROUNDS)
-    obj = LambdarankObjective.from_params(params)
+    obj = LightGBMLambdarankObjective.from_params(params)
     ours = lgb.train(dict(params, objective=obj), lgb.Dataset(X, clicks, group=group, position=position),
                      ROUNDS)
     results["LightGBM lambdarank, clicks + positions"] = test_ndcg(builtin.predict(Xte))
@@ -96,7 +96,7 @@ def main(data_dir):
     qid = np.repeat(np.arange(len(group)), group)
     xparams = dict(XGB, lambdarank_unbiased=True, lambdarank_num_pair_per_sample=8)
     xbuiltin = xgb.train(xparams, xgb.DMatrix(X, clicks, qid=qid), ROUNDS)
-    xobj = RankNDCGObjective.from_params(xparams)
+    xobj = XGBoostRankNDCGObjective.from_params(xparams)
     plain_params = {k: v for k, v in xparams.items() if not k.startswith(("objective", "lambdarank"))}
     xours = xgb.train(plain_params, xgb.DMatrix(X, clicks, qid=qid), ROUNDS, obj=xobj)
     dtest = xgb.DMatrix(Xte)

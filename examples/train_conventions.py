@@ -27,8 +27,8 @@ import lightgbm as lgb
 import numpy as np
 
 import fastndcg
-from fastndcg.integrations.lightgbm import LambdarankObjective
-from fastndcg.io.readers import read_svmlight
+from fastndcg.integrations import LightGBMLambdarankObjective
+from fastndcg.io import read_svmlight
 
 ROUNDS = 100
 PARAMS = dict(learning_rate=0.05, num_leaves=15, min_data_in_leaf=10, num_threads=2,
@@ -53,9 +53,9 @@ def main(data_dir):
     letor4 = fastndcg.get_preset("letor4")
     objectives = {
         "built-in lambdarank": "lambdarank",
-        "fastndcg standard": LambdarankObjective(mode="default", convention="standard", truncation=10),
-        "fastndcg letor4": LambdarankObjective(mode="default", convention=letor4, truncation=10),
-        "fastndcg letor4, short=clamp": LambdarankObjective(
+        "fastndcg standard": LightGBMLambdarankObjective(mode="default", convention="standard", truncation=10),
+        "fastndcg letor4": LightGBMLambdarankObjective(mode="default", convention=letor4, truncation=10),
+        "fastndcg letor4, short=clamp": LightGBMLambdarankObjective(
             mode="default", convention=letor4.replace(short="clamp"), truncation=10),
     }
     evaluation = {"standard": "standard", "letor4 (official MQ2008 measure)": letor4}

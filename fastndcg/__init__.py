@@ -4,22 +4,24 @@ Inputs are CSR: ``scores`` and ``labels`` of shape (n_docs,), and ``offsets``
 of shape (n_queries + 1,) where query q owns rows ``offsets[q]:offsets[q+1]``.
 """
 from fastndcg._version import __version__
-from fastndcg.measures.ndcg import NDCGScorer, dcg, ideal_dcg, mean_ndcg, ndcg
-from fastndcg.conventions import Convention
-from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg._core._openmp import openmp_enabled
+from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
+from fastndcg._core.prepared import NDCGScorer
 from fastndcg._core.threads import effective_n_threads
-from fastndcg.report.comparing import compare
-from fastndcg.measures.evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
-from fastndcg.measures.measurement import Measurement, from_signature, measurement_for as measurement
-from fastndcg.measures.lambdamart_model import LambdaMART
-from fastndcg.measures.lambdamart_functions import delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
-from fastndcg.conventions import PRESETS, get_preset, list_presets
-from fastndcg.measures.softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
-                               soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
+from fastndcg.conventions._convention import Convention
+from fastndcg.conventions._presets import PRESETS, get_preset, list_presets
+from fastndcg.measures._evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
+from fastndcg.measures._lambdamart_functions import delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
+from fastndcg.measures._lambdamart_model import LambdaMART
+from fastndcg.measures._measurement import Measurement, from_signature
+from fastndcg.measures._measurement import measurement_for as measurement
+from fastndcg.measures._ndcg import dcg, ideal_dcg, mean_ndcg, ndcg
+from fastndcg.measures._softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
+                                         soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
+from fastndcg.report._comparing import compare
 
-
-
+# Each public name has one public path: the headline API here, the rest in its room's
+# __init__ (fastndcg.conventions, .measures, .io, .report, .integrations, .reference, .cli).
 __all__ = [
     "Convention",
     "Evaluation",

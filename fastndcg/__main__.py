@@ -1,3 +1,3 @@
-from fastndcg.cli.app import main
+from fastndcg.cli._app import main
 
 raise SystemExit(main())

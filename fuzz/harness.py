@@ -37,7 +37,7 @@ import numpy as np
 import spec
 from spec import Reject
 
-from fastndcg.io import readers
+import fastndcg.io as readers
 
 SEP = b"\n@@@@\n"
 BLOCK_SIZES = (readers.DEFAULT_BLOCK_SIZE, 1, 2, 3, 5, 8, 64, 4096)
@@ -83,7 +83,7 @@ def _compress(kind: Optional[str], data: bytes) -> bytes:
 
 def _decompress(raw: bytes) -> Tuple[bytes, bool]:
     """What the reader sees: (content, complete). Compressed files are
-    recognised by their first bytes, as readers._open_binary does; content
+    recognised by their first bytes, as readers.open_binary does; content
     is everything the decompressor gives before an error."""
     if raw[:2] == b"\x1f\x8b":
         stream = gzip.GzipFile(fileobj=io.BytesIO(raw), mode="rb")
@@ -488,7 +488,7 @@ def target_group(data: bytes, tmpdir: str) -> None:
 # ----------------------------------------------------------------------------- TREC
 
 
-def _check_table(t: readers._TrecTable, want: spec.Trec, is_run: bool) -> None:
+def _check_table(t: readers.TrecTable, want: spec.Trec, is_run: bool) -> None:
     n = len(want.docnos)
     same("topics", t.topics.tolist(), [_text(x) for x in want.topics])
     check_offsets("offsets", t.offsets, n)

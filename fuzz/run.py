@@ -42,12 +42,12 @@ def worker(args) -> None:
     import atheris
 
     sys.path.insert(0, str(HERE))
-    # Python coverage for the code under test only: fastndcg.io.readers (the
+    # Python coverage for the code under test only: fastndcg.io (the
     # package's other modules and the oracle would slow the fuzzer down).
     import fastndcg  # noqa: F401  (imported first, so not instrumented; it does not import readers)
 
     with atheris.instrument_imports(include=["fastndcg"]):
-        import fastndcg.io.readers  # noqa: F401
+        import fastndcg.io  # noqa: F401
     import harness
     import fastndcg.io._parse as _parse
 

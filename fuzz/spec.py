@@ -1,7 +1,7 @@
-"""Pure-Python reference parsers: the fuzz oracle for fastndcg.io.readers.
+"""Pure-Python reference parsers: the fuzz oracle for fastndcg.io's readers.
 
 Written from the readers' documentation (docs/files-and-cli.md, the
-docstrings in fastndcg/io/readers.py), line by line and without numpy or any
+docstrings in fastndcg/io/_trec.py and _svmlight.py), line by line and without numpy or any
 compiled code, so that a disagreement with the compiled parsers
 (fastndcg/io/_parse.pyx) is a finding in one of the two. Each function takes the
 file's *decompressed* bytes and returns either the expected result or a
@@ -233,7 +233,7 @@ def group_sizes(data: bytes):
 
 def read_svmlight(data: bytes, docids: bool, features: bool, qid_order: str,
                   group: Optional[bytes] = None):
-    """Expected :func:`fastndcg.io.readers.read_svmlight` (group: the bytes of a
+    """Expected :func:`fastndcg.io.read_svmlight` (group: the bytes of a
     group file, path index 1 in a Reject)."""
     out = svmlight_rows(data, docids, features)
     if isinstance(out, Reject):
@@ -432,7 +432,7 @@ class Aligned:
 
 
 def align(qrels: Trec, run: Trec, missing: str, max_docs: Optional[int], float32: bool):
-    """Expected :func:`fastndcg.io.readers.align_run` (a Reject on path index 0 = qrels)."""
+    """Expected :func:`fastndcg.io.align_run` (a Reject on path index 0 = qrels)."""
     import struct
 
     judged = {}

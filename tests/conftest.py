@@ -87,7 +87,7 @@ def tier_sets(tree: ast.Module) -> List[FrozenSet[str]]:
 def run_cli(capsys, *argv):
     """``fastndcg`` with ``argv`` in this process: (exit code, stdout, stderr); argparse's
     exits give their code."""
-    from fastndcg.cli.app import main
+    from fastndcg.cli._app import main
 
     try:
         code = main([str(a) for a in argv])
@@ -255,7 +255,7 @@ def shared_data():
 def read_svmlight_dense(path):
     """Dense (X, y, qid or None) from an SVMlight/LETOR file; features are 1-based.
 
-    A plain test-side parser, so the exactness tests do not depend on fastndcg.io.readers."""
+    A plain test-side parser, so the exactness tests do not depend on fastndcg.io."""
     labels, qids, rows = [], [], []
     with open(path) as fh:
         for line in fh:

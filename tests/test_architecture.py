@@ -82,16 +82,9 @@ def test_every_module_lives_in_a_room():
     assert top == ["fastndcg.__main__", "fastndcg._version"], top
 
 
-#: the exceptions, each with its reason
-ALLOWED = {
-    # trec_eval's gain-level rules (levels -1/-2, the (int)(g1 - g2) ordering) are data the
-    # engine and the spec must share exactly: one place, the spec module
-    ("fastndcg.measures.trec_gains", "fastndcg.reference._trec_gains"),
-    ("fastndcg.measures.trec_gain_resolution", "fastndcg.reference._trec_gains"),
-    ("fastndcg.measures.trec_gain_scoring", "fastndcg.reference._trec_gains"),
-    ("fastndcg.measures.trec_measures", "fastndcg.reference._trec_gains"),
-    ("fastndcg.measures.trec_measures", "fastndcg.reference._trec_ndcg"),
-}
+#: the exceptions, each with its reason: none left (trec_eval's gain levels are data in
+#: conventions/_trec_levels.py; the measures room has its own level rules, tested against the spec)
+ALLOWED: Set[tuple] = set()
 
 
 @pytest.mark.parametrize("room", ROOMS)
@@ -161,20 +154,19 @@ def test_no_import_circles():
 
 
 def test_the_checks_can_fail():
-    GRAPH["fastndcg._core.threads"].add("fastndcg.io.readers")
-    GRAPH["fastndcg.io.readers"].add("fastndcg._core.threads")
+    GRAPH["fastndcg._core.threads"].add("fastndcg.io._trec")
+    GRAPH["fastndcg.io._trec"].add("fastndcg._core.threads")
     try:
         with pytest.raises(AssertionError):
             test_import_direction("_core")
         assert _cycles()
     finally:
-        GRAPH["fastndcg._core.threads"].discard("fastndcg.io.readers")
-        GRAPH["fastndcg.io.readers"].discard("fastndcg._core.threads")
+        GRAPH["fastndcg._core.threads"].discard("fastndcg.io._trec")
 
 
 def _only_reexports(path: Path) -> bool:
-    """A module whose body is only a docstring, imports and ``__all__`` (room ``__init__``s aside)."""
-    if path.suffix != ".py" or path.name in ("__init__.py", "__main__.py"):
+    """A module whose body is only a docstring, imports and ``__all__`` (comments aside)."""
+    if path.suffix != ".py" or path.name == "__main__.py":
         return False
     body = ast.parse(path.read_text()).body
     if not body:
@@ -190,15 +182,93 @@ def _only_reexports(path: Path) -> bool:
     return True
 
 
-SHIMS = {name for name, path in SOURCES.items() if _only_reexports(path)}
+#: The public faces: the top level and the public rooms' ``__init__``. Each public name has one
+#: public path, in one of them; everything else is a private module (``_x.py``) or a private room.
+FACES = {"fastndcg"} | {f"fastndcg.{room}" for room in ROOMS if not room.startswith("_")}
 
 
-def test_the_package_never_imports_a_reexport_module():
-    """A re-export module is for users' old import paths; inside the package every import
-    names the module that holds the code (one path per name, no detour)."""
-    assert SHIMS, "the check finds re-export modules (it can fail)"
-    users = sorted((mod, shim) for mod, deps in GRAPH.items() for shim in deps & SHIMS)
+def test_only_the_public_faces_reexport():
+    """No module that only re-exports, but the faces (the shims of old paths are gone: 0.1.0 was
+    never published)."""
+    reexports = {name for name, path in SOURCES.items() if _only_reexports(path)}
+    assert reexports - {"fastndcg"} == FACES - {"fastndcg"}, sorted(reexports ^ FACES)
+
+
+def test_implementation_modules_are_private():
+    """Every module of a public room is private (``_x.py``), as scikit-learn's; ``_core`` is
+    a private room as a whole."""
+    public = sorted(m for m in SOURCES if _room(m) and not _room(m).startswith("_")
+                    and m not in FACES and not m.rpartition(".")[2].startswith("_"))
+    assert public == []
+
+
+def test_the_package_never_imports_a_public_face():
+    """Inside the package every import names the private module that holds the code (no detour
+    through a face, which would also run every module of that room); the faces import private
+    modules only."""
+    users = sorted((mod, face) for mod, deps in GRAPH.items() for face in deps & FACES)
     assert users == []
+
+
+def _defined_names(path: Path) -> Set[str]:
+    """Names a Python module defines at its top level (not those it imports)."""
+    out: Set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return out
+
+
+def _imports_through_another_module() -> List[str]:
+    """``module: from X import name`` where X is a Python module of the package that does not
+    define ``name`` (it imported it: a second path to a name)."""
+    defined = {m: _defined_names(p) for m, p in SOURCES.items() if p.suffix == ".py" and m not in FACES}
+    bad = []
+    for mod, path in SOURCES.items():
+        if path.suffix != ".py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module in defined:
+                bad += [f"{mod}: from {node.module} import {a.name}" for a in node.names
+                        if a.name not in defined[node.module] and f"{node.module}.{a.name}" not in _MODULES]
+    return sorted(bad)
+
+
+def test_each_name_is_imported_from_where_it_is_defined():
+    assert _imports_through_another_module() == []
+
+
+def test_each_public_object_has_one_public_path():
+    """A public name lives in one face's ``__all__``; a face binds nothing else (so no object is
+    reachable under two public paths); every public class and function is defined in a private
+    module. The reference is the spec: its ``ndcg`` is another object than ``fastndcg.ndcg``."""
+    import importlib
+    import inspect
+
+    seen: Dict[int, str] = {}
+    twice = []
+    for face in sorted(FACES):
+        module = importlib.import_module(face)
+        names = list(module.__all__)
+        assert len(names) == len(set(names)), face
+        bound = {n for n in vars(module) if not n.startswith("_")} - {"annotations"}
+        rooms = {r for r in ROOMS} if face == "fastndcg" else set()
+        assert bound - rooms - set(names) == set(), f"{face} binds names it does not list: {sorted(bound - rooms - set(names))}"
+        for n in names:
+            obj = getattr(module, n)
+            if isinstance(obj, (bool, int, float, str, type(None))):
+                continue        # a constant: equal values are not one object
+            where = getattr(obj, "__module__", None) or ""
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and where.startswith("fastndcg"):
+                assert "._" in where or where.startswith("fastndcg._"), f"{face}.{n} is defined in {where}"
+            if id(obj) in seen:
+                twice.append(f"{seen[id(obj)]} and {face}.{n}")
+            seen[id(obj)] = f"{face}.{n}"
+    assert twice == []
 
 
 def test_the_cli_never_imports_the_top_level_package():
@@ -303,14 +373,13 @@ def _private_names_across_modules() -> Set[str]:
 #: The deliberate friend APIs: private names a module lends another module of its room (at most 20).
 FRIENDS = {
     "fastndcg._core.validation:_where",             # the position text of a bad value (prepared's messages)
-    "fastndcg.cli.options:_gain_spec",              # --gain's argparse type, shared by two parsers
-    "fastndcg.cli.options:_note",                   # "fastndcg: note:" on stderr
-    "fastndcg.measures.lambdamart_checks:_check_flag",   # LambdaMART's bool options (model and functions)
-    "fastndcg.measures.lambdamart_checks:_lambdamart",   # the kernel build chosen at import (baseline or AVX2)
-    "fastndcg.report.comparison:_ideal_source",     # compare's ideal of one system under one preset
-    "fastndcg.report.comparison:_scorer",           # compare's scorer of one system
-    "fastndcg.report.comparison_text:_fmt",         # compare's number format
-    "fastndcg.report.comparison_text:_indent",      # compare's indented blocks
+    "fastndcg.cli._options:_gain_spec",              # --gain's argparse type, shared by two parsers
+    "fastndcg.cli._options:_note",                   # "fastndcg: note:" on stderr
+    "fastndcg.measures._lambdamart_checks:_lambdamart",   # the kernel build chosen at import (baseline or AVX2)
+    "fastndcg.report._comparison:_ideal_source",     # compare's ideal of one system under one preset
+    "fastndcg.report._comparison:_scorer",           # compare's scorer of one system
+    "fastndcg.report._comparison_text:_fmt",         # compare's number format
+    "fastndcg.report._comparison_text:_indent",      # compare's indented blocks
 }
 
 
@@ -321,3 +390,12 @@ def test_private_names_cross_module_lines_only_as_friends():
     assert len(FRIENDS) <= 20
     assert found == FRIENDS, (f"new: {sorted(found - FRIENDS)}; gone (drop from FRIENDS): "
                               f"{sorted(FRIENDS - found)}")
+
+
+def test_the_face_checks_can_fail(tmp_path):
+    shim = tmp_path / "shim.py"
+    shim.write_text('"""Old path."""\nfrom fastndcg.io._trec import read_qrels\n__all__ = ["read_qrels"]\n')
+    code = tmp_path / "code.py"
+    code.write_text("from fastndcg.io._trec import read_qrels\nX: int = 1\n\ndef f():\n    pass\n")
+    assert _only_reexports(shim) and not _only_reexports(code)
+    assert _defined_names(code) == {"X", "f"} and _defined_names(shim) == {"__all__"}

@@ -21,7 +21,7 @@ import pytest
 
 import fastndcg
 from conftest import require
-from fastndcg.cli.main import main
+from fastndcg.cli import main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: modules a fast-tier snippet may import (the fast tier needs numpy + pytest + hypothesis only)

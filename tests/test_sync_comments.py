@@ -53,7 +53,7 @@ def sync_comment_problems(root: Path) -> List[str]:
             block = _comment_block(lines, i)
             where = f"{path.relative_to(root.parent)}:{i + 1}"
             names = DOTTED.findall(block)
-            # a file name inside a dotted name (fastndcg.io.files) is not a file reference
+            # a file name inside a dotted name (fastndcg.io._files) is not a file reference
             files = SOURCE_FILE.findall(DOTTED.sub("", block))
             if not names and not files:
                 problems.append(f"{where}: names neither fastndcg.<module>... nor a source file: {block!r}")

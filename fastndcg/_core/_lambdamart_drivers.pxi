@@ -243,7 +243,7 @@ cdef class LambdaMARTSetup:
 
 
 cdef class LambdaMARTRound:
-    """One boosting round's state of the stateful variants (measures/debias.py),
+    """One boosting round's state of the stateful variants (measures/_debias.py),
     made per call: LightGBM's position ids and factors, XGBoost's unbiased
     ratios t+ / t- and their per-row sums (OUT), and its mean pairs."""
     cdef const int32_t[::1] positions       # position id per row (LightGBM bias)

@@ -5,7 +5,7 @@
 # then position; trec_eval's docno-descending order is key_desc on the docno
 # rank), then walked once in rank order against the topic's ideal walk (the
 # gains of trec_eval's ideal ranking, resolved in Python by
-# fastndcg.measures.trec_gains). The sums are trec_eval's, in its order and with its
+# fastndcg.measures._trec_gain_resolution). The sums are trec_eval's, in its order and with its
 # arithmetic (gain / log2(rank + 1), C division, so a zero ideal gives inf or
 # NaN where trec_eval's does). Each topic writes only its own output slots;
 # nothing reduces across topics, so results do not depend on the threads.

@@ -6,7 +6,7 @@ external ideal and a :class:`~fastndcg.Convention`, checked and resolved once
 A call hands over the scores only: the kernel checks them inside its parallel
 pass, ranks, and writes per-query DCG and NDCG; :func:`aggregate_sums` adds the
 aggregate's per-query terms exactly (:mod:`fastndcg._core._aggregate`). The one-shot
-functions of :mod:`fastndcg.measures.ndcg` build a throw-away NDCGScorer whose kernel
+functions of :mod:`fastndcg.measures._ndcg` build a throw-away NDCGScorer whose kernel
 also checks the labels and computes each query's ideal in the same pass.
 
 Every front-end (the API, LambdaMART's ideal, SoftNDCG, compare, the CLI,
@@ -21,7 +21,8 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from fastndcg._core import _aggregate
-from fastndcg.conventions import ABOVE_ONE_TOLERANCE, Convention, Cutoffs, as_convention
+from fastndcg.conventions._convention import ABOVE_ONE_TOLERANCE, Convention, Cutoffs
+from fastndcg.conventions._presets import as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
 from fastndcg._core.resolve import discount, float32_reason, resolve

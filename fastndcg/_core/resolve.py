@@ -17,7 +17,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 import numpy as np
 
 from fastndcg._core import _ndcg
-from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention
+from fastndcg.conventions._convention import MAX_EXPONENTIAL_LABEL, Convention
 
 # Kernel codes: the Python copy of fastndcg/_core/_codes.pxd (the Cython one,
 # cimported by every kernel); tests/test_architecture.py checks that they agree.

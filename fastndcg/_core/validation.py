@@ -21,7 +21,7 @@ import numpy as np
 
 from fastndcg._core import _ndcg
 from fastndcg._core._check import offsets_problem
-from fastndcg.conventions import MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning
+from fastndcg.conventions._convention import MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning
 from fastndcg._core.resolve import FLOAT32_OVERFLOW, float32_reason, resolve  # noqa: F401 (re-exported)
 
 SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -69,7 +69,7 @@ class ValueAtError(ValueError):
 
     ``argument`` names the argument, ``index`` is the position and ``detail``
     the message without the position, for front-ends that read the array from
-    a file and name the file's line instead (:func:`fastndcg.io.svmlight.at_file_lines`).
+    a file and name the file's line instead (:func:`fastndcg.io._svmlight.at_file_lines`).
     Re-raised wrappers (``type(exc)(message)``) leave them None.
     """
 

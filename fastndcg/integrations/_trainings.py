@@ -10,7 +10,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 
 from fastndcg._core.arguments import LightGBMRows
-from fastndcg.measures.lambdamart_model import LambdaMART
+from fastndcg.measures._lambdamart_model import LambdaMART
 
 #: The scikit-learn calls' data kept (LightGBMRows compare by content, so this
 #: bounds the comparisons per call).

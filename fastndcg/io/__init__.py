@@ -1,4 +1,27 @@
-"""File formats and data: SVMlight/LETOR and TREC readers (:mod:`.readers`, with
-the compiled parser :mod:`._parse`), data frames and Parquet (:mod:`.frames`),
-generated data sets (:mod:`.datasets`, :mod:`.example_files`). It never imports
-the NDCG kernels."""
+"""File formats and data, as CSR arrays: TREC qrels and runs (and the run-qrels join,
+trec_eval's way), SVMlight/LETOR data, predictions and group files, data frames, and
+generated data sets. Every reader parses with compiled code (``_parse``) one block of whole
+lines at a time; malformed input raises a ValueError with ``path:line:`` in front. io never
+imports the NDCG kernels or the measures: it returns arrays. The code is in the private
+modules ``_x.py``; these are the public names.
+"""
+from fastndcg.io._align import AlignedRun, JoinedRun, align_run, iter_joined, iter_run, join_run_file
+from fastndcg.io._datasets import ClickLog, RankingData, cascade_clicks, mslr_like
+from fastndcg.io._example_files import write_examples
+from fastndcg.io._files import DEFAULT_BLOCK_SIZE, iter_line_blocks, open_binary
+from fastndcg.io._frames import frame_arrays
+from fastndcg.io._numbers import read_group_file, read_predictions
+from fastndcg.io._svmlight import SvmlightChunk, SvmlightData, group_file_for, iter_svmlight, read_svmlight
+from fastndcg.io._trec import Qrels, Run, TrecTable, read_qrels, read_run
+
+__all__ = [
+    # TREC
+    "Qrels", "Run", "TrecTable", "read_qrels", "read_run", "iter_run",
+    "AlignedRun", "JoinedRun", "align_run", "join_run_file", "iter_joined",
+    # SVMlight / LETOR, predictions, group files
+    "SvmlightChunk", "SvmlightData", "read_svmlight", "iter_svmlight", "group_file_for",
+    "read_predictions", "read_group_file",
+    # files, frames, generated data
+    "DEFAULT_BLOCK_SIZE", "open_binary", "iter_line_blocks", "frame_arrays",
+    "ClickLog", "RankingData", "cascade_clicks", "mslr_like", "write_examples",
+]

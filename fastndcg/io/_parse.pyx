@@ -1,4 +1,4 @@
-# Compiled text parsers for the file readers (fastndcg.io.readers).
+# Compiled text parsers for the file readers (fastndcg.io: _trec, _svmlight, _numbers).
 #
 # Layers, as in the NDCG kernels:
 #   * `cdef ... noexcept nogil` scanners that walk a buffer of whole lines

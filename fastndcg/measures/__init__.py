@@ -1,4 +1,42 @@
-"""The measures: NDCG/DCG (:mod:`.ndcg`), LambdaMART gradients (:mod:`.lambdamart`,
-:mod:`.debias`), SoftNDCG (:mod:`.softrank`), RankDCG (:mod:`.rankdcg`), and
-trec_eval's measures and custom gains (:mod:`.trec_measures`, :mod:`.trec_gains`,
-:mod:`.measure_strings`, :mod:`.evaluation`). Built on :mod:`fastndcg._core`."""
+"""The measures, built on :mod:`fastndcg._core`: NDCG/DCG, LambdaMART gradients and their
+debiased variants, SoftNDCG, RankDCG, trec_eval's and ir_measures' NDCG family with custom
+gains, and the measurement model (a measure, cutoff, convention and topic rule, and its
+signature).
+
+The headline functions are public at the top level (``fastndcg.ndcg``, ``fastndcg.mean_ndcg``,
+``fastndcg.NDCGScorer``, ``fastndcg.LambdaMART``, ``fastndcg.lambda_gradients``,
+``fastndcg.soft_ndcg``, ``fastndcg.evaluate``, ``fastndcg.Measurement``, ...), only there;
+this room's public names are the rest. The code is in the private modules ``_x.py``.
+"""
+from fastndcg.measures._debias import PAIR_METHODS, PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
+from fastndcg.measures._evaluation import CalcResults, Metric, as_qrels, as_run, calc
+from fastndcg.measures._lambdamart_checks import DEFAULT_TRUNCATION, MODES, DeltaNDCGPairs
+from fastndcg.measures._measure_strings import (GAIN_MEASURES, NDCG_CUT_DEFAULTS, TREC_MEASURES, Measure,
+                                                MeasureError, MeasureWarning, parse_measure, parse_measures)
+from fastndcg.measures._measurement import FAMILIES, SignatureError, resolve_measurements
+from fastndcg.measures._ndcg import ndcg_and_mean
+from fastndcg.measures._rankdcg import rankdcg
+from fastndcg.measures._trec_gain_resolution import GainQuirks, ResolvedGains, resolve_trec_gains
+from fastndcg.measures._trec_gain_scoring import BOGUS_RANKING_PRESETS, GainScorer, bogus_ranking
+from fastndcg.measures._trec_gain_specs import (NO_GAIN_PRESETS, TREC_GAIN_PRESETS, GainSpec, TrecGainQuirkWarning,
+                                                as_gains, gain_rules, parse_gains, textbook_convention)
+from fastndcg.measures._trec_measures import RULES, TrecResult, evaluate_trec
+
+__all__ = [
+    # LambdaMART (LambdaMART, lambda_gradients, delta_ndcg_pairs/matrix: top level)
+    "DEFAULT_TRUNCATION", "MODES", "DeltaNDCGPairs",
+    "PAIR_METHODS", "PositionBiasedLambdaMART", "XGBoostRankNDCG", "position_ids",
+    # NDCG (ndcg, mean_ndcg, dcg, ideal_dcg, NDCGScorer: top level)
+    "ndcg_and_mean",
+    "rankdcg",
+    # trec_eval's measures and custom gains
+    "RULES", "TrecResult", "evaluate_trec",
+    "BOGUS_RANKING_PRESETS", "NO_GAIN_PRESETS", "TREC_GAIN_PRESETS", "GainQuirks", "GainScorer", "GainSpec",
+    "ResolvedGains", "TrecGainQuirkWarning", "as_gains", "bogus_ranking", "gain_rules", "parse_gains",
+    "resolve_trec_gains", "textbook_convention",
+    # measure strings and the measurement model (Measurement, from_signature, measurement: top level)
+    "GAIN_MEASURES", "NDCG_CUT_DEFAULTS", "TREC_MEASURES", "Measure", "MeasureError", "MeasureWarning",
+    "parse_measure", "parse_measures", "FAMILIES", "SignatureError", "resolve_measurements",
+    # ir_measures-style evaluation (evaluate, calc_aggregate, iter_calc, Evaluation: top level)
+    "CalcResults", "Metric", "as_qrels", "as_run", "calc",
+]

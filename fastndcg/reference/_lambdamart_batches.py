@@ -6,7 +6,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from fastndcg.conventions import Convention, as_convention
+from fastndcg.conventions._convention import Convention
+from fastndcg.conventions._presets import as_convention
 from fastndcg.reference._lambdamart_debias import MinstdRand, lightgbm_position_bias_update, mean_pairs, position_ids, query_lambdas_xgboost_mean, uniform_int, xgboost_position_bias_update
 from fastndcg.reference._lambdamart_query import DEFAULT_TRUNCATION, MODES, Unbiased, FLOAT32_OVERFLOW, inverse_or_zero, pair_rows, ndcg_spec, discount, f32, gain, ideal_dcg, lightgbm_sigmoid, query_lambdas_default, query_lambdas_lightgbm, query_lambdas_xgboost, ranking, xgboost_pair, xgboost_sigmoid
 

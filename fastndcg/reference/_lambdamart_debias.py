@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from fastndcg.conventions import Convention
+from fastndcg.conventions._convention import Convention
 from fastndcg.reference._lambdamart_query import Unbiased, inverse_or_zero, ndcg_spec, f32, ideal_dcg, xgboost_pair
 
 

@@ -9,7 +9,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from fastndcg.reference import _ndcg as _ndcg_spec
-from fastndcg.conventions import Convention
+from fastndcg.conventions._convention import Convention
 
 
 MODES = ("default", "lightgbm", "xgboost")

@@ -22,7 +22,8 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from fastndcg.conventions import ABOVE_ONE_TOLERANCE, MAX_EXPONENTIAL_LABEL, Convention, as_convention
+from fastndcg.conventions._convention import ABOVE_ONE_TOLERANCE, MAX_EXPONENTIAL_LABEL, Convention
+from fastndcg.conventions._presets import as_convention
 
 FULL_LIST = None  # k=None: the whole list
 

@@ -37,7 +37,7 @@ __all__ = ["query_rankdcg", "rankdcg"]
 
 
 def _degenerate_value(convention: Any, query: int) -> float:
-    from fastndcg.conventions import as_convention
+    from fastndcg.conventions._presets import as_convention
 
     conv = as_convention(convention)
     if conv.empty == "zero":

@@ -82,7 +82,7 @@ _FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
 
 
 def _conv(convention: Any):
-    from fastndcg.conventions import as_convention
+    from fastndcg.conventions._presets import as_convention
 
     return as_convention(convention)
 

@@ -1,6 +1,6 @@
 """Pure-Python reference for trec_eval's custom gains (``trec_eval -m ndcg.L=G,...``).
 
-The spec the compiled path (:mod:`fastndcg.measures.trec_gains`) is tested against,
+The spec the compiled path (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``)) is tested against,
 written one topic at a time after trec_eval 10.0 (usnistgov/trec_eval
 f4253652: ``gain_init.c``, ``form_res_rels.c``, ``m_ndcg.c``; trec_eval
 9.0.x, bundled by pytrec_eval, has the same rules). For one topic:
@@ -49,8 +49,8 @@ import numpy as np
 __all__ = ["c_int_difference", "glibc_qsort", "trec_gain_entries", "trec_level_gain",
            "trec_ideal_gains", "trec_gain_topic_ndcg", "trec_gain_ndcg"]
 
-from fastndcg.conventions.trec_levels import C_INT_MIN as INT_MIN
-from fastndcg.conventions.trec_levels import LEVEL_NEGATIVE, LEVEL_UNJUDGED  # noqa: F401  (the levels, as data)
+from fastndcg.conventions._trec_levels import C_INT_MIN as INT_MIN
+from fastndcg.conventions._trec_levels import LEVEL_NEGATIVE, LEVEL_UNJUDGED  # noqa: F401  (the levels, as data)
 
 Entry = Tuple[int, float, int]      # (level, gain, count)
 

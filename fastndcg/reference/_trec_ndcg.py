@@ -1,6 +1,6 @@
 """Pure-Python reference for trec_eval's NDCG family, one topic at a time.
 
-The spec :mod:`fastndcg.measures.trec_measures` (and its kernel ``_trec_ndcg.pyx``) is
+The spec :mod:`fastndcg.measures._trec_measures` (and its kernel ``_trec_ndcg.pyx``) is
 tested against. Written after trec_eval 10.0 (usnistgov/trec_eval f4253652:
 ``form_res_rels.c``, ``gain_init.c``, ``m_ndcg.c`` (measures ``ndcg``,
 ``dcg``, ``ideal_dcg``), ``m_ndcg_cut.c``, ``m_ndcg_rel.c``, ``m_Rndcg.c``,
@@ -51,8 +51,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from fastndcg.reference._trec_gains import (LEVEL_UNJUDGED, trec_gain_entries, trec_ideal_gains,
-                                      trec_level_gain)
+from fastndcg.conventions._trec_levels import LEVEL_UNJUDGED
+from fastndcg.reference._trec_gains import trec_gain_entries, trec_ideal_gains, trec_level_gain
 
 __all__ = ["rank_topic", "trec_topic_measures", "trec_measures", "MEASURES"]
 

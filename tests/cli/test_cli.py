@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io import readers
-from fastndcg.cli.main import EXIT_DATA, EXIT_IO, EXIT_USAGE, Progress, main
+import fastndcg.io as readers
+from fastndcg.cli import main
+from fastndcg.cli._options import EXIT_DATA, EXIT_IO, EXIT_USAGE, Progress
 from conftest import read_svmlight_dense, require
 
 
@@ -307,7 +308,8 @@ def test_test_subcommand(shared_data, capsys, tmp_path):
     assert pairs[("good.pred", "bad2.pred")]["winner"] == "good.pred"
     assert pairs[("bad.pred", "bad2.pred")]["winner"] in ("", None)
     per = {n: fastndcg.ndcg(s, labels, offsets, 10) for n, s in (("good.pred", good), ("bad.pred", bad))}
-    from fastndcg.report import stats
+    import fastndcg.report as stats
+    from fastndcg.report import _distributions as dist
 
     ref = stats.paired_t_test(per["good.pred"], per["bad.pred"])
     assert pairs[("good.pred", "bad.pred")]["p_t"] == pytest.approx(ref.pvalue, rel=1e-12)

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io import readers
-from fastndcg.cli.main import EXIT_DATA, EXIT_IO, EXIT_OK, EXIT_USAGE
+import fastndcg.io as readers
+from fastndcg.cli._options import EXIT_DATA, EXIT_IO, EXIT_OK, EXIT_USAGE
 from conftest import require
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
-from fastndcg.cli.main import main
+from fastndcg.cli import main
 
 QRELS = "1 0 a 1\n1 0 b 0\n"
 RUN = "1 Q0 x 1 0.5 r\n1 Q0 a 2 2e39 r\n1 Q0 b 3 1e39 r\n"

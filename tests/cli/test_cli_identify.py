@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import json
 
-from fastndcg.cli.main import EXIT_DATA, EXIT_IO, EXIT_USAGE, main
+from fastndcg.cli import main
+from fastndcg.cli._options import EXIT_DATA, EXIT_IO, EXIT_USAGE
 
 
 def run_cli(capsys, *argv):

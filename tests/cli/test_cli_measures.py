@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 import fastndcg
-from fastndcg.cli.main import EXIT_DATA, EXIT_USAGE
+from fastndcg.cli._options import EXIT_DATA, EXIT_USAGE
 from conftest import run_cli
 
 

@@ -159,7 +159,7 @@ def test_errors_name_command_line_options(bad_inputs, capsys, command, option, p
 def test_python_messages_keep_python_names(bad_inputs):
     """The same errors from Python name Python's arguments."""
     import fastndcg
-    from fastndcg.io import readers
+    import fastndcg.io as readers
 
     with pytest.raises(ValueError, match=r"\(pass column=N to take field N, 0-based\)"):
         readers.read_predictions(bad_inputs["pred3"])
@@ -179,7 +179,7 @@ def test_a_wrapped_error_names_options_too(tmp_path):
     """A wrapper that prefixes the message (``type(exc)(f"...: {exc}")``) keeps the original as
     its context: the command line still spells its settings as options."""
     from fastndcg._core.arguments import NamedArgumentError, literal
-    from fastndcg.cli.messages import error_message
+    from fastndcg.cli._messages import error_message
 
     try:
         try:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import fastndcg
 
-from fastndcg.cli.main import main
+from fastndcg.cli import main
 
 
 def test_demo_runs_and_prints_conventions(capsys):
@@ -25,8 +25,8 @@ def test_demo_rejects_bad_cutoffs(tmp_path):
 
 
 def test_example_files_are_deterministic_and_evaluable(tmp_path):
-    from fastndcg.io import readers
-    from fastndcg.io.example_files import write_examples
+    import fastndcg.io as readers
+    from fastndcg.io._example_files import write_examples
 
     a = write_examples(tmp_path / "a")
     b = write_examples(tmp_path / "b")
@@ -41,7 +41,7 @@ def test_example_files_are_deterministic_and_evaluable(tmp_path):
 def test_demo_says_its_data_is_generated(capsys):
     """The demo's data is generated from a seed, not embedded: its help and its
     output say so (before: "embedded synthetic data", "MSLR-like synthetic data")."""
-    from fastndcg.cli.app import build_parser
+    from fastndcg.cli._app import build_parser
 
     assert "NDCG of generated (seeded) MSLR-like data" in build_parser().format_help()
     assert main(["demo", "--queries", "20", "--seed", "3", "-k", "1"]) == 0

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.cli.main import main
-from fastndcg.io.readers import align_run
-from fastndcg.measures.measurement import measurement_for
-from fastndcg.report.trec_stream import evaluate_run
+from fastndcg.cli import main
+from fastndcg.io import align_run
+from fastndcg.measures._measurement import measurement_for
+from fastndcg.report._trec_stream import evaluate_run
 
 # (trec_eval-syntax string or None, preset, k): the same measurement
 CASES = [("ndcg_cut.10", "trec_eval", 10), ("ndcg", "trec_eval", None), ("ndcg_cut.5", "pytrec_eval", 5),

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.conventions import presets
+from fastndcg.conventions import _presets as presets
 
 # Query A: y = [2,1,0], s = [.1,.2,.3]; query B: y = [0,2,1,0], s = [.7,.7,.2,.1] (d1, d2 tie).
 S = np.array([0.1, 0.2, 0.3, 0.7, 0.7, 0.2, 0.1])

@@ -27,9 +27,9 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention
-from fastndcg.measures import lambdamart_checks
-from fastndcg.measures.debias import PositionBiasedLambdaMART, XGBoostRankNDCG
-from fastndcg.measures.rankdcg import rankdcg
+from fastndcg.measures import _lambdamart_checks as lambdamart_checks
+from fastndcg.measures._debias import PositionBiasedLambdaMART, XGBoostRankNDCG
+from fastndcg.measures._rankdcg import rankdcg
 
 from conftest import make_batch, require
 
@@ -274,7 +274,7 @@ def trainings_at_once(make_objective, make_metric, datasets, scores) -> List[str
 @pytest.mark.peers
 def test_lightgbm_objectives_and_metric_shared_by_8_trainings(force_threads):
     lgb = require("lightgbm")
-    from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+    from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
     inputs = peer_inputs(7)
     datasets = []
@@ -294,7 +294,7 @@ def test_lightgbm_objectives_and_metric_shared_by_8_trainings(force_threads):
 @pytest.mark.peers
 def test_xgboost_objectives_and_metric_shared_by_8_trainings(force_threads):
     xgb = require("xgboost")
-    from fastndcg.integrations.xgboost import NDCGMetric, RankNDCGObjective
+    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
 
     inputs = peer_inputs(8)
     dmats = []
@@ -314,19 +314,19 @@ def test_xgboost_objectives_and_metric_shared_by_8_trainings(force_threads):
 @pytest.mark.parametrize("attempt", range(10))
 def test_ir_measures_provider_registered_once_from_8_threads(monkeypatch, attempt):
     irm = require("ir_measures")
-    from fastndcg.integrations import ir_measures as provider_module
+    from fastndcg.integrations import _ir_measures as provider_module
 
     def ours() -> List[Any]:
         return [p for p in irm.DefaultPipeline.providers if type(p).__name__ == "FastNDCGProvider"]
 
-    provider_module.unregister()
+    provider_module.unregister_ir_measures()
     monkeypatch.setattr(provider_module, "_PROVIDER", None)       # the first use happens in the threads
     got: List[Any] = []
     start = threading.Barrier(PYTHON_THREADS)
 
     def worker() -> None:
         start.wait()
-        got.append(provider_module.register())
+        got.append(provider_module.register_ir_measures())
 
     threads = [threading.Thread(target=worker) for _ in range(PYTHON_THREADS)]
     try:
@@ -335,12 +335,12 @@ def test_ir_measures_provider_registered_once_from_8_threads(monkeypatch, attemp
                 th.start()
             for th in threads:
                 th.join()
-        assert len({id(p) for p in got}) == 1 and got[0] is provider_module.provider()
+        assert len({id(p) for p in got}) == 1 and got[0] is provider_module.ir_measures_provider()
         assert ours() == [got[0]]
     finally:
         for stray in ours():               # leave ir_measures as it was, whatever happened
             irm.DefaultPipeline.providers.remove(stray)
-        provider_module.unregister()
+        provider_module.unregister_ir_measures()
 
 
 class ScikitLearnCalls:
@@ -365,7 +365,7 @@ def test_lightgbm_scikit_learn_calls_shared_by_8_trainings(force_threads, monkey
     # one objective and one metric shared by 8 LGBMRanker fits at once: each fit's
     # state is found by the content of its arrays (a new copy every call)
     require("lightgbm")
-    from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+    from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
     inputs = peer_inputs(9)
     datasets = [ScikitLearnCalls(labels, offsets) for _, labels, offsets, _, _ in inputs]
@@ -379,12 +379,12 @@ def test_lightgbm_scikit_learn_calls_shared_by_8_trainings(force_threads, monkey
 
 
 def test_measurement_and_jk_discount_caches_from_8_threads():
-    """The presets' key table of fastndcg.measures.measurement (rebuilt when a preset is added)
+    """The presets' key table of fastndcg.measures._measurement (rebuilt when a preset is added)
     and the jk discount table cached on a shared Convention (grown on demand) are replaced whole:
     8 threads building measurements and growing one table see whole, equal results."""
-    from fastndcg.conventions import Convention
+    from fastndcg import Convention
     from fastndcg._core import resolve
-    from fastndcg.measures import measurement
+    from fastndcg.measures import _measurement as measurement
 
     conv = Convention(discount="jk", discount_base=10)
     want_sig = measurement.measurement_for(10, preset="trec_eval").signature

@@ -12,10 +12,10 @@ import pytest
 import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
 from fastndcg import compare
-from fastndcg.io import frames
-from fastndcg.io import readers
-from fastndcg.report import stream
-from fastndcg.measures.ndcg import ndcg_and_mean
+from fastndcg.report import frame_mean_ndcg, frame_ndcg
+import fastndcg.io as readers
+import fastndcg.report as stream
+from fastndcg.measures._ndcg import ndcg_and_mean
 from fastndcg._core._exact import ExactSum, column_sums, exact_sum
 from fastndcg._core.prepared import aggregate
 from conftest import require, make_batch
@@ -52,8 +52,8 @@ def test_means_are_bit_identical_across_front_ends():
     chunks = [stream.Chunk(s[off[q]:off[q + 1]], y[off[q]:off[q + 1]], np.array([0, off[q + 1] - off[q]]),
                            weights=w[q:q + 1]) for q in range(nq)]
     for keep in ("queries", "sums"):
-        got[f"stream keep={keep}"] = stream.evaluate(chunks, ks, convention=SKIP, keep=keep).mean
-        got[f"stream reversed keep={keep}"] = stream.evaluate(chunks[::-1], ks, convention=SKIP, keep=keep).mean
+        got[f"stream keep={keep}"] = stream.evaluate_chunks(chunks, ks, convention=SKIP, keep=keep).mean
+        got[f"stream reversed keep={keep}"] = stream.evaluate_chunks(chunks[::-1], ks, convention=SKIP, keep=keep).mean
         acc = stream.NDCGAccumulator(ks, convention=SKIP, keep=keep)
         for ch in chunks:
             acc.add(ch)
@@ -61,7 +61,7 @@ def test_means_are_bit_identical_across_front_ends():
     cmp = compare(s, y, off, k=ks, presets=[SKIP], weights=w)
     got["compare"] = cmp.mean[0, cmp.presets.index("skip")]
     df = frames_frame(s, y, off, w)
-    got["frames"] = np.array(list(frames.mean_ndcg(df, ks, convention=SKIP, weight="w").values()))
+    got["frames"] = np.array(list(frame_mean_ndcg(df, ks, convention=SKIP, weight="w").values()))
     for name, value in got.items():
         np.testing.assert_array_equal(value, want, err_msg=name)
 
@@ -78,7 +78,7 @@ def test_eval_paths_are_bit_identical(tmp_path):
     """fastndcg eval on TREC files (in memory and --stream) and on SVMlight data
     + predictions prints the aggregate of the API on the same data, bit for
     bit (JSON carries the full float)."""
-    from fastndcg.cli.main import main
+    from fastndcg.cli import main
 
     rng = np.random.default_rng(5)
     s, y, off = make_batch(rng, n_queries=40, max_docs=30, p_all_zero=0.25)
@@ -256,20 +256,20 @@ def test_coalesced_stream_names_the_chunk_at_fault():
     bad = next(q for q in range(10, nq) if off[q + 1] > off[q])
     chunks[bad][0][0] = np.nan
     with pytest.raises(ValueError, match=rf"^chunk {bad} \(queries from number {bad}.*scores must be finite"):
-        stream.evaluate(chunks, 5)
+        stream.evaluate_chunks(chunks, 5)
     # a malformed chunk cannot be hidden by its neighbours' lengths
     chunks[bad][0][0] = 0.0
     s2, y2, o2 = chunks[bad]
     chunks[bad] = (s2, y2, np.array([1, len(s2)]))
     with pytest.raises(ValueError, match=rf"^chunk {bad} .*offsets must start at 0"):
-        stream.evaluate(chunks, 5)
+        stream.evaluate_chunks(chunks, 5)
 
 
 def test_coalesced_stream_keeps_counts():
     s, y, off, _ = weighted_batch()
     nq = len(off) - 1
     chunks = [(s[off[q]:off[q + 1]], y[off[q]:off[q + 1]], np.array([0, off[q + 1] - off[q]])) for q in range(nq)]
-    res = stream.evaluate(chunks, [1, 5])
+    res = stream.evaluate_chunks(chunks, [1, 5])
     assert res.n_chunks == nq and res.n_queries == nq and res.n_rows == len(s)
     assert res.max_chunk_rows == int(np.diff(off).max())
     np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(s, y, off, [1, 5]))

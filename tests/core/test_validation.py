@@ -174,7 +174,7 @@ def test_reference_raises_the_same_exception_types():
 
 def _entry_points():
     import fastndcg
-    from fastndcg.measures.rankdcg import rankdcg
+    from fastndcg.measures._rankdcg import rankdcg
 
     return {
         "ndcg": lambda s, l, o: fastndcg.ndcg(s, l, o),

@@ -38,13 +38,13 @@ from hypothesis import strategies as st
 import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
 from fastndcg.conventions import as_convention
-from fastndcg.reference import _lambdamart as ref_lm
+import fastndcg.reference as ref_lm
 from fastndcg.reference import _rankdcg as ref_rank
 from fastndcg.reference import _softrank as ref_soft
 from fastndcg._core.validation import FLOAT32_OVERFLOW
-from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
-from fastndcg.measures.rankdcg import rankdcg
-from fastndcg.measures.softrank import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad, soft_rank_distributions
+from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
+from fastndcg.measures._rankdcg import rankdcg
+from fastndcg.measures._softrank import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad, soft_rank_distributions
 from conftest import require, fuzz_settings
 
 pytestmark = [pytest.mark.fuzz]
@@ -1026,7 +1026,7 @@ def library_batches(draw, max_label: int = 4, overflow32_ok: bool = False):
 @given(library_batches(overflow32_ok=True), st.data())
 def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
     lgb = require("lightgbm")
-    from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+    from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
     preds, labels, off = batch
     n = len(preds)
@@ -1071,7 +1071,7 @@ def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
 @given(library_batches(), st.data())
 def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
     xgb = require("xgboost")
-    from fastndcg.integrations.xgboost import NDCGMetric, RankNDCGObjective
+    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
 
     preds, labels, off = batch
     n = len(preds)
@@ -1108,7 +1108,7 @@ def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
 def test_softndcg_library_objectives_equal_the_reference(batch, data):
     lgb = require("lightgbm")
     xgb = require("xgboost")
-    from fastndcg.measures.softrank import LightGBMSoftNDCGObjective, XGBoostSoftNDCGObjective
+    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective, XGBoostSoftNDCGObjective
 
     preds, labels, off = batch
     n = len(preds)

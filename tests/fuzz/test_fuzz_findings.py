@@ -8,7 +8,7 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention, reference
-from fastndcg.measures.softrank import SoftNDCGObjective
+from fastndcg.measures._softrank import SoftNDCGObjective
 from conftest import require
 
 pytestmark = [pytest.mark.fuzz]
@@ -53,7 +53,7 @@ def test_huge_k_is_still_a_cutoff_for_short_zero(k):
 def test_delta_ndcg_pairs_of_an_empty_query_list():
     # [] is a float64 array to numpy; it selects no query.
     # Before: TypeError "queries must be integer query ids; got dtype float64".
-    from fastndcg.measures.lambdamart import delta_ndcg_pairs
+    from fastndcg import delta_ndcg_pairs
 
     got = delta_ndcg_pairs([1.0, 0.0], [1, 0], [0, 2], queries=[])
     assert all(len(a) == 0 for a in got)
@@ -65,8 +65,8 @@ def test_lightgbm_mode_linear_gain_needs_integer_labels():
     # LightGBM looks gains up by integer label. Before: label 1.5 silently had
     # gain 1 (the kernel's table index) while the reference used 1.5; label
     # 1e12 tried to allocate a 7 TiB table (MemoryError).
-    from fastndcg.reference import _lambdamart as ref_lm
-    from fastndcg.measures.lambdamart import lambda_gradients
+    import fastndcg.reference as ref_lm
+    from fastndcg import lambda_gradients
 
     conv = Convention(gain="linear")
     for bad, shown in ((1.5, r"1\.5"), (1e12, r"1000000000000\.0")):
@@ -85,8 +85,8 @@ def test_weights_that_overflow_float32_are_an_error():
     # weight_precision="float32" (and the exact LambdaMART modes) round the
     # weights to float32: 1e39 became inf. Before: a NaN mean, NaN or zero
     # gradients, no error.
-    from fastndcg.reference import _lambdamart as ref_lm
-    from fastndcg.measures.lambdamart import lambda_gradients
+    import fastndcg.reference as ref_lm
+    from fastndcg import lambda_gradients
 
     s, y, off, w = [1.0, 0.0, 1.0, 0.0], [1, 0, 0, 1], [0, 2, 4], [1e39, 1.0]
     conv = Convention(weight_precision="float32")
@@ -158,8 +158,8 @@ def test_lambdamart_overflow_is_an_error():
     # sigma**2 overflows in the hessian (inf * 0 = NaN), LightGBM's table with
     # a huge sigma, and an ideal DCG beyond DBL_MAX (its inverse became 0:
     # silently zero gradients). Before: NaN/inf gradients or zeros, no error.
-    from fastndcg.reference import _lambdamart as ref_lm
-    from fastndcg.measures.lambdamart import LambdaMART, delta_ndcg_pairs, lambda_gradients
+    import fastndcg.reference as ref_lm
+    from fastndcg import LambdaMART, delta_ndcg_pairs, lambda_gradients
 
     s, y, off = np.array([1.0, -1.0, 0.0]), [1, 0, 2], [0, 3]
     with pytest.raises(ValueError, match=r"hess\[0\] overflows .*query 0.*sigma=1e\+308"):
@@ -187,7 +187,7 @@ def test_soft_ndcg_overflow_is_an_error():
     # gradient beyond float32 for float32 scores (tiny sigma: psi ~ 1/sigma;
     # before: inf in the float32 gradient).
     from fastndcg.reference import _softrank as ref_soft
-    from fastndcg.measures.softrank import soft_ndcg_grad
+    from fastndcg.measures._softrank import soft_ndcg_grad
 
     with pytest.raises(ValueError, match=r"ideal DCG of query 0 .*overflows"):
         soft_ndcg_grad([3.0, 2.0, 1.0], [1e308] * 3, [0, 3], sigma=1.0, convention=Convention(gain="linear"))
@@ -206,8 +206,8 @@ def test_reference_lambdamart_applies_empty_error_and_validates_every_label():
     # The spec now says what the kernels do: empty="error" raises for a query
     # with ideal DCG 0 (default mode), and every label is checked, also in
     # queries too short to have pairs. Before: zero gradients, no error.
-    from fastndcg.reference import _lambdamart as ref_lm
-    from fastndcg.measures.lambdamart import lambda_gradients
+    import fastndcg.reference as ref_lm
+    from fastndcg import lambda_gradients
 
     conv = Convention(empty="error")
     for fn in (ref_lm.lambda_gradients, lambda_gradients):
@@ -227,7 +227,7 @@ def test_reference_rankdcg_keeps_large_integers_exact():
     # the reference converted them to float64, where they are equal, and so
     # called the query degenerate. Before: reference 1.0 (empty="one"), kernel 0.0.
     from fastndcg.reference import _rankdcg as ref_rank
-    from fastndcg.measures.rankdcg import rankdcg
+    from fastndcg.measures._rankdcg import rankdcg
 
     refv = np.array([2**53, 2**53 + 1], dtype=np.int64)
     conv = Convention(empty="one")
@@ -242,7 +242,7 @@ def test_reference_pair_probability_with_the_largest_sigma():
     # pi = 1/2 exactly; the kernel (and the exact value) differ from 1/2 by
     # Phi'(0) * 1e300 / (sigma sqrt 2) = 1.57e-9 for scores 1e300 apart.
     from fastndcg.reference import _softrank as ref_soft
-    from fastndcg.measures.softrank import soft_rank_distributions
+    from fastndcg.measures._softrank import soft_rank_distributions
 
     big = float(np.finfo(np.float64).max)
     pi = ref_soft.pair_probability(1e300, 0.0, big)
@@ -258,7 +258,7 @@ def test_rankdcg_stays_in_the_unit_interval():
     # in another order than s_min: (s - s_min) was -5.9e-16 in the kernel and
     # the reference (and the original code). Documented range: [0, 1].
     from fastndcg.reference import _rankdcg as ref_rank
-    from fastndcg.measures.rankdcg import rankdcg
+    from fastndcg.measures._rankdcg import rankdcg
 
     refv = [0, 0, 0, 0, 0, 0, 0, 1, 2]
     pred = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
@@ -270,8 +270,8 @@ def test_xgboost_mode_uses_float32_labels():
     # XGBoost stores labels as float32, so a float64 label 1.9715031 has the
     # gain float32(1.9715031) there (the reference's model). Before: the kernel
     # used the double, and 4 of 10 gradients differed in the last float32 bit.
-    from fastndcg.reference import _lambdamart as ref_lm
-    from fastndcg.measures.lambdamart import lambda_gradients
+    import fastndcg.reference as ref_lm
+    from fastndcg import lambda_gradients
 
     y = np.zeros(10)
     y[9] = 1.9715031
@@ -290,7 +290,7 @@ def test_xgboost_softndcg_objective_weights_are_per_group_with_empty_groups():
     # the objective took as per-row (row 1 got the empty group's 5). Before:
     # gradient [-0, 0.5206, -0.2082]; XGBoost weighs both rows of group 2 by 2.
     xgb = require("xgboost")
-    from fastndcg.measures.softrank import XGBoostSoftNDCGObjective
+    from fastndcg.measures._softrank import XGBoostSoftNDCGObjective
 
     dm = xgb.DMatrix(np.zeros((3, 1)), label=[1, 0, 2])
     dm.set_group([1, 0, 2])
@@ -337,8 +337,8 @@ def test_labels_past_a_gain_table_do_not_size_the_table():
     # 2**40 past a gain table made LambdaMART and SoftNDCG allocate a table of
     # 2**40 + 1 gains (8 TiB: MemoryError). One slot of gain 0 now stands for all
     # such labels.
-    from fastndcg.reference import _lambdamart as ref_lm
-    from fastndcg.measures.lambdamart import lambda_gradients
+    import fastndcg.reference as ref_lm
+    from fastndcg import lambda_gradients
     conv = Convention(gain=(0.0, 1.0), unknown_label="zero")
     s = np.array([0.3, 0.1, 0.2, 0.0])
     y = np.array([1 << 40, 1, 0, 7])
@@ -347,7 +347,7 @@ def test_labels_past_a_gain_table_do_not_size_the_table():
     g_ref, h_ref = ref_lm.lambda_gradients(s, y, off, convention=conv)
     np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-15)
-    from fastndcg.measures.softrank import soft_ndcg
+    from fastndcg.measures._softrank import soft_ndcg
     from fastndcg.reference import _softrank as ref_soft
     np.testing.assert_allclose(soft_ndcg(s, y, off, sigma=0.5, convention=conv),
                                ref_soft.soft_ndcg(s, y, off, sigma=0.5, convention=conv), rtol=1e-12)
@@ -365,8 +365,8 @@ def test_a_short_discount_array_is_an_error_for_the_reference_too():
             call(reference)
     with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 3"):
         fastndcg.ndcg(s, y, off, convention=conv)
-    from fastndcg.reference import _lambdamart as ref_lm
-    from fastndcg.measures.lambdamart import delta_ndcg_pairs
+    import fastndcg.reference as ref_lm
+    from fastndcg import delta_ndcg_pairs
     for call in (lambda: ref_lm.delta_ndcg_pairs(s, y, off, convention=conv),
                  lambda: delta_ndcg_pairs(s, y, off, convention=conv)):
         with pytest.raises(ValueError, match="discount: the array has 1 entries but ranks up to 3"):

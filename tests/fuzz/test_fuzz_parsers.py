@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "fuzz"))
 
 import harness  # noqa: E402
-from fastndcg.io import readers  # noqa: E402
+import fastndcg.io as readers  # noqa: E402
 
 pytestmark = [pytest.mark.fuzz]
 

@@ -1,12 +1,12 @@
-"""fastndcg.integrations.dask on a distributed.LocalCluster: the in-memory numbers, whatever the partitioning."""
+"""fastndcg.integrations._dask on a distributed.LocalCluster: the in-memory numbers, whatever the partitioning."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import fastndcg
-import fastndcg.integrations.dask as fdask
-from fastndcg.io import frames
+import fastndcg.integrations._dask as fdask
+from fastndcg.report import frame_mean_ndcg, frame_ndcg
 from conftest import require, scattered_frame as _frame
 
 pytestmark = [pytest.mark.distributed]
@@ -43,10 +43,10 @@ def test_matches_in_memory(client, conv):
     ddf = dd.from_pandas(df, npartitions=6, sort=False)
     doc = "doc" if fastndcg.get_preset(conv).uses_tie_key else None
     ks = [1, 5, None]
-    res = fdask.evaluate(ddf, ks, doc_id=doc, weight="w", convention=conv, npartitions=4)
+    res = fdask.dask_evaluate(ddf, ks, doc_id=doc, weight="w", convention=conv, npartitions=4)
     _assert_same_per_query(res.per_query.compute(),
-                           frames.ndcg(df, ks, doc_id=doc, weight="w", convention=conv))
-    want = frames.mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
+                           frame_ndcg(df, ks, doc_id=doc, weight="w", convention=conv))
+    want = frame_mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
     assert res.mean.keys() == want.keys()
     # each cutoff's number says what it is: the preset's NDCG@k on the list given
     conv_run = fastndcg.get_preset(conv).replace(ideal_source="run")
@@ -58,11 +58,11 @@ def test_matches_in_memory(client, conv):
 def test_aggregate_does_not_depend_on_partitioning(client):
     df = _frame(2, str_ids=False)
     conv = fastndcg.Convention(aggregation="ratio", short="zero", empty="skip")
-    means = [fdask.mean_ndcg(dd.from_pandas(df, npartitions=p, sort=False), [3, 10], weight="w",
+    means = [fdask.dask_mean_ndcg(dd.from_pandas(df, npartitions=p, sort=False), [3, 10], weight="w",
                              convention=conv, npartitions=out)
              for p, out in ((1, 1), (5, 3), (9, 7))]
     assert means[0] == means[1] == means[2]                       # exact sums: identical floats
-    want = frames.mean_ndcg(df, [3, 10], weight="w", convention=conv)
+    want = frame_mean_ndcg(df, [3, 10], weight="w", convention=conv)
     for name in want:
         assert means[0][name] == pytest.approx(want[name], rel=0, abs=0)
 
@@ -70,42 +70,42 @@ def test_aggregate_does_not_depend_on_partitioning(client):
 def test_single_cutoff_and_lazy_ndcg(client):
     df = _frame(3, n=1500, n_queries=90)
     ddf = dd.from_pandas(df, npartitions=3, sort=False)
-    per = fdask.ndcg(ddf, 10, convention="sklearn")
+    per = fdask.dask_ndcg(ddf, 10, convention="sklearn")
     assert isinstance(per, dd.DataFrame)
-    _assert_same_per_query(per.compute(), frames.ndcg(df, 10, convention="sklearn"))
-    got = fdask.mean_ndcg(ddf, 10, convention="sklearn")
+    _assert_same_per_query(per.compute(), frame_ndcg(df, 10, convention="sklearn"))
+    got = fdask.dask_mean_ndcg(ddf, 10, convention="sklearn")
     assert isinstance(got, float)
-    assert got == pytest.approx(frames.mean_ndcg(df, 10, convention="sklearn"), rel=0, abs=0)
+    assert got == pytest.approx(frame_mean_ndcg(df, 10, convention="sklearn"), rel=0, abs=0)
 
 
 def test_already_partitioned_by_query(client):
     df = _frame(4, n=1200, n_queries=60, str_ids=False)
     by_query = dd.from_pandas(df.sort_values("qid", kind="mergesort"), npartitions=4, sort=False)
     by_query = by_query.set_index("qid", sort=True).reset_index()   # divisions on qid: whole queries
-    got = fdask.mean_ndcg(by_query, 5, shuffle=False)
-    assert got == pytest.approx(frames.mean_ndcg(df, 5), rel=0, abs=0)
+    got = fdask.dask_mean_ndcg(by_query, 5, shuffle=False)
+    assert got == pytest.approx(frame_mean_ndcg(df, 5), rel=0, abs=0)
     split = dd.from_pandas(df, npartitions=4, sort=False)
     with pytest.raises(ValueError, match="shuffle=False but query .* is in several partitions"):
-        fdask.mean_ndcg(split, 5, shuffle=False)
+        fdask.dask_mean_ndcg(split, 5, shuffle=False)
 
 
 def test_bad_input(client):
     df = _frame(5, n=300, n_queries=20)
     ddf = dd.from_pandas(df, npartitions=2, sort=False)
     with pytest.raises(ValueError, match="score column 'pred' is not in the DataFrame"):
-        fdask.ndcg(ddf, 5, score="pred")
+        fdask.dask_ndcg(ddf, 5, score="pred")
     with pytest.raises(ValueError, match="pass doc_id"):
-        fdask.ndcg(ddf, 5, convention="trec_eval")
+        fdask.dask_ndcg(ddf, 5, convention="trec_eval")
     with pytest.raises(TypeError, match="dask.dataframe.DataFrame"):
-        fdask.ndcg(df, 5)
+        fdask.dask_ndcg(df, 5)
     bad = df.copy()
     bad.loc[7, "score"] = np.nan
     with pytest.raises(ValueError, match=f"score column 'score' has a missing value .* query {bad.loc[7, 'qid']!r}"):
-        fdask.mean_ndcg(dd.from_pandas(bad, npartitions=2, sort=False), 5)
+        fdask.dask_mean_ndcg(dd.from_pandas(bad, npartitions=2, sort=False), 5)
     bad = df.copy()
     bad.loc[3, "w"] = 1e3
     with pytest.raises(ValueError, match="weight column 'w' must be constant"):
-        fdask.mean_ndcg(dd.from_pandas(bad, npartitions=2, sort=False), 5, weight="w")
+        fdask.dask_mean_ndcg(dd.from_pandas(bad, npartitions=2, sort=False), 5, weight="w")
 
 
 def test_partition_by_query(client):
@@ -129,7 +129,7 @@ def test_xgboost_dask_training_gives_the_single_machine_model(client):
     import xgboost as xgb
     import xgboost.dask  # noqa: F401
 
-    from fastndcg.integrations.xgboost import RankNDCGObjective
+    from fastndcg.integrations import XGBoostRankNDCGObjective as RankNDCGObjective
 
     rng = np.random.default_rng(8)
     n_queries = 80

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import fastndcg
-from fastndcg.integrations import ir_measures as ir_measures_provider
+from fastndcg.integrations import _ir_measures as ir_measures_provider
 
 from conftest import require
 
@@ -37,11 +37,11 @@ def _float_sum_mean(values):
 
 @pytest.fixture
 def registered():
-    p = ir_measures_provider.register()
+    p = ir_measures_provider.register_ir_measures()
     try:
         yield p
     finally:
-        ir_measures_provider.unregister()
+        ir_measures_provider.unregister_ir_measures()
 
 
 def _shapes():

@@ -7,10 +7,10 @@ import pytest
 
 import fastndcg
 from conftest import require, load_ranking_dataset
-import fastndcg.integrations.lightgbm as flgb
+import fastndcg.integrations._lightgbm as flgb
 from fastndcg import Convention
-from fastndcg.io.datasets import cascade_clicks
-from fastndcg.integrations.lightgbm import LambdarankObjective, NDCGMetric
+from fastndcg.io._datasets import cascade_clicks
+from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
 pytestmark = [pytest.mark.peers]
 
@@ -86,8 +86,8 @@ def test_gradients_equal_on_real_data_at_trained_scores(shared_data):
     booster = lgb.train(dict(BASE, objective="lambdarank"), lgb.Dataset(Xtr, ytr, group=gtr), 10)
     s = booster.predict(Xtr, raw_score=True)
     off = fastndcg.offsets_from_group_sizes(gtr)
-    from fastndcg.reference import _lambdamart as ref
-    from fastndcg.measures.lambdamart import lambda_gradients
+    import fastndcg.reference as ref
+    from fastndcg import lambda_gradients
     g, h = lambda_gradients(s, ytr, off, mode="lightgbm")
     rg, rh = ref.lambda_gradients(s, ytr, off, mode="lightgbm")
     assert np.array_equal(g.view(np.uint32), rg.view(np.uint32))
@@ -448,7 +448,7 @@ def test_one_objective_two_fits_do_not_mix_state(shared_data):
 
 def test_lgbmranker_with_the_soft_ndcg_objective(shared_data):
     # LightGBMSoftNDCGObjective in the scikit-learn API trains the model lightgbm.train trains.
-    from fastndcg.measures.softrank import LightGBMSoftNDCGObjective
+    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective
 
     Xtr, ytr, gtr, Xte, _, _ = load(shared_data, "mq2008")
     weights = np.random.default_rng(2).uniform(0.5, 2.0, size=len(ytr))
@@ -462,7 +462,7 @@ def test_lgbmranker_with_the_soft_ndcg_objective(shared_data):
 
 
 def test_scikit_learn_calls_that_cannot_work_say_why(shared_data):
-    from fastndcg.measures.softrank import LightGBMSoftNDCGObjective
+    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective
 
     Xtr, ytr, gtr, _, _, _ = load(shared_data, "mq2008")
     for obj in (LambdarankObjective(), LightGBMSoftNDCGObjective()):
@@ -514,7 +514,7 @@ def test_fitted_lgbmranker_pickles(shared_data):
     # pickle 'weakref.ReferenceType' object" / "Can't pickle local object" (the caches).
     import pickle
 
-    from fastndcg.measures.softrank import LightGBMSoftNDCGObjective
+    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective
 
     Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
     builtin = lgb.LGBMRanker(n_estimators=5, **SKLEARN).fit(Xtr, ytr, group=gtr)

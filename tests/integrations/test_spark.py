@@ -1,4 +1,4 @@
-"""fastndcg.integrations.spark on a local[2] Spark session: the in-memory numbers, whatever the partitioning."""
+"""fastndcg.integrations._spark on a local[2] Spark session: the in-memory numbers, whatever the partitioning."""
 from __future__ import annotations
 
 import os
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import fastndcg
-import fastndcg.integrations.spark as fspark
-from fastndcg.io import frames
+import fastndcg.integrations._spark as fspark
+from fastndcg.report import frame_mean_ndcg, frame_ndcg
 from conftest import require, scattered_frame as _frame
 
 pytestmark = [pytest.mark.distributed, pytest.mark.slow]
@@ -59,15 +59,15 @@ def test_matches_in_memory(spark, conv, str_ids):
     sdf = spark.createDataFrame(df)
     doc = "doc" if fastndcg.get_preset(conv).uses_tie_key else None
     ks = [1, 5, None]
-    res = fspark.evaluate(sdf, ks, doc_id=doc, weight="w", convention=conv)
+    res = fspark.spark_evaluate(sdf, ks, doc_id=doc, weight="w", convention=conv)
     got = _sorted(res.per_query.toPandas())
-    want = _sorted(frames.ndcg(df, ks, doc_id=doc, weight="w", convention=conv))
+    want = _sorted(frame_ndcg(df, ks, doc_id=doc, weight="w", convention=conv))
     res.per_query.unpersist()
     assert list(got.columns) == list(want.columns)
     assert got["qid"].tolist() == want["qid"].tolist()
     np.testing.assert_array_equal(got.drop(columns="qid").to_numpy(dtype=float),
                                   want.drop(columns="qid").to_numpy(dtype=float))   # bit for bit
-    want_mean = frames.mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
+    want_mean = frame_mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
     assert res.mean.keys() == want_mean.keys()
     # each cutoff's number says what it is: the preset's NDCG@k on the list given
     conv_run = fastndcg.get_preset(conv).replace(ideal_source="run")
@@ -80,30 +80,30 @@ def test_aggregate_does_not_depend_on_partitioning(spark):
     df = _frame(3)
     sdf = spark.createDataFrame(df)
     conv = fastndcg.Convention(aggregation="ratio", short="zero", empty="skip")
-    means = [fspark.mean_ndcg(sdf, [3, 10], weight="w", convention=conv, num_partitions=p) for p in (1, 2, 5)]
+    means = [fspark.spark_mean_ndcg(sdf, [3, 10], weight="w", convention=conv, num_partitions=p) for p in (1, 2, 5)]
     assert means[0] == means[1] == means[2]                     # exact sums: identical floats
-    want = frames.mean_ndcg(df, [3, 10], weight="w", convention=conv)
+    want = frame_mean_ndcg(df, [3, 10], weight="w", convention=conv)
     for name in want:
         assert means[0][name] == pytest.approx(want[name], rel=0, abs=0)
-    single = fspark.mean_ndcg(sdf, 10)
+    single = fspark.spark_mean_ndcg(sdf, 10)
     assert isinstance(single, float)
-    assert single == pytest.approx(frames.mean_ndcg(df, 10), rel=0, abs=0)
+    assert single == pytest.approx(frame_mean_ndcg(df, 10), rel=0, abs=0)
 
 
 def test_bad_input(spark):
     df = _frame(4, n=200, n_queries=15)
     sdf = spark.createDataFrame(df)
     with pytest.raises(ValueError, match="score column 'pred' is not in the DataFrame"):
-        fspark.ndcg(sdf, 5, score="pred")
+        fspark.spark_ndcg(sdf, 5, score="pred")
     with pytest.raises(ValueError, match="pass doc_id"):
-        fspark.ndcg(sdf, 5, convention="trec_eval")
+        fspark.spark_ndcg(sdf, 5, convention="trec_eval")
     with pytest.raises(TypeError, match="pyspark.sql.DataFrame"):
-        fspark.ndcg(df, 5)
+        fspark.spark_ndcg(df, 5)
     bad = df.copy()
     bad.loc[5, "w"] = 1e3
     with pytest.raises(ValueError, match="weight column 'w' must be constant within a query; query 'q"):
-        fspark.mean_ndcg(spark.createDataFrame(bad), 5, weight="w")
+        fspark.spark_mean_ndcg(spark.createDataFrame(bad), 5, weight="w")
     bad = df.copy()
     bad.loc[9, "label"] = -1
     with pytest.raises(ValueError, match="in the partition holding queries"):
-        fspark.mean_ndcg(spark.createDataFrame(bad), 5)
+        fspark.spark_mean_ndcg(spark.createDataFrame(bad), 5)

@@ -9,10 +9,10 @@ import json
 
 import fastndcg
 from conftest import require, load_ranking_dataset
-from fastndcg.io.datasets import cascade_clicks
-import fastndcg.integrations.xgboost as fxgb
+from fastndcg.io._datasets import cascade_clicks
+import fastndcg.integrations._xgboost as fxgb
 from fastndcg import Convention
-from fastndcg.integrations.xgboost import XGBOOST_NDCG, NDCGMetric, RankNDCGObjective
+from fastndcg.integrations import XGBOOST_NDCG, XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
 
 pytestmark = [pytest.mark.peers]
 
@@ -94,8 +94,8 @@ def test_gradients_equal_reference_on_real_data(shared_data):
     booster = xgb.train(dict(BASE, objective="rank:ndcg"), xgb.DMatrix(Xtr, ytr, qid=qtr), 8)
     s = margins(booster, Xtr)
     off = fastndcg.offsets_from_qid(qtr).offsets
-    from fastndcg.reference import _lambdamart as ref
-    from fastndcg.measures.lambdamart import lambda_gradients
+    import fastndcg.reference as ref
+    from fastndcg import lambda_gradients
     g, h = lambda_gradients(s, ytr, off, mode="xgboost")
     rg, rh = ref.lambda_gradients(s, ytr, off, mode="xgboost")
     assert np.array_equal(g.view(np.uint32), rg.view(np.uint32))
@@ -301,7 +301,7 @@ def test_objective_validation():
 
 def test_xgbranker_refuses_custom_objectives():
     # XGBoost's own refusal (documented in docs/lambdamart.md): the way that works is xgboost.train.
-    from fastndcg.measures.softrank import XGBoostSoftNDCGObjective
+    from fastndcg.measures._softrank import XGBoostSoftNDCGObjective
 
     for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):
         with pytest.raises(ValueError, match="custom objective function not supported by XGBRanker"):
@@ -314,7 +314,7 @@ HOW = r"expected an xgboost.DMatrix; got ndarray. XGBoost's scikit-learn API pas
 def test_scikit_learn_calls_say_what_to_do_instead(shared_data):
     # Issue 24.8: XGBRegressor(objective=RankNDCGObjective()) said only "expected an xgboost.DMatrix;
     # got ndarray", and XGBRanker(eval_metric=NDCGMetric()) failed with "unhashable type: 'numpy.ndarray'".
-    from fastndcg.measures.softrank import XGBoostSoftNDCGObjective
+    from fastndcg.measures._softrank import XGBoostSoftNDCGObjective
 
     Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
     for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):

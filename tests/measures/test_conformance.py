@@ -397,7 +397,7 @@ def _expected_ndcg_lines(path):
 
 
 def trec_eval_csr(qrels, run, complete=False, max_docs=None):
-    """CSR arrays for trec_eval's rules, built here without fastndcg.io.readers:
+    """CSR arrays for trec_eval's rules, built here without fastndcg.io:
     the run's documents with their qrels level (unjudged or negative: 0), docno
     byte rank as tie_key (the presets break ties by it, descending), the qrels'
     levels as the external ideal, topics of run and qrels (``-c``: every qrels

@@ -3,10 +3,10 @@ pure-Python reference, state carried across rounds, large queries, validation.""
 import numpy as np
 import pytest
 
-from fastndcg.reference import _lambdamart as ref
-from fastndcg.io.datasets import cascade_clicks
-from fastndcg.measures.debias import PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
-from fastndcg.measures.lambdamart import LambdaMART, lambda_gradients
+from fastndcg.reference import _lambdamart_batches as ref_batches, _lambdamart_debias as ref_debias
+from fastndcg.io._datasets import cascade_clicks
+from fastndcg.measures._debias import PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
+from fastndcg import LambdaMART, lambda_gradients
 from conftest import make_batch
 
 MODES = ["default", "lightgbm", "xgboost"]
@@ -38,7 +38,7 @@ def test_position_ids_number_positions_by_first_appearance():
     ids, values = position_ids(np.array([7, 3, 7, 1, 9, 3, 1, 1, 3, 7, 9, 20]))
     assert ids.tolist() == [0, 1, 0, 2, 3, 1, 2, 2, 1, 0, 3, 4]
     assert values.tolist() == [7, 3, 1, 9, 20]
-    rids, rvalues = ref.position_ids([7, 3, 7, 1, 9, 3, 1, 1, 3, 7, 9, 20])
+    rids, rvalues = ref_debias.position_ids([7, 3, 7, 1, 9, 3, 1, 1, 3, 7, 9, 20])
     assert rids.tolist() == ids.tolist() and rvalues.tolist() == values.tolist()
 
 
@@ -50,12 +50,12 @@ def test_position_bias_rounds_equal_reference(rng, mode, weighted):
     kw = {} if sw is None else dict(sample_weights=sw)
     model = PositionBiasedLambdaMART(y, off, pos * 3 + 2, regularization=0.4, learning_rate=0.3,
                                      mode=mode, **kw)
-    ids, _ = ref.position_ids(pos * 3 + 2)
+    ids, _ = ref_debias.position_ids(pos * 3 + 2)
     factors = np.zeros(int(ids.max()) + 1, dtype=np.float32)
     for r in range(4):
         scores = s + 0.3 * r * rng.normal(size=len(s))
         g, h = model.gradients(scores)
-        rg, rh = ref.lambda_gradients(scores, y, off, mode=mode, position_ids=ids, position_factors=factors,
+        rg, rh = ref_batches.lambda_gradients(scores, y, off, mode=mode, position_ids=ids, position_factors=factors,
                                       sample_weights=sw)
         if mode == "default":
             np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
@@ -63,7 +63,7 @@ def test_position_bias_rounds_equal_reference(rng, mode, weighted):
         else:
             assert_bitwise(g, rg)
             assert_bitwise(h, rh)
-        factors = ref.lightgbm_position_bias_update(g, h, ids, factors, 0.4, 0.3)
+        factors = ref_debias.lightgbm_position_bias_update(g, h, ids, factors, 0.4, 0.3)
         assert_bitwise(model.position_factors, factors)
     assert model.rounds == 4 and np.count_nonzero(factors) > 0
 
@@ -100,7 +100,7 @@ def test_position_bias_update_equals_reference(rng):
         for reg, lr in ((0.0, 0.1), (0.7, 0.05), (3.0, 1.0)):
             got = factors.copy()
             _lambdamart.lightgbm_position_bias_update(g, h, ids, got, reg, lr)
-            assert_bitwise(got, ref.lightgbm_position_bias_update(g, h, ids, factors, reg, lr))
+            assert_bitwise(got, ref_debias.lightgbm_position_bias_update(g, h, ids, factors, reg, lr))
 
 
 def test_position_bias_update_order_matters(rng):
@@ -108,10 +108,10 @@ def test_position_bias_update_order_matters(rng):
     # reordered sum is a near miss the bitwise tests would catch.
     s, y, off, pos = click_batch(rng, n_queries=60)
     g, h = lambda_gradients(s, y, off, mode="lightgbm")
-    ids, _ = ref.position_ids(pos)
-    exact = ref.lightgbm_position_bias_update(g, h, ids, np.full(ids.max() + 1, 0.01, np.float32), 0.5, 0.1)
+    ids, _ = ref_debias.position_ids(pos)
+    exact = ref_debias.lightgbm_position_bias_update(g, h, ids, np.full(ids.max() + 1, 0.01, np.float32), 0.5, 0.1)
     perm = rng.permutation(len(g))
-    moved = ref.lightgbm_position_bias_update(g[perm], h[perm], ids[perm],
+    moved = ref_debias.lightgbm_position_bias_update(g[perm], h[perm], ids[perm],
                                               np.full(ids.max() + 1, 0.01, np.float32), 0.5, 0.1)
     np.testing.assert_allclose(exact, moved, rtol=1e-5)
 
@@ -143,7 +143,7 @@ def test_xgboost_state_rounds_equal_reference(rng, case, weighted):
         scores = (s + 0.4 * r * rng.normal(size=len(s))).astype(np.float32)
         g, h = model.gradients(scores)
         seed_round = 2 + r + case.get("seed_offset", 1)
-        rg, rh, li, lj = ref.xgboost_lambda_gradients(
+        rg, rh, li, lj = ref_batches.xgboost_lambda_gradients(
             scores, y, off, pair_method=case["pair_method"], num_pair=case.get("num_pair_per_sample"),
             iteration=seed_round - 1, gain=case.get("gain", "exponential"),
             normalize=case.get("normalize", True), score_normalization=case.get("score_normalization", True),
@@ -151,7 +151,7 @@ def test_xgboost_state_rounds_equal_reference(rng, case, weighted):
         assert_bitwise(g, rg)
         assert_bitwise(h, rh)
         if unbiased:
-            tp, tm = ref.xgboost_position_bias_update(li, lj, off, tp, tm, case.get("bias_norm", 1.0))
+            tp, tm = ref_debias.xgboost_position_bias_update(li, lj, off, tp, tm, case.get("bias_norm", 1.0))
             assert_bitwise(model.t_plus, tp)
             assert_bitwise(model.t_minus, tm)
     assert model.iteration == 6
@@ -188,11 +188,11 @@ def test_unbiased_guards_on_tiny_ratios(rng, method):
     model._t_plus[:] = tp
     model._t_minus[:] = tm
     g, h = model.gradients(s)
-    rg, rh, li, lj = ref.xgboost_lambda_gradients(s, y, off, pair_method=method, num_pair=6,
+    rg, rh, li, lj = ref_batches.xgboost_lambda_gradients(s, y, off, pair_method=method, num_pair=6,
                                                   t_plus=tp, t_minus=tm)
     assert_bitwise(g, rg)
     assert_bitwise(h, rh)
-    tp, tm = ref.xgboost_position_bias_update(li, lj, off, tp, tm, 1.0)
+    tp, tm = ref_debias.xgboost_position_bias_update(li, lj, off, tp, tm, 1.0)
     assert_bitwise(model.t_plus, tp)
     assert_bitwise(model.t_minus, tm)
     assert np.all(np.isfinite(model.t_plus)) and np.all(np.isfinite(model.t_minus))
@@ -215,27 +215,27 @@ def test_mean_pairs_change_with_the_round_and_topk_does_not(rng):
 def test_minstd_rand_reference():
     # The C++ standard fixes it: the 10000th draw of a default-constructed
     # (seed 1) minstd_rand is 399268537.
-    rng = ref.MinstdRand(1)
+    rng = ref_debias.MinstdRand(1)
     for _ in range(9999):
         rng()
     assert rng() == 399268537
-    assert ref.MinstdRand(0).x == 1 and ref.MinstdRand(2147483647 + 5).x == 5
-    engine = ref.MinstdRand(12345)
-    draws = [ref.uniform_int(engine, 6) for _ in range(5000)]
+    assert ref_debias.MinstdRand(0).x == 1 and ref_debias.MinstdRand(2147483647 + 5).x == 5
+    engine = ref_debias.MinstdRand(12345)
+    draws = [ref_debias.uniform_int(engine, 6) for _ in range(5000)]
     assert set(draws) == set(range(7))
     assert abs(np.mean(draws) - 3) < 0.1
     # small seeds give small first draws (x1 = 48271 seed): XGBoost's seeds are small
-    assert ref.uniform_int(ref.MinstdRand(7), 6) == (48271 * 7 - 1) // (2147483645 // 7)
+    assert ref_debias.uniform_int(ref_debias.MinstdRand(7), 6) == (48271 * 7 - 1) // (2147483645 // 7)
 
 
 def test_mean_pairs_reference_structure():
     # Every pair crosses a label bucket; each document draws num_pair partners.
     labels = [2.0, 0.0, 1.0, 0.0, 2.0, 1.0, 0.0]
-    pairs = ref.mean_pairs(labels, 3, seed=12345)
+    pairs = ref_debias.mean_pairs(labels, 3, seed=12345)
     assert len(pairs) == 3 * len(labels)
     assert all(labels[a] != labels[b] for a, b in pairs)
     assert sorted({a for a, _ in pairs}) == list(range(len(labels)))
-    assert ref.mean_pairs([1.0, 1.0], 2, seed=1) == []        # one bucket: no partner
+    assert ref_debias.mean_pairs([1.0, 1.0], 2, seed=1) == []        # one bucket: no partner
 
 
 # ----------------------------------------------------------------------------- threads, big queries
@@ -268,7 +268,7 @@ def test_large_query_equals_reference(rng, mode):
     s = np.where(rng.random(n) < 0.5, rng.normal(size=n), rng.integers(0, 5, n) / 4.0)
     y = rng.integers(0, 4, size=n)
     g, h = lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
-    rg, rh = ref.lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
+    rg, rh = ref_batches.lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
     if mode == "default":
         np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
@@ -295,17 +295,17 @@ def test_ranking_of_large_queries_equals_reference(rng, scores):
     y = rng.integers(0, 3, size=n)
     for mode in ("lightgbm",) if scores == "huge-range" else ("lightgbm", "xgboost"):
         g, h = lambda_gradients(s, y, [0, n], mode=mode, truncation=4, score_normalization=False)
-        rg, rh = ref.lambda_gradients(s, y, [0, n], mode=mode, truncation=4, score_normalization=False)
+        rg, rh = ref_batches.lambda_gradients(s, y, [0, n], mode=mode, truncation=4, score_normalization=False)
         assert_bitwise(g, rg)
         assert_bitwise(h, rh)
     key = rng.integers(0, 4, size=n)
     d, _ = lambda_gradients(s, y, [0, n], truncation=4, convention="standard", tie_key=None)
-    rd, _ = ref.lambda_gradients(s, y, [0, n], truncation=4, convention="standard")
+    rd, _ = ref_batches.lambda_gradients(s, y, [0, n], truncation=4, convention="standard")
     np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-15)
     from fastndcg import Convention
     conv = Convention(ties="key_desc")
     d, _ = lambda_gradients(s, y, [0, n], truncation=4, convention=conv, tie_key=key)
-    rd, _ = ref.lambda_gradients(s, y, [0, n], truncation=4, convention=conv, tie_key=key)
+    rd, _ = ref_batches.lambda_gradients(s, y, [0, n], truncation=4, convention=conv, tie_key=key)
     np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-15)
 
 
@@ -388,7 +388,7 @@ def test_cascade_clicks_model():
 def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
     # The kernels compiled with AVX2 (chosen at run time) and the baseline build
     # must agree to the bit in every mode and state.
-    import fastndcg.measures.lambdamart as lm
+    import fastndcg.measures._lambdamart_checks as lm
     from fastndcg._core import _lambdamart as baseline
     if not baseline.cpu_has_avx2():
         pytest.skip("this CPU has no AVX2: only the baseline build can run")
@@ -398,7 +398,7 @@ def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
         assert wide.built_for_avx2() and lm._lambdamart is wide and not baseline.built_for_avx2()
     s, y, off, pos = click_batch(rng, n_queries=120, max_docs=90)
     runs = {}
-    import fastndcg.measures.lambdamart_model as lm_model      # where LambdaMART looks its kernels up
+    import fastndcg.measures._lambdamart_model as lm_model      # where LambdaMART looks its kernels up
     for name, module in (("baseline", baseline), ("avx2", wide)):
         monkeypatch.setattr(lm_model, "_lambdamart", module)
         out = []
@@ -420,7 +420,7 @@ def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
 def test_default_mode_exp_is_accurate():
     # The default mode's vectorised exp against the C library's (math.exp).
     import math
-    import fastndcg.measures.lambdamart as lm
+    import fastndcg.measures._lambdamart_checks as lm
     rng = np.random.default_rng(2)
     a = np.concatenate([rng.uniform(0, 1, 20000), rng.uniform(0, 40, 20000), rng.uniform(700, 746, 2000),
                         [0.0, 1e-300, 5e-324, 0.5 * math.log(2), math.log(2), 708.39, 708.4, 744.4, 745.1,

@@ -9,8 +9,9 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
-from fastndcg.conventions import ScoreOverflowWarning, get_preset
-from fastndcg.measures.lambdamart_model import LambdaMART
+from fastndcg.conventions import ScoreOverflowWarning
+from fastndcg import get_preset
+from fastndcg.measures._lambdamart_model import LambdaMART
 
 BIG = 1e39          # finite double, +inf as float32
 LABELS, OFFSETS, KEY = np.array([1, 0]), np.array([0, 2]), np.array([0, 1])   # docs "a" (key 0), "b" (key 1)

@@ -6,9 +6,8 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention
-from fastndcg.reference import _lambdamart as ref
-from fastndcg.measures.lambdamart import (LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs,
-                                 lambda_gradients)
+from fastndcg.reference import _lambdamart_batches as ref_batches, _lambdamart_query as ref_query
+from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from conftest import make_batch
 
 MODES = ["default", "lightgbm", "xgboost"]
@@ -74,7 +73,7 @@ def test_exact_modes_and_default_equal_reference(rng, mode, options, dtype):
     for trial in range(3):
         s, y, off = batch(rng, dtype, continuous=trial > 0)
         g, h = lambda_gradients(s, y, off, mode=mode, **kw)
-        rg, rh = ref.lambda_gradients(s, y, off, mode=mode, **kw)
+        rg, rh = ref_batches.lambda_gradients(s, y, off, mode=mode, **kw)
         if mode == "default":
             assert g.dtype == dtype and h.dtype == dtype
             tol = dict(rtol=1e-12, atol=1e-15) if dtype == np.float64 else dict(rtol=2e-6, atol=1e-7)
@@ -94,7 +93,7 @@ def test_default_mode_under_conventions_equals_reference(rng, conv):
             y = np.minimum(y, len(conv.gain) - 1)
         key = rng.integers(0, 3, size=len(s)) if conv.uses_tie_key else None
         g, h = lambda_gradients(s, y, off, convention=conv, tie_key=key, **options)
-        rg, rh = ref.lambda_gradients(s, y, off, convention=conv, tie_key=key, **options)
+        rg, rh = ref_batches.lambda_gradients(s, y, off, convention=conv, tie_key=key, **options)
         np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
 
@@ -106,7 +105,7 @@ def test_weights_equal_reference(rng, mode):
     qw = rng.uniform(0.2, 3.0, size=nq)
     sw = None if mode == "xgboost" else rng.uniform(0.2, 3.0, size=len(s))
     g, h = lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
-    rg, rh = ref.lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
+    rg, rh = ref_batches.lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
     if mode == "default":
         np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
@@ -120,7 +119,7 @@ def test_lightgbm_mode_custom_label_gain_and_linear_gain(rng):
         conv = Convention(gain=gain)
         s, y, off = batch(rng)
         g, h = lambda_gradients(s, y, off, mode="lightgbm", convention=conv, sigma=1.3)
-        rg, rh = ref.lambda_gradients(s, y, off, mode="lightgbm", convention=conv, sigma=1.3)
+        rg, rh = ref_batches.lambda_gradients(s, y, off, mode="lightgbm", convention=conv, sigma=1.3)
         assert_bitwise(g, rg)
         assert_bitwise(h, rh)
 
@@ -134,7 +133,7 @@ def test_lightgbm_ideal_is_by_label_order(rng):
     # Non-monotone table: LightGBM walks labels from the top label down, not gains.
     conv = Convention(gain=(0.0, 5.0, 1.0, 3.0, 0.5))
     lgb = LambdaMART(y, off, mode="lightgbm", convention=conv, truncation=4)
-    expect = [ref.ideal_dcg(y[a:b], 4, conv, mode="lightgbm") for a, b in zip(off[:-1], off[1:])]
+    expect = [ref_query.ideal_dcg(y[a:b], 4, conv, mode="lightgbm") for a, b in zip(off[:-1], off[1:])]
     assert_bitwise(lgb.ideal_dcg, np.array(expect))
     by_gain = fastndcg.NDCGScorer(y, off, k=4, convention=conv).ideal_dcg
     assert not np.array_equal(lgb.ideal_dcg, by_gain)
@@ -153,7 +152,7 @@ def _lightgbm_double_accumulation(scores, labels, offsets, sigma=1.0):
         if n < 2:
             continue
         s, y = [float(x) for x in scores[a:b]], [float(x) for x in labels[a:b]]
-        inv = ref.inverse_or_zero(ref.ideal_dcg(y, 30, conv, mode="lightgbm"))
+        inv = ref_query.inverse_or_zero(ref_query.ideal_dcg(y, 30, conv, mode="lightgbm"))
         order = sorted(range(n), key=lambda i: (-s[i], i))
         g, h = [0.0] * n, [0.0] * n
         total, all_eq = 0.0, s[order[0]] == s[order[-1]]
@@ -164,10 +163,10 @@ def _lightgbm_double_accumulation(scores, labels, offsets, sigma=1.0):
                 hr, lr = (i, j) if y[order[i]] > y[order[j]] else (j, i)
                 hi, lo = order[hr], order[lr]
                 ds = s[hi] - s[lo]
-                dz = (ref.gain(y[hi], conv) - ref.gain(y[lo], conv)) * abs(ref.discount(hr, conv) - ref.discount(lr, conv)) * inv
+                dz = (ref_query.gain(y[hi], conv) - ref_query.gain(y[lo], conv)) * abs(ref_query.discount(hr, conv) - ref_query.discount(lr, conv)) * inv
                 if not all_eq:
                     dz /= float(np.float32(0.01)) + abs(ds)
-                p = ref.lightgbm_sigmoid(ds, sigma)
+                p = ref_query.lightgbm_sigmoid(ds, sigma)
                 ph = p * (1 - p) * sigma * sigma * dz
                 p = p * -sigma * dz
                 g[lo] -= p; h[lo] += ph; g[hi] += p; h[hi] += ph
@@ -246,7 +245,7 @@ def test_default_mode_logistic_is_exact_far_from_the_top(sigma):
         ok = want > 1e-300
         np.testing.assert_allclose(h[ok], want[ok], rtol=1e-12)
         assert np.all(h[~ok] <= 1e-300)
-        rg, rh = ref.lambda_gradients(s, y, off, mode="default", sigma=sigma, truncation=truncation,
+        rg, rh = ref_batches.lambda_gradients(s, y, off, mode="default", sigma=sigma, truncation=truncation,
                                       normalize=False, score_normalization=False)
         np.testing.assert_allclose(h, rh, rtol=1e-13, atol=0)
 
@@ -461,14 +460,14 @@ def test_delta_pairs_equal_reference(rng, conv, truncation):
     for cut in (False, True):
         got = delta_ndcg_pairs(s, y, off, convention=conv, truncation=truncation, cut_discount=cut,
                                tie_key=key)
-        want = ref.delta_ndcg_pairs(s, y, off, convention=conv, truncation=truncation,
+        want = ref_batches.delta_ndcg_pairs(s, y, off, convention=conv, truncation=truncation,
                                     cut_discount=cut, tie_key=key)
         for a, b in zip(got[:5], want[:5]):
             np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(got.delta, want[5], rtol=1e-14, atol=0)
     sel = [3, 0, 3]
     some = delta_ndcg_pairs(s, y, off, queries=sel, convention=conv, truncation=truncation, tie_key=key)
-    want = ref.delta_ndcg_pairs(s, y, off, queries=sel, convention=conv, truncation=truncation, tie_key=key)
+    want = ref_batches.delta_ndcg_pairs(s, y, off, queries=sel, convention=conv, truncation=truncation, tie_key=key)
     np.testing.assert_array_equal(some.query, want[0])
     np.testing.assert_array_equal(some.high, want[1])
 
@@ -522,7 +521,7 @@ def test_ideal_dcg_is_cached_once(rng, monkeypatch):
     s, y, off = batch(rng)
     model = LambdaMART(y, off)
     calls = []
-    import fastndcg.measures.lambdamart_model as lm_model      # where LambdaMART would call it
+    import fastndcg.measures._lambdamart_model as lm_model      # where LambdaMART would call it
     monkeypatch.setattr(lm_model, "NDCGScorer", lambda *a, **k: calls.append(1))
     for _ in range(3):
         model.gradients(s)

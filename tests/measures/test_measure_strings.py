@@ -1,11 +1,11 @@
-"""Measure strings in trec_eval's and ir_measures' syntax (fastndcg.measures.measure_strings, issue 15)."""
+"""Measure strings in trec_eval's and ir_measures' syntax (fastndcg.measures._measure_strings, issue 15)."""
 from __future__ import annotations
 
 import warnings
 
 import pytest
 
-from fastndcg.measures.measure_strings import MeasureError, MeasureWarning, parse_measure, parse_measures
+from fastndcg.measures._measure_strings import MeasureError, MeasureWarning, parse_measure, parse_measures
 from conftest import require
 
 pytestmark = [pytest.mark.peers]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import fastndcg
-from fastndcg.measures.measure_strings import MeasureError, parse_measure, parse_measures
+from fastndcg.measures._measure_strings import MeasureError, parse_measure, parse_measures
 
 
 @pytest.mark.parametrize("text, name", [("nDCG@10", "nDCG@10"), ("ndcg_cut.10", "ndcg_cut_10"),

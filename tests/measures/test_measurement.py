@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastndcg
-from fastndcg.conventions import PRESETS, Convention, get_preset
-from fastndcg.measures.measurement import (Measurement, SignatureError, from_signature, measurement_for,
+from fastndcg import PRESETS, Convention, get_preset
+from fastndcg.measures._measurement import (Measurement, SignatureError, from_signature, measurement_for,
                                            resolve_measurements)
 
 GOLDEN_CUT10 = ("nDCG@10|gain:lin|disc:log2|ties:key_desc|empty:zero|short:clamp|ideal:cut,qrels|agg:mean"

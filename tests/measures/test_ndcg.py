@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import math
 
 import fastndcg
-import fastndcg.measures.ndcg
+import fastndcg.measures._ndcg
 from fastndcg._core.prepared import aggregate
 from fastndcg import Convention, NDCGScorer, reference
 from conftest import require, make_batch
@@ -210,7 +210,7 @@ def test_read_only_inputs(rng, tmp_path, how):
 @pytest.mark.parametrize("conv", CONVENTIONS[:5], ids=lambda c: c.ties)
 @pytest.mark.usefixtures("force_threads")
 def test_bit_identical_for_any_thread_count(conv):
-    from fastndcg.io.datasets import mslr_like
+    from fastndcg.io._datasets import mslr_like
 
     data = mslr_like(600, seed=3)
     key = np.arange(data.n_docs)[::-1].copy() if conv.uses_tie_key else None
@@ -428,7 +428,7 @@ def test_jk_discount_with_base_2_is_letor_bit_for_bit(rng):
         jk2 = fastndcg.ndcg(s, y, off, k, convention=Convention(discount="jk", discount_base=2))
         assert letor.tobytes() == jk2.tobytes()
     conv10 = Convention(discount="jk", discount_base=10)
-    d10 = fastndcg.measures.ndcg.discount_table(conv10, 12)
+    d10 = fastndcg.measures._ndcg.discount_table(conv10, 12)
     # 1 before rank b = 10 (and at it: log_10(10) = 1), then 1/log_10(r), as the reference computes it
     assert d10[:10].tolist() == [1.0] * 10
     assert d10[10:12].tolist() == [reference.discount_of(r, conv10) for r in (11, 12)]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from fastndcg import Convention
 from fastndcg.reference import _rankdcg as ref
-from fastndcg.measures.rankdcg import rankdcg
+from fastndcg.measures._rankdcg import rankdcg
 from conftest import make_batch
 
 # dkaterenchuk/ranking_measures examples.py

@@ -7,7 +7,7 @@ import pytest
 import fastndcg
 from fastndcg import Convention
 from fastndcg.reference import _softrank as ref
-from fastndcg.measures import softrank as sr
+from fastndcg.measures import _softrank as sr
 from conftest import require, make_batch
 
 CONVENTIONS = [

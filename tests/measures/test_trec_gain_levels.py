@@ -1,4 +1,4 @@
-"""The engine's trec_eval level rules (measures/trec_gain_levels.py) against the reference's own
+"""The engine's trec_eval level rules (measures/_trec_gain_levels.py) against the reference's own
 (reference/_trec_gains.py, reference/_trec_ndcg.py): two implementations of one rule."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastndcg.measures import trec_gain_levels as engine
+from fastndcg.measures import _trec_gain_levels as engine
 from fastndcg.reference import _trec_gains as ref
 from fastndcg.reference._trec_ndcg import _ndcg_p_walk
 

@@ -26,12 +26,12 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io import readers
+import fastndcg.io as readers
 from fastndcg.reference import _trec_gains as ref
-from fastndcg.cli.main import EXIT_OK, EXIT_USAGE, main
-from fastndcg.report.stream import NDCGAccumulator, align_chunk, evaluate_run
-from fastndcg.measures.trec_gains import (GainScorer, TrecGainQuirkWarning, as_gains, gain_rules, parse_gains,
-                                 resolve_trec_gains, textbook_convention)
+from fastndcg.cli import main
+from fastndcg.cli._options import EXIT_OK, EXIT_USAGE
+from fastndcg.report import NDCGAccumulator, align_chunk, evaluate_run
+from fastndcg.measures import GainScorer, TrecGainQuirkWarning, as_gains, gain_rules, parse_gains, resolve_trec_gains, textbook_convention
 from conftest import require
 
 pytestmark = [pytest.mark.peers]
@@ -483,7 +483,7 @@ def make_trec(tmp_path, seed, n_topics=40, drop=0):
     judgments, unjudged retrieved documents, topics with no relevant document,
     docnos whose byte order matters; ``drop`` judged topics missing from the run.
     Returns the paths and the expected trec_eval inputs built here, without
-    fastndcg.io.readers: per topic (bytewise order) the run's (score, docno byte
+    fastndcg.io: per topic (bytewise order) the run's (score, docno byte
     rank, level) in file order and the judgments."""
     rng = random.Random(seed)
     topics = list(dict.fromkeys(f"{rng.randint(1, 400)}{rng.choice(['', 'a', '_x', 'B'])}" for _ in range(n_topics)))

@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastndcg.io import readers
+import fastndcg.io as readers
 from fastndcg.reference import _trec_ndcg as ref
-from fastndcg.cli.main import main
-from fastndcg.measures.trec_gains import TrecGainQuirkWarning, parse_gains
-from fastndcg.measures.trec_measures import evaluate_trec
+from fastndcg.cli import main
+from fastndcg.measures import TrecGainQuirkWarning, parse_gains
+from fastndcg.measures._trec_measures import evaluate_trec
 
 from trec_cases import GAIN_SETS, generated_trec
 from conftest import require

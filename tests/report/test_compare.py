@@ -1,4 +1,4 @@
-"""fastndcg.report.compare: NDCG under every preset side by side, diagnostics, rankings, flips, outputs."""
+"""fastndcg.compare and fastndcg.report.Comparison: NDCG under every preset side by side, diagnostics, rankings, flips, outputs."""
 from __future__ import annotations
 
 import csv
@@ -12,7 +12,7 @@ import pytest
 
 import fastndcg
 from fastndcg import reference
-from fastndcg.report.compare import Comparison, RunData
+from fastndcg.report import Comparison, RunData
 from conftest import require
 
 # Two tiny queries from the conventions notes (observed tool outputs there).
@@ -241,7 +241,7 @@ def test_runs_with_their_own_documents_and_judgments():
 
 
 def test_aligned_run_reproduces_trec_eval(shared_data):
-    from fastndcg.io import readers
+    import fastndcg.io as readers
 
     base = shared_data / "trec_eval-test"
     a = readers.align_run(base / "results.test", base / "qrels.test")

@@ -1,4 +1,4 @@
-"""fastndcg.report.identify: which preset / variant of NDCG reproduces a reported number."""
+"""fastndcg.report._identify: which preset / variant of NDCG reproduces a reported number."""
 from __future__ import annotations
 
 import json
@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from fastndcg.io import readers
-from fastndcg.measures.measurement import from_signature
-from fastndcg.measures.trec_measures import evaluate_trec
-from fastndcg.report.identify import (MATCH_TOLERANCE, identify, identify_data, parse_reported_value,
+import fastndcg.io as readers
+from fastndcg.measures._measurement import from_signature
+from fastndcg.measures._trec_measures import evaluate_trec
+from fastndcg.report._identify import (MATCH_TOLERANCE, identify, identify_data, parse_reported_value,
                                       read_per_query)
 
 
@@ -284,8 +284,8 @@ def test_fractional_labels_are_not_binary_and_refusals_are_one_note(tmp_path):
 def test_every_variant_listed_with_a_candidate_computes_its_bits(case, generated, shared_data):
     """Soundness of the fields skipped as unable to differ: each grid variant, evaluated on its own,
     gives exactly the per-topic values of the candidate it is listed under."""
-    from fastndcg.measures.measurement import Measurement
-    from fastndcg.report.identify import SOURCE_CHOICES, TIE_CHOICES, _grid, _variant
+    from fastndcg.measures._measurement import Measurement
+    from fastndcg.report._identify import SOURCE_CHOICES, TIE_CHOICES, _grid, _variant
 
     if case == "generated":
         q, r, k = generated / "qrels", generated / "run", 3

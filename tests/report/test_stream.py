@@ -1,4 +1,4 @@
-"""Out-of-core evaluation (fastndcg.report.stream): same numbers as in memory, bounded memory."""
+"""Out-of-core evaluation (fastndcg.report): same numbers as in memory, bounded memory."""
 from __future__ import annotations
 
 import json
@@ -12,8 +12,11 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io import frames
-from fastndcg.report import stream
+from fastndcg.report import frame_mean_ndcg, frame_ndcg
+import fastndcg.report as stream
+from fastndcg._core._exact import ExactSum
+from fastndcg.io._align import topic_first_line
+from fastndcg.report._chunks import exact_partials
 from conftest import require, make_batch
 
 pytestmark = [pytest.mark.peers]
@@ -79,7 +82,7 @@ def test_npy_files_memory_mapped(tmp_path, rng):
                                   weights=tmp_path / "w.npy", query_ids=tmp_path / "q.npy", chunk_rows=100))
     assert all(c.offsets[0] == 0 for c in chunks)
     assert all(c.offsets[-1] <= 100 or c.n_queries == 1 for c in chunks)   # never splits a query
-    res = stream.evaluate(chunks, 10)
+    res = stream.evaluate_chunks(chunks, 10)
     np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(scores, labels, offsets, 10))
     np.testing.assert_array_equal(res.query_ids, ids)
     assert res.n_rows == scores.shape[0] and res.n_queries == ids.shape[0]
@@ -89,7 +92,7 @@ def test_accumulator_and_tuple_chunks(rng):
     scores, labels, offsets, _, _ = _inputs(rng, 40)
     cut = int(offsets[20])
     parts = [(scores[:cut], labels[:cut], offsets[:21]), (scores[cut:], labels[cut:], offsets[20:] - cut)]
-    res = stream.evaluate(parts, [2, 8])
+    res = stream.evaluate_chunks(parts, [2, 8])
     np.testing.assert_array_equal(res.mean, fastndcg.mean_ndcg(scores, labels, offsets, [2, 8]))
     acc = stream.NDCGAccumulator(3)
     first = acc.add(*parts[0])
@@ -109,20 +112,20 @@ def test_bad_input_is_named(rng):
     with pytest.raises(ValueError, match="keep"):
         stream.NDCGAccumulator(keep="all")
     with pytest.raises(TypeError, match="chunk 0"):
-        stream.evaluate([object()])
+        stream.evaluate_chunks([object()])
     bad = scores.copy()
     bad[int(offsets[5])] = np.nan
     with pytest.raises(ValueError, match=r"chunk 1 .*first query id 4"):
-        stream.evaluate(stream.iter_npy(bad, labels, offsets, query_ids=np.arange(10),
+        stream.evaluate_chunks(stream.iter_npy(bad, labels, offsets, query_ids=np.arange(10),
                                         chunk_rows=int(offsets[4])), 5)
 
 
 def test_exact_sum_is_exact_and_split_free(rng):
     vals = np.concatenate((rng.random(1000), rng.random(1000) * 1e-20, [1e16, -1e16, 3.0]))
     exact = float(sum(Fraction(v) for v in vals.tolist()))
-    parts = stream.exact_partials(vals)
+    parts = exact_partials(vals)
     assert math.fsum(parts) == exact
-    a, b = stream.ExactSum(1), stream.ExactSum(1)
+    a, b = ExactSum(1), ExactSum(1)
     a.add(vals[:700, None])
     b.add(vals[700:, None])
     b.merge(a)
@@ -164,8 +167,8 @@ def test_parquet_row_groups_split_queries(tmp_path, rng, conv):
     pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, row_group_size=37)
     doc = "doc" if fastndcg.get_preset(conv).uses_tie_key else None
     ks = [3, 10]
-    want = frames.ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
-    want_mean = frames.mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
+    want = frame_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
+    want_mean = frame_mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
     res = stream.evaluate_parquet(path, ks, doc_id=doc, weight="w", convention=conv, chunk_rows=90)
     assert res.n_chunks > 5
     np.testing.assert_array_equal(res.ndcg, want[["ndcg@3", "ndcg@10"]].to_numpy())
@@ -207,7 +210,7 @@ _MEMORY_SCRIPT = textwrap.dedent("""
     import pyarrow as pa
     import pyarrow.parquet, pandas  # imports are not data: load them before measuring
     pyarrow.array([1]).to_numpy(zero_copy_only=False)
-    from fastndcg.report import stream
+    import fastndcg.report as stream
     d, source = sys.argv[1], sys.argv[2]
     chunk_rows = 50_000
     tracemalloc.start()
@@ -264,7 +267,7 @@ def test_memory_bound(big_data, source):
 
 # ----------------------------------------------------------------------------- TREC runs
 
-from fastndcg.io import readers  # noqa: E402
+import fastndcg.io as readers  # noqa: E402
 
 
 def _write_trec(tmp_path, rng, n_topics=240, gz=False):
@@ -339,7 +342,7 @@ def test_run_stream_mean_does_not_depend_on_the_order(tmp_path):
     res = stream.evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=1, block_size=64)
     assert res.mean == want and res.n_chunks > 200
     pieces = readers.iter_run(rpath, chunk_rows=1, block_size=64)
-    file_order = stream.evaluate((stream.aligned_chunk(readers.align_run(p, qrels, missing="skip"), "trec_eval")
+    file_order = stream.evaluate_chunks((stream.aligned_chunk(readers.align_run(p, qrels, missing="skip"), "trec_eval")
                                   for p in pieces), 10, convention="trec_eval")
     np.testing.assert_array_equal(np.sort(file_order.ndcg), np.sort(res.ndcg))
     assert file_order.mean == want
@@ -350,7 +353,7 @@ def test_run_stream_missing_topics(tmp_path, rng):
     qrels = readers.read_qrels(qpath)
     a = readers.align_run(rpath, qrels, missing="skip")
     first = a.missing_qids[0]
-    line = readers.topic_first_line(qrels, qrels.topics.tolist().index(first))
+    line = topic_first_line(qrels, qrels.topics.tolist().index(first))
     with pytest.raises(ValueError, match=rf"qrels.txt:{line}: {len(a.missing_qids)} judged topic\(s\) have no "
                                          rf"results in .*run.txt: '{first}'"):
         stream.evaluate_run(qrels, rpath, 10, chunk_rows=5)
@@ -431,7 +434,7 @@ def test_accumulator_external_ideal(rng):
     np.testing.assert_array_equal(res.ndcg, want)
     np.testing.assert_array_equal(res.mean, want_mean)
     with pytest.raises(ValueError, match=r"chunk 0 .*ideal_offsets must describe 60 queries"):
-        stream.evaluate([stream.Chunk(scores, labels, offsets, ideal_labels=ilab[:int(ioff[-2])],
+        stream.evaluate_chunks([stream.Chunk(scores, labels, offsets, ideal_labels=ilab[:int(ioff[-2])],
                                       ideal_offsets=ioff[:-1])])
     order = np.arange(60)[::-1]
     rev = acc.result(order)
@@ -442,8 +445,8 @@ def test_accumulator_external_ideal(rng):
 
 _RUN_MEMORY_SCRIPT = textwrap.dedent("""
     import json, sys, tracemalloc
-    from fastndcg.io import readers
-    from fastndcg.report import stream
+    import fastndcg.io as readers
+    import fastndcg.report as stream
     d = sys.argv[1]
     qrels = readers.read_qrels(d + "/qrels.txt")      # held in memory: not part of the bound
     tracemalloc.start()

@@ -1,0 +1,135 @@
+"""The argument parser of every sub-command and :func:`main`: exit codes, error printing, and
+the one stderr warning of trec_eval's gain quirks."""
+from __future__ import annotations
+import argparse
+import os
+import sys
+import warnings
+from typing import Any, Callable, List, Optional, Tuple
+
+from fastndcg.cli._compare import add_compare_parser
+from fastndcg.cli._demo import cmd_demo
+from fastndcg.cli._eval import add_eval_parser
+from fastndcg.cli._identify import add_identify_parser
+from fastndcg.cli._messages import error_message
+from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg
+from fastndcg.cli._significance import add_test_parser
+from fastndcg.cli._systems import UsageError
+from fastndcg._version import __version__
+
+
+# ============================================================================ main
+
+#: (name, function adding the subparser). A new subcommand (e.g. ``compare``)
+#: adds its own ``add_<name>_parser`` here.
+SUBCOMMANDS: List[Tuple[str, Callable]] = [
+    ("demo", lambda sub: _add_demo_parser(sub)),
+    ("eval", add_eval_parser),
+    ("test", add_test_parser),
+    ("compare", add_compare_parser),
+    ("identify", add_identify_parser),
+]
+
+
+def _add_demo_parser(sub) -> None:
+    demo = sub.add_parser("demo", help="NDCG of generated (seeded) MSLR-like data under contrasting conventions")
+    demo.add_argument("--queries", type=nonnegative_int_arg, default=10_000, help="number of queries (default 10000)")
+    demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    demo.add_argument("-k", type=cutoffs_arg, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
+    demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    demo.add_argument("--write-examples", metavar="DIR", default=None,
+                      help="write the README's example files (TREC qrels and two runs, SVMlight data and "
+                           "predictions) into DIR and exit")
+    demo.set_defaults(func=cmd_demo, value_error_code=EXIT_USAGE)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the one error prefix of every fastndcg error (``fastndcg: error:``)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"fastndcg: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="fastndcg", description="Exact NDCG under every convention.",
+        epilog="exit codes: 0 ok, 1 internal error, 2 usage, 3 file cannot be read/written, "
+               "4 invalid input data, 130 interrupted")
+    parser.add_argument("-V", "--version", action="version", version=f"fastndcg {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for _name, add in SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
+    with warnings.catch_warnings():
+        _show_gain_warning_once()
+        return _run(args)
+
+
+def _joined_gain(argv: List[str]) -> List[str]:
+    """``--gain -1=2`` as ``--gain=-1=2``: argparse would take a value starting
+    with '-' (trec_eval's level -1 or -2 listed first) for an option."""
+    out: List[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--gain" and i + 1 < len(argv) and argv[i + 1][:1] == "-" and "=" in argv[i + 1]:
+            out.append("--gain=" + argv[i + 1])
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
+def _show_gain_warning_once() -> None:
+    """Print the first :class:`fastndcg.measures.TrecGainQuirkWarning` of the
+    command on stderr as ``fastndcg: warning: ...`` (one for all runs)."""
+    from fastndcg.measures._trec_gain_specs import TrecGainQuirkWarning
+
+    shown: List[Any] = []
+    other = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, TrecGainQuirkWarning):
+            return other(message, category, filename, lineno, file, line)
+        if not shown:
+            shown.append(message)
+            print(f"fastndcg: warning: {message}", file=sys.stderr)
+
+    warnings.simplefilter("always", TrecGainQuirkWarning)
+    warnings.showwarning = show
+
+
+def _run(args) -> int:
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"fastndcg: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fastndcg: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # e.g. `fastndcg eval ... | head`: the reader went away; not an error.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_OK
+    except OSError as exc:
+        where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
+        print(f"fastndcg: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_IO
+    except (ValueError, TypeError) as exc:
+        print(f"fastndcg: error: {error_message(exc)}", file=sys.stderr)
+        return getattr(args, "value_error_code", EXIT_DATA)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,349 @@
+"""``fastndcg eval``: NDCG per query and mean for every run, or trec_eval's measures (``-m``,
+``-J``, ``-l``, ``-q``), rendered as a table, JSON, CSV or trec_eval's own layout."""
+from __future__ import annotations
+import io
+import json
+import math
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from fastndcg.report._format import csv_field as _csv
+from fastndcg.report._format import csv_num as _csv_num
+from fastndcg.report._format import qid_json as _qid_json
+from fastndcg.report._format import table as _table
+from fastndcg.report._format import write_output
+from fastndcg.cli._messages import error_message
+from fastndcg.cli._options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
+from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
+
+
+# ============================================================================ eval
+
+
+def add_eval_parser(sub) -> None:
+    p = sub.add_parser("eval", help="NDCG of TREC runs against qrels, or of prediction files against LETOR/SVMlight data",
+                       description="Evaluate TREC runs against qrels (fastndcg eval QRELS RUN ...) or prediction "
+                                   "files against SVMlight/LETOR data (fastndcg eval --data DATA PRED ...). "
+                                   "-m takes the measures as trec_eval (-m ndcg_cut.5,10 -m ndcg.1=3,2=9) or "
+                                   "ir_measures (-m 'nDCG@10' -m \"nDCG(dcg='exp-log2')@20\") name them.")
+    add_input_arguments(p)
+    add_measure_arguments(p)
+    add_output_arguments(p, formats=("table", "json", "csv", "trec"))
+    p.add_argument("-q", "--per-query", action="store_true", help="also print every query's values (trec_eval -q)")
+    p.add_argument("--layout", choices=("wide", "long"), default="wide",
+                   help="csv: one column per measure (wide) or one row per run, query and measure (long: "
+                        "run,query,measure,value)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="table: end with every field of the convention")
+    p.add_argument("--signature", action="store_true",
+                   help="--format trec: also print each measure's signature (a 'signature' line per measure after "
+                        "the runs); the other formats always carry them (table footer, json field, csv column)")
+    p.set_defaults(func=cmd_eval)
+
+
+def add_measure_arguments(p) -> None:
+    """-m, -J, -l: the measures of ``eval`` and ``test`` on TREC files."""
+    meas = p.add_argument_group("measures (TREC files)")
+    meas.add_argument("-m", "--measure", dest="measures", action="append", default=None, metavar="MEASURE",
+                      help="a measure in trec_eval syntax (ndcg, ndcg.L=G,..., ndcg_cut.5,10, ndcg_rel, Rndcg, dcg, "
+                           "ideal_dcg, ndcg_p; runid and num_q for --format trec) or ir_measures syntax (nDCG@10, "
+                           "nDCG(dcg='exp-log2')@20, nDCG(gains={0:0,1:1,2:3})@10, nDCG(judged_only=True)@10); "
+                           "repeat for several, or paste a signature (nDCG@10|gain:lin|...). Replaces -k and --gain")
+    meas.add_argument("-J", "--judged-only", action="store_true",
+                      help="trec_eval -J: rank only the retrieved documents judged >= 0 (condensed lists)")
+    meas.add_argument("-l", "--level-for-rel", dest="level", type=int, default=None, metavar="L",
+                      help="trec_eval -l: the relevance level of Rndcg and ndcg_p (default 1)")
+
+
+def cmd_eval(args) -> int:
+    progress = progress_for(args)
+    if args.layout == "long" and args.format != "csv":
+        raise UsageError("--layout long applies to --format csv")
+    if args.measures is None and (args.judged_only or args.level is not None):
+        args.measures = measures_from_cutoffs(args)
+    if args.measures is not None:
+        return _eval_measures(args, progress)
+    inputs = load_systems(args, progress)
+    results = evaluate_systems(inputs, args.threads, progress)
+    for r in results:
+        for n in r["notes"]:
+            _note(n)
+    names = measure_names(inputs, args.format)
+    meta = dict(preset=inputs.preset, convention=inputs.convention.describe(), cutoffs=inputs.cutoffs,
+                truth=inputs.truth_path)
+    text = render_eval(meta, results, names, args.format, args.per_query, args.digits, args.layout,
+                       _footer(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"),
+                       signatures=inputs.signatures, trec_signatures=args.signature)
+    write_output(text, args.output)
+    return EXIT_OK
+
+
+def measures_from_cutoffs(args) -> List[str]:
+    """-J / -l without -m: the -k cutoffs (and --gain) as trec_eval measures."""
+    if args.data is not None:
+        raise UsageError("-J and -l apply to TREC qrels + runs")
+    if getattr(args, "stream", False):
+        raise UsageError("-J and -l evaluate each run in memory; they do not apply with --stream")
+    preset = args.preset or "trec_eval"
+    if preset not in TREC_MEASURE_PRESETS:
+        raise UsageError(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "
+                     f"got --preset {preset}")
+    ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(preset, FALLBACK_CUTOFFS)
+    gain = getattr(args, "gain", None)
+    cut = [k for k in ks if k is not None]
+    if gain is not None and cut:
+        raise UsageError("-J with --gain and cutoffs: trec_eval has no cutoff for ndcg with custom gains; "
+                     "use -m ndcg.L=G,... and -m ndcg_cut.K")
+    out = ["runid", "num_q"]
+    if None in ks:
+        out.append("ndcg" if gain is None else f"ndcg.{gain.text}")
+    if cut:
+        out.append("ndcg_cut." + ",".join(str(k) for k in cut))
+    args.k = None
+    args.gain = None
+    return out
+
+
+#: --preset with -m: the rules of the trec_eval-syntax measures
+_RULES_OF_PRESET = {None: "trec_eval", "trec_eval": "trec_eval", "trec_eval_cut": "trec_eval",
+                    "pytrec_eval": "pytrec_eval", "pytrec_eval_cut": "pytrec_eval"}
+
+
+@dataclass
+class MeasureRuns:
+    """The runs of ``-m``: one dict per run (name, runid, path, qids, values, mean, notes), the
+    measurements of the columns (in print order), their names, and trec_eval's bookkeeping lines."""
+
+    results: List[Dict[str, Any]]
+    measurements: List[Any]
+    names: List[str]
+    bookkeeping: List[str]
+    rules: str
+
+
+def measure_runs(args, progress: Progress) -> MeasureRuns:
+    """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
+    (:func:`fastndcg.measures._measurement.resolve_measurements`), then every run joined with
+    the qrels while it is read and evaluated."""
+    from fastndcg.io._align import join_run_file
+    from fastndcg.measures._measure_strings import BOOKKEEPING, MeasureWarning
+    from fastndcg.measures._measurement import resolve_measurements
+    from fastndcg.measures._trec_measures import evaluate_trec
+
+    if args.data is not None:
+        raise UsageError("-m applies to TREC qrels + runs; with --data use --preset and -k")
+    if args.k is not None or getattr(args, "gain", None) is not None:
+        raise UsageError("-m replaces -k and --gain: give cutoffs and gains in the measure (e.g. -m ndcg_cut.5,10 "
+                     "-m ndcg.1=3,2=9 -m nDCG@10)")
+    if getattr(args, "stream", False):
+        raise UsageError("--stream does not apply with -m yet; -m evaluates each run in memory")
+    if args.ideal != "auto":
+        raise UsageError("--ideal does not apply with -m: each measure takes its ideal as its tool does (the qrels)")
+    if args.preset not in _RULES_OF_PRESET:
+        raise UsageError(f"--preset {args.preset} does not go with -m: the measures follow trec_eval 10 (--preset "
+                     "trec_eval, the default) or trec_eval 9 as pytrec_eval bundles it (--preset pytrec_eval)")
+    if len(args.inputs) < 2:
+        raise UsageError("TREC mode needs QRELS and at least one RUN")
+    rules = _RULES_OF_PRESET[args.preset]
+    book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]
+    strings = [m for m in args.measures if m.strip() not in BOOKKEEPING]
+    missing = missing_rule(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MeasureWarning)
+        try:
+            measurements = resolve_measurements(strings, rules=rules, missing=missing, max_docs=args.max_docs,
+                                                judged_only=args.judged_only,
+                                                relevance_level=1 if args.level is None else args.level) \
+                if strings else []
+        except ValueError as exc:
+            raise UsageError(error_message(exc)) from None
+    for w in caught:
+        print_warning(str(w.message))
+    _note_trec_repeats(strings)
+    if any(m.missing != missing for m in measurements):
+        raise UsageError("a signature given with -m states its own rule for missing topics; give --missing "
+                     f"{measurements[0].missing} to evaluate it (or leave the missing: field as {missing})")
+    run_paths = args.inputs[1:]
+    qrels = read_qrels_of(args, progress)
+    names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
+    results = []
+    for name, path in zip(names, run_paths):
+        # joined with the qrels while it is read (the qrels are read and indexed once for all runs)
+        run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
+        progress.done()
+        if measurements:
+            with overflow_warnings_at_lines({}, path):
+                res = evaluate_trec(run, qrels, measurements, n_threads=args.threads)
+            qids, values, means, runid = res.qids, res.values, res.means, res.run_name
+            notes = run_notes(path, res.ignored_qids, res.missing_qids, missing)
+        else:       # only runid / num_q
+            a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=args.threads)
+            qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
+            notes = run_notes(path, a.ignored_qids, a.missing_qids, missing)
+        results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))
+    order = list(range(len(measurements)))
+    if args.format == "trec":       # trec_eval prints its measures in the order of its measure table
+        order.sort(key=lambda j: _trec_rank(measurements[j]))
+        for r in results:
+            r["values"], r["mean"] = r["values"][:, order], r["mean"][order]
+    ordered = [measurements[j] for j in order]
+    return MeasureRuns(results, ordered, [m.label for m in ordered], book, rules)
+
+
+def _eval_measures(args, progress: Progress) -> int:
+    """fastndcg eval QRELS RUN ... -m MEASURE ...: trec_eval's and ir_measures' measures."""
+    runs = measure_runs(args, progress)
+    for r in runs.results:
+        for n in r["notes"]:
+            _note(n)
+    how = {"trec_eval": "trec_eval 10", "pytrec_eval": "trec_eval 9 (pytrec_eval: float32 scores)"}[runs.rules]
+    meta = dict(preset=args.preset or "trec_eval", convention=f"trec_eval-syntax measures by {how}'s rules; "
+                "ir_measures-syntax measures as ir_measures' providers compute them",
+                cutoffs=None, truth=args.inputs[0], measure_strings=list(args.measures),
+                judged_only=bool(args.judged_only))
+    footer = f"measures: trec_eval syntax by {how}'s rules, ir_measures syntax as ir_measures computes them"
+    if args.judged_only:
+        footer += "; -J: judged documents only"
+    text = render_eval(meta, runs.results, runs.names, args.format, args.per_query, args.digits, args.layout,
+                       footer + "\n", bookkeeping=runs.bookkeeping,
+                       signatures=[m.signature for m in runs.measurements], trec_signatures=args.signature)
+    write_output(text, args.output)
+    return EXIT_OK
+
+
+def _trec_rank(m) -> Tuple[int, int]:
+    """trec_eval's print order: its measure table for the names trec_eval prints
+    (``ndcg_cut_10``, ``ndcg_1=3``), then everything else (ir_measures names,
+    signatures) in the order given."""
+    from fastndcg.measures._measure_strings import TREC_MEASURES
+
+    name = m.label
+    for family in sorted(TREC_MEASURES, key=len, reverse=True):
+        if name == family or name.startswith(family + "_"):
+            return (TREC_MEASURES.index(family), 0)
+    return (len(TREC_MEASURES), 0)
+
+
+def _note_trec_repeats(strings: List[str]) -> None:
+    """trec_eval keeps the parameters of the first -m of a measure only."""
+    seen: Dict[str, str] = {}
+    for text in strings:
+        t = text.strip()
+        name, dot, _ = t.partition(".")
+        if not dot or "@" in t or "(" in t:
+            continue
+        if name in seen and seen[name] != t:
+            _note(f"-m {seen[name]} and -m {t}: trec_eval would compute only the first; fastndcg computes both")
+        seen.setdefault(name, t)
+
+
+def _footer(preset: str, convention: Any, verbose: bool) -> str:
+    """What the table ends with (after the data): the preset, and with --verbose every field of
+    its convention."""
+    lines = [f"preset {preset}"]
+    if verbose:
+        for part in convention.describe().split(" "):
+            key, _, value = part.partition("=")
+            lines.append(f"  {key:<17} {value}")
+    return "\n".join(lines) + "\n"
+
+
+def _c_fixed(v: float, digits: int) -> str:
+    """printf's %6.4f (trec_eval's format), NaN as glibc prints it (-nan when the sign bit is set)."""
+    if math.isnan(v):
+        return f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
+    return f"{v:6.{digits}f}"
+
+
+def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_query: bool, digits: int,
+                layout: str = "wide", footer: str = "", bookkeeping=("runid", "num_q"),
+                signatures: Optional[List[str]] = None, trec_signatures: bool = False) -> str:
+    """The output of ``fastndcg eval``. Runs are named by their file (the
+    base name when those are unique); ``runid`` is the run tag (trec_eval's).
+    ``footer``: the table's closing lines (what was measured and how), after
+    a blank line, so that the table opens with its data.
+    ``signatures``: each measure's signature (json: a field; csv: a column, in
+    the wide layout ``signatures``: all, in column order, joined by `` ; ``;
+    table: in the footer; trec: lines only with ``trec_signatures``, so that
+    the default stays trec_eval's bytes)."""
+    sigs = list(signatures) if signatures is not None else [""] * len(names)
+    if fmt == "json":
+        doc = dict(meta)
+        doc.update(measures=names, signatures=dict(zip(names, sigs)), runs=[])
+        for r in results:
+            run = {"name": r["name"], "runid": r.get("runid", ""), "path": r["path"],
+                   "n_queries": int(r["values"].shape[0]),
+                   "mean": {m: json_number(v) for m, v in zip(names, r["mean"].tolist())}}
+            if per_query:
+                run["per_query"] = [dict(query=_qid_json(q), **{m: json_number(v) for m, v in zip(names, row)})
+                                    for q, row in zip(r["qids"].tolist(), r["values"].tolist())]
+            doc["runs"].append(run)
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        if layout == "long":
+            buf.write("run,query,measure,value,signature\n")
+            for r in results:
+                per_row = list(zip(r["qids"].tolist(), r["values"].tolist())) if per_query else []
+                for q, row in per_row + [("all", r["mean"].tolist())]:
+                    for m, v, sig in zip(names, row, sigs):
+                        buf.write(",".join([_csv(r["name"]), _csv(qid_text(q)), _csv(m), _csv_num(v), _csv(sig)])
+                                  + "\n")
+            return buf.getvalue()
+        # wide: the measures' signatures, in column order and joined by " ; ", in a last column
+        joined = _csv(" ; ".join(sigs))
+        buf.write(",".join(["run", "query"] + [_csv(n) for n in names] + ["signatures"]) + "\n")
+        for r in results:
+            if per_query:
+                for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
+                    buf.write(",".join([_csv(r["name"]), _csv(qid_text(q))] + [_csv_num(v) for v in row]
+                                       + [joined]) + "\n")
+            buf.write(",".join([_csv(r["name"]), "all"] + [_csv_num(v) for v in r["mean"].tolist()] + [joined])
+                      + "\n")
+        return buf.getvalue()
+    if fmt == "trec":
+        if len(results) > 1:
+            # several runs are told apart as trec_eval -m runid tells them; one run stays
+            # byte for byte trec_eval's output for the measures asked
+            if "runid" not in bookkeeping:
+                bookkeeping = ("runid", *bookkeeping)
+            tags = [r.get("runid") or r["name"] for r in results]
+            for tag in (t for t in dict.fromkeys(tags) if tags.count(t) > 1):
+                _note(f"runs {', '.join(r['name'] for r, t in zip(results, tags) if t == tag)} share the run "
+                      f"tag {tag!r}: their --format trec blocks follow the order of the files")
+        lines = []
+        for r in results:
+            if per_query:
+                for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
+                    for m, v in zip(names, row):
+                        lines.append(f"{m:<22}\t{qid_text(q)}\t{_c_fixed(v, digits)}")
+            if "runid" in bookkeeping:
+                lines.append(f"{'runid':<22}\tall\t{r.get('runid') or r['name']}")
+            if "num_q" in bookkeeping:
+                lines.append(f"{'num_q':<22}\tall\t{r['values'].shape[0]}")
+            for m, v in zip(names, r["mean"].tolist()):
+                lines.append(f"{m:<22}\tall\t{_c_fixed(v, digits)}")
+        if trec_signatures:
+            lines.extend(f"{'signature':<22}\t{m}\t{sig}" for m, sig in zip(names, sigs))
+        return "\n".join(lines) + "\n" if lines else ""
+    head = ["run", "query"] + names
+    rows: List[List[str]] = []
+    for r in results:
+        if per_query:
+            for q, row in zip(r["qids"].tolist(), r["values"].tolist()):
+                rows.append([r["name"], qid_text(q)] + [format_value(v, digits) for v in row])
+        rows.append([r["name"], f"all ({r['values'].shape[0]})"] + [format_value(v, digits) for v in r["mean"].tolist()])
+    return _table(head, rows, right_from=2) + ("\n" + footer if footer else "") + _signature_footer(names, sigs)
+
+
+def _signature_footer(names: List[str], sigs: List[str]) -> str:
+    """The table's footer: what each column computed, completely (paste it into a paper)."""
+    shown = [(m, s) for m, s in zip(names, sigs) if s]
+    if not shown:
+        return ""
+    width = max(len(m) for m, _ in shown)
+    return "\nsignatures:\n" + "".join(f"  {m:<{width}}  {s}\n" for m, s in shown)

@@ -1,0 +1,179 @@
+"""What every sub-command shares: exit codes, option value types (cutoffs, presets, gains,
+probabilities), default cutoffs per preset, progress on stderr, notes and warnings."""
+from __future__ import annotations
+import argparse
+import math
+import sys
+import time
+from typing import Dict, List, Optional
+
+
+
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_IO = 3
+EXIT_DATA = 4
+EXIT_INTERRUPTED = 130
+
+
+def cutoffs_arg(text: str) -> List[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"cutoffs must be comma-separated integers; got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"cutoffs must be integers >= 1; got {text!r}")
+    return values
+
+
+def nonnegative_int_arg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}")
+    return v
+
+
+# ============================================================================ shared helpers
+
+
+def cutoff_list_arg(text: str) -> List[Optional[int]]:
+    """``1,3,5,10``; ``all`` (or ``full``) is the whole list."""
+    out: List[Optional[int]] = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        if not part:
+            continue
+        if part in ("all", "full"):
+            out.append(None)
+            continue
+        try:
+            v = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"cutoffs must be comma-separated integers >= 1 or 'all'; got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"cutoffs must be integers >= 1 or 'all'; got {text!r}")
+        out.append(v)
+    if not out:
+        raise argparse.ArgumentTypeError(f"no cutoffs in {text!r}")
+    return out
+
+
+def preset_name_arg(text: str) -> str:
+    import difflib
+
+    from fastndcg.conventions._presets import list_presets
+
+    if text not in list_presets():
+        guess = difflib.get_close_matches(text, list_presets(), n=1, cutoff=0.5) or \
+            difflib.get_close_matches(text.lower().replace("-", "_"), list_presets(), n=1, cutoff=0.5)
+        hint = f"did you mean {guess[0]!r}? " if guess else ""
+        raise argparse.ArgumentTypeError(f"unknown preset {text!r}; {hint}(known presets: {', '.join(list_presets())})")
+    return text
+
+
+def preset_list_arg(text: str) -> Optional[List[str]]:
+    """``standard,letor4,...``; ``all`` is every registered preset (None)."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if names == ["all"]:
+        return None
+    if not names:
+        raise argparse.ArgumentTypeError(f"no preset names in {text!r}")
+    for name in names:
+        preset_name_arg(name)
+    return list(dict.fromkeys(names))
+
+
+def _gain_spec(text: str):
+    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5`` (:func:`fastndcg.measures.parse_gains`)."""
+    from fastndcg.measures._trec_gain_specs import parse_gains
+
+    try:
+        return parse_gains(text, name="")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def probability_arg(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1; got {text!r}")
+    return v
+
+
+#: Default cutoffs when -k is not given: each tool's own default measure.
+DEFAULT_CUTOFFS: Dict[str, List[Optional[int]]] = {
+    "trec_eval": [None],                                        # trec_eval's ``ndcg``
+    "pytrec_eval": [None],
+    "trec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],  # trec_eval's ndcg_cut defaults
+    "pytrec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
+}
+FALLBACK_CUTOFFS: List[Optional[int]] = [1, 3, 5, 10]
+TREC_MEASURE_PRESETS = ("trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut")
+
+
+class Progress:
+    """A one-line progress bar on stderr for long work.
+
+    Drawn only when enabled, and only once the work has lasted ``delay``
+    seconds; redrawn at most 10 times a second; erased when done.
+    """
+
+    def __init__(self, enabled: bool, delay: float = 0.5, stream=None):
+        self.enabled = enabled
+        self.delay = delay
+        self.stream = stream if stream is not None else sys.stderr
+        self.label = ""
+        self.t0 = time.monotonic()
+        self.last = 0.0
+        self.drawn = False
+
+    def start(self, label: str) -> "Progress":
+        self.label = label
+        self.t0 = time.monotonic()
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.t0 < self.delay or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        frac = done / total if total else 1.0
+        width = 30
+        bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
+        self.stream.write(f"\r{self.label[-40:]:<40} [{bar}] {100 * frac:5.1f}% "
+                          f"{done / 1e6:8.1f}/{total / 1e6:.1f} MB")
+        self.stream.flush()
+        self.drawn = True
+
+    def done(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+            self.drawn = False
+
+
+def progress_for(args) -> Progress:
+    setting = getattr(args, "progress", None)
+    if setting is None:
+        enabled = sys.stderr.isatty() and sys.stdout.isatty()
+        return Progress(enabled)
+    return Progress(bool(setting), delay=0.0)
+
+
+def _note(msg: str) -> None:
+    print(f"fastndcg: note: {msg}", file=sys.stderr)
+
+
+def print_warning(msg: str) -> None:
+    print(f"fastndcg: warning: {msg}", file=sys.stderr)

@@ -1,0 +1,637 @@
+"""A run joined with qrels: :func:`align_run` gives the CSR arrays of :func:`fastndcg.ndcg`
+(:class:`AlignedRun`), ranking and judging as trec_eval does (unjudged documents, negative
+judgments, docno tie order, the ideal from the qrels or the run). :meth:`AlignedRun.ndcg` and
+:meth:`AlignedRun.mean_ndcg` call :mod:`fastndcg.measures` lazily (io never imports the kernels)."""
+from __future__ import annotations
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+
+from fastndcg.io import _parse
+from fastndcg.conventions._presets import ideal_source
+from fastndcg.conventions._topics import MISSING_TOPICS as MISSING
+from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
+from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
+from fastndcg._core.threads import threads_for
+from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
+from fastndcg.io._trec import Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
+
+
+# ----------------------------------------------------------------------------- alignment
+
+@dataclass
+class AlignedRun:
+    """A run joined with qrels, as CSR arrays for :func:`fastndcg.ndcg`.
+
+    Attributes
+    ----------
+    scores : float64 (n_docs,)
+        Retrieved documents of the evaluated topics; within a topic in file order.
+    labels : int64 (n_docs,)
+        Judged relevance, with unjudged documents and negative judgments 0
+        (trec_eval's gain for them).
+    offsets : int64 (n_queries + 1,)
+    tie_key : int64 (n_docs,)
+        Each document's docno rank (bytewise ascending) within its topic;
+        ``ties="key_desc"`` then ranks tied scores by docno descending, as
+        trec_eval.
+    ideal_labels, ideal_offsets : int64
+        Every judged document of each evaluated topic, negatives as 0: the
+        ideal list of trec_eval (retrieved or not).
+    qids : object array of str (n_queries,)
+        Topic of each query, bytewise order (trec_eval's output order).
+    missing_qids : list of str
+        Qrels topics with no results in the run (evaluated as empty queries
+        with ``missing="zero"``, left out with ``"skip"``).
+    ignored_qids : list of str
+        Run topics without judgments (never evaluated, as trec_eval).
+    n_retrieved : int64 (n_queries,)
+        Results per query (after ``max_docs``).
+    status : int8 (n_docs,), optional
+        How each retrieved document is judged, for trec_eval's custom gains:
+        0 judged >= 0 (its level is ``labels``), -1 not in the qrels, -2
+        judged below 0 (trec_eval's levels for them). None: every document
+        is taken as judged at its label.
+    ideal_status : int8 (len(ideal_labels),), optional
+        0 for a judgment >= 0, -2 for one below 0 (``ideal_labels`` holds it
+        as 0); None: every judgment is >= 0.
+    """
+
+    scores: np.ndarray
+    labels: np.ndarray
+    offsets: np.ndarray
+    tie_key: np.ndarray
+    ideal_labels: np.ndarray
+    ideal_offsets: np.ndarray
+    qids: np.ndarray
+    missing_qids: List[str]
+    ignored_qids: List[str]
+    n_retrieved: np.ndarray
+    run_name: str = ""
+    run_path: str = ""
+    qrels_path: str = ""
+    status: Optional[np.ndarray] = field(default=None, repr=False)
+    ideal_status: Optional[np.ndarray] = field(default=None, repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    def trec_levels(self) -> np.ndarray:
+        """trec_eval's level of each retrieved document: its judgment when
+        >= 0, -1 when it is not in the qrels, -2 when judged below 0."""
+        if self.status is None:
+            return self.labels.astype(np.int64)
+        return np.where(self.status < 0, self.status, self.labels).astype(np.int64)
+
+    def trec_judged(self) -> np.ndarray:
+        """Every judgment of each evaluated topic (CSR over ``ideal_offsets``),
+        those below 0 as -2: what trec_eval's ideal counts from (levels >= 0)."""
+        if self.ideal_status is None:
+            return self.ideal_labels.astype(np.int64)
+        return np.where(self.ideal_status < 0, self.ideal_status, self.ideal_labels).astype(np.int64)
+
+    def _kwargs(self, convention, ideal):
+        from fastndcg.conventions._presets import as_convention
+
+        conv = as_convention("trec_eval" if convention is None else convention)
+        src = ideal_source(conv) if ideal == "auto" else ideal
+        if src not in ("qrels", "run"):
+            raise ValueError(f"ideal must be 'auto', 'qrels' or 'run'; got {ideal!r}")
+        kw = dict(convention=conv)
+        if conv.uses_tie_key:
+            kw["tie_key"] = self.tie_key
+        if src == "qrels":
+            kw["ideal_labels"] = self.ideal_labels
+            kw["ideal_offsets"] = self.ideal_offsets
+        return kw
+
+    def ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
+             gains: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
+        """Per-query NDCG (see :func:`fastndcg.ndcg`); the ideal list comes
+        from the qrels or the run as :func:`ideal_source` says, unless
+        ``ideal`` is "qrels" or "run".
+
+        ``gains``: custom gains, as trec_eval's ``-m ndcg.L=G,...`` (a string
+        ``"1=3,2=9"``, a mapping ``{level: gain}`` or a
+        :class:`fastndcg.measures.GainSpec`). Under the ``trec_eval`` and
+        ``pytrec_eval`` presets they follow trec_eval's rules exactly
+        (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``): unjudged documents are level -1,
+        negative judgments level -2, trec_eval's ideal walk; a
+        :class:`fastndcg.measures.TrecGainQuirkWarning` when a quirk of its
+        ordering changes a value); under other conventions they are a gain
+        table (unlisted levels: gain = level)."""
+        if gains is not None:
+            from fastndcg.measures._trec_gain_scoring import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
+        from fastndcg.measures._ndcg import ndcg
+
+        return ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
+                    **self._kwargs(convention, ideal))
+
+    def mean_ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
+                  gains: Any = None, n_threads: Optional[int] = None):
+        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`;
+        ``gains`` as :meth:`ndcg`)."""
+        if gains is not None:
+            from fastndcg.measures._trec_gain_scoring import aligned_scorer
+
+            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
+            return scorer.mean(scores, tie_key=key, n_threads=n_threads)
+        from fastndcg.measures._ndcg import mean_ndcg
+
+        return mean_ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
+                         **self._kwargs(convention, ideal))
+
+
+
+
+def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str],
+                         line: Optional[int] = None) -> NamedArgumentError:
+    """The error for judged topics without results under ``missing="error"``
+    (:func:`align_run`, :func:`fastndcg.report.evaluate_run`); ``line``: the
+    qrels line of the first judgment of the first topic listed."""
+    shown = ", ".join(repr(t) for t in missing_qids[:5]) + (" ..." if len(missing_qids) > 5 else "")
+    where = f"{qrels_path}:{line}:" if line is not None else f"{qrels_path}:"
+    return NamedArgumentError(
+        literal(f"{where} {len(missing_qids)} judged topic(s) have no results in {run_path}: {shown}. ")
+        + "trec_eval 10 stops here too. Use {0} (as trec_eval -c: they count as 0) or {1} (trec_eval 9.x: "
+        "they are left out of the mean)", [("missing", "'zero'"), ("missing", "'skip'")])
+
+
+def topic_first_line(qrels: Qrels, t: int) -> int:
+    """The file line of topic t's first judgment (t: index in qrels.topics)."""
+    return int(qrels.lines[qrels.offsets[t]:qrels.offsets[t + 1]].min())
+
+
+def judged_ideal(qrels: Qrels, topics: np.ndarray, *, with_status: bool = False) -> Tuple[np.ndarray, ...]:
+    """trec_eval's ideal list of the selected topics: every judged document,
+    negative judgments as 0, as CSR ``(ideal_labels, ideal_offsets)``; with
+    ``with_status``, also the :attr:`AlignedRun.ideal_status` of each
+    judgment (0, or -2 below 0).
+
+    Parameters
+    ----------
+    qrels : Qrels
+    topics : bool array (qrels.n_topics,)
+        The topics to include, in qrels order.
+    """
+    jcounts = np.diff(qrels.offsets)
+    jsel = np.repeat(topics, jcounts)
+    relevance = qrels.relevance[jsel]
+    ideal_labels = np.maximum(relevance, 0).astype(np.int64)
+    ideal_offsets = np.zeros(int(topics.sum()) + 1, dtype=np.int64)
+    np.cumsum(jcounts[topics], out=ideal_offsets[1:])
+    if with_status:
+        return ideal_labels, ideal_offsets, _judgment_status(relevance)
+    return ideal_labels, ideal_offsets
+
+
+def _judgment_status(relevance: np.ndarray) -> np.ndarray:
+    """0 for a judgment >= 0, -2 (trec_eval's level of a judgment below 0) else."""
+    return np.where(relevance < 0, -2, 0).astype(np.int8)
+
+
+def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missing: str = DEFAULT_MISSING,
+              max_docs: Optional[int] = None, float32_scores: bool = False,
+              n_threads: Optional[int] = None) -> AlignedRun:
+    """Join a run with qrels the way trec_eval does, into CSR arrays.
+
+    Parameters
+    ----------
+    run, qrels : Run / Qrels or paths
+        A run given as a path is joined while it is read
+        (:func:`join_run_file`), without a :class:`Run` table: faster, and
+        memory is about 33 bytes per result instead of about 80.
+    missing : {"error", "zero", "skip"}, default "error"
+        Qrels topics that have no results in the run. "error": a ValueError
+        listing them (trec_eval 10.0 exits with an error). "zero": evaluated
+        as empty rankings, NDCG 0, counted in the mean (trec_eval ``-c``).
+        "skip": left out (trec_eval 9.x without ``-c``, pytrec_eval).
+        Run topics without qrels are always ignored, as in trec_eval.
+    max_docs : int, optional
+        Keep only the top ``max_docs`` results of each topic, ranked as
+        trec_eval ranks (score descending, docno descending): trec_eval ``-M``.
+    float32_scores : bool
+        Rank in float32 for ``max_docs`` (trec_eval 9.x / pytrec_eval).
+
+    Returns
+    -------
+    AlignedRun
+    """
+    _check_align_options(missing, max_docs)
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels_for(run, qrels, n_threads)
+    if not isinstance(run, Run):
+        joined = join_run_file(run, qrels, n_threads=n_threads)
+        return joined.aligned(missing=missing, max_docs=max_docs, float32_scores=float32_scores, n_threads=n_threads)
+    qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
+    run_topics = run.topics.tolist()
+    run_to_q = np.array([qindex.get(t, -1) for t in run_topics], dtype=np.int64)
+    ignored = [t for t, q in zip(run_topics, run_to_q.tolist()) if q < 0]
+    pair_run = np.flatnonzero(run_to_q >= 0).astype(np.int64)
+    pair_q = run_to_q[pair_run]
+    match = np.full(len(run), -1, dtype=np.int64)
+    _parse.join_sorted(run.pool, run.doc_start, run.doc_len, run.offsets,
+                       qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets,
+                       pair_run, pair_q, match, threads_for(4 * len(run), n_threads))
+    # rows of the judged topics, file order within a topic (the table holds
+    # them in docno order: its row index is the tie key)
+    row_topic = np.repeat(np.arange(run.n_topics, dtype=np.int32), np.diff(run.offsets))
+    n = len(run)
+    # the table's rows in file order: file_row holds distinct file rows, so when they are 0..n-1
+    # (a whole file) inverting them is O(n); a piece of a file is sorted. Then the judged topics'
+    # rows, by a stable radix sort on the topic (codes < 2**16: numpy sorts 16-bit keys by radix)
+    if n and int(run.file_row.min()) == 0 and int(run.file_row.max()) == n - 1:
+        by_file = np.empty(n, dtype=np.int64)
+        by_file[run.file_row] = np.arange(n, dtype=np.int64)
+    else:
+        by_file = np.argsort(run.file_row, kind="stable").astype(np.int64)
+    topic_of = row_topic[by_file]
+    judged = run_to_q[topic_of] >= 0
+    by_file, topic_of = by_file[judged], topic_of[judged]
+    key = topic_of.astype(np.uint16) if run.n_topics < (1 << 16) else topic_of
+    rows = by_file[np.argsort(key, kind="stable")]
+    sizes = np.diff(run.offsets)[pair_run]
+    tie_key = rows - np.repeat(run.offsets[pair_run], sizes)     # docno rank within the topic
+    rows_of = _Piece(pair_q, sizes, run.scores[rows], match[rows], tie_key)
+    return _finish_alignment(qrels, [rows_of], ignored, run.name, run.path, missing, max_docs, float32_scores,
+                             n_threads)
+
+
+def read_qrels_for(run: Union[Run, PathLike], qrels: PathLike, n_threads: Optional[int] = None) -> Qrels:
+    """Read the qrels that a run will be joined with. The qrels are read
+    before a run file (which is joined while it is read), but an error in the
+    run is reported first, as when the run was read first: when the qrels
+    are malformed, a run path is checked (:func:`read_run`) before the qrels'
+    error is raised."""
+    try:
+        return read_qrels(qrels, n_threads=n_threads)
+    except ValueError:
+        if not isinstance(run, Run):
+            read_run(run, n_threads=n_threads)
+        raise
+
+
+def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
+    check_missing(missing)
+    check_max_docs(max_docs)
+
+
+@dataclass
+class _Piece:
+    """Results of some judged topics: topic ``qidx[i]`` (qrels index,
+    increasing) has the next ``sizes[i]`` rows, in file order; ``match``: each
+    result's qrels row or -1; ``tie_key``: its docno rank within the topic."""
+
+    qidx: np.ndarray
+    sizes: np.ndarray
+    scores: np.ndarray = field(repr=False)
+    match: np.ndarray = field(repr=False)
+    tie_key: np.ndarray = field(repr=False)
+
+
+def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], run_name: str, run_path: str,
+                      missing: str, max_docs: Optional[int], float32_scores: bool,
+                      n_threads: Optional[int] = None) -> AlignedRun:
+    """The :class:`AlignedRun` of the judged topics a run retrieved, from
+    pieces with disjoint topics: rows placed in the qrels' topic order (file
+    order within a topic) with their judgments and trec_eval's levels in one
+    pass; then ``missing`` and ``max_docs``."""
+    nq = qrels.n_topics
+    qidx = np.concatenate([pc.qidx for pc in pieces]).astype(np.int64, copy=False)
+    sizes = np.concatenate([pc.sizes for pc in pieces]).astype(np.int64, copy=False)
+    in_run = np.zeros(nq, dtype=bool)
+    in_run[qidx] = True
+    missing_qids = [t for t, r in zip(qrels.topics.tolist(), in_run.tolist()) if not r]
+    if missing_qids and missing == "error":
+        raise missing_topics_error(qrels.path, run_path, missing_qids,
+                                   topic_first_line(qrels, int(np.flatnonzero(~in_run)[0])))
+    by_topic = np.argsort(qidx, kind="stable")
+    qidx, sizes_sorted = qidx[by_topic], sizes[by_topic]
+    dest = np.zeros(qidx.shape[0], dtype=np.int64)
+    dest[by_topic] = np.concatenate([[0], np.cumsum(sizes_sorted)[:-1]]).astype(np.int64)
+    n = int(sizes.sum())
+    scores = np.empty(n, dtype=np.float64)
+    tie_key = np.empty(n, dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)      # gain levels: the judgment if >= 0, else 0
+    status = np.empty(n, dtype=np.int8)       # trec_eval's: -1 not in the qrels, -2 judged below 0
+    relevance = np.ascontiguousarray(qrels.relevance, dtype=np.int64)
+    t0 = 0
+    for pc in pieces:
+        k = pc.qidx.shape[0]
+        src = np.zeros(k, dtype=np.int64)
+        np.cumsum(pc.sizes[:-1], out=src[1:])
+        _parse.place_topics(np.ascontiguousarray(pc.scores, dtype=np.float64),
+                            np.ascontiguousarray(pc.match, dtype=np.int64),
+                            np.ascontiguousarray(pc.tie_key, dtype=np.int64), relevance, src, dest[t0:t0 + k],
+                            np.ascontiguousarray(pc.sizes, dtype=np.int64), scores, tie_key, labels, status,
+                            threads_for(int(pc.scores.shape[0]), n_threads))
+        t0 += k
+    sizes = sizes_sorted
+    counts_all = np.zeros(nq, dtype=np.int64)
+    counts_all[qidx] = sizes
+    if max_docs is not None:
+        qtopic = np.repeat(np.asarray(qidx, dtype=np.int64), sizes)
+        ranked = scores.astype(np.float32) if float32_scores else scores
+        by_rank = np.lexsort((-tie_key, -ranked.astype(np.float64), qtopic))
+        first = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(counts_all, out=first[1:])
+        pos = np.empty_like(by_rank)
+        pos[by_rank] = np.arange(by_rank.size)
+        kept = (pos - first[qtopic]) < max_docs
+        scores, labels, tie_key, status = scores[kept], labels[kept], tie_key[kept], status[kept]
+        counts_all = np.bincount(qtopic[kept], minlength=nq).astype(np.int64)
+    evaluated = in_run if missing == "skip" else np.ones(nq, dtype=bool)
+    counts = counts_all[evaluated]
+    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, evaluated, with_status=True)
+    return AlignedRun(np.ascontiguousarray(scores), labels, offsets, np.ascontiguousarray(tie_key, dtype=np.int64),
+                      ideal_labels, ideal_offsets, qrels.topics[evaluated],
+                      missing_qids, ignored, counts, run_name, run_path, qrels.path,
+                      np.ascontiguousarray(status), ideal_status)
+
+
+# ----------------------------------------------------------------------------- joining while reading
+
+
+@dataclass
+class JoinedRun:
+    """A TREC run joined with qrels (:func:`join_run_file`): the results of
+    the judged topics it retrieved, kept as the pieces they were read in (no
+    copy into one array). :meth:`aligned` places them in the qrels' (bytewise)
+    topic order, file order within a topic, applies trec_eval's options and
+    gives the :class:`AlignedRun`.
+
+    Attributes
+    ----------
+    qrels : Qrels
+    qidx : int64 (n_topics,)
+        The qrels index of each retrieved judged topic, increasing.
+    sizes : int64 (n_topics,)
+        Results of each of these topics.
+    ignored_qids : list of str
+        Run topics without judgments, bytewise order.
+    run_name, run_path : str
+        The run's tag (of its last line) and file.
+    """
+
+    qrels: Qrels
+    qidx: np.ndarray
+    sizes: np.ndarray
+    pieces: List[_Piece] = field(repr=False)
+    ignored_qids: List[str]
+    run_name: str = ""
+    run_path: str = ""
+
+    @property
+    def n_results(self) -> int:
+        return int(self.sizes.sum())
+
+    def aligned(self, *, missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None, float32_scores: bool = False,
+                relevance: Optional[np.ndarray] = None, n_threads: Optional[int] = None) -> AlignedRun:
+        """The :class:`AlignedRun` (``missing``, ``max_docs``, ``float32_scores``
+        as :func:`align_run`); ``relevance``: other judgments for the qrels'
+        rows (ir_measures' ``gains={...}`` mapping)."""
+        _check_align_options(missing, max_docs)
+        qrels = self.qrels if relevance is None else dataclasses.replace(self.qrels, relevance=relevance)
+        return _finish_alignment(qrels, self.pieces, self.ignored_qids, self.run_name, self.run_path, missing,
+                                 max_docs, float32_scores, n_threads)
+
+
+class _TopicAgain(Exception):
+    """A topic's lines come back after another topic's (the run is not grouped by topic)."""
+
+
+def _join_piece(p: TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_threads: Optional[int],
+                scratch: List[np.ndarray]):
+    """Group the parser's first ``n_rows`` rows by topic and join them with
+    the qrels (compiled, parallel over topics). Returns (names of the piece's
+    topics (bytewise), offsets of their rows, order (row ids grouped),
+    qidx, sizes, scores, match, tie_key of the judged topics)."""
+    seg_topics, seg_first = p.segments()
+    nseg = int(np.searchsorted(seg_first, n_rows, side="left"))
+    uniq, seg_code = np.unique(seg_topics[:nseg], return_inverse=True)
+    names = [t.decode("utf-8", "surrogateescape") for t in uniq.tolist()]
+    order = np.empty(n_rows, dtype=np.int64)
+    offsets = np.empty(len(names) + 1, dtype=np.int64)
+    _parse.group_rows(np.ascontiguousarray(seg_first[:nseg]), seg_code.ravel().astype(np.int64), order, offsets)
+    qgroup = np.array([qindex.get(t, -1) for t in names], dtype=np.int64)
+    pool_end = int(p.dstart.a[n_rows]) if n_rows < p.dstart.n else p.pool.n
+    tie_key = np.empty(n_rows, dtype=np.int64)
+    match = np.empty(n_rows, dtype=np.int64)
+    dup = np.empty(2 * len(names), dtype=np.int64)
+    if scratch[0].shape[0] < 6 * n_rows:       # reused by the next pieces (no new pages to fault in)
+        scratch[0] = np.empty(6 * n_rows, dtype=np.int64)
+    _parse.join_groups(p.pool.a[:pool_end], p.dstart.a[:n_rows], pool_end, order, offsets, qgroup,
+                       qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets, tie_key, match, dup,
+                       scratch[0], threads_for(16 * n_rows, n_threads))
+    first_dup = np.flatnonzero(dup[0::2] >= 0)
+    if first_dup.size:
+        g = int(first_dup[0])
+        ra, rb = int(dup[2 * g]), int(dup[2 * g + 1])
+        la, lb = sorted((int(p.lines.a[ra]), int(p.lines.a[rb])))
+        a = int(p.dstart.a[ra])
+        b = int(p.dstart.a[ra + 1]) if ra + 1 < n_rows else pool_end
+        doc = bytes(p.pool.a[a:b]).decode("utf-8", "surrogateescape")
+        raise line_error(p.path, lb, f"duplicate docno {doc!r} for topic {names[g]!r} (also on line {la})")
+    judged = qgroup >= 0
+    sizes = np.diff(offsets)
+    if judged.all():
+        rows = order
+    else:
+        keep = np.repeat(judged, sizes)
+        rows, match, tie_key = order[keep], match[keep], tie_key[keep]
+    scores = p.values.a[rows]
+    return names, offsets, order, qgroup[judged], sizes[judged], scores, match, tie_key
+
+
+def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 << 18,
+                block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None, progress: Progress = None,
+                stream: bool = True) -> Iterator[JoinedRun]:
+    """Read a TREC run in pieces of whole topics, each joined with the qrels
+    (:class:`JoinedRun`; a piece's ``ignored_qids`` are its own).
+
+    Memory: a piece (about ``chunk_rows`` results, more if one topic is
+    larger; ``None``: the whole file is one piece) plus a block. Each topic's
+    lines must be contiguous (``stream``: an error naming the line where a
+    topic comes back, as :func:`iter_run`; otherwise the internal
+    :class:`_TopicAgain`). Pieces come in file order.
+    """
+    if chunk_rows is not None and chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    p = TrecParser(path, True, n_threads)
+    qindex = _topic_index(qrels)
+    seen: set = set()
+    scratch = [np.empty(0, dtype=np.int64)]
+
+    def piece(n_rows: int) -> JoinedRun:
+        names, offsets, order, qidx, sizes, scores, match, tie_key = _join_piece(p, n_rows, qrels, qindex,
+                                                                                 n_threads, scratch)
+        again = [i for i, t in enumerate(names) if t in seen]
+        if again:
+            if not stream:
+                raise _TopicAgain()
+            i = again[0]
+            lines = p.lines.a[order[offsets[i]:offsets[i + 1]]]
+            raise line_error(p.path, int(lines.min()),
+                        f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
+        if stream:
+            _check_topics_contiguous(p.path, names, offsets, order, p.lines.a[order])
+        seen.update(names)
+        ignored = [t for t, q in zip(names, (qindex.get(t, -1) for t in names)) if q < 0]
+        p.drop_front(n_rows)
+        return JoinedRun(qrels, qidx, sizes, [_Piece(qidx, sizes, scores, match, tie_key)], ignored,
+                         p.tag.decode("utf-8", "replace"), p.path)
+
+    n_out = 0
+    blocks = iter_line_blocks(path, block_size, progress)
+    for block in blocks:
+        p.parse(block)
+        if chunk_rows is not None and p.values.n >= chunk_rows:
+            cut = p.last_topic_start()
+            if cut > 0:
+                n_out += cut
+                try:
+                    joined = piece(cut)
+                except ValueError:
+                    if not stream:      # as read_run: a malformed line further on is reported first
+                        for rest in blocks:
+                            p.parse(rest)
+                            p.drop_front(p.values.n)
+                    raise
+                yield joined
+    if p.values.n:
+        yield piece(p.values.n)
+    elif n_out == 0:
+        raise no_rows_error(path, True, p.line)
+
+
+def _topic_index(qrels: Qrels) -> dict:
+    """{topic: qrels index}, built once per Qrels (the CLI evaluates many runs against one)."""
+    index = qrels.__dict__.get("_topic_index")
+    if index is None:
+        index = {t: i for i, t in enumerate(qrels.topics.tolist())}
+        qrels.__dict__["_topic_index"] = index      # the same dict from any thread: a benign race
+    return index
+
+
+def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
+                  block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None,
+                  progress: Progress = None) -> JoinedRun:
+    """Read a TREC run and join it with qrels as it is read: the rows of
+    :func:`align_run` without building a :class:`Run` table.
+
+    The file is read in pieces of whole topics, each grouped by topic (a
+    counting pass), sorted by docno and joined within topics (compiled, in
+    parallel over topics); a piece's docnos are dropped once it is joined.
+    Memory: 24 bytes per result (score, judgment row, tie key) plus a piece
+    (about 80 bytes per result of ``chunk_rows`` results, at least a block's)
+    plus a block. A run whose topics are not each one stretch of lines
+    (legal, rare) is read again as one piece: about 75 bytes per result.
+    Errors as :func:`read_run`.
+    """
+    try:
+        pieces = list(iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads,
+                                  progress=progress, stream=False))
+    except _TopicAgain:
+        pieces = list(iter_joined(path, qrels, chunk_rows=None, block_size=block_size, n_threads=n_threads,
+                                  progress=progress, stream=False))
+    return _concat_pieces(qrels, pieces)
+
+
+def _bytewise(topic: str) -> bytes:
+    """Sort key of a topic as the readers order them (its file bytes)."""
+    return topic.encode("utf-8", "surrogateescape")
+
+
+def _concat_pieces(qrels: Qrels, pieces: List[JoinedRun]) -> JoinedRun:
+    """One :class:`JoinedRun` of pieces with disjoint topics (their rows stay where they are)."""
+    qidx = np.concatenate([pc.qidx for pc in pieces])
+    sizes = np.concatenate([pc.sizes for pc in pieces])
+    by_topic = np.argsort(qidx, kind="stable")
+    return JoinedRun(qrels, qidx[by_topic], sizes[by_topic], [p for pc in pieces for p in pc.pieces],
+                     sorted((t for pc in pieces for t in pc.ignored_qids), key=_bytewise), pieces[-1].run_name,
+                     pieces[0].run_path)
+
+
+_CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
+                      "first, e.g. sort -s -k1,1)")
+
+
+def _check_topics_contiguous(ps, names, offsets, order, lines) -> None:
+    """Within one piece (rows grouped by topic), each topic's file rows must
+    be one contiguous stretch: a topic interrupted by another is an error at
+    the line where it comes back, however the file is cut into pieces."""
+    off = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(off)
+    nonempty = np.flatnonzero(sizes > 0)
+    if nonempty.size == 0:
+        return
+    starts = off[nonempty]
+    order = np.asarray(order)
+    span = np.maximum.reduceat(order, starts) - np.minimum.reduceat(order, starts) + 1
+    broken = nonempty[span != sizes[nonempty]]
+    if broken.size == 0:
+        return
+    bad_line = None
+    bad_topic = None
+    for i in broken:
+        a, b = int(off[i]), int(off[i + 1])
+        idx = np.argsort(order[a:b], kind="stable")
+        rows = order[a:b][idx]
+        k = int(np.flatnonzero(np.diff(rows) != 1)[0]) + 1
+        line = int(lines[a + idx[k]])
+        if bad_line is None or line < bad_line:
+            bad_line, bad_topic = line, names[i]
+    raise line_error(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
+
+
+def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
+             n_threads: Optional[int] = None, progress: Progress = None) -> Iterator[Run]:
+    """Stream a TREC run as :class:`Run` pieces of whole topics.
+
+    For runs larger than memory: memory is a piece (about ``chunk_rows``
+    results, more if one topic is larger) plus a block. Each topic's lines
+    must be contiguous in the file (a topic that reappears after another is
+    an error naming the line). Within a piece topics are in bytewise order;
+    pieces come in file order. ``file_row`` counts from the file's first
+    result line.
+    """
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    p = TrecParser(path, True, n_threads)
+    seen: set = set()
+    row0 = 0
+
+    def piece(n_rows: int) -> Run:
+        nonlocal row0
+        (ps, topics, offsets, pool, s, ln, lines, scores, order, tag) = p.table(n_rows, n_threads, copy=True)
+        names = topics.tolist()
+        again = [i for i, t in enumerate(names) if t in seen]
+        if again:
+            i = again[0]
+            raise line_error(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
+                        f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
+        _check_topics_contiguous(ps, names, offsets, order, lines)
+        seen.update(names)
+        run = Run(ps, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order + row0, name=tag)
+        p.drop_front(n_rows)
+        row0 += n_rows
+        return run
+
+    for block in iter_line_blocks(path, block_size, progress):
+        p.parse(block)
+        if p.values.n >= chunk_rows:
+            cut = p.last_topic_start()
+            if cut > 0:
+                yield piece(cut)
+    if p.values.n:
+        yield piece(p.values.n)
+    elif row0 == 0:
+        raise no_rows_error(path, True, p.line)

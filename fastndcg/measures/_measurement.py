@@ -1,0 +1,514 @@
+"""One measurement: what is computed, stated completely, built in one place, printed as a signature.
+
+A :class:`Measurement` is everything that decides a number: the measure family
+and cutoff, the :class:`~fastndcg.Convention` (gain, discount, ties, empty and
+short queries, the ideal list, precision, aggregation), trec_eval's custom gains,
+ir_measures' relabelling, judged-only ranking, the relevance level, ``-M`` and the
+rule for judged topics missing from a run. Every front-end builds its
+measurements with :func:`resolve_measurements` (strings in trec_eval or
+ir_measures syntax, ir_measures objects, signatures) or :func:`measurement_for`
+(a preset or convention with a cutoff, as ``k=``/``-k`` give it), so the same
+question is the same measurement, and the same bits, everywhere.
+
+The signature is a compact canonical string of the measurement::
+
+    nDCG@10|gain:lin|disc:log2|ties:key_desc|empty:zero|short:clamp|ideal:cut,qrels|agg:mean|missing:error|fastndcg:0.1.0
+
+Fields that keep their default value are left out, except the ones every
+report should state (gain, discount, ties, empty, short, ideal, aggregation,
+missing topics) and the version. :func:`from_signature` rebuilds the
+measurement; ``from_signature(m.signature)`` computes the same bits as ``m``.
+
+Which rules compute it: plain NDCG, DCG and IDCG under any convention go to the
+NDCG kernels; trec_eval's families that read a ranking at several depths
+(``ndcg_rel``, ``Rndcg``, ``ndcg_p``) and trec_eval's custom gains follow
+trec_eval's own rules, so their convention must be trec_eval 10's (``trec_eval``:
+double scores) or trec_eval 9's (``pytrec_eval``: float32 scores).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Iterable, List, Optional, Tuple
+
+from fastndcg._core.arguments import check_max_docs
+from fastndcg._version import __version__
+from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
+from fastndcg.conventions._convention import Convention
+from fastndcg.conventions._presets import as_convention, get_preset
+from fastndcg.conventions._presets import PRESETS
+from fastndcg.measures._measure_strings import Measure, measure_items, parse_measures
+from fastndcg.measures._trec_gain_specs import GainSpec, parse_gains
+
+__all__ = ["Measurement", "SignatureError", "FAMILIES", "from_signature", "measurement_for",
+           "resolve_measurements", "signature"]
+
+#: Measure families on qrels and a run, and the head their signature starts with.
+FAMILIES = {"ndcg": "nDCG", "dcg": "DCG", "ideal_dcg": "IDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG",
+            "ndcg_p": "nDCG_p", "soft_ndcg": "SoftNDCG", "rankdcg": "RankDCG"}
+_FAMILY_OF_HEAD = {v: k for k, v in FAMILIES.items()}
+#: Families defined by trec_eval's rules only.
+TREC_FAMILIES = ("ndcg_rel", "Rndcg", "ndcg_p", "dcg", "ideal_dcg")
+#: Families computed on arrays only (:func:`fastndcg.soft_ndcg`, :func:`fastndcg.measures._rankdcg.rankdcg`),
+#: not on qrels and a run.
+ARRAY_FAMILIES = ("soft_ndcg", "rankdcg")
+#: Families that take a cutoff.
+CUTOFF_FAMILIES = ("ndcg", "soft_ndcg")
+#: The rules of the trec_eval-syntax measures (``rules=``): the convention of each.
+_RULES = {"trec_eval": ("trec_eval", "trec_eval_cut"), "pytrec_eval": ("pytrec_eval", "pytrec_eval_cut")}
+#: ir_measures' dcg='exp-log2' (gdeval with a cutoff, ranx without): 2**rel - 1, docno-descending ties.
+EXP_LOG2 = Convention(ties="key_desc", name="ir_measures_exp_log2")
+
+_SHORT_NAMES = {"gain": {"exponential": "exp", "linear": "lin"}, "discount": {"reciprocal": "recip"}}
+_LONG_NAMES = {f: {v: k for k, v in m.items()} for f, m in _SHORT_NAMES.items()}
+
+
+class SignatureError(ValueError):
+    """A signature that cannot be read (the message names the field)."""
+
+
+def _conv_key(conv: Convention) -> tuple:
+    return tuple(getattr(conv, f.name) for f in fields(conv) if f.name != "name")
+
+
+#: (number of presets, [(name, fields key)]): rebuilt if a preset is registered later. Replaced
+#: whole (one assignment), so threads that race build the same table and never see a half one.
+_PRESET_KEYS: Tuple[int, List[Tuple[str, tuple]]] = (-1, [])
+
+
+def _preset_keys() -> List[Tuple[str, tuple]]:
+    global _PRESET_KEYS
+    count, keys = _PRESET_KEYS
+    if count != len(PRESETS):
+        keys = [(name, _conv_key(preset)) for name, preset in list(PRESETS.items())]
+        _PRESET_KEYS = (len(keys), keys)
+    return keys
+
+
+def _named(conv: Convention) -> Convention:
+    """The convention, named after the first preset with the same fields (else as it is)."""
+    key = _conv_key(conv)
+    for name, preset_key in _preset_keys():
+        if preset_key == key:
+            return PRESETS[name] if conv.name != name else conv
+    return conv
+
+
+@dataclass(frozen=True, eq=False)
+class Measurement:
+    """What one number is: measure, cutoff, convention and the topic rules.
+
+    Attributes
+    ----------
+    family : {"ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "ndcg_p", "soft_ndcg", "rankdcg"}
+        NDCG = DCG / IDCG with DCG = sum_r G(l_r) D(r) over the ranking (score
+        descending, ties by ``convention.ties``: the docno for TREC runs);
+        ``dcg`` to ``ndcg_p`` as trec_eval defines them; SoftNDCG (Taylor et
+        al. 2008, with ``sigma``) and RankDCG (Katerenchuk & Rosenberg 2018)
+        on arrays.
+    cutoff : int or None
+        NDCG@k (None: the whole list; ``convention.default_k`` when set).
+    convention : Convention
+    gains : GainSpec or None
+        trec_eval's custom gains (``ndcg.L=G``), by trec_eval's level rules.
+    relabel : tuple of (int, int) or None
+        ir_measures' ``gains={...}``: judgments mapped before anything else.
+    judged_only : bool
+        trec_eval ``-J``: unjudged retrieved documents leave the ranking.
+    relevance_level : int
+        trec_eval ``-l`` (read by ``Rndcg`` and ``ndcg_p``).
+    max_docs : int or None
+        trec_eval ``-M``: the top ``max_docs`` documents of each topic.
+    missing : {"error", "zero", "skip"}
+        Judged topics without results (:mod:`fastndcg.conventions._topics`).
+    name : str
+        The name it was asked by and prints under (``ndcg_cut_10``,
+        ``nDCG@10``); not part of what it computes.
+    """
+
+    family: str = "ndcg"
+    cutoff: Optional[int] = None
+    convention: Convention = field(default_factory=lambda: get_preset("trec_eval"))
+    gains: Optional[GainSpec] = None
+    relabel: Optional[Tuple[Tuple[int, int], ...]] = None
+    judged_only: bool = False
+    relevance_level: int = 1
+    max_docs: Optional[int] = None
+    missing: str = DEFAULT_MISSING
+    #: SoftNDCG's score noise (the standard deviation of each score)
+    sigma: Optional[float] = None
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {tuple(FAMILIES)}; got {self.family!r}")
+        k = self.cutoff
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValueError(f"cutoff must be an integer >= 1 or None; got {k!r}")
+        if k is not None and self.family not in CUTOFF_FAMILIES:
+            raise ValueError(f"family {self.family!r} takes no cutoff (as trec_eval); got cutoff {k}")
+        object.__setattr__(self, "convention", _named(as_convention(self.convention)))
+        check_missing(self.missing)
+        object.__setattr__(self, "max_docs", check_max_docs(self.max_docs))
+        if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
+            raise ValueError(f"relevance_level must be an integer; got {self.relevance_level!r}")
+        if (self.family == "soft_ndcg") != (self.sigma is not None):
+            raise ValueError("sigma is SoftNDCG's (and SoftNDCG needs it); got "
+                             f"family {self.family!r} with sigma={self.sigma!r}")
+        if self.sigma is not None:
+            sigma = float(self.sigma)
+            if not (math.isfinite(sigma) and sigma > 0):
+                raise ValueError(f"sigma must be a finite number > 0; got {self.sigma!r}")
+            object.__setattr__(self, "sigma", sigma)
+        if (self.family in TREC_FAMILIES or self.gains is not None) and self.rules is None:
+            what = f"custom gains ({self.gains})" if self.gains is not None else f"family {self.family!r}"
+            raise ValueError(f"{what} follow trec_eval's rules: the convention must be trec_eval's "
+                             f"(presets {', '.join(p for ps in _RULES.values() for p in ps)}); got "
+                             f"{self.convention.describe()}")
+
+    # Two measurements are equal when they compute the same thing: the same
+    # signature (the name they print under aside; gain tables with NaN holes
+    # compare equal, which tuples of floats do not).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Measurement):
+            return NotImplemented
+        return self.signature == other.signature
+
+    def __hash__(self) -> int:
+        return hash(self.signature)
+
+    # ------------------------------------------------------------------ what it is
+
+    @property
+    def rules(self) -> Optional[str]:
+        """``"trec_eval"`` (trec_eval 10: double scores), ``"pytrec_eval"`` (trec_eval 9:
+        float32 scores), or None when the convention is no trec_eval's."""
+        keys = dict(_preset_keys())
+        key = _conv_key(self.convention)
+        for rules, presets in _RULES.items():
+            if any(keys.get(p) == key for p in presets):
+                return rules
+        return None
+
+    @property
+    def head(self) -> str:
+        """The signature's measure part: ``nDCG@10``, ``nDCG``, ``DCG``, ``RnDCG``, ..."""
+        return FAMILIES[self.family] + (f"@{self.cutoff}" if self.cutoff is not None else "")
+
+    @property
+    def label(self) -> str:
+        """The name it prints under: the name it was asked by, else :attr:`head`."""
+        return self.name or self.head
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def key(self) -> Measure:
+        """A :class:`Measure` for result dicts (equal to the name and the ir_measures object)."""
+        return Measure(self.label, self.family, cutoff=self.cutoff, gains=self.gains, relabel=self.relabel,
+                       judged_only=self.judged_only, syntax="signature", text=self.label)
+
+    def replace(self, **changes: Any) -> "Measurement":
+        return replace(self, **changes)
+
+    # ------------------------------------------------------------------ signature
+
+    @property
+    def signature(self) -> str:
+        """The canonical signature (module docstring): every field that decides the number."""
+        c = self.convention
+        parts = [self.head]
+        if self.sigma is not None:
+            parts.append(f"sigma:{self.sigma!r}")
+        parts.append("gain:" + _gain_text(c))
+        if c.unknown_label != "error":
+            parts.append(f"unknown:{c.unknown_label}")
+        if self.gains is not None:
+            parts.append("trec_gains:" + ",".join(f"{lv}={_num(g)}" for lv, g in self.gains.pairs))
+        if self.relabel is not None:
+            parts.append("relabel:" + ",".join(f"{a}={b}" for a, b in self.relabel))
+        parts.append("disc:" + (f"jk:{_num(c.discount_base)}" if c.discount == "jk" else
+                                _SHORT_NAMES["discount"].get(c.discount, c.discount) if isinstance(c.discount, str)
+                                else "array:" + ",".join(_num(v) for v in c.discount)))
+        parts.append(f"ties:{c.ties}")
+        parts.append(f"empty:{c.empty}")
+        parts.append(f"short:{c.short}")
+        parts.append(f"ideal:{c.ideal},{c.ideal_source}")
+        if c.default_k is not None:
+            parts.append(f"k_default:{c.default_k}")
+        if c.score_precision != "native":
+            parts.append("prec:" + ("f32,inf" if c.float32_overflow == "inf" else "f32"))
+        if self.judged_only:
+            parts.append("judged:only")
+        if self.relevance_level != 1:
+            parts.append(f"level:{self.relevance_level}")
+        if self.max_docs is not None:
+            parts.append(f"max_docs:{self.max_docs}")
+        agg = [c.aggregation]
+        if c.weight_precision != "native":
+            agg.append("wf32")
+        if c.empty_weight != "weighted":
+            agg.append("empty_unweighted")
+        if c.above_one != "keep":
+            agg.append(f"above_one_{c.above_one}")
+        parts.append("agg:" + ",".join(agg))
+        parts.append(f"missing:{self.missing}")
+        parts.append(f"fastndcg:{__version__}")
+        return "|".join(parts)
+
+
+def _num(v: float) -> str:
+    """Shortest text that reads back to the same double."""
+    if math.isnan(v):
+        return "-"
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(float(v))
+
+
+def _gain_text(c: Convention) -> str:
+    """``exp``, ``lin``, or a table: ``table:exp:0-30`` for the table of 2**l - 1 over labels
+    0..30 (LightGBM's, XGBoost's), ``table:lin:0-4`` for l over 0..4, else every entry."""
+    gain = c.gain
+    if isinstance(gain, str):
+        return _SHORT_NAMES["gain"][gain]
+    top = len(gain) - 1
+    for short, rule in (("exp", lambda i: float(2 ** i - 1)), ("lin", float)):
+        if all(v == rule(i) for i, v in enumerate(gain)):
+            return f"table:{short}:0-{top}"
+    return "table:" + ",".join(_num(v) for v in gain)
+
+
+def _gain_table(text: str) -> Tuple[float, ...]:
+    """The inverse of :func:`_gain_text` for tables (``text`` after ``table:``)."""
+    for short, rule in (("exp", lambda i: float(2 ** i - 1)), ("lin", float)):
+        if text.startswith(short + ":0-"):
+            top = text[len(short) + 3:]
+            if not top.isdigit() or int(top) > 1 << 16:
+                raise SignatureError(f"gain table {text!r}: the top label {top!r} is not an integer in 0..65536")
+            return tuple(rule(i) for i in range(int(top) + 1))
+    return tuple(math.nan if x == "-" else float(x) for x in text.split(","))
+
+
+def signature(measurement: Any) -> str:
+    """The signature of a measurement (or of anything :func:`resolve_measurements` takes, one measure)."""
+    ms = resolve_measurements(measurement)
+    if len(ms) != 1:
+        raise ValueError(f"signature: {measurement!r} is {len(ms)} measurements; give one")
+    return ms[0].signature
+
+
+def from_signature(text: str) -> Measurement:
+    """Rebuild a :class:`Measurement` from its signature.
+
+    Raises
+    ------
+    SignatureError
+        Naming the field that cannot be read.
+    """
+    if not isinstance(text, str) or "|" not in text:
+        raise SignatureError(f"not a fastndcg signature (fields separated by '|'): {text!r}")
+    head, *items = text.strip().split("|")
+    name, at, k = head.partition("@")
+    if name not in _FAMILY_OF_HEAD:
+        raise SignatureError(f"signature {text!r}: measure {head!r} is not one of "
+                             f"{', '.join(FAMILIES.values())} (with @k for nDCG)")
+    cutoff = None
+    if at:
+        if not k.isdigit() or int(k) < 1:
+            raise SignatureError(f"signature {text!r}: cutoff {k!r} of {head!r} is not an integer >= 1")
+        cutoff = int(k)
+    conv: dict = {}
+    kw: dict = {}
+    seen = set()
+    for item in items:
+        key, colon, value = item.partition(":")
+        if not colon:
+            raise SignatureError(f"signature {text!r}: field {item!r} is not key:value")
+        if key in seen:
+            raise SignatureError(f"signature {text!r}: field {key!r} is given twice")
+        seen.add(key)
+        try:
+            _read_field(key, value, conv, kw)
+        except SignatureError as exc:
+            raise SignatureError(f"signature {text!r}: {exc}") from None
+        except ValueError as exc:
+            raise SignatureError(f"signature {text!r}: field {key}:{value}: {exc}") from None
+    for required in ("gain", "disc", "ties", "empty", "short", "ideal", "agg", "missing"):
+        if required not in seen:
+            raise SignatureError(f"signature {text!r}: the field {required!r} is missing (a signature states "
+                                 "every choice)")
+    try:
+        return Measurement(_FAMILY_OF_HEAD[name], cutoff, Convention(**conv), **kw)
+    except (TypeError, ValueError) as exc:
+        raise SignatureError(f"signature {text!r}: {exc}") from None
+
+
+def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
+    def floats(s: str) -> Tuple[float, ...]:
+        return tuple(math.nan if x == "-" else float(x) for x in s.split(","))
+
+    if key == "gain":
+        if value.startswith("table:"):
+            conv["gain"] = _gain_table(value[6:])
+        elif value in _LONG_NAMES["gain"]:
+            conv["gain"] = _LONG_NAMES["gain"][value]
+        else:
+            raise SignatureError(f"gain {value!r} is not exp, lin or table:g0,g1,...")
+    elif key == "sigma":
+        kw["sigma"] = float(value)
+    elif key == "unknown":
+        conv["unknown_label"] = value
+    elif key == "trec_gains":
+        kw["gains"] = parse_gains(value, name="trec_gains")
+    elif key == "relabel":
+        pairs = []
+        for p in value.split(","):
+            a, eq, b = p.partition("=")
+            if not eq:
+                raise SignatureError(f"relabel pair {p!r} is not a=b")
+            pairs.append((int(a), int(b)))
+        kw["relabel"] = tuple(pairs)
+    elif key == "disc":
+        if value.startswith("jk:"):
+            conv["discount"], conv["discount_base"] = "jk", float(value[3:])
+        else:
+            conv["discount"] = floats(value[6:]) if value.startswith("array:") else \
+                _LONG_NAMES["discount"].get(value, value)
+    elif key in ("ties", "empty", "short"):
+        conv[key] = value
+    elif key == "ideal":
+        ideal, comma, source = value.partition(",")
+        conv["ideal"] = ideal
+        if comma:
+            conv["ideal_source"] = source
+    elif key == "k_default":
+        conv["default_k"] = int(value)
+    elif key == "prec":
+        if value not in ("f32", "f32,inf"):
+            raise SignatureError(f"prec {value!r} is not f32 or f32,inf")
+        conv["score_precision"] = "float32"
+        conv["float32_overflow"] = "inf" if value.endswith(",inf") else "error"
+    elif key == "judged":
+        if value != "only":
+            raise SignatureError(f"judged {value!r} is not 'only'")
+        kw["judged_only"] = True
+    elif key == "level":
+        kw["relevance_level"] = int(value)
+    elif key == "max_docs":
+        kw["max_docs"] = int(value)
+    elif key == "agg":
+        agg, *more = value.split(",")
+        conv["aggregation"] = agg
+        for m in more:
+            if m == "wf32":
+                conv["weight_precision"] = "float32"
+            elif m == "empty_unweighted":
+                conv["empty_weight"] = "unweighted"
+            elif m.startswith("above_one_"):
+                conv["above_one"] = m[len("above_one_"):]
+            else:
+                raise SignatureError(f"agg option {m!r} is not wf32, empty_unweighted or above_one_clamp|check")
+    elif key == "missing":
+        kw["missing"] = value
+    elif key == "fastndcg":
+        pass        # the version that wrote it; the fields above state the measurement
+    else:
+        raise SignatureError(f"unknown field {key!r}")
+
+
+# ----------------------------------------------------------------------------- resolution
+
+
+def _from_measure(m: Measure, rules: str, missing: str, max_docs: Optional[int], judged_only: bool,
+                  relevance_level: int) -> Measurement:
+    """A parsed trec_eval / ir_measures measure as a measurement.
+
+    trec_eval syntax follows ``rules`` (trec_eval 10 or 9); ir_measures syntax
+    follows ir_measures' providers: ``dcg='log2'`` through pytrec_eval
+    (trec_eval 9: float32 scores), ``'exp-log2'`` through gdeval/ranx."""
+    if m.syntax == "ir_measures":
+        base = EXP_LOG2 if m.dcg == "exp-log2" else get_preset("pytrec_eval")
+        family = "ndcg"
+    else:
+        base = get_preset(_RULES[rules][0])
+        family = "ndcg" if m.family == "ndcg_cut" else m.family
+    conv = base if m.cutoff is None else base.replace(ideal="cut", name=base.name)
+    return Measurement(family, m.cutoff, conv, gains=m.gains, relabel=m.relabel,
+                       judged_only=judged_only or m.judged_only, relevance_level=relevance_level,
+                       max_docs=max_docs, missing=missing, name=m.name)
+
+
+def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: str = DEFAULT_MISSING,
+                         max_docs: Optional[int] = None, judged_only: bool = False,
+                         relevance_level: int = 1) -> List[Measurement]:
+    """The measurements asked for, from any form a front-end gets them in.
+
+    Parameters
+    ----------
+    measures : str, Measure, Measurement, ir_measures object, or a list of them
+        trec_eval syntax (``ndcg_cut.5,10``, ``ndcg.1=3,2=9``, ``Rndcg``, ...),
+        ir_measures syntax (``nDCG@10``, ``nDCG(dcg='exp-log2')@20``), or a
+        signature (a string with ``|``).
+    rules : {"trec_eval", "pytrec_eval"}
+        The rules of trec_eval-syntax measures: trec_eval 10 (double scores) or
+        trec_eval 9 as pytrec_eval bundles it (float32 scores).
+    missing, max_docs, judged_only, relevance_level
+        The topic rules of every measure given as a string (a signature and a
+        :class:`Measurement` carry their own).
+
+    Returns
+    -------
+    list of Measurement
+        In the order given; the same measurement asked twice is kept once.
+    """
+    if rules not in _RULES:
+        raise ValueError(f"rules must be one of {tuple(_RULES)}; got {rules!r}")
+    check_missing(missing)
+    if relevance_level is None or isinstance(relevance_level, bool) or int(relevance_level) != relevance_level:
+        raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
+    items = measure_items(measures, one=(Measurement,))
+    out: List[Measurement] = []
+    seen = set()
+    for item in items:
+        if isinstance(item, Measurement):
+            got = [item]
+        elif isinstance(item, str) and "|" in item:
+            got = [from_signature(item)]
+        else:
+            got = [_from_measure(m, rules, missing, max_docs, bool(judged_only), int(relevance_level))
+                   for m in parse_measures(item)]
+        for m in got:
+            if m not in seen:
+                seen.add(m)
+                out.append(m)
+    return out
+
+
+def column_signatures(ks: Iterable[Optional[int]], convention: Convention, ideal_source: str = "run",
+                      missing: str = DEFAULT_MISSING) -> List[str]:
+    """The signature of each cutoff of a front end that ranks lists it is given (``ideal_source``
+    "run": the metrics, streaming, Dask, Spark) or TREC files ("qrels")."""
+    conv = convention if convention.ideal_source == ideal_source else convention.replace(ideal_source=ideal_source)
+    return [measurement_for(k, convention=conv, missing=missing).signature for k in ks]
+
+
+def measurement_for(k: Optional[int] = None, *, convention: Any = None, preset: Optional[str] = None,
+                    gains: Any = None, missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None,
+                    name: str = "") -> Measurement:
+    """The NDCG measurement of a cutoff under a convention or preset, as ``k=``
+    and ``-k`` mean it in every front-end: NDCG@k with the convention's ideal
+    (the presets of trec_eval cut the ideal at k: trec_eval's ``ndcg_cut.k``;
+    ``k=None`` is the whole list, or ``convention.default_k``).
+
+    ``gains``: trec_eval's custom gains, under the trec_eval presets only (other
+    conventions take gains as a gain table: :func:`fastndcg.measures.textbook_convention`).
+    """
+    if convention is not None and preset is not None:
+        raise ValueError("give convention= or preset=, not both")
+    conv = as_convention(preset if preset is not None else convention if convention is not None else "standard")
+    spec = None
+    if gains is not None:
+        from fastndcg.measures._trec_gain_specs import as_gains
+
+        spec = as_gains(gains)
+    return Measurement("ndcg", k, conv, gains=spec, missing=missing, max_docs=max_docs, name=name)

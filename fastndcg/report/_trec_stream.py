@@ -1,0 +1,283 @@
+"""A TREC run against qrels held in memory, the run read by whole topics
+(:func:`fastndcg.io._align.iter_joined`) and each piece joined with the qrels as
+:func:`fastndcg.io.align_run` does: :func:`evaluate_run`, :func:`align_chunk`."""
+from __future__ import annotations
+import numbers
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
+
+import numpy as np
+
+from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
+from fastndcg.conventions._convention import Cutoffs
+from fastndcg.conventions._presets import as_convention, ideal_source
+from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fastndcg.io._align import AlignedRun
+    from fastndcg.io._trec import Qrels, Run
+
+
+# ----------------------------------------------------------------------------- TREC runs
+
+
+@dataclass
+class RunStreamResult(StreamResult):
+    """Result of :func:`evaluate_run`: a :class:`StreamResult` (query ids are
+    the topics, in bytewise order as trec_eval prints them) plus what
+    :class:`fastndcg.io.AlignedRun` reports about the topics.
+
+    Attributes
+    ----------
+    run_name : str
+        The tag of the run's last line (trec_eval's ``runid``).
+    missing_qids : list of str
+        Judged topics with no results in the run.
+    ignored_qids : list of str
+        Run topics without judgments (never evaluated, as trec_eval).
+    """
+
+    run_name: str = ""
+    missing_qids: List[str] = field(default_factory=list)
+    ignored_qids: List[str] = field(default_factory=list)
+
+
+def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: str = "auto",
+                  gains: Any = None) -> Chunk:
+    """The :class:`Chunk` of a :class:`fastndcg.io.AlignedRun` under a
+    convention: the docno tie key when the convention breaks ties by key, and
+    the judged documents as external ideal where the convention's tool takes
+    its ideal from the qrels (:func:`fastndcg.conventions.ideal_source`; ``ideal``
+    "qrels"/"run" overrides), exactly what :meth:`AlignedRun.ndcg` passes to
+    the kernels.
+
+    ``gains``: trec_eval's custom gains under the ``trec_eval`` /
+    ``pytrec_eval`` presets (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``)): the chunk then
+    carries each document's gain and each topic's ideal DCG (one
+    :class:`fastndcg.measures.TrecGainQuirkWarning` if a quirk of trec_eval
+    changes a value). Under other conventions custom gains are a gain table:
+    evaluate with ``convention=fastndcg.measures.textbook_convention(...)``
+    and no ``gains`` (a ValueError says so)."""
+    chunk, quirks = _aligned_chunk(aligned, convention, ideal, gains, None)
+    if gains is not None:
+        from fastndcg.measures._trec_gain_specs import as_gains
+        from fastndcg.measures._trec_gain_resolution import warn_quirks
+
+        warn_quirks(quirks, as_gains(gains))
+    return chunk
+
+
+def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: Any, n_threads: Optional[int]):
+    """(Chunk, GainQuirks or None): :func:`aligned_chunk` without the warning."""
+    if gains is None:
+        kw = aligned._kwargs(convention, ideal)
+        return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
+                     None, kw.get("ideal_labels"), kw.get("ideal_offsets")), None
+    from fastndcg.measures._trec_gain_scoring import aligned_inputs
+    from fastndcg.measures._trec_gain_specs import gain_rules
+
+    if gain_rules(convention) != "trec_eval":
+        raise ValueError(
+            f"gains: under convention {as_convention(convention).name!r} custom gains are a gain table; pass "
+            "convention=fastndcg.measures.textbook_convention(gains, convention, max_label) and no gains")
+    _, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
+    gains_ = kw["gains"]
+    chunk = Chunk(kw["scores"], np.zeros(gains_.shape[0], dtype=np.int64), kw["offsets"], aligned.qids,
+                  kw.get("tie_key"), gains=gains_, ideal_dcg=kw["ideal_dcg"])
+    return chunk, quirks
+
+
+def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
+                convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = DEFAULT_MISSING,
+                max_docs: Optional[int] = None, gains: Any = None,
+                n_threads: Optional[int] = None,
+                progress: Optional[Callable[[int, int], None]] = None) -> Tuple["AlignedRun", Chunk]:
+    """Join a run (or a topic-complete piece of one) with qrels as
+    ``fastndcg eval`` does: :func:`fastndcg.io.align_run` (``max_docs``
+    ranked in float32 when the convention scores in float32, as trec_eval 9.x
+    and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
+    custom gains, see there). A run path is joined with the qrels while it
+    is read (:func:`fastndcg.io._align.join_run_file`; ``progress``: its
+    callback, bytes of the run file).
+
+    Returns
+    -------
+    (AlignedRun, Chunk)
+    """
+    aligned, chunk, quirks = _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads,
+                                          progress)
+    if gains is not None:
+        from fastndcg.measures._trec_gain_specs import as_gains
+        from fastndcg.measures._trec_gain_resolution import warn_quirks
+
+        warn_quirks(quirks, as_gains(gains))
+    return aligned, chunk
+
+
+def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads, progress=None):
+    from fastndcg.io._align import JoinedRun, align_run, join_run_file, read_qrels_for
+    from fastndcg.io._trec import Qrels
+
+    conv = as_convention(convention)
+    f32 = conv.score_precision == "float32"
+    if isinstance(run, (str, os.PathLike)):
+        if not isinstance(qrels, Qrels):
+            qrels = read_qrels_for(run, qrels, n_threads)
+        run = join_run_file(run, qrels, progress=progress, n_threads=n_threads)
+    if isinstance(run, JoinedRun):
+        aligned = run.aligned(missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads)
+    else:
+        aligned = align_run(run, qrels, missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads)
+    chunk, quirks = _aligned_chunk(aligned, conv, ideal, gains, n_threads)
+    return aligned, chunk, quirks
+
+
+def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
+                 convention: Any = "trec_eval", ideal: str = "auto", missing: str = DEFAULT_MISSING,
+                 max_docs: Optional[int] = None, gains: Any = None, chunk_rows: int = 1 << 18,
+                 keep: str = "queries",
+                 per_query: bool = True, n_threads: Optional[int] = None,
+                 block_size: Optional[int] = None,
+                 progress: Optional[Callable[[int, int], None]] = None) -> RunStreamResult:
+    """NDCG of a TREC run against qrels, the run streamed by whole topics.
+
+    The qrels are held in memory (:func:`fastndcg.io.read_qrels`); the
+    run is read in pieces of whole topics, each joined with the qrels as it is
+    read (:func:`fastndcg.io._align.iter_joined`), as :func:`fastndcg.io.align_run` does
+    (:func:`align_chunk`: docno tie key, judged documents as the ideal list
+    where the convention's tool takes it from the qrels, ``max_docs``) and
+    evaluated with the in-memory kernels. Judged topics that never appear in
+    the run are handled at the end, as ``align_run(missing=...)``.
+
+    Parameters
+    ----------
+    qrels : Qrels or path
+    run : path
+        A TREC run (plain, gzip, bz2 or xz) whose topics each occupy one
+        stretch of lines (a topic that comes back after another is a
+        ValueError naming the file, line and topic); topics may come in any
+        order.
+    k : None, int or sequence
+        Cutoff(s), as :func:`fastndcg.ndcg` (None: trec_eval's ``ndcg``).
+    convention : Convention or preset name, default "trec_eval"
+    ideal : {"auto", "qrels", "run"}
+        Where the ideal list comes from (see :meth:`AlignedRun.ndcg`).
+    missing : {"error", "zero", "skip"}
+        Judged topics without results: a ValueError listing them (trec_eval
+        10), NDCG 0 counted in the mean (trec_eval ``-c``), or left out.
+    max_docs : int, optional
+        Top ``max_docs`` results per topic (trec_eval ``-M``).
+    gains : str, mapping or GainSpec, optional
+        Custom gains, as trec_eval's ``-m ndcg.L=G,...``: trec_eval's rules under
+        the ``trec_eval`` / ``pytrec_eval`` presets, a gain table under other
+        conventions (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``)). One
+        :class:`fastndcg.measures.TrecGainQuirkWarning` for the whole run if a
+        quirk of trec_eval changes a value.
+    chunk_rows : int
+        Results per piece (more when one topic is larger, and at least the
+        lines of one read block). 2^18 by default: a piece costs about 80
+        bytes a result while it is joined, so the default keeps the run's
+        share of memory near 20-60 MB whatever its size.
+    keep, per_query, n_threads
+        See :class:`NDCGAccumulator`.
+    block_size : int, optional
+        Bytes read at a time (default :data:`fastndcg.io.DEFAULT_BLOCK_SIZE`).
+    progress : callable(done, total), optional
+        Progress callback of the reader (bytes of the run file).
+
+    Returns
+    -------
+    RunStreamResult
+        Topics in bytewise order as :func:`fastndcg.io.align_run` gives
+        them, whatever their order in the file: per-query values equal
+        ``align_run(...).ndcg(k, convention=...)`` bit for bit, and with
+        ``keep="queries"`` the mean equals ``AlignedRun.mean_ndcg`` bit for
+        bit (the summands are added in topic order); ``keep="sums"`` is
+        within a few ulps. Memory: one piece (and its alignment) plus the
+        qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic
+        values and summands.
+    """
+    from fastndcg.io._trec import Qrels, read_qrels
+    from fastndcg.io._files import DEFAULT_BLOCK_SIZE
+    from fastndcg.io._align import missing_topics_error, topic_first_line, judged_ideal, AlignedRun
+    from fastndcg.io._align import iter_joined
+
+    check_missing(missing)
+    if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}")
+    conv = as_convention(convention)
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels(qrels, n_threads=n_threads)
+    spec = quirks = None
+    if gains is not None:
+        from fastndcg.measures._trec_gain_specs import as_gains, gain_rules, textbook_convention
+        from fastndcg.measures._trec_gain_resolution import GainQuirks
+
+        spec = as_gains(gains)
+        if gain_rules(conv) == "table":
+            conv = textbook_convention(spec, conv, float(np.max(qrels.relevance, initial=0)))
+            spec = None
+        else:
+            quirks = GainQuirks()
+    acc = NDCGAccumulator(k, convention=conv, keep=keep, per_query=per_query, n_threads=n_threads)
+    ordered = keep == "queries" or per_query
+    seen = np.zeros(qrels.n_topics, dtype=bool)
+    positions: List[np.ndarray] = []       # qrels index of each evaluated topic, in arrival order
+    ignored: List[str] = []
+    name = ""
+    pieces = iter_joined(run, qrels, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
+                         block_size=block_size or DEFAULT_BLOCK_SIZE, stream=True)
+    for piece in pieces:          # iter_joined rejects a topic whose lines are interrupted
+        aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
+                                                    n_threads)
+        if piece_quirks is not None:
+            quirks.merge(piece_quirks)
+        name = piece.run_name
+        pos = piece.qidx.astype(np.int64)      # the piece's evaluated topics (qrels indices)
+        del piece               # free the parsed piece before the kernels run
+        ignored.extend(aligned.ignored_qids)
+        seen[pos] = True
+        if ordered:
+            positions.append(pos)
+        del aligned
+        acc.add(chunk)
+        del chunk
+    missing_qids = qrels.topics[~seen].tolist()
+    if missing_qids and missing == "error":
+        raise missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+                                           topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
+    if missing_qids and missing == "zero":
+        # judged topics without results: empty rankings against their judgments
+        unseen = ~seen
+        n = int(unseen.sum())
+        ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, unseen, with_status=True)
+        empty = AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
+                                   np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
+                                   qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
+                                   status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
+        if ordered:
+            positions.append(np.flatnonzero(unseen))
+        chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
+        if piece_quirks is not None:
+            quirks.merge(piece_quirks)
+        acc.add(chunk)
+    if quirks is not None:
+        from fastndcg.measures._trec_gain_resolution import warn_quirks
+
+        warn_quirks(quirks, spec)
+    order = None
+    if ordered and positions:
+        arrival = np.concatenate(positions)
+        if arrival.size and bool(np.any(arrival[1:] < arrival[:-1])):
+            order = np.argsort(arrival, kind="stable")
+    res = acc.result(order)
+    from fastndcg.measures._measurement import measurement_for
+
+    source = ideal_source(conv) if ideal == "auto" else ideal
+    mconv = conv if conv.ideal_source == source else conv.replace(ideal_source=source)
+    signatures = [measurement_for(k, convention=mconv, gains=spec, missing=missing, max_docs=max_docs).signature
+                  for k in acc.evaluator.cutoffs]
+    return RunStreamResult(res.mean, res.ndcg, res.query_ids, res.n_queries, res.n_rows, res.n_chunks,
+                           res.max_chunk_rows, signatures, run_name=name, missing_qids=missing_qids,
+                           ignored_qids=sorted(set(ignored)))
