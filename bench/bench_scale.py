@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.report import frame_mean_ndcg, frame_ndcg
+from fastndcg.report import frame_mean_ndcg
 
 PARTITION_ROWS = 250_000
 K = 10

@@ -8,6 +8,7 @@ from typing import Optional
 from fastndcg.report._format import write_output
 from fastndcg.cli._options import EXIT_OK, FALLBACK_CUTOFFS, _note, progress_for
 from fastndcg.cli._systems import UsageError, add_input_arguments, add_output_arguments, load_systems, missing_rule
+from fastndcg.cli._eval import trec_input_set
 
 
 # ============================================================================ compare
@@ -74,7 +75,7 @@ def cmd_compare(args) -> int:
     load = argparse.Namespace(**vars(args))
     load.preset = "trec_eval" if args.data is None else "standard"
     load.ideal = "qrels"
-    inputs = load_systems(load, progress)
+    inputs = load_systems(load, progress, trec_input_set(load, progress) if load.data is None else None)
     runs = {}
     for sys_ in inputs.systems:
         for n in sys_.notes:

@@ -18,7 +18,7 @@ from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
 from fastndcg.cli._messages import error_message
 from fastndcg.cli._options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
-from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, read_qrels_of
+from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, convention_for, cutoff_measurements, InputSet
 
 
 # ============================================================================ eval
@@ -67,8 +67,7 @@ def cmd_eval(args) -> int:
         args.measures = measures_from_cutoffs(args)
     if args.measures is not None:
         return _eval_measures(args, progress)
-    inputs = load_systems(args, progress)
-    results = evaluate_systems(inputs, args.threads, progress)
+    inputs, results = systems_and_results(args, progress)
     for r in results:
         for n in r["notes"]:
             _note(n)
@@ -80,6 +79,64 @@ def cmd_eval(args) -> int:
                        signatures=inputs.signatures, trec_signatures=args.signature)
     write_output(text, args.output)
     return EXIT_OK
+
+
+def trec_input_set(args, progress: Progress) -> Tuple[InputSet, Any, str]:
+    """``QRELS RUN ...`` with ``-k`` / ``--preset`` / ``--gain``: the qrels (read once, for every
+    run), the :class:`InputSet` without systems (the convention, cutoffs and each column's
+    measurement) and how judged topics missing from a run are scored (for the notes)."""
+    from fastndcg.conventions._trec_levels import LEVEL_UNJUDGED
+    from fastndcg.measures._trec_gain_scoring import BOGUS_RANKING_PRESETS
+
+    if len(args.inputs) < 2:
+        raise UsageError("TREC mode needs QRELS and at least one RUN (or use --data DATA PRED ...)")
+    for opt in ("group", "pred_column"):
+        if getattr(args, opt) is not None:
+            raise UsageError(f"--{opt.replace('_', '-')} only applies with --data")
+    args.preset = args.preset or "trec_eval"
+    qrels = read_qrels_of(args, progress)
+    conv, spec, trec_spec = convention_for(args, float(qrels.relevance.max(initial=0)))
+    ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+    cut = False
+    if args.preset in TREC_MEASURE_PRESETS and any(k is not None for k in ks):
+        # the preset's cutoff is trec_eval's ndcg_cut (its ideal is cut at k; the whole list stays ndcg)
+        cut = spec is None
+        if spec is not None:
+            print_warning(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
+                          f"(ndcg_cut takes none); ndcg_{spec}@k is the DCG of the top k over the ideal DCG of "
+                          "the whole list")
+    missing = missing_rule(args)
+    how_missing = "counted as 0"
+    if trec_spec is not None and args.preset in BOGUS_RANKING_PRESETS and LEVEL_UNJUDGED in trec_spec.levels:
+        how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
+    inputs = InputSet("trec", [], conv, ks, args.preset, args.inputs[0], spec, cut,
+                      cutoff_measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
+    return inputs, qrels, how_missing
+
+
+def read_qrels_of(args, progress: Progress):
+    """The qrels of ``fastndcg eval|test|compare QRELS RUN ...``; when they fail
+    to read and the first two files look swapped, an error that says so."""
+    from fastndcg.io._trec import qrels_before_run, read_qrels
+
+    qrels_path, run_path = args.inputs[0], args.inputs[1]
+    with qrels_before_run(qrels_path, run_path, ("the first file", "the second"),
+                          f"fastndcg {args.command} QRELS RUN [RUN ...]"):
+        qrels = read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=args.threads)
+    progress.done()
+    return qrels
+
+
+def systems_and_results(args, progress: Progress) -> Tuple[Any, List[Dict[str, Any]]]:
+    """``-k`` / ``--preset`` (eval and test): the inputs and each system's per-query values and
+    means. TREC files in memory take the straight path: the cutoffs' measurements
+    (:func:`trec_input_set`), then :func:`evaluate_runs`; data + predictions
+    and ``--stream`` are loaded as systems and evaluated by :func:`evaluate_systems`."""
+    if args.data is None and not getattr(args, "stream", False):
+        inputs, qrels, how_missing = trec_input_set(args, progress)
+        return inputs, evaluate_runs(args, qrels, inputs.measurements, progress, how_missing=how_missing)
+    inputs = load_systems(args, progress, trec_input_set(args, progress) if args.data is None else None)
+    return inputs, evaluate_systems(inputs, args.threads, progress)
 
 
 def measures_from_cutoffs(args) -> List[str]:
@@ -129,10 +186,8 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
     (:func:`fastndcg.measures._measurement.resolve_measurements`), then every run joined with
     the qrels while it is read and evaluated."""
-    from fastndcg.io._align import join_run_file
     from fastndcg.measures._measure_strings import BOOKKEEPING, MeasureWarning
     from fastndcg.measures._measurement import resolve_measurements
-    from fastndcg.measures._trec_measures import evaluate_trec
 
     if args.data is not None:
         raise UsageError("-m applies to TREC qrels + runs; with --data use --preset and -k")
@@ -167,24 +222,8 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     if any(m.missing != missing for m in measurements):
         raise UsageError("a signature given with -m states its own rule for missing topics; give --missing "
                      f"{measurements[0].missing} to evaluate it (or leave the missing: field as {missing})")
-    run_paths = args.inputs[1:]
     qrels = read_qrels_of(args, progress)
-    names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
-    results = []
-    for name, path in zip(names, run_paths):
-        # joined with the qrels while it is read (the qrels are read and indexed once for all runs)
-        run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
-        progress.done()
-        if measurements:
-            with overflow_warnings_at_lines({}, path):
-                res = evaluate_trec(run, qrels, measurements, n_threads=args.threads)
-            qids, values, means, runid = res.qids, res.values, res.means, res.run_name
-            notes = run_notes(path, res.ignored_qids, res.missing_qids, missing)
-        else:       # only runid / num_q
-            a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=args.threads)
-            qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
-            notes = run_notes(path, a.ignored_qids, a.missing_qids, missing)
-        results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))
+    results = evaluate_runs(args, qrels, measurements, progress, max_docs=args.max_docs)
     order = list(range(len(measurements)))
     if args.format == "trec":       # trec_eval prints its measures in the order of its measure table
         order.sort(key=lambda j: _trec_rank(measurements[j]))
@@ -192,6 +231,36 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
             r["values"], r["mean"] = r["values"][:, order], r["mean"][order]
     ordered = [measurements[j] for j in order]
     return MeasureRuns(results, ordered, [m.label for m in ordered], book, rules)
+
+
+def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress, *, max_docs: Optional[int] = None,
+                  how_missing: str = "counted as 0") -> List[Dict[str, Any]]:
+    """Every run of ``QRELS RUN ...`` (in memory), against qrels read once: joined with them while it
+    is read (:func:`fastndcg.io.join_run_file`, arrays out), then the measurements evaluated on it
+    (:func:`fastndcg.measures.evaluate_trec`, which calls the kernels). One dict per run: name, runid,
+    path, qids, values (n_topics, n_measurements), mean, notes. ``max_docs``: -M, for the runid /
+    num_q-only output of ``-m`` (no measurement carries it then)."""
+    from fastndcg.io._align import join_run_file
+    from fastndcg.measures._trec_measures import evaluate_trec
+
+    missing = missing_rule(args)
+    run_paths = args.inputs[1:]
+    names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
+    results = []
+    for name, path in zip(names, run_paths):
+        run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
+        progress.done()
+        if measurements:
+            with overflow_warnings_at_lines({}, path):
+                res = evaluate_trec(run, qrels, measurements, n_threads=args.threads)
+            qids, values, means, runid = res.qids, res.values, res.means, res.run_name
+            notes = run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
+        else:       # only runid / num_q
+            a = run.aligned(missing=missing, max_docs=max_docs, n_threads=args.threads)
+            qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
+            notes = run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
+        results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))
+    return results
 
 
 def _eval_measures(args, progress: Progress) -> int:

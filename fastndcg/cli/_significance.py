@@ -13,8 +13,8 @@ from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
 from fastndcg.cli._options import EXIT_OK, _note, probability_arg, progress_for
-from fastndcg.cli._eval import measures_from_cutoffs, add_measure_arguments, measure_runs
-from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names
+from fastndcg.cli._eval import measures_from_cutoffs, add_measure_arguments, measure_runs, systems_and_results
+from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, measure_names
 
 
 # ============================================================================ test
@@ -59,8 +59,7 @@ def cmd_test(args) -> int:
         results, names, signatures = runs.results, runs.names, [m.signature for m in runs.measurements]
         preset = args.preset or "trec_eval"
     else:
-        inputs = load_systems(args, progress)
-        results = evaluate_systems(inputs, args.threads, progress)
+        inputs, results = systems_and_results(args, progress)
         names, signatures, preset = measure_names(inputs, "table"), inputs.signatures, inputs.preset
     if len(results) < 2:
         raise UsageError("fastndcg test needs at least two runs / prediction files")

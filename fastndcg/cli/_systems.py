@@ -152,7 +152,7 @@ def unique_names(names: List[str], paths: List[str]) -> List[str]:
     return base if len(set(base)) == len(base) else list(paths)
 
 
-def _convention_for(args, max_label: Optional[float]):
+def convention_for(args, max_label: Optional[float]):
     """(convention, gain text for the measure names, gains evaluated by trec_eval's rules or None)."""
     from fastndcg.conventions._presets import get_preset
     from fastndcg.measures._trec_gain_specs import gain_rules, textbook_convention
@@ -173,8 +173,9 @@ def _convention_for(args, max_label: Optional[float]):
         raise UsageError(error_message(exc)) from None
 
 
-def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
-    """Read the inputs named on the command line into :class:`System` objects."""
+def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple[InputSet, Any, str]] = None) -> InputSet:
+    """Read the inputs named on the command line into :class:`System` objects. TREC files:
+    ``trec`` is their set-up, :func:`fastndcg.cli._eval.trec_input_set` (the qrels read once)."""
     from fastndcg.conventions._presets import get_preset
     from fastndcg.io._svmlight import iter_svmlight, read_svmlight
     from fastndcg.io._numbers import read_predictions
@@ -183,33 +184,13 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
     progress = progress or Progress(False)
     threads = args.threads
     if args.data is None:
-        if len(args.inputs) < 2:
-            raise UsageError("TREC mode needs QRELS and at least one RUN (or use --data DATA PRED ...)")
-        for opt in ("group", "pred_column"):
-            if getattr(args, opt) is not None:
-                raise UsageError(f"--{opt.replace('_', '-')} only applies with --data")
-        from fastndcg.measures._trec_gain_scoring import BOGUS_RANKING_PRESETS
-        from fastndcg.conventions._trec_levels import LEVEL_UNJUDGED
         from fastndcg.report._trec_stream import align_chunk, evaluate_run
 
-        args.preset = args.preset or "trec_eval"
-        qrels_path, run_paths = args.inputs[0], args.inputs[1:]
-        qrels = read_qrels_of(args, progress)
-        conv, spec, trec_spec = _convention_for(args, float(qrels.relevance.max(initial=0)))
-        ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
-        cut = False
-        if args.preset in TREC_MEASURE_PRESETS and any(k is not None for k in ks):
-            # the preset's cutoff is trec_eval's ndcg_cut (its ideal is cut at k; the whole list stays ndcg)
-            cut = spec is None
-            if spec is not None:
-                print_warning(f"--gain {spec} with cutoffs: trec_eval has no cutoff for ndcg with custom gains "
-                      f"(ndcg_cut takes none); ndcg_{spec}@k is the DCG of the top k over the ideal DCG of "
-                      "the whole list")
-        missing = missing_rule(args)
-        how_missing = "counted as 0"
-        if trec_spec is not None and args.preset in BOGUS_RANKING_PRESETS \
-                and LEVEL_UNJUDGED in trec_spec.levels:
-            how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
+        if trec is None:
+            raise ValueError("load_systems: TREC files need their set-up (trec_input_set)")
+        inputs, qrels, how_missing = trec
+        conv, ks, missing, run_paths = inputs.convention, inputs.cutoffs, missing_rule(args), args.inputs[1:]
+        trec_spec = inputs.measurements[0].gains if inputs.measurements else None
         systems = []
         names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
         if getattr(args, "stream", False):
@@ -222,8 +203,8 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                                        n_threads=threads, progress=progress.start(path))
                     return res, run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
                 systems.append(System(name, path, np.empty(0), {}, [], stream=run_stream))
-            return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut,
-                            _measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
+            inputs.systems = systems
+            return inputs
         aligned = []
         for path in run_paths:      # each run joined with the qrels while it is read
             aligned.append(align_chunk(path, qrels, conv, ideal=args.ideal, missing=missing, max_docs=args.max_docs,
@@ -238,8 +219,8 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             # a run joined while read keeps no file line per row: its score warnings and
             # errors name the file, the query and the row
             systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
-        return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut,
-                        _measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
+        inputs.systems = systems
+        return inputs
 
     # data + predictions
     for opt, flag in (("missing", "--missing/-c/--skip-missing"), ("max_docs", "-M")):
@@ -272,14 +253,14 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
                                              progress=progress.start(path))
             systems.append(System(name, path, np.empty(0), {}, [], chunks=chunks))
         return InputSet("data", systems, conv, ks, args.preset, data_path,
-                        measurements=_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
+                        measurements=cutoff_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
     data = read_svmlight(data_path, group=group,
                                  qid_order=args.qid_order, progress=progress.start(data_path))
     progress.done()
     if data.offsets is None:
         raise ValueError(f"{data_path}: the file has no qid: fields and no group file was found "
                          f"({data_path}.query / {data_path}.group); give one with --group")
-    conv, _, _ = _convention_for(args, None)
+    conv, _, _ = convention_for(args, None)
     if conv.uses_tie_key:
         raise UsageError(f"preset {args.preset!r} breaks ties by doc id, which SVMlight data does not give")
     labels = data.grouped(data.labels)
@@ -293,10 +274,10 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         arrays = dict(scores=data.grouped(scores), labels=labels, offsets=data.offsets)
         systems.append(System(name, path, data.query_ids, arrays, row_lines=data.row_lines(path)))
     return InputSet("data", systems, conv, ks, args.preset, data_path,
-                    measurements=_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
+                    measurements=cutoff_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
 
 
-def _measurements(conv: Any, ks: List[Optional[int]], gains: Any, missing: str, max_docs: Optional[int],
+def cutoff_measurements(conv: Any, ks: List[Optional[int]], gains: Any, missing: str, max_docs: Optional[int],
                   ideal: str) -> List[Any]:
     """The measurement of each cutoff column (``ideal``: --ideal, or "run" for data + predictions,
     whose only list is the one given)."""
@@ -305,19 +286,6 @@ def _measurements(conv: Any, ks: List[Optional[int]], gains: Any, missing: str, 
     if ideal != "auto" and ideal != conv.ideal_source:
         conv = conv.replace(ideal_source=ideal)
     return [measurement_for(k, convention=conv, gains=gains, missing=missing, max_docs=max_docs) for k in ks]
-
-
-def read_qrels_of(args, progress: Progress):
-    """The qrels of ``fastndcg eval|test|compare QRELS RUN ...``; when they fail
-    to read and the first two files look swapped, an error that says so."""
-    from fastndcg.io._trec import qrels_before_run, read_qrels
-
-    qrels_path, run_path = args.inputs[0], args.inputs[1]
-    with qrels_before_run(qrels_path, run_path, ("the first file", "the second"),
-                          f"fastndcg {args.command} QRELS RUN [RUN ...]"):
-        qrels = read_qrels(qrels_path, progress=progress.start(qrels_path), n_threads=args.threads)
-    progress.done()
-    return qrels
 
 
 def run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,

@@ -1,17 +1,16 @@
 """A run joined with qrels: :func:`align_run` gives the CSR arrays of :func:`fastndcg.ndcg`
 (:class:`AlignedRun`), ranking and judging as trec_eval does (unjudged documents, negative
-judgments, docno tie order, the ideal from the qrels or the run). :meth:`AlignedRun.ndcg` and
-:meth:`AlignedRun.mean_ndcg` call :mod:`fastndcg.measures` lazily (io never imports the kernels)."""
+judgments, docno tie order, the ideal from the qrels or the run). Arrays out: the measures take
+them (:func:`fastndcg.measures.aligned_ndcg`, :func:`fastndcg.measures.evaluate_trec`); io never
+imports the measures or the kernels."""
 from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterator, List, Optional, Tuple, Union
+from typing import Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
 from fastndcg.io import _parse
-from fastndcg.conventions._presets import ideal_source
-from fastndcg.conventions._topics import MISSING_TOPICS as MISSING
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
 from fastndcg._core.threads import threads_for
@@ -92,62 +91,6 @@ class AlignedRun:
         if self.ideal_status is None:
             return self.ideal_labels.astype(np.int64)
         return np.where(self.ideal_status < 0, self.ideal_status, self.ideal_labels).astype(np.int64)
-
-    def _kwargs(self, convention, ideal):
-        from fastndcg.conventions._presets import as_convention
-
-        conv = as_convention("trec_eval" if convention is None else convention)
-        src = ideal_source(conv) if ideal == "auto" else ideal
-        if src not in ("qrels", "run"):
-            raise ValueError(f"ideal must be 'auto', 'qrels' or 'run'; got {ideal!r}")
-        kw = dict(convention=conv)
-        if conv.uses_tie_key:
-            kw["tie_key"] = self.tie_key
-        if src == "qrels":
-            kw["ideal_labels"] = self.ideal_labels
-            kw["ideal_offsets"] = self.ideal_offsets
-        return kw
-
-    def ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
-             gains: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
-        """Per-query NDCG (see :func:`fastndcg.ndcg`); the ideal list comes
-        from the qrels or the run as :func:`ideal_source` says, unless
-        ``ideal`` is "qrels" or "run".
-
-        ``gains``: custom gains, as trec_eval's ``-m ndcg.L=G,...`` (a string
-        ``"1=3,2=9"``, a mapping ``{level: gain}`` or a
-        :class:`fastndcg.measures.GainSpec`). Under the ``trec_eval`` and
-        ``pytrec_eval`` presets they follow trec_eval's rules exactly
-        (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``): unjudged documents are level -1,
-        negative judgments level -2, trec_eval's ideal walk; a
-        :class:`fastndcg.measures.TrecGainQuirkWarning` when a quirk of its
-        ordering changes a value); under other conventions they are a gain
-        table (unlisted levels: gain = level)."""
-        if gains is not None:
-            from fastndcg.measures._trec_gain_scoring import aligned_scorer
-
-            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
-            return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
-        from fastndcg.measures._ndcg import ndcg
-
-        return ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
-                    **self._kwargs(convention, ideal))
-
-    def mean_ndcg(self, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
-                  gains: Any = None, n_threads: Optional[int] = None):
-        """Mean NDCG over the evaluated queries (see :func:`fastndcg.mean_ndcg`;
-        ``gains`` as :meth:`ndcg`)."""
-        if gains is not None:
-            from fastndcg.measures._trec_gain_scoring import aligned_scorer
-
-            scorer, scores, key = aligned_scorer(self, gains, k, convention, ideal, n_threads)
-            return scorer.mean(scores, tie_key=key, n_threads=n_threads)
-        from fastndcg.measures._ndcg import mean_ndcg
-
-        return mean_ndcg(self.scores, self.labels, self.offsets, k, n_threads=n_threads,
-                         **self._kwargs(convention, ideal))
-
-
 
 
 def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str],

@@ -8,6 +8,7 @@ The headline functions are public at the top level (``fastndcg.ndcg``, ``fastndc
 ``fastndcg.soft_ndcg``, ``fastndcg.evaluate``, ``fastndcg.Measurement``, ...), only there;
 this room's public names are the rest. The code is in the private modules ``_x.py``.
 """
+from fastndcg.measures._aligned import aligned_arrays, aligned_mean_ndcg, aligned_ndcg
 from fastndcg.measures._debias import PAIR_METHODS, PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
 from fastndcg.measures._evaluation import CalcResults, Metric, as_qrels, as_run, calc
 from fastndcg.measures._lambdamart_checks import DEFAULT_TRUNCATION, MODES, DeltaNDCGPairs
@@ -29,7 +30,8 @@ __all__ = [
     # NDCG (ndcg, mean_ndcg, dcg, ideal_dcg, NDCGScorer: top level)
     "ndcg_and_mean",
     "rankdcg",
-    # trec_eval's measures and custom gains
+    # trec_eval's measures and custom gains; NDCG of a run joined with qrels (fastndcg.io.align_run)
+    "aligned_arrays", "aligned_ndcg", "aligned_mean_ndcg",
     "RULES", "TrecResult", "evaluate_trec",
     "BOGUS_RANKING_PRESETS", "NO_GAIN_PRESETS", "TREC_GAIN_PRESETS", "GainQuirks", "GainScorer", "GainSpec",
     "ResolvedGains", "TrecGainQuirkWarning", "as_gains", "bogus_ranking", "gain_rules", "parse_gains",

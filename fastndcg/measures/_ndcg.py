@@ -13,7 +13,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg._core.prepared import NDCGScorer, apply_above_one, tie_key_for, aggregate, exact_column_sums, finish_aggregate, one_shot
+from fastndcg._core.prepared import NDCGScorer, one_shot
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.resolve import DISCOUNT_CODES, TIE_CODES, discount  # noqa: F401
 

@@ -1,16 +1,13 @@
 """Scoring with resolved custom gains: :class:`GainScorer` (per-document gains, per-topic ideal
 DCG) and the helpers that build it from an aligned TREC run under a preset."""
 from __future__ import annotations
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional
 
 import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer, aggregate, finish_aggregate
-from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
 from fastndcg.conventions._trec_levels import LEVEL_UNJUDGED
-from fastndcg.measures._trec_gain_resolution import GainQuirks, resolve_trec_gains, warn_quirks
-from fastndcg.measures._trec_gain_specs import as_gains, gain_rules, textbook_convention
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -132,66 +129,3 @@ def bogus_ranking(scores: Any, levels: Any, tie_key: Any, offsets: Any):
     add = np.zeros(offsets.shape[0], dtype=np.int64)
     add[empty + 1] = 1
     return scores, levels, tie_key, offsets + np.cumsum(add)
-
-
-def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", ideal: str = "auto",
-                   n_threads: Optional[int] = None) -> Tuple[Convention, Dict[str, Any], GainQuirks]:
-    """The kernel inputs of a :class:`fastndcg.io.AlignedRun` under custom gains.
-
-    Returns ``(convention, kwargs, quirks)``; ``kwargs`` always holds ``scores``
-    and ``offsets``, and ``tie_key`` when the convention breaks ties by key.
-
-    * Under trec_eval's rules (:func:`gain_rules`) it adds ``gains`` and
-      ``ideal_dcg`` (:func:`resolve_trec_gains`; the ideal from every judgment
-      of the qrels, or with ``ideal="run"`` from the retrieved ones) for
-      :class:`GainScorer`. Under the ``trec_eval`` preset (trec_eval 10) a topic
-      with no retrieved document (a judged topic missing from the run, kept by
-      ``missing="zero"``, trec_eval's ``-c``) is ranked as one document that is
-      not in the qrels (level -1), as trec_eval 10 ranks it: with a gain listed
-      for -1 its DCG is that gain, not 0.
-    * Under a gain table it adds ``labels`` and ``ideal_labels`` /
-      ``ideal_offsets`` for :class:`fastndcg.NDCGScorer`, and ``convention``
-      is the table convention (:func:`textbook_convention`).
-    """
-    from fastndcg.conventions._presets import ideal_source
-
-    spec = as_gains(gains)
-    conv = as_convention("trec_eval" if convention is None else convention)   # as AlignedRun.ndcg
-    if gain_rules(conv) == "table":
-        top = max(float(np.max(aligned.labels, initial=0)), float(np.max(aligned.ideal_labels, initial=0)))
-        tconv = textbook_convention(spec, conv, top)
-        kw = aligned._kwargs(tconv, ideal)
-        kw.pop("convention")
-        kw.update(scores=aligned.scores, labels=aligned.labels, offsets=aligned.offsets)
-        return tconv, kw, GainQuirks()
-    src = ideal_source(conv) if ideal == "auto" else ideal
-    if src not in ("qrels", "run"):
-        raise ValueError(f"ideal must be 'auto', 'qrels' or 'run'; got {ideal!r}")
-    scores, levels, offsets, tie_key = aligned.scores, aligned.trec_levels(), aligned.offsets, aligned.tie_key
-    if src == "qrels":
-        judged, joff = aligned.trec_judged(), aligned.ideal_offsets
-    else:
-        judged, joff = levels, offsets
-    if conv.name in BOGUS_RANKING_PRESETS:
-        scores, levels, tie_key, offsets = bogus_ranking(scores, levels, tie_key, offsets)
-    res = resolve_trec_gains(spec, levels, offsets, judged, joff, conv.discount, n_threads)
-    kw = dict(scores=scores, offsets=offsets, gains=res.doc_gains, ideal_dcg=res.ideal_dcg)
-    if conv.uses_tie_key:
-        kw["tie_key"] = tie_key
-    return conv, kw, res.quirks
-
-
-def aligned_scorer(aligned: Any, gains: Any, k: Any = None, convention: Any = "trec_eval",
-                   ideal: str = "auto", n_threads: Optional[int] = None):
-    """``(scorer, scores, tie_key)`` for an aligned run under custom gains: a
-    :class:`GainScorer` under trec_eval's rules (after one
-    :class:`TrecGainQuirkWarning` if a quirk changes a value), else a
-    :class:`fastndcg.NDCGScorer` with the gain table; score ``scores`` with
-    ``tie_key``. Used by :meth:`fastndcg.io.AlignedRun.ndcg` and ``mean_ndcg``."""
-    conv, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
-    warn_quirks(quirks, as_gains(gains), stacklevel=4)
-    scores, key = kw.pop("scores"), kw.pop("tie_key", None)
-    if "gains" in kw:
-        return GainScorer(kw["gains"], kw["offsets"], k, convention=conv, ideal_dcg=kw["ideal_dcg"],
-                          n_threads=n_threads), scores, key
-    return NDCGScorer(kw.pop("labels"), kw.pop("offsets"), k, convention=conv, n_threads=n_threads, **kw), scores, key

@@ -14,7 +14,7 @@ caller's library.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -72,7 +72,7 @@ def frame_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "la
     if lib == "pandas":
         import pandas as pd
 
-        data = {query: np.asarray(q_uniques)}
+        data: Dict[str, Any] = {query: np.asarray(q_uniques)}
         for j, nm in enumerate(names):
             data[nm] = values[:, j]
         if weight is not None:

@@ -12,6 +12,7 @@ import numpy as np
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg.conventions._convention import Cutoffs
 from fastndcg.conventions._presets import as_convention, ideal_source
+from fastndcg.measures._aligned import aligned_arrays, aligned_inputs
 from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,8 +50,8 @@ def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: s
     convention: the docno tie key when the convention breaks ties by key, and
     the judged documents as external ideal where the convention's tool takes
     its ideal from the qrels (:func:`fastndcg.conventions.ideal_source`; ``ideal``
-    "qrels"/"run" overrides), exactly what :meth:`AlignedRun.ndcg` passes to
-    the kernels.
+    "qrels"/"run" overrides), exactly what :func:`fastndcg.measures.aligned_ndcg`
+    passes to the kernels.
 
     ``gains``: trec_eval's custom gains under the ``trec_eval`` /
     ``pytrec_eval`` presets (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``)): the chunk then
@@ -71,10 +72,9 @@ def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: s
 def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: Any, n_threads: Optional[int]):
     """(Chunk, GainQuirks or None): :func:`aligned_chunk` without the warning."""
     if gains is None:
-        kw = aligned._kwargs(convention, ideal)
+        kw = aligned_arrays(aligned, convention, ideal)
         return Chunk(aligned.scores, aligned.labels, aligned.offsets, aligned.qids, kw.get("tie_key"),
                      None, kw.get("ideal_labels"), kw.get("ideal_offsets")), None
-    from fastndcg.measures._trec_gain_scoring import aligned_inputs
     from fastndcg.measures._trec_gain_specs import gain_rules
 
     if gain_rules(convention) != "trec_eval":
@@ -162,7 +162,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         Cutoff(s), as :func:`fastndcg.ndcg` (None: trec_eval's ``ndcg``).
     convention : Convention or preset name, default "trec_eval"
     ideal : {"auto", "qrels", "run"}
-        Where the ideal list comes from (see :meth:`AlignedRun.ndcg`).
+        Where the ideal list comes from (see :func:`fastndcg.measures.aligned_ndcg`).
     missing : {"error", "zero", "skip"}
         Judged topics without results: a ValueError listing them (trec_eval
         10), NDCG 0 counted in the mean (trec_eval ``-c``), or left out.
@@ -192,7 +192,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         Topics in bytewise order as :func:`fastndcg.io.align_run` gives
         them, whatever their order in the file: per-query values equal
         ``align_run(...).ndcg(k, convention=...)`` bit for bit, and with
-        ``keep="queries"`` the mean equals ``AlignedRun.mean_ndcg`` bit for
+        ``keep="queries"`` the mean equals ``aligned_mean_ndcg`` bit for
         bit (the summands are added in topic order); ``keep="sums"`` is
         within a few ulps. Memory: one piece (and its alignment) plus the
         qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic

@@ -7,12 +7,14 @@ import math
 from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
+
+from fastndcg.measures import aligned_mean_ndcg
 import pytest
 
 import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
 from fastndcg import compare
-from fastndcg.report import frame_mean_ndcg, frame_ndcg
+from fastndcg.report import frame_mean_ndcg
 import fastndcg.io as readers
 import fastndcg.report as stream
 from fastndcg.measures._ndcg import ndcg_and_mean
@@ -103,7 +105,7 @@ def test_eval_paths_are_bit_identical(tmp_path):
 
     for preset in ("gdeval", "trec_eval_cut", "standard"):
         aligned = readers.align_run(run, readers.read_qrels(qrels))
-        want = aligned.mean_ndcg([3, 10], convention=preset)
+        want = aligned_mean_ndcg(aligned, [3, 10], convention=preset)
         for extra in ([], ["--stream"]):
             got = eval_json(str(qrels), str(run), "--preset", preset, *extra)
             assert [got["ndcg@3"], got["ndcg@10"]] == want.tolist(), (preset, extra)

@@ -8,6 +8,8 @@ import re
 import tracemalloc
 
 import numpy as np
+
+from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg
@@ -340,20 +342,20 @@ def test_align_conventions_golden_values(tmp_path):
     """conventions.md §2.2 observed values."""
     q, r = _qrels_run(tmp_path, [("1", "a", 2), ("1", "b", 1), ("1", "c", 1)], [("1", "a", 3), ("1", "x", 2)])
     a = readers.align_run(r, q)
-    assert a.ndcg(None)[0] == pytest.approx(0.6387878864795979, abs=1e-15)
-    np.testing.assert_allclose(a.ndcg([2, 5], convention="trec_eval_cut")[0],
+    assert aligned_ndcg(a, None)[0] == pytest.approx(0.6387878864795979, abs=1e-15)
+    np.testing.assert_allclose(aligned_ndcg(a, [2, 5], convention="trec_eval_cut")[0],
                                [0.7601875334318685, 0.6387878864795979], atol=1e-15)
     np.testing.assert_array_equal(a.labels, [2, 0])
     np.testing.assert_array_equal(a.ideal_labels, [2, 1, 1])
     q, r = _qrels_run(tmp_path, [("1", "a", -1), ("1", "b", 1)], [("1", "a", 2), ("1", "b", 1)])
     a = readers.align_run(r, q)
-    assert a.ndcg(None)[0] == pytest.approx(0.6309297535714575, abs=1e-15)
+    assert aligned_ndcg(a, None)[0] == pytest.approx(0.6309297535714575, abs=1e-15)
     np.testing.assert_array_equal(a.labels, [0, 1])
     for judged, expected in (([("1", "a", 1), ("1", "b", 0)], 0.0), ([("1", "a", 0), ("1", "b", 1)], 1.0),
                              ([("1", "d10", 0), ("1", "d9", 1)], 1.0)):
         docs = [d for _, d, _ in judged]
         q, r = _qrels_run(tmp_path, judged, [("1", docs[0], 1.0), ("1", docs[1], 1.0)])
-        assert readers.align_run(r, q).ndcg(1, convention="trec_eval_cut")[0] == expected
+        assert aligned_ndcg(readers.align_run(r, q), 1, convention="trec_eval_cut")[0] == expected
 
 
 def test_align_missing_and_ignored_topics(tmp_path):
@@ -364,8 +366,8 @@ def test_align_missing_and_ignored_topics(tmp_path):
     zero = readers.align_run(r, q, missing="zero")
     assert zero.qids.tolist() == ["1", "2", "3"] and zero.missing_qids == ["3"] and zero.ignored_qids == ["9"]
     np.testing.assert_array_equal(zero.offsets, [0, 1, 2, 2])
-    np.testing.assert_array_equal(zero.ndcg(None), [1.0, 0.0, 0.0])
-    assert zero.mean_ndcg(None) == pytest.approx(1 / 3)          # conventions.md: -c gives all 0.3333
+    np.testing.assert_array_equal(aligned_ndcg(zero, None), [1.0, 0.0, 0.0])
+    assert aligned_mean_ndcg(zero, None) == pytest.approx(1 / 3)          # conventions.md: -c gives all 0.3333
     skip = readers.align_run(r, q, missing="skip")
     assert skip.qids.tolist() == ["1", "2"]
     np.testing.assert_array_equal(skip.ideal_offsets, [0, 1, 2])
@@ -421,13 +423,13 @@ def test_robust03_tie_heavy_runs_get_trec_eval_order(shared_data, run_name):
         rd[t] = dict(zip(docs[s:e], scores[s:e]))
     full = _trec_eval_reference(qd, rd)
     cut10 = _trec_eval_reference(qd, rd, k=10, full_ideal=False)
-    np.testing.assert_allclose(a.ndcg(None), [full[t] for t in a.qids], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(a.ndcg(10, convention="trec_eval_cut"), [cut10[t] for t in a.qids], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(aligned_ndcg(a, None), [full[t] for t in a.qids], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(aligned_ndcg(a, 10, convention="trec_eval_cut"), [cut10[t] for t in a.qids], rtol=0, atol=1e-12)
     # and the ties matter: input order instead of docno descending changes the result
     stable = fastndcg.get_preset("trec_eval_cut").replace(ties="stable")
     if run_name != "input.NLPR03vb10.gz":
-        assert not np.array_equal(a.ndcg(10, convention=stable, ideal="qrels"),
-                                  a.ndcg(10, convention="trec_eval_cut"))
+        assert not np.array_equal(aligned_ndcg(a, 10, convention=stable, ideal="qrels"),
+                                  aligned_ndcg(a, 10, convention="trec_eval_cut"))
 
 
 @pytest.mark.peers
@@ -450,9 +452,9 @@ def test_robust03_all_runs_match_pytrec_eval(shared_data):
         rd = {t: dict(zip(docs[s:e], scores[s:e]))
               for t, s, e in zip(run.topics.tolist(), run.offsets[:-1].tolist(), run.offsets[1:].tolist())}
         ref = evaluator.evaluate(rd)
-        np.testing.assert_allclose(a.ndcg(None, convention=full, ideal="qrels"),
+        np.testing.assert_allclose(aligned_ndcg(a, None, convention=full, ideal="qrels"),
                                    [ref[t]["ndcg"] for t in a.qids], rtol=0, atol=1e-12, err_msg=str(path))
-        np.testing.assert_allclose(a.ndcg(10, convention=cut, ideal="qrels"),
+        np.testing.assert_allclose(aligned_ndcg(a, 10, convention=cut, ideal="qrels"),
                                    [ref[t]["ndcg_cut_10"] for t in a.qids], rtol=0, atol=1e-12, err_msg=str(path))
 
 

@@ -11,7 +11,7 @@
 * The compiled path against the reference on tie-heavy generated data, and
   against pytrec_eval (pytrec-eval-terrier 0.5.11, trec_eval 9.0.x inside),
   which takes ``ndcg.L=G`` measures.
-* The front-ends: ``AlignedRun.ndcg(gains=)``, ``align_chunk``,
+* The front-ends: ``aligned_ndcg(gains=)``, ``align_chunk``,
   ``evaluate_run`` (streamed), ``fastndcg eval --gain`` (in memory and
   ``--stream``), the one warning, the errors and the textbook rule of the
   other presets.
@@ -23,6 +23,8 @@ import random
 import warnings
 
 import numpy as np
+
+from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg
@@ -356,8 +358,8 @@ def test_golden_trec_eval_hand_topics_api(tmp_path, spec):
     want = _golden(GOLDEN_C[spec])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrecGainQuirkWarning)
-        per = a.ndcg(convention="trec_eval", gains=spec)
-        mean = a.mean_ndcg(convention="trec_eval", gains=spec)
+        per = aligned_ndcg(a, convention="trec_eval", gains=spec)
+        mean = aligned_mean_ndcg(a, convention="trec_eval", gains=spec)
     got = dict(zip(a.qids.tolist(), per.tolist()), all=mean)
     assert set(got) == set(want)
     for t in want:
@@ -371,7 +373,7 @@ def test_golden_trec_eval_max_docs(tmp_path, spec):
     want = _golden(GOLDEN_CM3[spec])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrecGainQuirkWarning)
-        got = dict(zip(a.qids.tolist(), a.ndcg(gains=spec).tolist()), all=a.mean_ndcg(gains=spec))
+        got = dict(zip(a.qids.tolist(), aligned_ndcg(a, gains=spec).tolist()), all=aligned_mean_ndcg(a, gains=spec))
     assert all(_close(got[t], want[t]) for t in want), (got, want)
 
 
@@ -419,12 +421,12 @@ def test_golden_trec_eval_rel_level(shared_data, capsys):
         assert trec_lines(out) == want, spec
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrecGainQuirkWarning)
-            got = dict(zip(a.qids.tolist(), a.ndcg(gains=spec).tolist()), all=a.mean_ndcg(gains=spec))
+            got = dict(zip(a.qids.tolist(), aligned_ndcg(a, gains=spec).tolist()), all=aligned_mean_ndcg(a, gains=spec))
         assert {t: f"{v:6.4f}" for t, v in got.items()} == want, spec
 
 
 def test_trec_eval_meas_params_through_gains(shared_data):
-    """out.test.meas_params (-mndcg.1=3,2=9,4=4.5) through AlignedRun.ndcg(gains=)."""
+    """out.test.meas_params (-mndcg.1=3,2=9,4=4.5) through aligned_ndcg(gains=)."""
     base = shared_data / "trec_eval-test"
     want = {}
     for line in open(base / "out.test.meas_params"):
@@ -432,8 +434,8 @@ def test_trec_eval_meas_params_through_gains(shared_data):
         if m == "ndcg_1=3,2=9,4=4.5":
             want[t] = v
     a = readers.align_run(base / "results.test", base / "qrels.test")
-    got = dict(zip(a.qids.tolist(), a.ndcg(gains="1=3,2=9,4=4.5").tolist()),
-               all=a.mean_ndcg(gains="1=3,2=9,4=4.5"))
+    got = dict(zip(a.qids.tolist(), aligned_ndcg(a, gains="1=3,2=9,4=4.5").tolist()),
+               all=aligned_mean_ndcg(a, gains="1=3,2=9,4=4.5"))
     assert len(want) == 4 and {t: f"{v:.4f}" for t, v in got.items()} == want
 
 
@@ -449,11 +451,11 @@ def test_golden_trec_eval_robust03(shared_data):
         for (run, spec), text in ROBUST_PER_TOPIC.items():
             a = aligned[run]
             want = dict(item.split(":") for item in text.split())
-            got = dict(zip(a.qids.tolist(), a.ndcg(gains=spec).tolist()), all=a.mean_ndcg(gains=spec))
+            got = dict(zip(a.qids.tolist(), aligned_ndcg(a, gains=spec).tolist()), all=aligned_mean_ndcg(a, gains=spec))
             assert {t: f"{v:6.4f}" for t, v in got.items()} == want, (run, spec)
             n += len(want)
         for (run, spec), want in ROBUST_MEANS.items():
-            got = aligned[run].mean_ndcg(gains=spec)
+            got = aligned_mean_ndcg(aligned[run], gains=spec)
             assert abs(got - want) <= 1e-15, (run, spec, got, want)
     assert n == 8 * 101 and len(ROBUST_MEANS) == 34
 
@@ -548,8 +550,8 @@ def test_compiled_equals_reference_generated(tmp_path, seed):
         for spec in SPECS + random_specs(seed, 15):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", TrecGainQuirkWarning)
-                got = a.ndcg(ks, convention=preset, gains=spec, n_threads=1)
-                mean = a.mean_ndcg(ks, convention=preset, gains=spec, n_threads=1)
+                got = aligned_ndcg(a, ks, convention=preset, gains=spec, n_threads=1)
+                mean = aligned_mean_ndcg(a, ks, convention=preset, gains=spec, n_threads=1)
             want = reference_values(expected, spec, ks, preset)
             if min(g for _, g in parse_gains(spec).pairs) >= 0:
                 assert np.array_equal(got, want), (preset, spec)
@@ -589,7 +591,7 @@ def test_pytrec_eval_generated(tmp_path, seed):
         want = _pytrec(q, r, spec)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrecGainQuirkWarning)
-            got = dict(zip(a.qids.tolist(), a.ndcg(convention="pytrec_eval", gains=spec, n_threads=1).tolist()))
+            got = dict(zip(a.qids.tolist(), aligned_ndcg(a, convention="pytrec_eval", gains=spec, n_threads=1).tolist()))
         assert set(got) == set(want)
         for t, v in got.items():
             w = want[t]["ndcg"]
@@ -614,7 +616,7 @@ def test_pytrec_eval_robust03(shared_data):
             want = _PytrecGains(judged, {f"ndcg.{spec}"}).evaluate(run)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", TrecGainQuirkWarning)
-                got = dict(zip(a.qids.tolist(), a.ndcg(convention="pytrec_eval", gains=spec).tolist()))
+                got = dict(zip(a.qids.tolist(), aligned_ndcg(a, convention="pytrec_eval", gains=spec).tolist()))
             assert set(got) == set(want)
             assert max(abs(v - want[t]["ndcg"]) for t, v in got.items()) <= 1e-12, (name, spec)
 
@@ -635,8 +637,8 @@ def test_stream_equals_in_memory(tmp_path):
         n_warn = sum(issubclass(w.category, TrecGainQuirkWarning) for w in seen)
         with warnings.catch_warnings(record=True) as seen2:
             warnings.simplefilter("always")
-            per = a.ndcg([None, 5], gains=spec, n_threads=1)
-            mean = a.mean_ndcg([None, 5], gains=spec, n_threads=1)
+            per = aligned_ndcg(a, [None, 5], gains=spec, n_threads=1)
+            mean = aligned_mean_ndcg(a, [None, 5], gains=spec, n_threads=1)
         assert res.n_chunks > 3
         assert res.query_ids.tolist() == a.qids.tolist()
         assert np.array_equal(res.ndcg, per) and np.array_equal(res.mean, mean), spec
@@ -650,7 +652,7 @@ def test_align_chunk_and_accumulator(tmp_path):
     _, chunk = align_chunk(r, q, "trec_eval", gains="-2=1,1=2")
     acc = NDCGAccumulator(10, convention="trec_eval")
     acc.add(chunk)
-    assert np.array_equal(acc.result().ndcg, a.ndcg(10, gains="-2=1,1=2"))
+    assert np.array_equal(acc.result().ndcg, aligned_ndcg(a, 10, gains="-2=1,1=2"))
     with pytest.raises(ValueError, match="gain table"):
         align_chunk(r, q, "standard", gains="1=2")
 
@@ -674,10 +676,10 @@ def test_python_warning(tmp_path):
     q, r, _, _ = make_trec(tmp_path, 8)
     a = readers.align_run(r, q)
     with pytest.warns(TrecGainQuirkWarning, match=r"replace\(gain="):
-        a.ndcg(gains="0=0.5,1=0.25")
+        aligned_ndcg(a, gains="0=0.5,1=0.25")
     with warnings.catch_warnings():
         warnings.simplefilter("error", TrecGainQuirkWarning)
-        a.ndcg(gains="0=1")            # semantics differ from a table, but no ordering quirk
+        aligned_ndcg(a, gains="0=1")            # semantics differ from a table, but no ordering quirk
 
 
 @pytest.mark.parametrize("text", ["1=x", "x=1", "1=3x", "1", "", "1=3,", ",1=3", "1=inf", "1=nan", "1=1e400",
@@ -723,12 +725,12 @@ def test_presets_rules(tmp_path, capsys):
     custom = fastndcg.get_preset("trec_eval").replace()
     table = textbook_convention(parse_gains("1=3,0=1"), custom, 4)
     assert table.gain == (1.0, 3.0, 2.0, 3.0, 4.0)
-    assert np.array_equal(a.ndcg(convention=custom, gains="1=3,0=1"), a.ndcg(convention=table))
+    assert np.array_equal(aligned_ndcg(a, convention=custom, gains="1=3,0=1"), aligned_ndcg(a, convention=table))
     # the textbook rule gives unjudged documents the gain of level 0: not trec_eval's numbers
-    assert not np.array_equal(a.ndcg(convention=custom, gains="0=1"), a.ndcg(gains="0=1"))
+    assert not np.array_equal(aligned_ndcg(a, convention=custom, gains="0=1"), aligned_ndcg(a, gains="0=1"))
     for bad, what in (("0=-1", "negative gains"), ("-1=2", "levels -1")):
         with pytest.raises(ValueError, match=what):
-            a.ndcg(convention="standard", gains=bad)
+            aligned_ndcg(a, convention="standard", gains=bad)
         code, _, err = run_cli(capsys, "eval", q, r, "-c", "--preset", "standard", f"--gain={bad}")
         assert code == EXIT_USAGE and what in err
 
@@ -740,7 +742,7 @@ def test_topic_whose_judgments_are_all_negative(tmp_path):
     q.write_text("1 0 a 2\n1 0 b 1\n2 0 a -1\n2 0 b -1\n")
     r.write_text("1 Q0 a 0 2 x\n1 Q0 b 1 1 x\n2 Q0 a 0 3 x\n2 Q0 c 1 1 x\n")
     a = readers.align_run(r, q)
-    assert a.ndcg(gains="-2=1").tolist() == [1.0, 0.0]
+    assert aligned_ndcg(a, gains="-2=1").tolist() == [1.0, 0.0]
 
 
 def test_resolution_levels_and_ideal(tmp_path):

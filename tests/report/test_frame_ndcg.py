@@ -4,6 +4,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
+from fastndcg.measures import aligned_ndcg
 import pytest
 
 import fastndcg
@@ -81,7 +83,7 @@ def test_doc_id_ties_reproduce_trec_eval(tmp_path, lib):
     df = pd.DataFrame(data) if lib == "pandas" else pl.DataFrame(data)
     out = frame_ndcg(df, k=[1, 2], doc_id="doc", convention="trec_eval_cut")
     np.testing.assert_array_equal(np.column_stack([out["ndcg@1"].to_numpy(), out["ndcg@2"].to_numpy()]),
-                                  aligned.ndcg([1, 2], convention="trec_eval_cut"))
+                                  aligned_ndcg(aligned, [1, 2], convention="trec_eval_cut"))
     assert out["ndcg@1"].to_numpy().tolist() == [0.5, 0.0]     # d9 before d10 (ideal: a); y before x
     with pytest.raises(ValueError, match="pass doc_id"):
         frame_ndcg(df, k=1, convention="trec_eval")

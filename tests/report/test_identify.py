@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+
+from fastndcg.measures import aligned_mean_ndcg
 import pytest
 
 import fastndcg.io as readers
@@ -65,7 +67,7 @@ def test_robust03_eval_numbers_are_found_as_trec_eval(shared_data):
     base = shared_data / "trectools-robust03"
     qrels = readers.read_qrels(base / "robust03_qrels.txt")
     run = base / "runs" / "input.MU03rob01.gz"
-    mean = readers.align_run(run, qrels).mean_ndcg(10, convention="trec_eval_cut")
+    mean = aligned_mean_ndcg(readers.align_run(run, qrels), 10, convention="trec_eval_cut")
     found = identify(qrels, run, value=f"{float(np.asarray(mean).reshape(-1)[0]):.4f}", k=10)
     assert "trec_eval" in matched_presets(found)
     # a TREC run has tied scores: the tie rules are told apart, so trec_eval's key_desc is not "standard"

@@ -9,6 +9,8 @@ import textwrap
 from fractions import Fraction
 
 import numpy as np
+
+from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg
@@ -310,7 +312,7 @@ def test_run_stream_equals_align_run(tmp_path, rng, conv):
         for max_docs in (None, 7):
             a = readers.align_run(rpath, qrels, missing=missing, max_docs=max_docs,
                                   float32_scores=fastndcg.get_preset(conv).score_precision == "float32")
-            per, mean = a.ndcg(ks, convention=conv), a.mean_ndcg(ks, convention=conv)
+            per, mean = aligned_ndcg(a, ks, convention=conv), aligned_mean_ndcg(a, ks, convention=conv)
             assert a.missing_qids and a.ignored_qids
             # (iter_run cuts pieces at block ends: 64-byte blocks and chunk_rows=1 make
             # nearly every topic its own piece) ... one piece
@@ -338,7 +340,7 @@ def test_run_stream_mean_does_not_depend_on_the_order(tmp_path):
     qpath, rpath = _write_trec(tmp_path, np.random.default_rng(0), n_topics=300)
     qrels = readers.read_qrels(qpath)
     a = readers.align_run(rpath, qrels, missing="skip")
-    want = a.mean_ndcg(10)
+    want = aligned_mean_ndcg(a, 10)
     res = stream.evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=1, block_size=64)
     assert res.mean == want and res.n_chunks > 200
     pieces = readers.iter_run(rpath, chunk_rows=1, block_size=64)
@@ -366,7 +368,7 @@ def test_run_stream_missing_topics(tmp_path, rng):
     # lightgbm takes the ideal from the run: a missing topic is an empty list (empty="one")
     lgb = stream.evaluate_run(qrels, rpath, 10, convention="lightgbm", missing="zero", chunk_rows=5)
     assert all(lgb.ndcg[ids.index(t)] == 1.0 for t in a.missing_qids)
-    np.testing.assert_array_equal(lgb.ndcg, readers.align_run(rpath, qrels, missing="zero").ndcg(
+    np.testing.assert_array_equal(lgb.ndcg, aligned_ndcg(readers.align_run(rpath, qrels, missing="zero"), 
         10, convention="lightgbm"))
 
 
@@ -379,7 +381,7 @@ def test_run_stream_topic_not_in_qrels_and_gzip(tmp_path, rng):
     assert res.ignored_qids == ["999991", "999992"]
     assert not {"999991", "999992"} & set(res.query_ids.tolist())
     a = readers.align_run(rpath, qrels, missing="skip")
-    np.testing.assert_array_equal(res.ndcg, a.ndcg([5, None]))
+    np.testing.assert_array_equal(res.ndcg, aligned_ndcg(a, [5, None]))
     # a run with only unjudged topics evaluates nothing (each judged topic is missing)
     only = tmp_path / "only.txt"
     only.write_text("999991 Q0 D001 0 1.0 x\n")
@@ -482,4 +484,4 @@ def test_run_stream_memory_bound(tmp_path):
     assert got["peak"] < limit, f"peak {got['peak'] / 2**20:.1f} MiB >= {limit / 2**20:.0f} MiB"
     print(f"streamed peak {got['peak'] / 2**20:.1f} MiB")
     a = readers.align_run(tmp_path / "run.txt", tmp_path / "qrels.txt")
-    assert got["mean"] == a.mean_ndcg([10, None]).tolist()
+    assert got["mean"] == aligned_mean_ndcg(a, [10, None]).tolist()
