@@ -2,26 +2,10 @@
 trec_eval's way), SVMlight/LETOR data, predictions and group files, data frames, and
 generated data sets. Every reader parses with compiled code (``_parse``) one block of whole
 lines at a time; malformed input raises a ValueError with ``path:line:`` in front. io never
-imports the NDCG kernels or the measures: it returns arrays. The code is in the private
-modules ``_x.py``; these are the public names.
+imports the NDCG kernels or the measures: it returns arrays. The code is in private modules (``_x.py``); the
+public names are the imports of ``__init__.pyi``, each module imported on first use.
 """
-from fastndcg.io._align import AlignedRun, JoinedRun, align_run, iter_joined, iter_run, join_run_file
-from fastndcg.io._datasets import ClickLog, RankingData, cascade_clicks, mslr_like
-from fastndcg.io._example_files import write_examples
-from fastndcg.io._files import DEFAULT_BLOCK_SIZE, iter_line_blocks, open_binary
-from fastndcg.io._frames import frame_arrays
-from fastndcg.io._numbers import read_group_file, read_predictions
-from fastndcg.io._svmlight import SvmlightChunk, SvmlightData, group_file_for, iter_svmlight, read_svmlight
-from fastndcg.io._trec import Qrels, Run, TrecTable, read_qrels, read_run
+from fastndcg._core import faces as _faces
 
-__all__ = [
-    # TREC
-    "Qrels", "Run", "TrecTable", "read_qrels", "read_run", "iter_run",
-    "AlignedRun", "JoinedRun", "align_run", "join_run_file", "iter_joined",
-    # SVMlight / LETOR, predictions, group files
-    "SvmlightChunk", "SvmlightData", "read_svmlight", "iter_svmlight", "group_file_for",
-    "read_predictions", "read_group_file",
-    # files, frames, generated data
-    "DEFAULT_BLOCK_SIZE", "open_binary", "iter_line_blocks", "frame_arrays",
-    "ClickLog", "RankingData", "cascade_clicks", "mslr_like", "write_examples",
-]
+# the names and their modules are the imports of __init__.pyi; each module is imported on first use
+__getattr__, __dir__, __all__ = _faces.attach_stub(__name__, __file__)

@@ -6,39 +6,10 @@ signature).
 The headline functions are public at the top level (``fastndcg.ndcg``, ``fastndcg.mean_ndcg``,
 ``fastndcg.NDCGScorer``, ``fastndcg.LambdaMART``, ``fastndcg.lambda_gradients``,
 ``fastndcg.soft_ndcg``, ``fastndcg.evaluate``, ``fastndcg.Measurement``, ...), only there;
-this room's public names are the rest. The code is in the private modules ``_x.py``.
+this room's public names are the rest, the imports of ``__init__.pyi`` (each module imported
+on first use; the code is in private modules, ``_x.py``).
 """
-from fastndcg.measures._aligned import aligned_arrays, aligned_mean_ndcg, aligned_ndcg
-from fastndcg.measures._debias import PAIR_METHODS, PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
-from fastndcg.measures._evaluation import CalcResults, Metric, as_qrels, as_run, calc
-from fastndcg.measures._lambdamart_checks import DEFAULT_TRUNCATION, MODES, DeltaNDCGPairs
-from fastndcg.measures._measure_strings import (GAIN_MEASURES, NDCG_CUT_DEFAULTS, TREC_MEASURES, Measure,
-                                                MeasureError, MeasureWarning, parse_measure, parse_measures)
-from fastndcg.measures._measurement import FAMILIES, SignatureError, resolve_measurements
-from fastndcg.measures._ndcg import ndcg_and_mean
-from fastndcg.measures._rankdcg import rankdcg
-from fastndcg.measures._trec_gain_resolution import GainQuirks, ResolvedGains, resolve_trec_gains
-from fastndcg.measures._trec_gain_scoring import BOGUS_RANKING_PRESETS, GainScorer, bogus_ranking
-from fastndcg.measures._trec_gain_specs import (NO_GAIN_PRESETS, TREC_GAIN_PRESETS, GainSpec, TrecGainQuirkWarning,
-                                                as_gains, gain_rules, parse_gains, textbook_convention)
-from fastndcg.measures._trec_measures import RULES, TrecResult, evaluate_trec
+from fastndcg._core import faces as _faces
 
-__all__ = [
-    # LambdaMART (LambdaMART, lambda_gradients, delta_ndcg_pairs/matrix: top level)
-    "DEFAULT_TRUNCATION", "MODES", "DeltaNDCGPairs",
-    "PAIR_METHODS", "PositionBiasedLambdaMART", "XGBoostRankNDCG", "position_ids",
-    # NDCG (ndcg, mean_ndcg, dcg, ideal_dcg, NDCGScorer: top level)
-    "ndcg_and_mean",
-    "rankdcg",
-    # trec_eval's measures and custom gains; NDCG of a run joined with qrels (fastndcg.io.align_run)
-    "aligned_arrays", "aligned_ndcg", "aligned_mean_ndcg",
-    "RULES", "TrecResult", "evaluate_trec",
-    "BOGUS_RANKING_PRESETS", "NO_GAIN_PRESETS", "TREC_GAIN_PRESETS", "GainQuirks", "GainScorer", "GainSpec",
-    "ResolvedGains", "TrecGainQuirkWarning", "as_gains", "bogus_ranking", "gain_rules", "parse_gains",
-    "resolve_trec_gains", "textbook_convention",
-    # measure strings and the measurement model (Measurement, from_signature, measurement: top level)
-    "GAIN_MEASURES", "NDCG_CUT_DEFAULTS", "TREC_MEASURES", "Measure", "MeasureError", "MeasureWarning",
-    "parse_measure", "parse_measures", "FAMILIES", "SignatureError", "resolve_measurements",
-    # ir_measures-style evaluation (evaluate, calc_aggregate, iter_calc, Evaluation: top level)
-    "CalcResults", "Metric", "as_qrels", "as_run", "calc",
-]
+# the names and their modules are the imports of __init__.pyi; each module is imported on first use
+__getattr__, __dir__, __all__ = _faces.attach_stub(__name__, __file__)

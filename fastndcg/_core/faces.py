@@ -1,0 +1,51 @@
+"""Public faces that import their modules on first use.
+
+A room's public face (``fastndcg/<room>/__init__.py``) lists its names once, as the imports of
+its stub ``__init__.pyi`` (which type checkers read); :func:`attach_stub` reads that stub and gives
+the face a module ``__getattr__`` (PEP 562) that imports a name's private module when the name is
+first used. ``import fastndcg`` then loads only what the headline API needs, not every module of
+every room (the report room alone imports identify, statistics, Parquet and TREC streaming).
+Thread-safe: the import system serialises imports, and a name is stored in the face's namespace
+in one step (two threads store the same object).
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import sys
+from typing import Any, Callable, Dict, List, Tuple
+
+
+def stub_names(package: str, init_file: str) -> Dict[str, Tuple[str, str]]:
+    """``{public name: (private module, name there)}`` from the face's ``__init__.pyi``: its
+    ``from <package>._x import a, b`` lines."""
+    stub = os.path.splitext(init_file)[0] + ".pyi"
+    with open(stub, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), stub)
+    table: Dict[str, Tuple[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(package + "._"):
+            for alias in node.names:
+                table[alias.asname or alias.name] = (node.module, alias.name)
+    return table
+
+
+def attach_stub(package: str, init_file: str) -> Tuple[Callable[[str], Any], Callable[[], List[str]], List[str]]:
+    """``(__getattr__, __dir__, __all__)`` of a lazy public face (see the module docstring)."""
+    table = stub_names(package, init_file)
+    names = sorted(table)
+
+    def __getattr__(name: str) -> Any:
+        try:
+            module, attr = table[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(module), attr)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> List[str]:
+        return sorted(set(vars(sys.modules[package])) | set(names))
+
+    return __getattr__, __dir__, names

@@ -1,0 +1,63 @@
+"""Lazy public faces (fastndcg/_core/faces.py): a room's names are imported on first use, the
+same objects from any thread, and ``import fastndcg`` does not import every room's modules."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from fastndcg._core import faces
+
+LAZY = ("fastndcg.io", "fastndcg.measures", "fastndcg.report", "fastndcg.integrations")
+
+
+def _run(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_import_fastndcg_leaves_the_other_modules_of_the_rooms_unloaded():
+    out = _run("""
+        import sys, fastndcg
+        print(sorted(m for m in sys.modules if m.startswith(("fastndcg.report._", "fastndcg.integrations._"))))
+    """)
+    # the headline API needs compare (report/_comparing and what it uses), nothing of identify,
+    # statistics, Parquet, streaming, or the integrations
+    loaded = eval(out)
+    assert not any(m.rpartition(".")[2] in ("_identify", "_significance", "_frame_chunks", "_trec_stream")
+                   for m in loaded), loaded
+    assert not any(m.startswith("fastndcg.integrations._") for m in loaded), loaded
+
+
+def test_first_use_from_8_threads_gives_one_object_per_name():
+    out = _run(f"""
+        import importlib, threading
+        faces = [importlib.import_module(f) for f in {LAZY!r}]
+        barrier = threading.Barrier(8)
+        seen = [None] * 8
+        def work(i):
+            barrier.wait()
+            seen[i] = {{(f.__name__, n): id(getattr(f, n)) for f in faces for n in f.__all__}}
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        print(all(s == seen[0] for s in seen), len(seen[0]))
+    """)
+    same, n = out.split()
+    assert same == "True" and int(n) > 100
+
+
+@pytest.mark.parametrize("face", LAZY)
+def test_every_listed_name_resolves_and_others_raise(face):
+    import importlib
+
+    module = importlib.import_module(face)
+    assert module.__all__ == sorted(faces.stub_names(face, module.__file__))
+    assert set(module.__all__) <= set(dir(module)) and "__file__" in dir(module)
+    for name in module.__all__:
+        getattr(module, name)
+    with pytest.raises(AttributeError, match=f"module '{face}' has no attribute 'nope'"):
+        getattr(module, "nope")
