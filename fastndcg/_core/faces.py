@@ -21,8 +21,12 @@ def stub_names(package: str, init_file: str) -> Dict[str, Tuple[str, str]]:
     """``{public name: (private module, name there)}`` from the face's ``__init__.pyi``: its
     ``from <package>._x import a, b`` lines."""
     stub = os.path.splitext(init_file)[0] + ".pyi"
-    with open(stub, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), stub)
+    try:
+        with open(stub, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), stub)
+    except FileNotFoundError:
+        raise ImportError(f"{package}: its list of public names, {stub}, is missing: fastndcg was installed "
+                          "without its .pyi files (reinstall it with pip)") from None
     table: Dict[str, Tuple[str, str]] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(package + "._"):

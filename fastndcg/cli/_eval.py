@@ -18,7 +18,8 @@ from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
 from fastndcg.cli._messages import error_message
 from fastndcg.cli._options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
-from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, convention_for, cutoff_measurements, InputSet
+from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, convention_for, InputSet
+from fastndcg.measures._measurement import cutoff_measurements
 
 
 # ============================================================================ eval
@@ -110,7 +111,8 @@ def trec_input_set(args, progress: Progress) -> Tuple[InputSet, Any, str]:
     if trec_spec is not None and args.preset in BOGUS_RANKING_PRESETS and LEVEL_UNJUDGED in trec_spec.levels:
         how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
     inputs = InputSet("trec", [], conv, ks, args.preset, args.inputs[0], spec, cut,
-                      cutoff_measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
+                      cutoff_measurements(ks, conv, ideal=args.ideal, gains=trec_spec, missing=missing,
+                                          max_docs=args.max_docs))
     return inputs, qrels, how_missing
 
 

@@ -16,6 +16,7 @@ from fastndcg.conventions._topics import DEFAULT_MISSING, MISSING_TOPICS
 from fastndcg.conventions._convention import ScoreOverflowWarning
 
 from fastndcg.cli._messages import error_message
+from fastndcg.measures._measurement import cutoff_measurements
 from fastndcg.cli._options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, cutoff_list_arg, _gain_spec, nonnegative_int_arg, preset_list_arg, preset_name_arg, print_warning
 
 
@@ -253,7 +254,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
                                              progress=progress.start(path))
             systems.append(System(name, path, np.empty(0), {}, [], chunks=chunks))
         return InputSet("data", systems, conv, ks, args.preset, data_path,
-                        measurements=cutoff_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
+                        measurements=cutoff_measurements(ks, conv, ideal="run"))
     data = read_svmlight(data_path, group=group,
                                  qid_order=args.qid_order, progress=progress.start(data_path))
     progress.done()
@@ -274,18 +275,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
         arrays = dict(scores=data.grouped(scores), labels=labels, offsets=data.offsets)
         systems.append(System(name, path, data.query_ids, arrays, row_lines=data.row_lines(path)))
     return InputSet("data", systems, conv, ks, args.preset, data_path,
-                    measurements=cutoff_measurements(conv, ks, None, DEFAULT_MISSING, None, "run"))
-
-
-def cutoff_measurements(conv: Any, ks: List[Optional[int]], gains: Any, missing: str, max_docs: Optional[int],
-                  ideal: str) -> List[Any]:
-    """The measurement of each cutoff column (``ideal``: --ideal, or "run" for data + predictions,
-    whose only list is the one given)."""
-    from fastndcg.measures._measurement import measurement_for
-
-    if ideal != "auto" and ideal != conv.ideal_source:
-        conv = conv.replace(ideal_source=ideal)
-    return [measurement_for(k, convention=conv, gains=gains, missing=missing, max_docs=max_docs) for k in ks]
+                    measurements=cutoff_measurements(ks, conv, ideal="run"))
 
 
 def run_notes(path: str, ignored_qids: List[str], missing_qids: List[str], missing: str,

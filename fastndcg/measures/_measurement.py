@@ -40,7 +40,7 @@ from fastndcg.conventions._presets import PRESETS
 from fastndcg.measures._measure_strings import Measure, measure_items, parse_measures
 from fastndcg.measures._trec_gain_specs import GainSpec, parse_gains
 
-__all__ = ["Measurement", "SignatureError", "FAMILIES", "from_signature", "measurement_for",
+__all__ = ["Measurement", "SignatureError", "FAMILIES", "cutoff_measurements", "from_signature", "measurement_for",
            "resolve_measurements", "signature"]
 
 #: Measure families on qrels and a run, and the head their signature starts with.
@@ -484,12 +484,22 @@ def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: st
     return out
 
 
+def cutoff_measurements(ks: Iterable[Optional[int]], convention: Any, *, ideal: str = "auto", gains: Any = None,
+                        missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None) -> List[Measurement]:
+    """The measurement of each cutoff of a front end given cutoffs and a convention (``-k``,
+    ``k=``): :func:`measurement_for` of each, with the ideal list from ``ideal`` ("qrels", "run",
+    or "auto": the convention's own), trec_eval's custom ``gains`` and ``max_docs`` (``-M``)."""
+    conv = as_convention(convention)
+    if ideal != "auto" and ideal != conv.ideal_source:
+        conv = conv.replace(ideal_source=ideal)
+    return [measurement_for(k, convention=conv, gains=gains, missing=missing, max_docs=max_docs) for k in ks]
+
+
 def column_signatures(ks: Iterable[Optional[int]], convention: Convention, ideal_source: str = "run",
                       missing: str = DEFAULT_MISSING) -> List[str]:
     """The signature of each cutoff of a front end that ranks lists it is given (``ideal_source``
     "run": the metrics, streaming, Dask, Spark) or TREC files ("qrels")."""
-    conv = convention if convention.ideal_source == ideal_source else convention.replace(ideal_source=ideal_source)
-    return [measurement_for(k, convention=conv, missing=missing).signature for k in ks]
+    return [m.signature for m in cutoff_measurements(ks, convention, ideal=ideal_source, missing=missing)]
 
 
 def measurement_for(k: Optional[int] = None, *, convention: Any = None, preset: Optional[str] = None,

@@ -11,8 +11,9 @@ import numpy as np
 
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg.conventions._presets import as_convention, ideal_source
+from fastndcg.conventions._presets import as_convention
 from fastndcg.measures._aligned import aligned_arrays, aligned_inputs
+from fastndcg.measures._measurement import cutoff_measurements
 from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -272,12 +273,8 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         if arrival.size and bool(np.any(arrival[1:] < arrival[:-1])):
             order = np.argsort(arrival, kind="stable")
     res = acc.result(order)
-    from fastndcg.measures._measurement import measurement_for
-
-    source = ideal_source(conv) if ideal == "auto" else ideal
-    mconv = conv if conv.ideal_source == source else conv.replace(ideal_source=source)
-    signatures = [measurement_for(k, convention=mconv, gains=spec, missing=missing, max_docs=max_docs).signature
-                  for k in acc.evaluator.cutoffs]
+    signatures = [m.signature for m in cutoff_measurements(acc.evaluator.cutoffs, conv, ideal=ideal, gains=spec,
+                                                           missing=missing, max_docs=max_docs)]
     return RunStreamResult(res.mean, res.ndcg, res.query_ids, res.n_queries, res.n_rows, res.n_chunks,
                            res.max_chunk_rows, signatures, run_name=name, missing_qids=missing_qids,
                            ignored_qids=sorted(set(ignored)))
