@@ -129,7 +129,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
     (:func:`fastndcg.measures.measurement.resolve_measurements`), then every run joined with
     the qrels while it is read and evaluated."""
-    from fastndcg.io.align import join_run_file
+    from fastndcg.io.align import RunJoiner
     from fastndcg.measures.measure_strings import BOOKKEEPING, MeasureWarning
     from fastndcg.measures.measurement import resolve_measurements
     from fastndcg.measures.trec_measures import evaluate_trec
@@ -171,9 +171,10 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     qrels = read_qrels_of(args, progress)
     names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
     results = []
+    joiner = RunJoiner(qrels, n_threads=args.threads)    # one set of buffers for all the runs
     for name, path in zip(names, run_paths):
         # joined with the qrels while it is read (the qrels are read and indexed once for all runs)
-        run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
+        run = joiner.join(path, progress=progress.start(path))
         progress.done()
         if measurements:
             with overflow_warnings_at_lines({}, path):

@@ -20,9 +20,11 @@
 # entirely ("1.5x" is an error, unlike atof), and floats must be finite.
 from cython.parallel cimport prange
 from libc.math cimport isfinite
-from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, strtod
 from libc.string cimport memchr, memcmp, memcpy
+
+import numpy as np
 
 # Status codes shared with readers.py (which maps them to messages).
 cdef enum:
