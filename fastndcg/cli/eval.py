@@ -129,7 +129,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
     (:func:`fastndcg.measures.measurement.resolve_measurements`), then every run joined with
     the qrels while it is read and evaluated."""
-    from fastndcg.io.align import RunJoiner
+    from fastndcg.io.align import join_runs, run_threads
     from fastndcg.measures.measure_strings import BOOKKEEPING, MeasureWarning
     from fastndcg.measures.measurement import resolve_measurements
     from fastndcg.measures.trec_measures import evaluate_trec
@@ -171,18 +171,19 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     qrels = read_qrels_of(args, progress)
     names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
     results = []
-    joiner = RunJoiner(qrels, n_threads=args.threads)    # one set of buffers for all the runs
-    for name, path in zip(names, run_paths):
-        # joined with the qrels while it is read (the qrels are read and indexed once for all runs)
-        run = joiner.join(path, progress=progress.start(path))
+    # each run joined with the qrels while it is read (the qrels are read and indexed once for
+    # all runs; small runs side by side, one thread each), then evaluated here, in order
+    threads = run_threads(run_paths, args.threads)[1]
+    joined = join_runs(run_paths, qrels, n_threads=args.threads, progress=progress.start if progress.enabled else None)
+    for name, path, run in zip(names, run_paths, joined):
         progress.done()
         if measurements:
             with overflow_warnings_at_lines({}, path):
-                res = evaluate_trec(run, qrels, measurements, n_threads=args.threads)
+                res = evaluate_trec(run, qrels, measurements, n_threads=threads)
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
             notes = run_notes(path, res.ignored_qids, res.missing_qids, missing)
         else:       # only runid / num_q
-            a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=args.threads)
+            a = run.aligned(missing=missing, max_docs=args.max_docs, n_threads=threads)
             qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
             notes = run_notes(path, a.ignored_qids, a.missing_qids, missing)
         results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))

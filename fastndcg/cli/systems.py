@@ -190,6 +190,7 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
         from fastndcg.measures.trec_gain_scoring import BOGUS_RANKING_PRESETS
         from fastndcg.conventions.trec_levels import LEVEL_UNJUDGED
         from fastndcg.report.trec_stream import align_chunk, evaluate_run
+        from fastndcg.io.align import join_runs, run_threads
 
         args.preset = args.preset or "trec_eval"
         qrels_path, run_paths = args.inputs[0], args.inputs[1:]
@@ -224,10 +225,13 @@ def load_systems(args, progress: Optional[Progress] = None) -> InputSet:
             return InputSet("trec", systems, conv, ks, args.preset, qrels_path, spec, cut,
                             _measurements(conv, ks, trec_spec, missing, args.max_docs, args.ideal))
         aligned = []
-        for path in run_paths:      # each run joined with the qrels while it is read
-            aligned.append(align_chunk(path, qrels, conv, ideal=args.ideal, missing=missing, max_docs=args.max_docs,
-                                       gains=trec_spec, n_threads=threads, progress=progress.start(path)))
+        # each run joined with the qrels while it is read (small runs side by side, one thread each)
+        per_run = run_threads(run_paths, threads)[1]
+        for path, joined in zip(run_paths, join_runs(run_paths, qrels, n_threads=threads,
+                                                     progress=progress.start if progress.enabled else None)):
             progress.done()
+            aligned.append(align_chunk(joined, qrels, conv, ideal=args.ideal, missing=missing,
+                                       max_docs=args.max_docs, gains=trec_spec, n_threads=per_run))
         for name, path, (a, chunk) in zip(names, run_paths, aligned):
             keys: Tuple[str, ...] = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
             if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG

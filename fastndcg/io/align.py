@@ -4,8 +4,12 @@ judgments, docno tie order, the ideal from the qrels or the run). :meth:`Aligned
 :meth:`AlignedRun.mean_ndcg` call :mod:`fastndcg.measures` lazily (io never imports the kernels)."""
 from __future__ import annotations
 import dataclasses
+import os
+import queue
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -14,7 +18,7 @@ from fastndcg.conventions import ideal_source
 from fastndcg.conventions.topics import MISSING_TOPICS as MISSING
 from fastndcg.conventions.topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
-from fastndcg._core.threads import threads_for
+from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg.io.files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
 from fastndcg.io.trec import Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
 
@@ -499,6 +503,12 @@ class RunJoiner:
         self._parser: Optional[TrecParser] = None
         self._scratch = [np.empty(0, dtype=np.int64)]
 
+    def release(self) -> None:
+        """Drop the buffers (the joiner stays usable; the next run allocates them again)."""
+        self._buffers.clear()
+        self._parser = None
+        self._scratch[0] = np.empty(0, dtype=np.int64)
+
     def join(self, path: PathLike, progress: Progress = None) -> JoinedRun:
         """The run file joined with the qrels (:func:`join_run_file`)."""
         try:
@@ -621,6 +631,86 @@ def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
     Errors as :func:`read_run`.
     """
     return RunJoiner(qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads).join(path, progress)
+
+
+#: Run files up to this size (bytes on disk) are read side by side when several runs are
+#: joined with one qrels on several threads (:func:`join_runs`).
+SIDE_BY_SIDE_BYTES = 64 << 20
+
+
+def run_threads(paths: Sequence[PathLike], n_threads: Optional[int] = None) -> Tuple[int, Optional[int]]:
+    """(runs read at once, threads per run) of :func:`join_runs`: with several runs, all
+    of them files of at most :data:`SIDE_BY_SIDE_BYTES`, and several threads, one run per
+    thread (up to one per run), each read, parsed and joined on its own thread; else one
+    run at a time on all the threads. A run of 100,000 lines is too small for its parallel
+    regions to pay (their start, and the wait at their end for a thread the machine
+    descheduled), while runs side by side need no barrier; large runs stay one at a time
+    (the memory of one run in flight)."""
+    threads = effective_n_threads(n_threads)
+    if len(paths) < 2 or threads < 2:
+        return 1, n_threads
+    try:
+        small = all(os.path.getsize(p) <= SIDE_BY_SIDE_BYTES for p in paths)
+    except (OSError, TypeError, ValueError):
+        small = False
+    if not small:
+        return 1, n_threads
+    at_once = min(threads, len(paths))
+    return at_once, max(1, threads // at_once)
+
+
+def join_runs(paths: Sequence[PathLike], qrels: Qrels, *, n_threads: Optional[int] = None,
+              progress: Optional[Callable[[str], Progress]] = None) -> Iterator[JoinedRun]:
+    """Many runs, one qrels: each run file joined with the qrels (:meth:`RunJoiner.join`),
+    in the order of ``paths``. The qrels' index is built once; each reading thread keeps
+    one :class:`RunJoiner` (its buffers) for all its runs. :func:`run_threads` says how
+    many runs are read at once: at most that many plus one joined runs are held ahead of
+    the caller. The first failing run (in order) raises its error; the runs after it are
+    not waited for. ``progress(path)``: a progress callback per file (then one run at a
+    time, so that one bar is drawn at a time)."""
+    at_once, per_run = run_threads(paths, n_threads)
+    if progress is not None or at_once == 1:
+        joiner = RunJoiner(qrels, n_threads=per_run)
+        for i, path in enumerate(paths):
+            joined = joiner.join(path, progress=progress(os.fspath(path)) if progress is not None else None)
+            if i == len(paths) - 1:
+                joiner.release()        # the buffers are not held while the last run is evaluated
+            yield joined
+        return
+    docno_index(qrels)          # built once here, not raced for by the readers
+    _topic_index(qrels)
+    free: "queue.SimpleQueue[RunJoiner]" = queue.SimpleQueue()
+    for _ in range(at_once):
+        free.put(RunJoiner(qrels, n_threads=per_run))
+
+    def join(path: PathLike) -> JoinedRun:
+        joiner = free.get()
+        try:
+            return joiner.join(path)
+        finally:
+            free.put(joiner)
+
+    pool = ThreadPoolExecutor(at_once, thread_name_prefix="fastndcg-runs")
+    pending: Deque[Future] = deque()
+    rest = iter(paths)
+    try:
+        for path in rest:
+            pending.append(pool.submit(join, path))
+            if len(pending) > at_once:
+                break
+        while pending:
+            joined = pending.popleft().result()
+            for path in rest:
+                pending.append(pool.submit(join, path))
+                break
+            if not pending:             # the last run: every joiner is idle, its buffers not needed
+                while not free.empty():
+                    free.get().release()
+            yield joined
+    finally:
+        for f in pending:
+            f.cancel()
+        pool.shutdown(wait=True)
 
 
 def _bytewise(topic: str) -> bytes:

@@ -243,3 +243,51 @@ def test_eight_threads_evaluate_runs_against_one_qrels(tmp_path):
     assert not errors, errors[0]
     assert len(got) == 8
     assert isinstance(q.__dict__["_docno_index"], align._parse.DocnoIndex)
+
+
+def _runs(tmp_path, n):
+    q = readers.read_qrels(_write(tmp_path, "q.txt", "".join(f"{t} 0 d{t} 1\n{t} 0 e 2\n" for t in range(5))))
+    paths = []
+    for i in range(n):
+        paths.append(_write(tmp_path, f"r{i}.txt", "".join(f"{t} Q0 {d} 1 {(i * 7 + t + j) % 3} t{i}\n"
+                                                             for t in range(4) for j, d in enumerate(("e", f"d{t}", "x")))))
+    return q, paths
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_join_runs_gives_every_run_in_order(tmp_path, n_threads):
+    q, paths = _runs(tmp_path, 7)
+    assert align.run_threads(paths, n_threads) == ((min(n_threads, 7), 1) if n_threads > 1 else (1, 1))
+    want = [align.join_run_file(p, q).aligned(missing="zero") for p in paths]
+    got = [j.aligned(missing="zero") for j in align.join_runs(paths, q, n_threads=n_threads)]
+    assert [g.run_name for g in got] == [f"t{i}" for i in range(7)]
+    for g, w in zip(got, want):
+        for f in ("scores", "labels", "tie_key", "offsets", "status"):
+            np.testing.assert_array_equal(getattr(g, f), getattr(w, f))
+
+
+def test_join_runs_raises_the_first_failing_run_in_order(tmp_path):
+    q, paths = _runs(tmp_path, 6)
+    bad = _write(tmp_path, "bad.txt", "".join(f"1 Q0 d{i} 1 1 t\n" for i in range(3000)) + "1 Q0 d0 1 1 t\n")
+    worse = _write(tmp_path, "worse.txt", "1 Q0 x 1 oops t\n")         # fails at once, but comes later
+    order = paths[:2] + [bad] + paths[2:4] + [worse] + paths[4:]
+    seen = []
+    with pytest.raises(ValueError, match=f"{re.escape(str(bad))}:3001: duplicate docno 'd0'"):
+        for j in align.join_runs(order, q, n_threads=2):
+            seen.append(j.run_path)
+    assert seen == [str(p) for p in paths[:2]]
+
+
+def test_eval_many_runs_prints_the_same_bytes_for_any_thread_count(tmp_path, capsys):
+    from conftest import run_cli
+
+    q, paths = _runs(tmp_path, 5)
+    for how in (["-m", "ndcg_cut.1,3", "-m", "ndcg", "-m", "ndcg_rel"], ["-k", "1,3"]):
+        outs = []
+        for threads in ("1", "2", "3"):
+            code, out, err = run_cli(capsys, "eval", "-c", "--format", "trec", "--threads", threads, *how,
+                                     q.path, *paths, paths[0])
+            assert code == 0, err
+            outs.append((out, err))
+        assert outs[0][0].count("ndcg") >= 6 * 2
+        assert all(o == outs[0] for o in outs)
