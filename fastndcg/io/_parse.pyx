@@ -174,6 +174,7 @@ cdef inline int64_t copy_to_pool(uint8_t* pool, int64_t used, const unsigned cha
 include "_parse_svmlight.pxi"
 include "_parse_numbers.pxi"
 include "_parse_trec.pxi"
+include "_parse_join.pxi"
 
 
 # ------------------------------------------------------------------ byte-string pools
