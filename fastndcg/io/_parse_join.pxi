@@ -206,6 +206,10 @@ cdef class DocnoIndex:
         self._toff = &toff[0]
         self._table = &table[0] if table.shape[0] else NULL
 
+    def __reduce__(self):
+        # pickled with its Qrels (which keeps it): rebuilt from the docnos
+        return (DocnoIndex, (self.pool, self.start, self.length, self.offsets))
+
     def join(self, const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool_end,
              const double[::1] values,     # IN (rows): the scores, file order
              const int64_t[::1] order,     # IN (rows): row ids grouped by topic (group_rows)

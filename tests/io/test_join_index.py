@@ -291,3 +291,15 @@ def test_eval_many_runs_prints_the_same_bytes_for_any_thread_count(tmp_path, cap
             outs.append((out, err))
         assert outs[0][0].count("ndcg") >= 6 * 2
         assert all(o == outs[0] for o in outs)
+
+
+def test_qrels_with_their_index_pickle(tmp_path):
+    import pickle
+
+    q, paths = _runs(tmp_path, 2)
+    want = align.join_run_file(paths[0], q).aligned(missing="zero")
+    assert "_docno_index" in q.__dict__
+    q2 = pickle.loads(pickle.dumps(q))
+    got = align.join_run_file(paths[0], q2).aligned(missing="zero")
+    for f in ("scores", "labels", "tie_key", "offsets", "status"):
+        np.testing.assert_array_equal(getattr(got, f), getattr(want, f))
