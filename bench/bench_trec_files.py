@@ -221,7 +221,9 @@ def test_trec_tools(benchmark, trec_dirs, size, tmp_path):
 @pytest.mark.benchmark(group="trec-files")
 def test_many_runs_one_qrels(benchmark, tmp_path):
     """100 runs of 100,000 lines against one qrels: the cost of each extra run in one
-    ``fastndcg eval`` call, against the time to parse that run (compiled parser alone)."""
+    ``fastndcg eval`` call, (time(100 runs) - time(1 run)) / 99, against the time to parse
+    that run (``iter_line_blocks`` + ``TrecParser.parse``, default threads, in this process).
+    The same at ``--threads 1`` (same denominator; the 1-thread parse is printed too)."""
     from fastndcg.io._files import iter_line_blocks
     from fastndcg.io._trec import TrecParser
 
@@ -229,27 +231,40 @@ def test_many_runs_one_qrels(benchmark, tmp_path):
     rows = _Rows()
     out = str(tmp_path / "out.txt")
     parse: List[float] = []
+    parse1: List[float] = []
     for _ in range(ROUNDS):
         w, m, _ = _run(_cli(qrels, [run]), out)
         rows.add("1 run", w, m)
         w, m, _ = _run(_cli(qrels, [run] * 100), out)
         rows.add("100 runs", w, m)
-        for _ in range(3):
-            t = time.perf_counter()
-            p = TrecParser(run, True)
-            for block in iter_line_blocks(run):
-                p.parse(block)
-            parse.append(time.perf_counter() - t)
-    per_run = {k: ((rows.best if k == "best" else rows.median)("100 runs")
-                   - (rows.best if k == "best" else rows.median)("1 run")) / 99 for k in ("best", "median")}
-    ratios = {f"per extra run / parse ({k})": _ratio(per_run[k], min(parse) if k == "best" else statistics.median(parse))
-              for k in per_run}
+        w, m, _ = _run(_cli(qrels, [run], "--threads", "1"), out)
+        rows.add("1 run --threads 1", w, m)
+        w, m, _ = _run(_cli(qrels, [run] * 100, "--threads", "1"), out)
+        rows.add("100 runs --threads 1", w, m)
+        for threads, into in ((None, parse), (1, parse1)):
+            for _ in range(3):
+                t = time.perf_counter()
+                p = TrecParser(run, True, threads)
+                for block in iter_line_blocks(run):
+                    p.parse(block)
+                into.append(time.perf_counter() - t)
+    ratios = {}
+    per_run = {}
+    for suffix in ("", " --threads 1"):
+        for k in ("best", "median"):
+            pick = rows.best if k == "best" else rows.median
+            per_run[suffix + k] = (pick("100 runs" + suffix) - pick("1 run" + suffix)) / 99
+            ratios[f"per extra run{suffix} / parse ({k})"] = _ratio(
+                per_run[suffix + k], min(parse) if k == "best" else statistics.median(parse))
     print(rows.table("100 runs x 100,000 lines, one qrels (12,000 judgments)", os.path.getsize(run)))
-    print(f"  per extra run: {per_run['best'] * 1e3:.1f} ms (best), {per_run['median'] * 1e3:.1f} ms (median); "
-          f"parse alone {min(parse) * 1e3:.1f} / {statistics.median(parse) * 1e3:.1f} ms")
+    for suffix in ("", " --threads 1"):
+        print(f"  per extra run{suffix}: {per_run[suffix + 'best'] * 1e3:.1f} ms (best), "
+              f"{per_run[suffix + 'median'] * 1e3:.1f} ms (median)")
+    print(f"  parse alone {min(parse) * 1e3:.1f} / {statistics.median(parse) * 1e3:.1f} ms (1 thread: "
+          f"{min(parse1) * 1e3:.1f} / {statistics.median(parse1) * 1e3:.1f} ms)")
     for k, v in ratios.items():
         print(f"  {k}: {v}")
-    benchmark.extra_info.update(rows=rows.info(), ratios=ratios, parse_min=min(parse))
+    benchmark.extra_info.update(rows=rows.info(), ratios=ratios, parse_min=min(parse), parse_1thread_min=min(parse1))
     benchmark.pedantic(_run, args=(_cli(qrels, [run] * 100), out), rounds=1, iterations=1)
 
 

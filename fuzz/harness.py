@@ -1,4 +1,4 @@
-"""Fuzz targets for the file parsers (fastndcg.io._parse through fastndcg.io.readers).
+"""Fuzz targets for the file parsers (fastndcg.io._parse through fastndcg.io).
 
 One input is ``[target options][file bytes]``; multi-file targets separate
 their files with :data:`SEP`. Each target writes the files, calls the public
@@ -628,11 +628,15 @@ def target_align(data: bytes, tmpdir: str) -> None:
     tk = np.asarray(a.tie_key)
     if tk.shape != (n,):
         raise Finding("tie_key length")
+    with np.errstate(over="ignore"):
+        f32 = (np.asarray(want.scores, dtype=np.float64).astype(np.float32).astype(np.float64) + 0.0).tolist()
     for s, e in zip(want.offsets, want.offsets[1:]):
+        # the key ranks a topic's rows by (score rounded to float32, docno bytewise): docnos in order
+        # within every group of equal scores, float64 or float32 (AlignedRun.tie_key)
         by_key = np.argsort(tk[s:e], kind="stable").tolist()
-        by_doc = sorted(range(e - s), key=lambda j: want.docnos[s + j])
+        by_doc = sorted(range(e - s), key=lambda j: (f32[s + j], want.docnos[s + j]))
         if by_key != by_doc or len(set(tk[s:e].tolist())) != e - s:
-            raise Finding("tie_key does not rank docnos bytewise within a topic")
+            raise Finding("tie_key does not rank (float32 score, docno) within a topic")
 
 
 # ----------------------------------------------------------------------------- _parse directly

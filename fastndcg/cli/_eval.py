@@ -238,27 +238,31 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
 def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress, *, max_docs: Optional[int] = None,
                   how_missing: str = "counted as 0") -> List[Dict[str, Any]]:
     """Every run of ``QRELS RUN ...`` (in memory), against qrels read once: joined with them while it
-    is read (:func:`fastndcg.io.join_run_file`, arrays out), then the measurements evaluated on it
+    is read (:func:`fastndcg.io.join_runs`: small runs side by side, one thread each; arrays out),
+    then the measurements evaluated on it, in order
     (:func:`fastndcg.measures.evaluate_trec`, which calls the kernels). One dict per run: name, runid,
     path, qids, values (n_topics, n_measurements), mean, notes. ``max_docs``: -M, for the runid /
     num_q-only output of ``-m`` (no measurement carries it then)."""
-    from fastndcg.io._align import join_run_file
+    from fastndcg.io._align import join_runs, run_threads
     from fastndcg.measures._trec_measures import evaluate_trec
 
     missing = missing_rule(args)
     run_paths = args.inputs[1:]
     names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
     results = []
-    for name, path in zip(names, run_paths):
-        run = join_run_file(path, qrels, progress=progress.start(path), n_threads=args.threads)
+    # each run joined with the qrels while it is read (the qrels are read and indexed once for all
+    # runs; small runs side by side, one thread each), then evaluated here, in order
+    threads = run_threads(run_paths, args.threads)[1]
+    joined = join_runs(run_paths, qrels, n_threads=args.threads, progress=progress.start if progress.enabled else None)
+    for name, path, run in zip(names, run_paths, joined):
         progress.done()
         if measurements:
             with overflow_warnings_at_lines({}, path):
-                res = evaluate_trec(run, qrels, measurements, n_threads=args.threads)
+                res = evaluate_trec(run, qrels, measurements, n_threads=threads)
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
             notes = run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
         else:       # only runid / num_q
-            a = run.aligned(missing=missing, max_docs=max_docs, n_threads=args.threads)
+            a = run.aligned(missing=missing, max_docs=max_docs, n_threads=threads)
             qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
             notes = run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
         results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))

@@ -185,6 +185,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     progress = progress or Progress(False)
     threads = args.threads
     if args.data is None:
+        from fastndcg.io._align import join_runs, run_threads
         from fastndcg.report._trec_stream import align_chunk, evaluate_run
 
         if trec is None:
@@ -207,10 +208,13 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
             inputs.systems = systems
             return inputs
         aligned = []
-        for path in run_paths:      # each run joined with the qrels while it is read
-            aligned.append(align_chunk(path, qrels, conv, ideal=args.ideal, missing=missing, max_docs=args.max_docs,
-                                       gains=trec_spec, n_threads=threads, progress=progress.start(path)))
+        # each run joined with the qrels while it is read (small runs side by side, one thread each)
+        per_run = run_threads(run_paths, threads)[1]
+        for path, joined in zip(run_paths, join_runs(run_paths, qrels, n_threads=threads,
+                                                     progress=progress.start if progress.enabled else None)):
             progress.done()
+            aligned.append(align_chunk(joined, qrels, conv, ideal=args.ideal, missing=missing,
+                                       max_docs=args.max_docs, gains=trec_spec, n_threads=per_run))
         for name, path, (a, chunk) in zip(names, run_paths, aligned):
             keys: Tuple[str, ...] = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets")
             if chunk.gains is not None:     # trec_eval's custom gains: each document's gain, each topic's IDCG

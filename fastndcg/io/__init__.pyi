@@ -1,5 +1,5 @@
 """Type stub of the public face (also read at run time by fastndcg._core.faces: one list of names)."""
-from fastndcg.io._align import AlignedRun, JoinedRun, align_run, iter_joined, iter_run, join_run_file
+from fastndcg.io._align import AlignedRun, JoinedRun, align_run, iter_joined, iter_run, join_run_file, join_runs
 from fastndcg.io._datasets import ClickLog, RankingData, cascade_clicks, mslr_like
 from fastndcg.io._example_files import write_examples
 from fastndcg.io._files import DEFAULT_BLOCK_SIZE, iter_line_blocks, open_binary
@@ -11,7 +11,7 @@ from fastndcg.io._trec import Qrels, Run, TrecTable, read_qrels, read_run
 __all__ = [
     # TREC
     "Qrels", "Run", "TrecTable", "read_qrels", "read_run", "iter_run",
-    "AlignedRun", "JoinedRun", "align_run", "join_run_file", "iter_joined",
+    "AlignedRun", "JoinedRun", "align_run", "join_run_file", "join_runs", "iter_joined",
     # SVMlight / LETOR, predictions, group files
     "SvmlightChunk", "SvmlightData", "read_svmlight", "iter_svmlight", "group_file_for",
     "read_predictions", "read_group_file",

@@ -5,15 +5,19 @@ them (:func:`fastndcg.measures.aligned_ndcg`, :func:`fastndcg.measures.evaluate_
 imports the measures or the kernels."""
 from __future__ import annotations
 import dataclasses
+import os
+import queue
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from fastndcg.io import _parse
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
-from fastndcg._core.threads import threads_for
+from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
 from fastndcg.io._trec import Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
 
@@ -33,9 +37,13 @@ class AlignedRun:
         (trec_eval's gain for them).
     offsets : int64 (n_queries + 1,)
     tie_key : int64 (n_docs,)
-        Each document's docno rank (bytewise ascending) within its topic;
-        ``ties="key_desc"`` then ranks tied scores by docno descending, as
-        trec_eval.
+        Each document's rank within its topic by (score rounded to float32,
+        docno bytewise), ascending. Within every group of equal scores, as
+        doubles or rounded to float32 (trec_eval 9 / pytrec_eval), it orders
+        the documents by docno, which is all a ranking reads from it:
+        ``ties="key_desc"`` ranks tied scores by docno descending, as
+        trec_eval (score descending, then docno descending). Docnos are
+        compared only within such groups (the join does not sort them).
     ideal_labels, ideal_offsets : int64
         Every judged document of each evaluated topic, negatives as 0: the
         ideal list of trec_eval (retrieved or not).
@@ -200,8 +208,14 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     key = topic_of.astype(np.uint16) if run.n_topics < (1 << 16) else topic_of
     rows = by_file[np.argsort(key, kind="stable")]
     sizes = np.diff(run.offsets)[pair_run]
-    tie_key = rows - np.repeat(run.offsets[pair_run], sizes)     # docno rank within the topic
-    rows_of = _Piece(pair_q, sizes, run.scores[rows], match[rows], tie_key)
+    scores = np.ascontiguousarray(run.scores[rows], dtype=np.float64)
+    goff = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=goff[1:])
+    tie_key = np.empty(rows.shape[0], dtype=np.int64)
+    _parse.tie_keys(run.pool, np.ascontiguousarray(run.doc_start[rows], dtype=np.int64),
+                    np.ascontiguousarray(run.doc_len[rows], dtype=np.int64), scores, goff, tie_key,
+                    threads_for(4 * rows.shape[0], n_threads))
+    rows_of = _Piece(pair_q, sizes, scores, match[rows], tie_key)
     return _finish_alignment(qrels, [rows_of], ignored, run.name, run.path, missing, max_docs, float32_scores,
                              n_threads)
 
@@ -229,7 +243,7 @@ def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
 class _Piece:
     """Results of some judged topics: topic ``qidx[i]`` (qrels index,
     increasing) has the next ``sizes[i]`` rows, in file order; ``match``: each
-    result's qrels row or -1; ``tie_key``: its docno rank within the topic."""
+    result's qrels row or -1; ``tie_key``: :attr:`AlignedRun.tie_key`."""
 
     qidx: np.ndarray
     sizes: np.ndarray
@@ -354,9 +368,10 @@ class _TopicAgain(Exception):
 def _join_piece(p: TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_threads: Optional[int],
                 scratch: List[np.ndarray]):
     """Group the parser's first ``n_rows`` rows by topic and join them with
-    the qrels (compiled, parallel over topics). Returns (names of the piece's
-    topics (bytewise), offsets of their rows, order (row ids grouped),
-    qidx, sizes, scores, match, tie_key of the judged topics)."""
+    the qrels (compiled, parallel over topics: each docno looked up in the
+    qrels' :func:`docno_index`). Returns (names of the piece's topics
+    (bytewise), offsets of their rows, order (row ids grouped), qidx, sizes,
+    scores, match, tie_key of the judged topics)."""
     seg_topics, seg_first = p.segments()
     nseg = int(np.searchsorted(seg_first, n_rows, side="left"))
     uniq, seg_code = np.unique(seg_topics[:nseg], return_inverse=True)
@@ -365,33 +380,140 @@ def _join_piece(p: TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_thread
     offsets = np.empty(len(names) + 1, dtype=np.int64)
     _parse.group_rows(np.ascontiguousarray(seg_first[:nseg]), seg_code.ravel().astype(np.int64), order, offsets)
     qgroup = np.array([qindex.get(t, -1) for t in names], dtype=np.int64)
-    pool_end = int(p.dstart.a[n_rows]) if n_rows < p.dstart.n else p.pool.n
-    tie_key = np.empty(n_rows, dtype=np.int64)
-    match = np.empty(n_rows, dtype=np.int64)
-    dup = np.empty(2 * len(names), dtype=np.int64)
-    if scratch[0].shape[0] < 6 * n_rows:       # reused by the next pieces (no new pages to fault in)
-        scratch[0] = np.empty(6 * n_rows, dtype=np.int64)
-    _parse.join_groups(p.pool.a[:pool_end], p.dstart.a[:n_rows], pool_end, order, offsets, qgroup,
-                       qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets, tie_key, match, dup,
-                       scratch[0], threads_for(16 * n_rows, n_threads))
-    first_dup = np.flatnonzero(dup[0::2] >= 0)
-    if first_dup.size:
-        g = int(first_dup[0])
-        ra, rb = int(dup[2 * g]), int(dup[2 * g + 1])
-        la, lb = sorted((int(p.lines.a[ra]), int(p.lines.a[rb])))
-        a = int(p.dstart.a[ra])
-        b = int(p.dstart.a[ra + 1]) if ra + 1 < n_rows else pool_end
-        doc = bytes(p.pool.a[a:b]).decode("utf-8", "surrogateescape")
-        raise line_error(p.path, lb, f"duplicate docno {doc!r} for topic {names[g]!r} (also on line {la})")
     judged = qgroup >= 0
     sizes = np.diff(offsets)
-    if judged.all():
-        rows = order
-    else:
-        keep = np.repeat(judged, sizes)
-        rows, match, tie_key = order[keep], match[keep], tie_key[keep]
-    scores = p.values.a[rows]
+    kept = np.where(judged, sizes, 0)
+    dst = np.cumsum(kept) - kept
+    n_out = int(kept.sum())
+    pool_end = int(p.dstart.a[n_rows]) if n_rows < p.dstart.n else p.pool.n
+    scores = np.empty(n_out, dtype=np.float64)
+    tie_key = np.empty(n_out, dtype=np.int64)
+    match = np.empty(n_out, dtype=np.int64)
+    dup = np.empty(2 * len(names), dtype=np.int64)
+    if scratch[0].shape[0] < 7 * n_rows:       # reused by the next pieces (no new pages to fault in)
+        scratch[0] = np.empty(7 * n_rows, dtype=np.int64)
+    docno_index(qrels).join(p.pool.a[:pool_end], p.dstart.a[:n_rows], pool_end, p.values.a[:n_rows], order,
+                            offsets, qgroup, dst, scores, match, tie_key, dup, scratch[0],
+                            threads_for(8 * n_rows, n_threads))
+    again = np.flatnonzero(dup[1::2] >= 0)
+    if again.size:
+        raise _duplicate_error(p, n_rows, pool_end, names, order, offsets, int(again[0]))
     return names, offsets, order, qgroup[judged], sizes[judged], scores, match, tie_key
+
+
+def _duplicate_error(p: TrecParser, n_rows: int, pool_end: int, names: List[str], order: np.ndarray,
+                     offsets: np.ndarray, g: int) -> ValueError:
+    """The error for topic ``g``'s duplicate docnos, as :func:`read_run` reports them: the
+    bytewise smallest docno given twice, at the line of its second occurrence."""
+    rows = order[offsets[g]:offsets[g + 1]].tolist()
+    ends = [int(p.dstart.a[r + 1]) if r + 1 < n_rows else pool_end for r in rows]
+    docs = [bytes(p.pool.a[int(p.dstart.a[r]):e]) for r, e in zip(rows, ends)]
+    first: dict = {}
+    twice: dict = {}
+    for r, d in zip(rows, docs):            # rows in file order
+        if d in first:
+            twice.setdefault(d, (first[d], r))
+        else:
+            first[d] = r
+    doc = min(twice)
+    ra, rb = twice[doc]
+    return line_error(p.path, int(p.lines.a[rb]), f"duplicate docno {doc.decode('utf-8', 'surrogateescape')!r} "
+                      f"for topic {names[g]!r} (also on line {int(p.lines.a[ra])})")
+
+
+class RunJoiner:
+    """Joins TREC run files with one qrels as they are read (:func:`join_run_file`,
+    :func:`iter_joined`), one run after the other, reusing its buffers from run to
+    run: the block of lines, the parser's arrays and the join's scratch keep their
+    pages, which a new run would otherwise fault in again (on a VM, about as long as
+    parsing the run). For many runs against one qrels (``fastndcg eval QRELS RUN ...``).
+
+    The qrels' :func:`docno_index` and topic index are built once per :class:`Qrels`
+    and shared; a joiner's buffers are its own, so a joiner serves one thread at a
+    time (one joiner per thread; its :class:`JoinedRun` results own their arrays).
+    Parameters as :func:`iter_joined`.
+    """
+
+    def __init__(self, qrels: Qrels, *, chunk_rows: Optional[int] = 1 << 18,
+                 block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None):
+        if chunk_rows is not None and chunk_rows < 1:
+            raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+        self.qrels = qrels
+        self.chunk_rows = chunk_rows
+        self.block_size = block_size
+        self.n_threads = n_threads
+        self._buffers: List[bytearray] = []
+        self._parser: Optional[TrecParser] = None
+        self._scratch = [np.empty(0, dtype=np.int64)]
+
+    def release(self) -> None:
+        """Drop the buffers (the joiner stays usable; the next run allocates them again)."""
+        self._buffers.clear()
+        self._parser = None
+        self._scratch[0] = np.empty(0, dtype=np.int64)
+
+    def join(self, path: PathLike, progress: Progress = None) -> JoinedRun:
+        """The run file joined with the qrels (:func:`join_run_file`)."""
+        try:
+            pieces = list(self.pieces(path, progress=progress, stream=False))
+        except _TopicAgain:
+            pieces = list(self.pieces(path, progress=progress, stream=False, whole=True))
+        return _concat_pieces(self.qrels, pieces)
+
+    def pieces(self, path: PathLike, progress: Progress = None, stream: bool = True,
+               whole: bool = False) -> Iterator[JoinedRun]:
+        """The run file in pieces of whole topics, each joined (:func:`iter_joined`;
+        ``whole``: one piece)."""
+        chunk_rows = None if whole else self.chunk_rows
+        qrels, n_threads, scratch = self.qrels, self.n_threads, self._scratch
+        p = self._parser
+        if p is None:
+            p = self._parser = TrecParser(path, True, n_threads)
+        else:
+            p.restart(path)
+        qindex = _topic_index(qrels)
+        seen: set = set()
+
+        def piece(n_rows: int) -> JoinedRun:
+            names, offsets, order, qidx, sizes, scores, match, tie_key = _join_piece(p, n_rows, qrels, qindex,
+                                                                                     n_threads, scratch)
+            again = [i for i, t in enumerate(names) if t in seen]
+            if again:
+                if not stream:
+                    raise _TopicAgain()
+                i = again[0]
+                lines = p.lines.a[order[offsets[i]:offsets[i + 1]]]
+                raise line_error(p.path, int(lines.min()),
+                                 f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
+            if stream:
+                _check_topics_contiguous(p.path, names, offsets, order, p.lines.a[order])
+            seen.update(names)
+            ignored = [t for t in names if t not in qindex]
+            p.drop_front(n_rows)
+            return JoinedRun(qrels, qidx, sizes, [_Piece(qidx, sizes, scores, match, tie_key)], ignored,
+                             p.tag.decode("utf-8", "replace"), p.path)
+
+        n_out = 0
+        blocks = iter_line_blocks(path, self.block_size, progress, self._buffers)
+        for block in blocks:
+            p.parse(block)
+            if chunk_rows is not None and p.values.n >= chunk_rows:
+                cut = p.last_topic_start()
+                if cut > 0:
+                    n_out += cut
+                    try:
+                        joined = piece(cut)
+                    except ValueError:
+                        if not stream:      # as read_run: a malformed line further on is reported first
+                            for rest in blocks:
+                                p.parse(rest)
+                                p.drop_front(p.values.n)
+                        raise
+                    yield joined
+        if p.values.n:
+            yield piece(p.values.n)
+        elif n_out == 0:
+            raise no_rows_error(path, True, p.line)
 
 
 def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 << 18,
@@ -404,55 +526,11 @@ def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 <
     larger; ``None``: the whole file is one piece) plus a block. Each topic's
     lines must be contiguous (``stream``: an error naming the line where a
     topic comes back, as :func:`iter_run`; otherwise the internal
-    :class:`_TopicAgain`). Pieces come in file order.
+    :class:`_TopicAgain`). Pieces come in file order. Many runs: one
+    :class:`RunJoiner`'s ``pieces``.
     """
-    if chunk_rows is not None and chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
-    p = TrecParser(path, True, n_threads)
-    qindex = _topic_index(qrels)
-    seen: set = set()
-    scratch = [np.empty(0, dtype=np.int64)]
-
-    def piece(n_rows: int) -> JoinedRun:
-        names, offsets, order, qidx, sizes, scores, match, tie_key = _join_piece(p, n_rows, qrels, qindex,
-                                                                                 n_threads, scratch)
-        again = [i for i, t in enumerate(names) if t in seen]
-        if again:
-            if not stream:
-                raise _TopicAgain()
-            i = again[0]
-            lines = p.lines.a[order[offsets[i]:offsets[i + 1]]]
-            raise line_error(p.path, int(lines.min()),
-                        f"topic {names[i]!r} appears again after other topics; {_CONTIGUOUS_TOPICS}")
-        if stream:
-            _check_topics_contiguous(p.path, names, offsets, order, p.lines.a[order])
-        seen.update(names)
-        ignored = [t for t, q in zip(names, (qindex.get(t, -1) for t in names)) if q < 0]
-        p.drop_front(n_rows)
-        return JoinedRun(qrels, qidx, sizes, [_Piece(qidx, sizes, scores, match, tie_key)], ignored,
-                         p.tag.decode("utf-8", "replace"), p.path)
-
-    n_out = 0
-    blocks = iter_line_blocks(path, block_size, progress)
-    for block in blocks:
-        p.parse(block)
-        if chunk_rows is not None and p.values.n >= chunk_rows:
-            cut = p.last_topic_start()
-            if cut > 0:
-                n_out += cut
-                try:
-                    joined = piece(cut)
-                except ValueError:
-                    if not stream:      # as read_run: a malformed line further on is reported first
-                        for rest in blocks:
-                            p.parse(rest)
-                            p.drop_front(p.values.n)
-                    raise
-                yield joined
-    if p.values.n:
-        yield piece(p.values.n)
-    elif n_out == 0:
-        raise no_rows_error(path, True, p.line)
+    joiner = RunJoiner(qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads)
+    return joiner.pieces(path, progress=progress, stream=stream, whole=chunk_rows is None)
 
 
 def _topic_index(qrels: Qrels) -> dict:
@@ -464,6 +542,19 @@ def _topic_index(qrels: Qrels) -> dict:
     return index
 
 
+def docno_index(qrels: Qrels) -> "_parse.DocnoIndex":
+    """The qrels' docnos in a hash table per topic (:class:`fastndcg.io._parse.DocnoIndex`),
+    which every run joined with these qrels looks its docnos up in. Built once per
+    :class:`Qrels` (compiled, one pass over the judgments) and kept on it: built whole,
+    then stored in one step, so threads that race here build equal indexes and any
+    may win; the index is read-only afterwards."""
+    index = qrels.__dict__.get("_docno_index")
+    if index is None:
+        index = _parse.DocnoIndex(qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets)
+        qrels.__dict__["_docno_index"] = index
+    return index
+
+
 def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
                   block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None,
                   progress: Progress = None) -> JoinedRun:
@@ -471,21 +562,98 @@ def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
     :func:`align_run` without building a :class:`Run` table.
 
     The file is read in pieces of whole topics, each grouped by topic (a
-    counting pass), sorted by docno and joined within topics (compiled, in
-    parallel over topics); a piece's docnos are dropped once it is joined.
+    counting pass) and joined within topics (compiled, in parallel over
+    topics): each docno is looked up in the qrels' :func:`docno_index`, and
+    only the docnos of results with equal scores are compared with each other
+    (the tie key); a piece's docnos are dropped once it is joined. Many runs
+    against one qrels: :meth:`RunJoiner.join` (buffers kept between runs).
     Memory: 24 bytes per result (score, judgment row, tie key) plus a piece
     (about 80 bytes per result of ``chunk_rows`` results, at least a block's)
     plus a block. A run whose topics are not each one stretch of lines
     (legal, rare) is read again as one piece: about 75 bytes per result.
     Errors as :func:`read_run`.
     """
+    return RunJoiner(qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads).join(path, progress)
+
+
+#: Run files up to this size (bytes on disk) are read side by side when several runs are
+#: joined with one qrels on several threads (:func:`join_runs`).
+SIDE_BY_SIDE_BYTES = 64 << 20
+
+
+def run_threads(paths: Sequence[PathLike], n_threads: Optional[int] = None) -> Tuple[int, Optional[int]]:
+    """(runs read at once, threads per run) of :func:`join_runs`: with several runs, all
+    of them files of at most :data:`SIDE_BY_SIDE_BYTES`, and several threads, one run per
+    thread (up to one per run), each read, parsed and joined on its own thread; else one
+    run at a time on all the threads. A run of 100,000 lines is too small for its parallel
+    regions to pay (their start, and the wait at their end for a thread the machine
+    descheduled), while runs side by side need no barrier; large runs stay one at a time
+    (the memory of one run in flight)."""
+    threads = effective_n_threads(n_threads)
+    if len(paths) < 2 or threads < 2:
+        return 1, n_threads
     try:
-        pieces = list(iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads,
-                                  progress=progress, stream=False))
-    except _TopicAgain:
-        pieces = list(iter_joined(path, qrels, chunk_rows=None, block_size=block_size, n_threads=n_threads,
-                                  progress=progress, stream=False))
-    return _concat_pieces(qrels, pieces)
+        small = all(os.path.getsize(p) <= SIDE_BY_SIDE_BYTES for p in paths)
+    except (OSError, TypeError, ValueError):
+        small = False
+    if not small:
+        return 1, n_threads
+    at_once = min(threads, len(paths))
+    return at_once, max(1, threads // at_once)
+
+
+def join_runs(paths: Sequence[PathLike], qrels: Qrels, *, n_threads: Optional[int] = None,
+              progress: Optional[Callable[[str], Progress]] = None) -> Iterator[JoinedRun]:
+    """Many runs, one qrels: each run file joined with the qrels (:meth:`RunJoiner.join`),
+    in the order of ``paths``. The qrels' index is built once; each reading thread keeps
+    one :class:`RunJoiner` (its buffers) for all its runs. :func:`run_threads` says how
+    many runs are read at once: at most that many plus one joined runs are held ahead of
+    the caller. The first failing run (in order) raises its error; the runs after it are
+    not waited for. ``progress(path)``: a progress callback per file (then one run at a
+    time, so that one bar is drawn at a time)."""
+    at_once, per_run = run_threads(paths, n_threads)
+    if progress is not None or at_once == 1:
+        joiner = RunJoiner(qrels, n_threads=per_run)
+        for i, path in enumerate(paths):
+            joined = joiner.join(path, progress=progress(os.fspath(path)) if progress is not None else None)
+            if i == len(paths) - 1:
+                joiner.release()        # the buffers are not held while the last run is evaluated
+            yield joined
+        return
+    docno_index(qrels)          # built once here, not raced for by the readers
+    _topic_index(qrels)
+    free: "queue.SimpleQueue[RunJoiner]" = queue.SimpleQueue()
+    for _ in range(at_once):
+        free.put(RunJoiner(qrels, n_threads=per_run))
+
+    def join(path: PathLike) -> JoinedRun:
+        joiner = free.get()
+        try:
+            return joiner.join(path)
+        finally:
+            free.put(joiner)
+
+    pool = ThreadPoolExecutor(at_once, thread_name_prefix="fastndcg-runs")
+    pending: Deque[Future] = deque()
+    rest = iter(paths)
+    try:
+        for path in rest:
+            pending.append(pool.submit(join, path))
+            if len(pending) > at_once:
+                break
+        while pending:
+            joined = pending.popleft().result()
+            for path in rest:
+                pending.append(pool.submit(join, path))
+                break
+            if not pending:             # the last run: every joiner is idle, its buffers not needed
+                while not free.empty():
+                    free.get().release()
+            yield joined
+    finally:
+        for f in pending:
+            f.cancel()
+        pool.shutdown(wait=True)
 
 
 def _bytewise(topic: str) -> bytes:

@@ -10,7 +10,7 @@ import queue
 import threading
 import types
 import zlib
-from typing import Any, Callable, Generator, Iterator, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Callable, Generator, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
@@ -208,7 +208,7 @@ def _background(chunks: Iterator[Tuple[bytes, int]], depth: int = 4) -> Generato
 
 
 def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
-                     progress: Progress = None) -> Iterator[memoryview]:
+                     progress: Progress = None, buffers: Optional[List[bytearray]] = None) -> Iterator[memoryview]:
     """Yield the file's content in blocks of whole lines, each ending in b"\\n".
 
     Each block is a read-only view into a reused buffer, valid until the next
@@ -219,6 +219,9 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
     parses (gzip with ISA-L when the ``isal`` package is installed). A
     compressed stream that breaks raises ValueError ``path:line:`` naming the
     line being read when it broke (the lines before it were handed out).
+    ``buffers``: a list whose first item, a bytearray, is read into when it
+    is large enough, and which holds the buffer used afterwards (files read
+    one after the other reuse it instead of faulting in new pages).
     """
     if block_size < 1:
         raise ValueError(f"block_size must be >= 1; got {block_size}")
@@ -233,13 +236,18 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
     pieces = _background(_decompressed(raw, kind)) if kind is not None else None
     try:
         # a plain file smaller than a block needs no more (zeroing 16 MiB per small file shows)
-        buf = bytearray(block_size if compressed else max(1, min(block_size, total + 1)))
+        want = block_size if compressed else max(1, min(block_size, total + 1))
+        buf = buffers[0] if buffers and len(buffers[0]) >= want else bytearray(want)
+        if buffers is not None:
+            buffers[:1] = [buf]
         pending = b""          # decompressed bytes that did not fit in the buffer yet
         while True:
             if filled == len(buf):       # a line longer than the buffer: grow (a new buffer)
                 bigger = bytearray(2 * len(buf))
                 bigger[:filled] = buf[:filled]
                 buf = bigger
+                if buffers is not None:
+                    buffers[:1] = [buf]
             if pieces is None:
                 with memoryview(buf) as view:
                     got = raw.readinto(view[filled:])

@@ -20,9 +20,11 @@
 # entirely ("1.5x" is an error, unlike atof), and floats must be finite.
 from cython.parallel cimport prange
 from libc.math cimport isfinite
-from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, strtod
 from libc.string cimport memchr, memcmp, memcpy
+
+import numpy as np
 
 # Status codes shared with readers.py (which maps them to messages).
 cdef enum:
@@ -172,6 +174,7 @@ cdef inline int64_t copy_to_pool(uint8_t* pool, int64_t used, const unsigned cha
 include "_parse_svmlight.pxi"
 include "_parse_numbers.pxi"
 include "_parse_trec.pxi"
+include "_parse_join.pxi"
 
 
 # ------------------------------------------------------------------ byte-string pools

@@ -93,6 +93,16 @@ class TrecParser:
         self.line = 0
         self.tag = b""
 
+    def restart(self, path) -> None:
+        """Parse another file from its start, keeping the arrays (and their
+        pages) of the previous one: the next file's rows overwrite them."""
+        self.path = os.fspath(path)
+        for g in (self.values, self.lines, self.pool, self.dstart):
+            g.n = 0
+        self.seg_topics, self.seg_first = [], []
+        self.line = 0
+        self.tag = b""
+
     def parse(self, block: Any) -> None:    # bytes or a memoryview of them
         """Parse a block of whole lines, in byte ranges on several threads
         when it is large (each range into its own stretch of the outputs, then

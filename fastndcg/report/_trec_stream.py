@@ -17,7 +17,7 @@ from fastndcg.measures._measurement import cutoff_measurements
 from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fastndcg.io._align import AlignedRun
+    from fastndcg.io._align import AlignedRun, JoinedRun
     from fastndcg.io._trec import Qrels, Run
 
 
@@ -89,7 +89,7 @@ def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: An
     return chunk, quirks
 
 
-def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
+def align_chunk(run: Union["Run", "JoinedRun", PathLike], qrels: Union["Qrels", PathLike],
                 convention: Any = "trec_eval", *, ideal: str = "auto", missing: str = DEFAULT_MISSING,
                 max_docs: Optional[int] = None, gains: Any = None,
                 n_threads: Optional[int] = None,
@@ -100,7 +100,9 @@ def align_chunk(run: Union["Run", PathLike], qrels: Union["Qrels", PathLike],
     and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
     custom gains, see there). A run path is joined with the qrels while it
     is read (:func:`fastndcg.io._align.join_run_file`; ``progress``: its
-    callback, bytes of the run file).
+    callback, bytes of the run file); a :class:`fastndcg.io._align.JoinedRun`
+    (joined with these qrels, e.g. by :func:`fastndcg.io._align.join_runs`) is
+    used as it is.
 
     Returns
     -------

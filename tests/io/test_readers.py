@@ -380,10 +380,13 @@ def test_align_max_docs_and_file_order(tmp_path):
                       [("1", "c", 1.0), ("1", "a", 3.0), ("1", "b", 1.0)])
     a = readers.align_run(r, q)
     np.testing.assert_array_equal(a.scores, [1.0, 3.0, 1.0])     # file order within the topic
-    np.testing.assert_array_equal(a.tie_key, [2, 0, 1])          # docno rank
+    # rank by (score, docno) ascending: b (1.0) 0, c (1.0) 1, a (3.0) 2
+    np.testing.assert_array_equal(a.tie_key, [1, 2, 0])
     top2 = readers.align_run(r, q, max_docs=2)                   # a (3.0), then c before b (docno desc)
     np.testing.assert_array_equal(top2.scores, [1.0, 3.0])
-    np.testing.assert_array_equal(top2.tie_key, [2, 0])
+    np.testing.assert_array_equal(top2.tie_key, [1, 2])
+    for run in (r, readers.read_run(r)):                         # both paths: one key
+        np.testing.assert_array_equal(readers.align_run(run, q).tie_key, [1, 2, 0])
     assert top2.n_retrieved.tolist() == [2]
     with pytest.raises(ValueError, match="max_docs"):
         readers.align_run(r, q, max_docs=0)

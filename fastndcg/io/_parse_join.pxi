@@ -1,0 +1,308 @@
+# The run-qrels join by hash and trec_eval's tie key (KeyedRow, sort_docnos and
+# radix_sort_keys of _parse_trec.pxi). Included by _parse.pyx.
+
+# ------------------------------------------------------------------ joining by hash, tie keys
+
+cdef inline uint64_t docno_hash(const uint8_t* s, int64_t n) noexcept nogil:
+    """64-bit hash of a docno's bytes, 8 at a time (one multiply each). It only
+    places docnos in tables: equal hashes are compared byte for byte, so no
+    result depends on it."""
+    cdef uint64_t h = <uint64_t>n
+    cdef uint64_t w = 0
+    cdef uint32_t w4
+    cdef uint16_t w2
+    cdef int shift = 0
+    while n >= 8:
+        memcpy(&w, s, 8)
+        h = (((h << 23) | (h >> 41)) ^ w) * 0x9E3779B97F4A7C15ULL
+        s += 8
+        n -= 8
+    if n > 0:                       # the last 1-7 bytes, without reading past them
+        w = 0
+        if n >= 4:
+            memcpy(&w4, s, 4)
+            w = w4
+            s += 4
+            n -= 4
+            shift = 32
+        if n >= 2:
+            memcpy(&w2, s, 2)
+            w |= (<uint64_t>w2) << shift
+            s += 2
+            n -= 2
+            shift += 16
+        if n > 0:
+            w |= (<uint64_t>s[0]) << shift
+        h = (((h << 23) | (h >> 41)) ^ w) * 0x9E3779B97F4A7C15ULL
+    return h ^ (h >> 29)
+
+
+cdef uint64_t HASH_HIGH = 0xFFFFFFFF00000000ULL
+cdef uint64_t HASH_LOW = 0xFFFFFFFFULL
+
+
+cdef inline int64_t table_size(int64_t m) noexcept nogil:
+    """Slots of an open-addressing table for m keys: the power of two in [4m, 8m)
+    (at most a quarter full: a key not in it is usually told by one slot), 0 for none."""
+    cdef int64_t p = 4
+    if m == 0:
+        return 0
+    while p < 4 * m:
+        p <<= 1
+    return p
+
+
+cdef inline uint64_t float32_order(double x) noexcept nogil:
+    """x rounded to float32 as the kernels round it (``<float>``), as an
+    unsigned key in numeric order; -0.0 and 0.0 give one key."""
+    cdef float f = <float>x
+    cdef uint32_t u
+    if f == 0:
+        f = 0
+    memcpy(&u, &f, 4)
+    if u & 0x80000000u:
+        u = ~u
+    else:
+        u = u | 0x80000000u
+    return u
+
+
+cdef void sort_by_key(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n) noexcept nogil:
+    """Stable sort of a[0:n] by key (insertion below 64 rows, else radix)."""
+    cdef Py_ssize_t i, j
+    cdef KeyedRow x
+    if n >= 64:
+        radix_sort_keys(a, tmp, n)
+        return
+    for i in range(1, n):
+        x = a[i]
+        j = i
+        while j > 0 and a[j - 1].key > x.key:
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = x
+
+
+cdef void topic_tie_keys(const double* score, const int64_t* start, const int64_t* length, const uint8_t* pool,
+                         int64_t m, int64_t* key, KeyedRow* a, KeyedRow* tmp) noexcept nogil:
+    """trec_eval's tie key of one topic's m rows: each row's rank by (score
+    rounded to float32, docno bytewise), ascending. Among rows with equal
+    scores (as doubles, or rounded to float32) it orders by docno, which is
+    all a comparator "score descending, then key descending" reads; docnos
+    are compared only within such groups. ``start``, ``length``: each row's
+    docno in ``pool``; ``a``, ``tmp``: m scratch rows each."""
+    cdef int64_t i, j, s, e
+    cdef bint descending = True
+    for i in range(1, m):
+        if <float>score[i] > <float>score[i - 1]:
+            descending = False
+            break
+    if descending:          # the usual run: scores in file order, ties next to each other
+        s = 0
+        while s < m:
+            e = s + 1
+            while e < m and <float>score[e] == <float>score[s]:
+                e += 1
+            if e - s == 1:
+                key[s] = m - 1 - s
+            else:
+                for j in range(e - s):
+                    a[j].row = s + j
+                sort_docnos(a, tmp, e - s, pool, start, length)
+                for j in range(e - s):
+                    key[a[j].row] = m - e + j
+            s = e
+        return
+    for i in range(m):
+        a[i].key = float32_order(score[i])
+        a[i].row = i
+    sort_by_key(a, tmp, m)
+    s = 0
+    while s < m:
+        e = s + 1
+        while e < m and a[e].key == a[s].key:
+            e += 1
+        if e - s > 1:
+            sort_docnos(a + s, tmp + s, e - s, pool, start, length)
+        for j in range(s, e):
+            key[a[j].row] = j
+        s = e
+
+
+def tie_keys(const uint8_t[::1] pool,
+             const int64_t[::1] start,     # IN (rows): docno of each row, rows grouped by topic
+             const int64_t[::1] length,    # IN (rows)
+             const double[::1] scores,     # IN (rows)
+             const int64_t[::1] goff,      # IN (topics + 1)
+             int64_t[::1] out,             # OUT (rows): the tie key (topic_tie_keys)
+             int n_threads):
+    """The tie key of every row, topic by topic (in parallel; any thread
+    count gives the same keys)."""
+    cdef Py_ssize_t n = out.shape[0], g, ng = goff.shape[0] - 1
+    cdef int64_t a
+    cdef KeyedRow* ids
+    cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
+    if n == 0:
+        return
+    ids = <KeyedRow*>malloc(2 * n * sizeof(KeyedRow))
+    if ids == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+                a = goff[g]
+                topic_tie_keys(&scores[a], &start[a], &length[a], p, goff[g + 1] - a, &out[a], ids + a, ids + n + a)
+    finally:
+        free(ids)
+
+
+cdef class DocnoIndex:
+    """The docnos of qrels, each topic's in a hash table (open addressing,
+    linear probing; a slot holds the high half of the docno's hash and its row):
+    a run's docno is found, or found absent, in about one probe, without
+    sorting the run. Built once per qrels (:func:`fastndcg.io._align.docno_index`);
+    read-only afterwards, so any number of threads may join runs with it."""
+
+    cdef readonly object pool, start, length, offsets, table_start, table
+    cdef const uint8_t* _pool
+    cdef const int64_t* _start
+    cdef const int64_t* _length
+    cdef const int64_t* _toff
+    cdef const uint64_t* _table
+
+    def __init__(self, pool, start, length, offsets):
+        """``pool``, ``start``, ``length``: the qrels' docnos; ``offsets``: each topic's rows."""
+        cdef const uint8_t[::1] qp = np.ascontiguousarray(pool, dtype=np.uint8)
+        cdef const int64_t[::1] qs = np.ascontiguousarray(start, dtype=np.int64)
+        cdef const int64_t[::1] ql = np.ascontiguousarray(length, dtype=np.int64)
+        cdef const int64_t[::1] qoff = np.ascontiguousarray(offsets, dtype=np.int64)
+        cdef Py_ssize_t nt = qoff.shape[0] - 1, t
+        cdef int64_t j, size, total = 0, base
+        cdef uint64_t h, slot
+        cdef const uint8_t* p = &qp[0] if qp.shape[0] else NULL
+        toff_a = np.empty(nt + 1, dtype=np.int64)
+        cdef int64_t[::1] toff = toff_a
+        for t in range(nt):
+            toff[t] = total
+            total += table_size(qoff[t + 1] - qoff[t])
+        toff[nt] = total
+        table_a = np.zeros(total, dtype=np.uint64)
+        cdef uint64_t[::1] table = table_a
+        with nogil:
+            for t in range(nt):
+                base = toff[t]
+                size = toff[t + 1] - base
+                for j in range(qoff[t], qoff[t + 1]):
+                    h = docno_hash(p + qs[j], ql[j])
+                    slot = h & <uint64_t>(size - 1)
+                    while table[base + slot] != 0:
+                        slot = (slot + 1) & <uint64_t>(size - 1)
+                    table[base + slot] = (h & HASH_HIGH) | <uint64_t>(j - qoff[t] + 1)
+        self.pool, self.start, self.length, self.offsets = qp.base, qs.base, ql.base, qoff.base
+        self.table_start, self.table = toff_a, table_a
+        self._pool = p
+        self._start = &qs[0] if qs.shape[0] else NULL
+        self._length = &ql[0] if ql.shape[0] else NULL
+        self._toff = &toff[0]
+        self._table = &table[0] if table.shape[0] else NULL
+
+    def __reduce__(self):
+        # pickled with its Qrels (which keeps it): rebuilt from the docnos
+        return (DocnoIndex, (self.pool, self.start, self.length, self.offsets))
+
+    def join(self, const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool_end,
+             const double[::1] values,     # IN (rows): the scores, file order
+             const int64_t[::1] order,     # IN (rows): row ids grouped by topic (group_rows)
+             const int64_t[::1] goff,      # IN (groups + 1)
+             const int64_t[::1] qgroup,    # IN (groups): the qrels topic of each group, or -1
+             const int64_t[::1] dst,       # IN (groups): first output row of a judged group
+             double[::1] scores,           # OUT (rows of the judged groups, grouped): score
+             int64_t[::1] match,           # OUT: qrels row, or -1
+             int64_t[::1] tie_key,         # OUT: topic_tie_keys
+             int64_t[::1] dup,             # OUT (2 x groups): the rows of a docno given twice, or -1
+             int64_t[::1] scratch,         # (>= 7 x rows), reused across calls
+             int n_threads):
+        """Per topic (in parallel over topics): find a docno given twice (the
+        first row, in file order, whose docno an earlier row of its topic has,
+        and that row), look each docno up in the topic's judgments, and give
+        the rows of judged topics their score, qrels row and tie key, in file
+        order within a topic. Row ids are those of ``dstart`` (file order).
+        Topics are independent: any thread count gives the same outputs."""
+        cdef Py_ssize_t n = order.shape[0], ng = goff.shape[0] - 1, g
+        cdef int64_t a, m, i, j, k, q, r, d, size, qsize, q0
+        cdef uint64_t h, slot, e
+        cdef bint again
+        cdef int64_t* pst
+        cdef int64_t* pln
+        cdef uint64_t* hs
+        cdef int32_t* tab
+        cdef const uint64_t* qt
+        cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
+        cdef const uint8_t* qp = self._pool
+        cdef const int64_t* qs = self._start
+        cdef const int64_t* ql = self._length
+        cdef const int64_t* toff = self._toff
+        cdef const uint64_t* qtable = self._table
+        cdef const int64_t* qoff
+        cdef const int64_t[::1] qoff_v = self.offsets
+        qoff = &qoff_v[0]
+        for g in range(2 * ng):
+            dup[g] = -1
+        if n == 0:
+            return
+        if scratch.shape[0] < 7 * n:
+            raise ValueError(f"scratch must hold 7 x {n} entries; got {scratch.shape[0]}")
+        with nogil:
+            for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
+                a = goff[g]
+                m = goff[g + 1] - a
+                pst = &scratch[a]
+                pln = &scratch[n + a]
+                hs = <uint64_t*>&scratch[2 * n + a]
+                tab = <int32_t*>&scratch[3 * n + 4 * a]   # 4m entries: the table (int32), then the tie keys' rows
+                for i in range(m):
+                    r = order[a + i]
+                    pst[i] = dstart[r]
+                    pln[i] = (dstart[r + 1] if r + 1 < n else pool_end) - dstart[r]
+                size = table_size(m)
+                for i in range(size):
+                    tab[i] = -1
+                q = qgroup[g]
+                qt = qtable + toff[q] if q >= 0 else NULL
+                qsize = toff[q + 1] - toff[q] if q >= 0 else 0
+                q0 = qoff[q] - 1 if q >= 0 else 0
+                again = False
+                for i in range(m):
+                    h = docno_hash(p + pst[i], pln[i])
+                    hs[i] = h
+                    slot = h & <uint64_t>(size - 1)
+                    while tab[slot] >= 0:
+                        j = tab[slot]
+                        if hs[j] == h and pln[j] == pln[i] and memcmp(p + pst[j], p + pst[i], pln[i]) == 0:
+                            dup[2 * g] = order[a + j]
+                            dup[2 * g + 1] = order[a + i]
+                            again = True
+                            break
+                        slot = (slot + 1) & <uint64_t>(size - 1)
+                    if again:
+                        break
+                    tab[slot] = <int32_t>i
+                    if q < 0:
+                        continue
+                    d = dst[g] + i
+                    scores[d] = values[order[a + i]]
+                    k = -1
+                    slot = h & <uint64_t>(qsize - 1)
+                    e = qt[slot] if qsize > 0 else 0
+                    while e != 0:
+                        if (e & HASH_HIGH) == (h & HASH_HIGH):
+                            j = q0 + <int64_t>(e & HASH_LOW)
+                            if ql[j] == pln[i] and memcmp(qp + qs[j], p + pst[i], pln[i]) == 0:
+                                k = j
+                                break
+                        slot = (slot + 1) & <uint64_t>(qsize - 1)
+                        e = qt[slot]
+                    match[d] = k
+                if q >= 0 and not again:
+                    topic_tie_keys(&scores[dst[g]], pst, pln, p, m, &tie_key[dst[g]], <KeyedRow*>tab,
+                                   <KeyedRow*>tab + m)
