@@ -13,17 +13,19 @@ from fastndcg._core import faces
 LAZY = ("fastndcg.io", "fastndcg.measures", "fastndcg.report", "fastndcg.integrations")
 
 
-def _run(code: str) -> str:
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+def _run(code: str, where) -> str:
+    # from another directory than the checkout's root, whose fastndcg/ would hide the installed package
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120,
+                         cwd=where)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
 
-def test_import_fastndcg_leaves_the_other_modules_of_the_rooms_unloaded():
+def test_import_fastndcg_leaves_the_other_modules_of_the_rooms_unloaded(tmp_path):
     out = _run("""
         import sys, fastndcg
         print(sorted(m for m in sys.modules if m.startswith(("fastndcg.report._", "fastndcg.integrations._"))))
-    """)
+    """, tmp_path)
     # the headline API needs compare (report/_comparing and what it uses), nothing of identify,
     # statistics, Parquet, streaming, or the integrations
     loaded = eval(out)
@@ -32,7 +34,7 @@ def test_import_fastndcg_leaves_the_other_modules_of_the_rooms_unloaded():
     assert not any(m.startswith("fastndcg.integrations._") for m in loaded), loaded
 
 
-def test_first_use_from_8_threads_gives_one_object_per_name():
+def test_first_use_from_8_threads_gives_one_object_per_name(tmp_path):
     out = _run(f"""
         import importlib, threading
         faces = [importlib.import_module(f) for f in {LAZY!r}]
@@ -45,7 +47,7 @@ def test_first_use_from_8_threads_gives_one_object_per_name():
         for t in threads: t.start()
         for t in threads: t.join()
         print(all(s == seen[0] for s in seen), len(seen[0]))
-    """)
+    """, tmp_path)
     same, n = out.split()
     assert same == "True" and int(n) > 100
 
