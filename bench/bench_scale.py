@@ -9,7 +9,7 @@ Timed, for 10**6 and 10**7 rows:
   (n_threads = 1 and 2): the baseline;
 * ``frames``: ``fastndcg.report.frame_mean_ndcg`` on one pandas DataFrame
   (the in-memory DataFrame path: grouping + kernel);
-* ``dask``: ``fastndcg.integrations._dask.mean_ndcg`` on a ``distributed.LocalCluster``
+* ``dask``: ``fastndcg.integrations.dask_mean_ndcg`` on a ``distributed.LocalCluster``
   with 1 and 2 single-threaded worker processes, ``shuffle=False`` (the data
   is already partitioned by query: kernel + per-partition work) and
   ``shuffle=True`` (a full shuffle by query first, as for raw logs).

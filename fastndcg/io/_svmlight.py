@@ -232,7 +232,7 @@ def _qid_again(path, qids: np.ndarray, lines: np.ndarray, hint: str,
                settings: Sequence[Setting] = ()) -> Optional[ValueError]:
     """The error for the first qid run whose qid had an earlier run (rows of
     a query interrupted by another query), or None if each qid is one run;
-    ``hint``: a template naming ``settings`` (:func:`fastndcg.io._files._fail`)."""
+    ``hint``: a template naming ``settings`` (:func:`fastndcg.io._files.line_error`)."""
     starts, block_ids = _qid_blocks(qids)
     if np.unique(block_ids).size == block_ids.size:
         return None

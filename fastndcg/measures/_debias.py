@@ -18,7 +18,7 @@ boosting rounds:
 
 Both drive the compiled kernels of :mod:`fastndcg._core._lambdamart` and reproduce
 the libraries' objectives to the bit (``mode="lightgbm"`` / ``"xgboost"``);
-the pure-Python specification is in :mod:`fastndcg.reference._lambdamart`. The
+the pure-Python specification is in :mod:`fastndcg.reference._lambdamart_debias`. The
 LightGBM and XGBoost objectives (:mod:`fastndcg.integrations._lightgbm`,
 :mod:`fastndcg.integrations._xgboost`) use them when the training data asks for it.
 """
@@ -231,7 +231,7 @@ class XGBoostRankNDCG:
     ``mean`` draws, for each group g, from ``std::minstd_rand`` seeded with
     (iteration + 1) · n_groups + g (mod 2^32; XGBoost 3.1-3.3), with
     libstdc++'s ``uniform_int_distribution``; see
-    :func:`fastndcg.reference._lambdamart.mean_pairs`. XGBoost 3.4 draws the seed
+    :func:`fastndcg.reference._lambdamart_debias.mean_pairs`. XGBoost 3.4 draws the seed
     from the booster's own random engine instead, which an objective outside
     XGBoost cannot follow.
     """

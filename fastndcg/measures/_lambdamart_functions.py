@@ -70,7 +70,7 @@ def lambda_gradients(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *
     See Also
     --------
     LambdaMART : the same with the ideal DCG cached across boosting rounds.
-    fastndcg.reference._lambdamart.lambda_gradients : the pure-Python specification.
+    fastndcg.reference.lambda_gradients : the pure-Python specification.
     """
     labels_arr = np.asarray(labels)
     if labels_arr.ndim != 1:

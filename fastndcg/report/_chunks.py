@@ -163,7 +163,7 @@ class ChunkEvaluator:
         return scorer.summands(chunk.scores, tie_key=chunk.tie_key, n_threads=self.n_threads)
 
     def finish(self, num: np.ndarray, den: np.ndarray) -> Union[float, np.ndarray]:
-        """Aggregate from per-cutoff sums (:func:`fastndcg.measures._ndcg.finish_aggregate`)."""
+        """Aggregate from per-cutoff sums (:func:`fastndcg._core.prepared.finish_aggregate`)."""
         return finish_aggregate(num, den, self.convention, self.single)
 
 
