@@ -22,7 +22,7 @@ import numpy as np
 from fastndcg._core import _ndcg
 from fastndcg._core._check import offsets_problem
 from fastndcg.conventions._convention import MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning
-from fastndcg._core.resolve import FLOAT32_OVERFLOW, float32_reason, resolve  # noqa: F401 (re-exported)
+from fastndcg._core.resolve import FLOAT32_OVERFLOW, resolve
 
 SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))

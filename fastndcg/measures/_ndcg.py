@@ -15,7 +15,7 @@ import numpy as np
 from fastndcg.conventions._convention import Cutoffs
 from fastndcg._core.prepared import NDCGScorer, one_shot
 from fastndcg.conventions._presets import as_convention
-from fastndcg._core.resolve import DISCOUNT_CODES, TIE_CODES, discount  # noqa: F401
+from fastndcg._core.resolve import discount
 
 ArrayLike = Any
 

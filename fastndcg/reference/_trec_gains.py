@@ -50,7 +50,7 @@ __all__ = ["c_int_difference", "glibc_qsort", "trec_gain_entries", "trec_level_g
            "trec_ideal_gains", "trec_gain_topic_ndcg", "trec_gain_ndcg"]
 
 from fastndcg.conventions._trec_levels import C_INT_MIN as INT_MIN
-from fastndcg.conventions._trec_levels import LEVEL_NEGATIVE, LEVEL_UNJUDGED  # noqa: F401  (the levels, as data)
+from fastndcg.conventions._trec_levels import LEVEL_UNJUDGED
 
 Entry = Tuple[int, float, int]      # (level, gain, count)
 

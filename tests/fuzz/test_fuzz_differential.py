@@ -41,7 +41,7 @@ from fastndcg.conventions import as_convention
 import fastndcg.reference as ref_lm
 from fastndcg.reference import _rankdcg as ref_rank
 from fastndcg.reference import _softrank as ref_soft
-from fastndcg._core.validation import FLOAT32_OVERFLOW
+from fastndcg._core.resolve import FLOAT32_OVERFLOW
 from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.measures._rankdcg import rankdcg
 from fastndcg.measures._softrank import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad, soft_rank_distributions

@@ -11,7 +11,7 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention, reference
-from fastndcg._core.validation import FLOAT32_OVERFLOW
+from fastndcg._core.resolve import FLOAT32_OVERFLOW
 from fastndcg import LambdaMART, delta_ndcg_pairs, lambda_gradients
 from fastndcg.measures._softrank import (SoftNDCGObjective, soft_ndcg, soft_ndcg_grad)
 from conftest import require
