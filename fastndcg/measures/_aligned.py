@@ -64,22 +64,26 @@ def aligned_ndcg(aligned: Any, k: Any = None, *, convention: Any = "trec_eval", 
     -------
     float64 (n_topics,) or (n_topics, n_cutoffs)
     """
-    if gains is not None:
-        scorer, scores, key = aligned_scorer(aligned, gains, k, convention, ideal, n_threads)
-        return scorer.ndcg(scores, tie_key=key, n_threads=n_threads)
-    conv = as_convention("trec_eval" if convention is None else convention)
-    return ndcg(k=k, convention=conv, n_threads=n_threads, **aligned_arrays(aligned, conv, ideal))
+    return _scored(aligned, k, convention, ideal, gains, n_threads, mean=False)
 
 
 def aligned_mean_ndcg(aligned: Any, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
                       gains: Any = None, n_threads: Optional[int] = None) -> Any:
     """Mean NDCG over the evaluated topics of an aligned run (the exact aggregate of
     :func:`fastndcg.mean_ndcg`; arguments and rules as :func:`aligned_ndcg`)."""
+    return _scored(aligned, k, convention, ideal, gains, n_threads, mean=True)
+
+
+def _scored(aligned: Any, k: Any, convention: Any, ideal: str, gains: Any, n_threads: Optional[int],
+            mean: bool) -> Any:
+    """Per-topic NDCG or its mean: custom gains through their scorer, else the NDCG API on the
+    convention's arrays."""
     if gains is not None:
         scorer, scores, key = aligned_scorer(aligned, gains, k, convention, ideal, n_threads)
-        return scorer.mean(scores, tie_key=key, n_threads=n_threads)
+        return (scorer.mean if mean else scorer.ndcg)(scores, tie_key=key, n_threads=n_threads)
     conv = as_convention("trec_eval" if convention is None else convention)
-    return mean_ndcg(k=k, convention=conv, n_threads=n_threads, **aligned_arrays(aligned, conv, ideal))
+    return (mean_ndcg if mean else ndcg)(k=k, convention=conv, n_threads=n_threads,
+                                         **aligned_arrays(aligned, conv, ideal))
 
 
 def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", ideal: str = "auto",
@@ -130,7 +134,7 @@ def aligned_scorer(aligned: Any, gains: Any, k: Any = None, convention: Any = "t
     :class:`fastndcg.NDCGScorer` with the gain table; score ``scores`` with
     ``tie_key``. Used by :func:`aligned_ndcg` and :func:`aligned_mean_ndcg`."""
     conv, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
-    warn_quirks(quirks, as_gains(gains), stacklevel=4)
+    warn_quirks(quirks, as_gains(gains), stacklevel=5)   # warn_quirks, aligned_scorer, _scored, aligned_ndcg, the caller
     scores, key = kw.pop("scores"), kw.pop("tie_key", None)
     if "gains" in kw:
         return GainScorer(kw["gains"], kw["offsets"], k, convention=conv, ideal_dcg=kw["ideal_dcg"],

@@ -675,8 +675,9 @@ def test_one_warning_on_stderr(tmp_path, capsys):
 def test_python_warning(tmp_path):
     q, r, _, _ = make_trec(tmp_path, 8)
     a = readers.align_run(r, q)
-    with pytest.warns(TrecGainQuirkWarning, match=r"replace\(gain="):
+    with pytest.warns(TrecGainQuirkWarning, match=r"replace\(gain=") as rec:
         aligned_ndcg(a, gains="0=0.5,1=0.25")
+    assert rec[0].filename == __file__       # attributed to the caller's line
     with warnings.catch_warnings():
         warnings.simplefilter("error", TrecGainQuirkWarning)
         aligned_ndcg(a, gains="0=1")            # semantics differ from a table, but no ordering quirk
