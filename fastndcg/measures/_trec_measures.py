@@ -267,14 +267,13 @@ def _topics(a: Any, bogus: bool, judged_only: bool) -> _Topics:
     if judged_only:
         keep = (levels >= 0) if levels is not None else (status == 0) if status is not None else None
         if keep is not None and not keep.all():
-            counts = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if keep.size else np.zeros(0, np.int64)
-            counts = np.where(np.diff(offsets) > 0, counts, 0)
-            offsets = np.zeros(offsets.shape[0], dtype=np.int64)
-            np.cumsum(counts, out=offsets[1:])
+            kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)   # documents kept before each row
+            np.cumsum(keep, out=kept_before[1:])
+            offsets = kept_before[offsets]      # empty topics anywhere, the last ones included
             scores, labels, tie_key = scores[keep], labels[keep], tie_key[keep]
             levels = levels[keep] if levels is not None else None
             status = status[keep] if status is not None else None
-    return _Topics(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(labels, dtype=np.int64),
+    return _Topics(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(labels),
                    np.ascontiguousarray(tie_key, dtype=np.int64), np.ascontiguousarray(offsets, dtype=np.int64),
                    np.ascontiguousarray(a.trec_judged(), dtype=np.int64),
                    np.ascontiguousarray(a.ideal_offsets, dtype=np.int64), status, levels)

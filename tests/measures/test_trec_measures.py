@@ -250,6 +250,26 @@ def test_compiled_equals_spec_and_threads(tmp_path, seed, force_threads):
                 np.testing.assert_allclose(got[0].values[:, 6:], want["ndcg_cut"], rtol=1e-14, atol=1e-14)
 
 
+@pytest.mark.parametrize("rules", ["trec_eval", "pytrec_eval"])
+def test_judged_only_with_topics_missing_first_and_last(tmp_path, rules):
+    """-c -J when judged topics without results come first and last (empty topics at
+    the ends of the offsets): the spec's values, not an IndexError."""
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 a 1\n2 0 a 1\n2 0 b 2\n3 0 c 1\n3 0 d -1\n4 0 e 3\n")
+    r = tmp_path / "r.txt"
+    r.write_text("2 Q0 z 1 3 t\n2 Q0 b 2 2 t\n2 Q0 a 3 1 t\n3 Q0 d 1 2 t\n3 Q0 c 2 1 t\n")
+    names = ["ndcg", "dcg", "ndcg_rel", "Rndcg", "ndcg_p"]
+    got = evaluate_trec(r, q, names + ["ndcg_cut.1,3,10"], rules=rules, missing="zero", judged_only=True)
+    qids, want = _spec_values(q, r, (), 1, None, True, "zero", float32=rules == "pytrec_eval")
+    assert got.qids.tolist() == qids.tolist() == ["1", "2", "3", "4"]
+    for j, n in enumerate(names):
+        np.testing.assert_allclose(got.values[:, j], want[n], rtol=1e-14, atol=1e-14, err_msg=n)
+    np.testing.assert_allclose(got.values[:, 5:], want["ndcg_cut"], rtol=1e-14, atol=1e-14)
+    assert got.values[1, 0] > 0 and got.values[3, 0] == 0
+    ir = evaluate_trec(r, q, "nDCG(judged_only=True)@10", missing="zero")
+    assert ir.values[:, 0].tolist()[::3] == [0.0, 0.0] and ir.values[1, 0] > 0
+
+
 def test_spec_by_hand():
     """One topic worked by hand: levels ranked 2, 0, -1, 1; judged 2, 1, 1, 0."""
     d = [1 / math.log2(r + 1) for r in range(1, 6)]
