@@ -258,11 +258,11 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
         progress.done()
         if measurements:
             with overflow_warnings_at_lines({}, path):
-                res = evaluate_trec(run, qrels, measurements, n_threads=threads)
+                res = evaluate_trec(run, qrels, measurements, n_threads=threads, consume_run=True)
             qids, values, means, runid = res.qids, res.values, res.means, res.run_name
             notes = run_notes(path, res.ignored_qids, res.missing_qids, missing, how_missing)
         else:       # only runid / num_q
-            a = run.aligned(missing=missing, max_docs=max_docs, n_threads=threads)
+            a = run.aligned(missing=missing, max_docs=max_docs, n_threads=threads, consume=True)
             qids, values, means, runid = a.qids, np.zeros((a.n_queries, 0)), np.zeros(0), a.run_name
             notes = run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
         results.append(dict(name=name, runid=runid, path=path, qids=qids, values=values, mean=means, notes=notes))

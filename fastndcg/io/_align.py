@@ -19,10 +19,20 @@ from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
+from fastndcg.io._pages import page_array
 from fastndcg.io._trec import Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
 
 
 # ----------------------------------------------------------------------------- alignment
+
+#: A joined result keeps its judgment's row and its tie key in 32 bits.
+INT32_MAX = 2 ** 31 - 1
+
+#: Bytes of a run file read at a time while it is joined (:class:`RunJoiner`). A piece
+#: joined at once holds at least a block's lines, at about 80 bytes each while it is
+#: joined (a block of short lines holds the more): 4 MiB keeps that near 10 MiB, and
+#: costs no speed (measured against 16 MiB: 0.28 s against 0.31 s for 5M lines).
+JOIN_BLOCK_SIZE = 4 << 20
 
 @dataclass
 class AlignedRun:
@@ -32,9 +42,9 @@ class AlignedRun:
     ----------
     scores : float64 (n_docs,)
         Retrieved documents of the evaluated topics; within a topic in file order.
-    labels : int64 (n_docs,)
+    labels : int32 (n_docs,)
         Judged relevance, with unjudged documents and negative judgments 0
-        (trec_eval's gain for them).
+        (trec_eval's gain for them); int64 when a judgment is above 2**31 - 1.
     offsets : int64 (n_queries + 1,)
     tie_key : int64 (n_docs,)
         Each document's rank within its topic by (score rounded to float32,
@@ -157,7 +167,8 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     run, qrels : Run / Qrels or paths
         A run given as a path is joined while it is read
         (:func:`join_run_file`), without a :class:`Run` table: faster, and
-        memory is about 33 bytes per result instead of about 80.
+        memory peaks at about 25 bytes per result (the output) instead of
+        about 80.
     missing : {"error", "zero", "skip"}, default "error"
         Qrels topics that have no results in the run. "error": a ValueError
         listing them (trec_eval 10.0 exits with an error). "zero": evaluated
@@ -179,7 +190,8 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
         qrels = read_qrels_for(run, qrels, n_threads)
     if not isinstance(run, Run):
         joined = join_run_file(run, qrels, n_threads=n_threads)
-        return joined.aligned(missing=missing, max_docs=max_docs, float32_scores=float32_scores, n_threads=n_threads)
+        return joined.aligned(missing=missing, max_docs=max_docs, float32_scores=float32_scores, n_threads=n_threads,
+                              consume=True)
     qindex = {t: i for i, t in enumerate(qrels.topics.tolist())}
     run_topics = run.topics.tolist()
     run_to_q = np.array([qindex.get(t, -1) for t in run_topics], dtype=np.int64)
@@ -211,11 +223,11 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     scores = np.ascontiguousarray(run.scores[rows], dtype=np.float64)
     goff = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=goff[1:])
-    tie_key = np.empty(rows.shape[0], dtype=np.int64)
+    tie_key = np.empty(rows.shape[0], dtype=np.int32)
     _parse.tie_keys(run.pool, np.ascontiguousarray(run.doc_start[rows], dtype=np.int64),
                     np.ascontiguousarray(run.doc_len[rows], dtype=np.int64), scores, goff, tie_key,
                     threads_for(4 * rows.shape[0], n_threads))
-    rows_of = _Piece(pair_q, sizes, scores, match[rows], tie_key)
+    rows_of = _Piece(pair_q, sizes, scores, match[rows].astype(np.int32), tie_key)
     return _finish_alignment(qrels, [rows_of], ignored, run.name, run.path, missing, max_docs, float32_scores,
                              n_threads)
 
@@ -252,13 +264,24 @@ class _Piece:
     tie_key: np.ndarray = field(repr=False)
 
 
+def level_dtype(relevance: np.ndarray) -> np.dtype:
+    """The dtype of :attr:`AlignedRun.labels` for these judgments: int32 (4 bytes a
+    result, a dtype every kernel takes) unless a judgment is above int32's range."""
+    big = relevance.size and int(relevance.max()) > INT32_MAX
+    return np.dtype(np.int64 if big else np.int32)
+
+
 def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], run_name: str, run_path: str,
                       missing: str, max_docs: Optional[int], float32_scores: bool,
-                      n_threads: Optional[int] = None) -> AlignedRun:
+                      n_threads: Optional[int] = None, consume: bool = False) -> AlignedRun:
     """The :class:`AlignedRun` of the judged topics a run retrieved, from
     pieces with disjoint topics: rows placed in the qrels' topic order (file
     order within a topic) with their judgments and trec_eval's levels in one
-    pass; then ``missing`` and ``max_docs``."""
+    pass; then ``missing`` and ``max_docs``. ``consume``: the pieces are taken
+    out of ``pieces`` and freed one by one as they are placed, so the peak is
+    the output (25 bytes a result) plus one piece, not the pieces (16) plus the
+    output (:mod:`fastndcg.io._pages`: the output's pages become resident as
+    they are written)."""
     nq = qrels.n_topics
     qidx = np.concatenate([pc.qidx for pc in pieces]).astype(np.int64, copy=False)
     sizes = np.concatenate([pc.sizes for pc in pieces]).astype(np.int64, copy=False)
@@ -273,22 +296,26 @@ def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], ru
     dest = np.zeros(qidx.shape[0], dtype=np.int64)
     dest[by_topic] = np.concatenate([[0], np.cumsum(sizes_sorted)[:-1]]).astype(np.int64)
     n = int(sizes.sum())
-    scores = np.empty(n, dtype=np.float64)
-    tie_key = np.empty(n, dtype=np.int64)
-    labels = np.empty(n, dtype=np.int64)      # gain levels: the judgment if >= 0, else 0
-    status = np.empty(n, dtype=np.int8)       # trec_eval's: -1 not in the qrels, -2 judged below 0
+    scores = page_array(n, np.float64)
+    tie_key = page_array(n, np.int64)
     relevance = np.ascontiguousarray(qrels.relevance, dtype=np.int64)
-    t0 = 0
-    for pc in pieces:
+    labels = page_array(n, level_dtype(relevance))      # gain levels: the judgment if >= 0, else 0
+    status = page_array(n, np.int8)         # trec_eval's: -1 not in the qrels, -2 judged below 0
+    first_topic = np.zeros(len(pieces) + 1, dtype=np.int64)     # each piece's topics in qidx/dest
+    np.cumsum([pc.qidx.shape[0] for pc in pieces], out=first_topic[1:])
+    order = range(len(pieces) - 1, -1, -1) if consume else range(len(pieces))
+    for i in order:
+        pc = pieces.pop() if consume else pieces[i]
         k = pc.qidx.shape[0]
         src = np.zeros(k, dtype=np.int64)
         np.cumsum(pc.sizes[:-1], out=src[1:])
+        t0 = int(first_topic[i])
         _parse.place_topics(np.ascontiguousarray(pc.scores, dtype=np.float64),
-                            np.ascontiguousarray(pc.match, dtype=np.int64),
-                            np.ascontiguousarray(pc.tie_key, dtype=np.int64), relevance, src, dest[t0:t0 + k],
+                            np.ascontiguousarray(pc.match, dtype=np.int32),
+                            np.ascontiguousarray(pc.tie_key, dtype=np.int32), relevance, src, dest[t0:t0 + k],
                             np.ascontiguousarray(pc.sizes, dtype=np.int64), scores, tie_key, labels, status,
                             threads_for(int(pc.scores.shape[0]), n_threads))
-        t0 += k
+        del pc
     sizes = sizes_sorted
     counts_all = np.zeros(nq, dtype=np.int64)
     counts_all[qidx] = sizes
@@ -336,6 +363,8 @@ class JoinedRun:
         Run topics without judgments, bytewise order.
     run_name, run_path : str
         The run's tag (of its last line) and file.
+    consumed : bool
+        True once ``aligned(consume=True)`` has freed the results.
     """
 
     qrels: Qrels
@@ -345,20 +374,32 @@ class JoinedRun:
     ignored_qids: List[str]
     run_name: str = ""
     run_path: str = ""
+    consumed: bool = field(default=False, repr=False)
 
     @property
     def n_results(self) -> int:
         return int(self.sizes.sum())
 
     def aligned(self, *, missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None, float32_scores: bool = False,
-                relevance: Optional[np.ndarray] = None, n_threads: Optional[int] = None) -> AlignedRun:
+                relevance: Optional[np.ndarray] = None, n_threads: Optional[int] = None,
+                consume: bool = False) -> AlignedRun:
         """The :class:`AlignedRun` (``missing``, ``max_docs``, ``float32_scores``
         as :func:`align_run`); ``relevance``: other judgments for the qrels'
-        rows (ir_measures' ``gains={...}`` mapping)."""
+        rows (ir_measures' ``gains={...}`` mapping).
+
+        ``consume``: free the joined results as they are placed, for the
+        lowest peak (25 bytes a result instead of 41); this JoinedRun cannot
+        be aligned again (a ValueError says so)."""
         _check_align_options(missing, max_docs)
+        if self.consumed:
+            raise ValueError(f"run: this JoinedRun of {self.run_path or 'a run'} was consumed by "
+                             "aligned(consume=True); join the run again")
         qrels = self.qrels if relevance is None else dataclasses.replace(self.qrels, relevance=relevance)
-        return _finish_alignment(qrels, self.pieces, self.ignored_qids, self.run_name, self.run_path, missing,
-                                 max_docs, float32_scores, n_threads)
+        aligned = _finish_alignment(qrels, self.pieces, self.ignored_qids, self.run_name, self.run_path, missing,
+                                    max_docs, float32_scores, n_threads, consume)
+        if consume:
+            self.consumed = True
+        return aligned
 
 
 class _TopicAgain(Exception):
@@ -372,6 +413,7 @@ def _join_piece(p: TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_thread
     qrels' :func:`docno_index`). Returns (names of the piece's topics
     (bytewise), offsets of their rows, order (row ids grouped), qidx, sizes,
     scores, match, tie_key of the judged topics)."""
+    index = docno_index(qrels)
     seg_topics, seg_first = p.segments()
     nseg = int(np.searchsorted(seg_first, n_rows, side="left"))
     uniq, seg_code = np.unique(seg_topics[:nseg], return_inverse=True)
@@ -386,13 +428,18 @@ def _join_piece(p: TrecParser, n_rows: int, qrels: Qrels, qindex: dict, n_thread
     dst = np.cumsum(kept) - kept
     n_out = int(kept.sum())
     pool_end = int(p.dstart.a[n_rows]) if n_rows < p.dstart.n else p.pool.n
-    scores = np.empty(n_out, dtype=np.float64)
-    tie_key = np.empty(n_out, dtype=np.int64)
-    match = np.empty(n_out, dtype=np.int64)
+    if sizes.size and int(sizes.max()) > INT32_MAX:
+        g = int(np.argmax(sizes))
+        raise ValueError(f"{p.path}: topic {names[g]!r} has {int(sizes[g])} results; the join handles up to "
+                         f"{INT32_MAX} a topic")
+    # what the piece keeps, 16 bytes a result, in pages of its own (freed as the piece is placed)
+    scores = page_array(n_out, np.float64)
+    tie_key = page_array(n_out, np.int32)
+    match = page_array(n_out, np.int32)
     dup = np.empty(2 * len(names), dtype=np.int64)
     if scratch[0].shape[0] < 7 * n_rows:       # reused by the next pieces (no new pages to fault in)
         scratch[0] = np.empty(7 * n_rows, dtype=np.int64)
-    docno_index(qrels).join(p.pool.a[:pool_end], p.dstart.a[:n_rows], pool_end, p.values.a[:n_rows], order,
+    index.join(p.pool.a[:pool_end], p.dstart.a[:n_rows], pool_end, p.values.a[:n_rows], order,
                             offsets, qgroup, dst, scores, match, tie_key, dup, scratch[0],
                             threads_for(8 * n_rows, n_threads))
     again = np.flatnonzero(dup[1::2] >= 0)
@@ -435,7 +482,7 @@ class RunJoiner:
     """
 
     def __init__(self, qrels: Qrels, *, chunk_rows: Optional[int] = 1 << 18,
-                 block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None):
+                 block_size: int = JOIN_BLOCK_SIZE, n_threads: Optional[int] = None):
         if chunk_rows is not None and chunk_rows < 1:
             raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
         self.qrels = qrels
@@ -517,7 +564,7 @@ class RunJoiner:
 
 
 def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 << 18,
-                block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None, progress: Progress = None,
+                block_size: int = JOIN_BLOCK_SIZE, n_threads: Optional[int] = None, progress: Progress = None,
                 stream: bool = True) -> Iterator[JoinedRun]:
     """Read a TREC run in pieces of whole topics, each joined with the qrels
     (:class:`JoinedRun`; a piece's ``ignored_qids`` are its own).
@@ -550,13 +597,16 @@ def docno_index(qrels: Qrels) -> "_parse.DocnoIndex":
     may win; the index is read-only afterwards."""
     index = qrels.__dict__.get("_docno_index")
     if index is None:
+        if qrels.doc_start.shape[0] > INT32_MAX:      # a result keeps its judgment's row in 32 bits
+            raise ValueError(f"{qrels.path}: {qrels.doc_start.shape[0]} judgments; a run is joined with up to "
+                             f"{INT32_MAX}")
         index = _parse.DocnoIndex(qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets)
         qrels.__dict__["_docno_index"] = index
     return index
 
 
 def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
-                  block_size: int = DEFAULT_BLOCK_SIZE, n_threads: Optional[int] = None,
+                  block_size: int = JOIN_BLOCK_SIZE, n_threads: Optional[int] = None,
                   progress: Progress = None) -> JoinedRun:
     """Read a TREC run and join it with qrels as it is read: the rows of
     :func:`align_run` without building a :class:`Run` table.
@@ -567,7 +617,7 @@ def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
     only the docnos of results with equal scores are compared with each other
     (the tie key); a piece's docnos are dropped once it is joined. Many runs
     against one qrels: :meth:`RunJoiner.join` (buffers kept between runs).
-    Memory: 24 bytes per result (score, judgment row, tie key) plus a piece
+    Memory: 16 bytes per result (score; judgment row and tie key in 32 bits) plus a piece
     (about 80 bytes per result of ``chunk_rows`` results, at least a block's)
     plus a block. A run whose topics are not each one stretch of lines
     (legal, rare) is read again as one piece: about 75 bytes per result.

@@ -84,13 +84,14 @@ cdef void sort_by_key(KeyedRow* a, KeyedRow* tmp, Py_ssize_t n) noexcept nogil:
 
 
 cdef void topic_tie_keys(const double* score, const int64_t* start, const int64_t* length, const uint8_t* pool,
-                         int64_t m, int64_t* key, KeyedRow* a, KeyedRow* tmp) noexcept nogil:
+                         int64_t m, int32_t* key, KeyedRow* a, KeyedRow* tmp) noexcept nogil:
     """trec_eval's tie key of one topic's m rows: each row's rank by (score
     rounded to float32, docno bytewise), ascending. Among rows with equal
     scores (as doubles, or rounded to float32) it orders by docno, which is
     all a comparator "score descending, then key descending" reads; docnos
     are compared only within such groups. ``start``, ``length``: each row's
-    docno in ``pool``; ``a``, ``tmp``: m scratch rows each."""
+    docno in ``pool``; ``a``, ``tmp``: m scratch rows each. A key is below m
+    (< 2**31: the join's tables are 32-bit), so it is kept in 32 bits."""
     cdef int64_t i, j, s, e
     cdef bint descending = True
     for i in range(1, m):
@@ -104,13 +105,13 @@ cdef void topic_tie_keys(const double* score, const int64_t* start, const int64_
             while e < m and <float>score[e] == <float>score[s]:
                 e += 1
             if e - s == 1:
-                key[s] = m - 1 - s
+                key[s] = <int32_t>(m - 1 - s)
             else:
                 for j in range(e - s):
                     a[j].row = s + j
                 sort_docnos(a, tmp, e - s, pool, start, length)
                 for j in range(e - s):
-                    key[a[j].row] = m - e + j
+                    key[a[j].row] = <int32_t>(m - e + j)
             s = e
         return
     for i in range(m):
@@ -125,7 +126,7 @@ cdef void topic_tie_keys(const double* score, const int64_t* start, const int64_
         if e - s > 1:
             sort_docnos(a + s, tmp + s, e - s, pool, start, length)
         for j in range(s, e):
-            key[a[j].row] = j
+            key[a[j].row] = <int32_t>j
         s = e
 
 
@@ -134,7 +135,7 @@ def tie_keys(const uint8_t[::1] pool,
              const int64_t[::1] length,    # IN (rows)
              const double[::1] scores,     # IN (rows)
              const int64_t[::1] goff,      # IN (topics + 1)
-             int64_t[::1] out,             # OUT (rows): the tie key (topic_tie_keys)
+             int32_t[::1] out,             # OUT (rows): the tie key (topic_tie_keys)
              int n_threads):
     """The tie key of every row, topic by topic (in parallel; any thread
     count gives the same keys)."""
@@ -217,8 +218,8 @@ cdef class DocnoIndex:
              const int64_t[::1] qgroup,    # IN (groups): the qrels topic of each group, or -1
              const int64_t[::1] dst,       # IN (groups): first output row of a judged group
              double[::1] scores,           # OUT (rows of the judged groups, grouped): score
-             int64_t[::1] match,           # OUT: qrels row, or -1
-             int64_t[::1] tie_key,         # OUT: topic_tie_keys
+             int32_t[::1] match,           # OUT: qrels row, or -1 (the qrels have < 2**31 rows)
+             int32_t[::1] tie_key,         # OUT: topic_tie_keys
              int64_t[::1] dup,             # OUT (2 x groups): the rows of a docno given twice, or -1
              int64_t[::1] scratch,         # (>= 7 x rows), reused across calls
              int n_threads):
@@ -302,7 +303,7 @@ cdef class DocnoIndex:
                                 break
                         slot = (slot + 1) & <uint64_t>(qsize - 1)
                         e = qt[slot]
-                    match[d] = k
+                    match[d] = <int32_t>k
                 if q >= 0 and not again:
                     topic_tie_keys(&scores[dst[g]], pst, pln, p, m, &tie_key[dst[g]], <KeyedRow*>tab,
                                    <KeyedRow*>tab + m)

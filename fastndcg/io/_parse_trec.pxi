@@ -300,16 +300,22 @@ def group_rows(const int64_t[::1] seg_first,   # IN (segments): first row of eac
     free(fill)
 
 
-def place_topics(const double[::1] scores, const int64_t[::1] match, const int64_t[::1] tie_key,
+ctypedef fused level_t:      # a gain level: int32 unless a judgment needs 64 bits
+    int32_t
+    int64_t
+
+
+def place_topics(const double[::1] scores, const int32_t[::1] match, const int32_t[::1] tie_key,
                  const int64_t[::1] relevance,     # IN (qrels rows)
                  const int64_t[::1] src_start, const int64_t[::1] dst_start,
                  const int64_t[::1] length,        # IN (topics): a block of rows per topic
                  double[::1] out_scores, int64_t[::1] out_tie_key,
-                 int64_t[::1] out_labels,          # OUT: the judgment if >= 0, else 0
+                 level_t[::1] out_labels,          # OUT: the judgment if >= 0, else 0
                  int8_t[::1] out_status,           # OUT: 0 judged >= 0, -1 not judged, -2 judged < 0
                  int n_threads):
     """Copy each topic's block of rows to its place (topics in qrels order)
-    with its gain levels and trec_eval status, in one pass."""
+    with its gain levels and trec_eval status, in one pass (``out_labels``
+    int32 only when every judgment fits in it)."""
     cdef Py_ssize_t t, nt = length.shape[0]
     cdef int64_t i, s, d, r
     with nogil:
@@ -324,5 +330,5 @@ def place_topics(const double[::1] scores, const int64_t[::1] match, const int64
                     out_status[d + i] = -1
                 else:
                     r = relevance[match[s + i]]
-                    out_labels[d + i] = r if r >= 0 else 0
+                    out_labels[d + i] = <level_t>(r if r >= 0 else 0)
                     out_status[d + i] = 0 if r >= 0 else -2

@@ -130,7 +130,7 @@ _PLAIN_FAMILIES = ("ndcg", "ndcg_cut", "nDCG", "dcg", "ideal_dcg")
 
 def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eval", missing: str = DEFAULT_MISSING,
                   max_docs: Optional[int] = None, judged_only: bool = False, relevance_level: int = 1,
-                  n_threads: Optional[int] = None) -> TrecResult:
+                  n_threads: Optional[int] = None, consume_run: bool = False) -> TrecResult:
     """Measures of trec_eval's NDCG family and ir_measures' nDCG on a run.
 
     Parameters
@@ -164,6 +164,11 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         document at or above it; ``ndcg_p`` is 0 for a topic without a
         retrieved one.
     n_threads : int, optional
+    consume_run : bool
+        A :class:`fastndcg.io._align.JoinedRun` given as ``run`` is freed as
+        it is evaluated (``JoinedRun.aligned(consume=True)``: a peak of about
+        25 bytes a result instead of 41); it cannot be evaluated again. A run
+        given as a path is always joined, and freed, here.
 
     Returns
     -------
@@ -201,22 +206,28 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         joined = run
     elif not isinstance(run, Run):
         joined = join_run_file(run, qrels, n_threads=n_threads)   # a path: joined while it is read
+        consume_run = True
     aligned: Dict[Tuple, Any] = {}
     columns: Dict[int, Tuple[np.ndarray, float]] = {}
     groups: Dict[Tuple, List[int]] = {}
     for j, m in enumerate(ms):
         groups.setdefault((m.relabel, _conv_key(m.convention), m.judged_only, m.max_docs, m.relevance_level),
                           []).append(j)
+    def align_key(m: Measurement) -> Tuple:
+        return m.relabel, m.convention.score_precision == "float32" and m.max_docs is not None, m.max_docs
+
+    last_akey = list(dict.fromkeys(align_key(ms[idx[0]]) for idx in groups.values()))[-1]
     first = None
     for (relabel, _, jo, m_docs, level), idx in groups.items():
         conv = ms[idx[0]].convention
-        f32 = conv.score_precision == "float32" and m_docs is not None
-        akey = (relabel, f32, m_docs)
+        akey = align_key(ms[idx[0]])
+        f32 = akey[1]
         if akey not in aligned:
             q = qrels if relabel is None else _relabel(qrels, relabel)
-            if joined is not None:
+            if joined is not None:      # the last alignment may free the joined run
                 aligned[akey] = joined.aligned(missing=topic_rule, max_docs=m_docs, float32_scores=f32,
-                                               relevance=q.relevance, n_threads=n_threads)
+                                               relevance=q.relevance, n_threads=n_threads,
+                                               consume=consume_run and akey == last_akey)
             else:
                 aligned[akey] = align_run(run, q, missing=topic_rule, max_docs=m_docs, float32_scores=f32,
                                                   n_threads=n_threads)

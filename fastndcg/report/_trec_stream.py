@@ -118,7 +118,9 @@ def align_chunk(run: Union["Run", "JoinedRun", PathLike], qrels: Union["Qrels", 
     return aligned, chunk
 
 
-def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads, progress=None):
+def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads, progress=None, owned=False):
+    """:func:`align_chunk`; ``owned``: a JoinedRun ``run`` is the caller's to free
+    (``aligned(consume=True)``), as one joined here from a path is."""
     from fastndcg.io._align import JoinedRun, align_run, join_run_file, read_qrels_for
     from fastndcg.io._trec import Qrels
 
@@ -128,8 +130,10 @@ def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_thre
         if not isinstance(qrels, Qrels):
             qrels = read_qrels_for(run, qrels, n_threads)
         run = join_run_file(run, qrels, progress=progress, n_threads=n_threads)
+        owned = True
     if isinstance(run, JoinedRun):
-        aligned = run.aligned(missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads)
+        aligned = run.aligned(missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads,
+                              consume=owned)
     else:
         aligned = align_run(run, qrels, missing=missing, max_docs=max_docs, float32_scores=f32, n_threads=n_threads)
     chunk, quirks = _aligned_chunk(aligned, conv, ideal, gains, n_threads)
@@ -185,7 +189,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     keep, per_query, n_threads
         See :class:`NDCGAccumulator`.
     block_size : int, optional
-        Bytes read at a time (default :data:`fastndcg.io.DEFAULT_BLOCK_SIZE`).
+        Bytes read at a time (default :data:`fastndcg.io._align.JOIN_BLOCK_SIZE`).
     progress : callable(done, total), optional
         Progress callback of the reader (bytes of the run file).
 
@@ -202,9 +206,8 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         values and summands.
     """
     from fastndcg.io._trec import Qrels, read_qrels
-    from fastndcg.io._files import DEFAULT_BLOCK_SIZE
-    from fastndcg.io._align import missing_topics_error, topic_first_line, judged_ideal, AlignedRun
-    from fastndcg.io._align import iter_joined
+    from fastndcg.io._align import (JOIN_BLOCK_SIZE, AlignedRun, iter_joined, judged_ideal, missing_topics_error,
+                                    topic_first_line)
 
     check_missing(missing)
     if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
@@ -230,10 +233,10 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     ignored: List[str] = []
     name = ""
     pieces = iter_joined(run, qrels, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
-                         block_size=block_size or DEFAULT_BLOCK_SIZE, stream=True)
+                         block_size=block_size or JOIN_BLOCK_SIZE, stream=True)
     for piece in pieces:          # iter_joined rejects a topic whose lines are interrupted
         aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
-                                                    n_threads)
+                                                    n_threads, owned=True)
         if piece_quirks is not None:
             quirks.merge(piece_quirks)
         name = piece.run_name
