@@ -3,7 +3,9 @@
 Files (bench/trec_files_data.py, seeded, written once per session to a temp dir): a run of
 1,000 or 5,000 topics x 1,000 results (1M / 5M lines, 53 / 267 MB; ClueWeb-like docnos, 2%
 tied scores, topics in numeric order), qrels of 120 judgments per topic (120k / 600k lines);
-2% of the run's topics are not judged and 2% of the judged topics have no results.
+2% of the run's topics are not judged and 2% of the judged topics have no results. ``5M-short``:
+the 5M-line run with the short lines of issue 27's own file (about 31 bytes; memory is per
+result, so the peak against the file's size is highest there).
 
 Every tool computes ``ndcg_cut.10`` (ir_measures ``nDCG@10``, ranx ``ndcg@10``) with judged
 topics missing from the run counted as 0 (trec_eval ``-c``), in a fresh process, interleaved
@@ -24,7 +26,7 @@ them in ``extra_info``. Run (about 4 minutes with 5M lines; ranx needs 2 GB ther
 
     PATH=/path/to/trec_eval/dir:$PATH pytest bench/bench_trec_files.py --benchmark-only -s
 
-``FASTNDCG_BENCH_TREC_SIZES=1M`` runs the small file only; ``FASTNDCG_BENCH_ROUNDS`` sets the
+``FASTNDCG_BENCH_TREC_SIZES=1M`` runs the small file only (sizes: 1M, 5M, 5M-short); ``FASTNDCG_BENCH_ROUNDS`` sets the
 rounds (3). ranx runs one round on the 5M-line file (33 s, 2.2 GB).
 """
 from __future__ import annotations
@@ -43,8 +45,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from trec_files_data import write_trec_files  # noqa: E402
 
-SIZES = {"1M": 1000, "5M": 5000}
-CHOSEN = [s.strip() for s in os.environ.get("FASTNDCG_BENCH_TREC_SIZES", "1M,5M").split(",") if s.strip()]
+#: topics (of 1,000 results) and short lines (issue 27's own file: about 31 bytes a line)
+SIZES = {"1M": (1000, False), "5M": (5000, False), "5M-short": (5000, True)}
+CHOSEN = [s.strip() for s in os.environ.get("FASTNDCG_BENCH_TREC_SIZES", "1M,5M,5M-short").split(",")
+          if s.strip()]
 ROUNDS = int(os.environ.get("FASTNDCG_BENCH_ROUNDS", "3"))
 TREC_EVAL = shutil.which("trec_eval")
 
@@ -164,7 +168,8 @@ def trec_dirs(tmp_path_factory):
     def get(size: str) -> Tuple[str, str]:
         if size not in made:
             d = tmp_path_factory.mktemp(f"trec{size}")
-            made[size] = write_trec_files(str(d), n_topics=SIZES[size])
+            n_topics, short = SIZES[size]
+            made[size] = write_trec_files(str(d), n_topics=n_topics, short=short)
         return made[size]
     return get
 
@@ -189,7 +194,7 @@ def test_trec_tools(benchmark, trec_dirs, size, tmp_path):
             w, m, _ = _run([TREC_EVAL, "-c", "-m", "ndcg_cut.10", qrels, run], te_out)
             rows.add("trec_eval", w, m)
         for name, script in _API.items():
-            if name == "ranx" and size == "5M" and r > 0:
+            if name == "ranx" and size.startswith("5M") and r > 0:
                 continue                        # 33 s and 2.2 GB a round: one round
             w, m, text = _run([sys.executable, "-c", script, qrels, run])
             rows.add(name, w, m, float(text.split()[0]))

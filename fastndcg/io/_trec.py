@@ -3,7 +3,7 @@
 topic bytewise as trec_eval reads them."""
 from __future__ import annotations
 import os
-import threading
+from concurrent.futures import wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, List, Optional, Tuple
@@ -11,7 +11,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import numpy as np
 
 from fastndcg.io import _parse
-from fastndcg._core.threads import threads_for
+from fastndcg._core.threads import helper_pool, threads_for
 from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks
 
 
@@ -146,14 +146,13 @@ class TrecParser:
                 seg_row, tpool, tstart, j["pool"])
             results[i] = (out, seg_row, tpool, tstart)
 
-        helpers = [threading.Thread(target=run, args=(i,)) for i in range(1, len(jobs))]
-        for t in helpers:
-            t.start()
+        helpers = [helper_pool().submit(run, i) for i in range(1, len(jobs))]
         try:
             run(0)
         finally:
-            for t in helpers:
-                t.join()
+            wait(helpers)       # they write into this parser's arrays
+        for f in helpers:
+            f.result()
         for i, (out, seg_row, tpool, tstart) in enumerate(results):
             status, rows, line, pool_used, segs, tpool_used, tag_start, tag_len, err_line = out
             j = jobs[i]

@@ -42,3 +42,36 @@ def test_threads_follow_the_work(monkeypatch):
         assert threads.threads_for(100 * m, None) == fastndcg.effective_n_threads(None)
     with pytest.raises(ValueError):                          # bad arguments still fail on small work
         threads.threads_for(1, 0)
+
+
+def test_the_helper_pool_is_one_per_process_and_a_forked_child_starts_its_own():
+    import sys
+    import threading
+
+    from fastndcg._core import threads
+
+    got = []
+    ts = [threading.Thread(target=lambda: got.append(threads.helper_pool())) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len({id(p) for p in got}) == 1 and got[0] is threads.helper_pool()
+    assert got[0].submit(lambda: 41 + 1).result() == 42
+    if not hasattr(os, "fork") or sys.platform == "darwin":
+        return
+    import warnings
+
+    r, w = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)     # 3.12: fork() with threads running
+        pid = os.fork()
+    if pid == 0:        # the child: the parent's pool threads are not here; a new pool works
+        try:
+            ok = threads.helper_pool() is not got[0] and threads.helper_pool().submit(lambda: 7).result(timeout=10) == 7
+            os.write(w, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(w)
+    assert os.read(r, 1) == b"1"
+    os.waitpid(pid, 0)
