@@ -73,6 +73,26 @@ class Run(TrecTable):
     name: str = ""
 
 
+@dataclass
+class ParsedRows:
+    """Rows of a run parsed by :class:`TrecParser` (file order), for a join:
+    ``n_rows`` rows; row r's score ``values[r]``, file line ``lines[r]``, docno
+    ``pool[dstart[r]:dstart[r + 1]]`` (the last one's ends at ``pool_end``); the
+    topic of each stretch of rows from ``seg_first[i]`` is ``seg_topics[i]``;
+    ``tag``: the run tag of the last line parsed."""
+
+    path: str
+    n_rows: int
+    pool: np.ndarray = field(repr=False)
+    pool_end: int
+    dstart: np.ndarray = field(repr=False)
+    values: np.ndarray = field(repr=False)
+    lines: np.ndarray = field(repr=False)
+    seg_topics: np.ndarray = field(repr=False)
+    seg_first: np.ndarray = field(repr=False)
+    tag: bytes = b""
+
+
 #: Bytes of a block per parser work unit (threads_for: a thread per 8,192 units, 512 KiB).
 _BYTES_PER_WORK = 64
 
@@ -118,7 +138,9 @@ class TrecParser:
         ranges = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
         if not ranges:
             return
-        lines_in = [_parse.count_byte(block[a:b], 10) for a, b in ranges]
+        # each range's line count places its rows: counted side by side (a pass over the block)
+        counting = [helper_pool().submit(_parse.count_byte, block[a:b], 10) for a, b in ranges[1:]]
+        lines_in = [_parse.count_byte(block[ranges[0][0]:ranges[0][1]], 10)] + [f.result() for f in counting]
         rows_max = sum(lines_in)
         for g in (self.values, self.lines, self.dstart):
             g.reserve(rows_max)
@@ -220,6 +242,41 @@ class TrecParser:
             self.values.a = self.lines.a = self.dstart.a = self.pool.a = None  # type: ignore[assignment]  # released
         return _sorted_table(self.path, self.is_run, cols, topics[:nseg], first[:nseg], n_threads,
                              self.tag.decode("utf-8", "replace"), self.line)
+
+    def front(self, n_rows: int) -> "ParsedRows":
+        """The first ``n_rows`` rows as views of the parser's arrays (valid
+        until :meth:`drop_front` or :meth:`split_front`)."""
+        topics, first = self.segments()
+        nseg = int(np.searchsorted(first, n_rows, side="left"))
+        pool_end = int(self.dstart.a[n_rows]) if n_rows < self.dstart.n else self.pool.n
+        return ParsedRows(self.path, n_rows, self.pool.a, pool_end, self.dstart.a, self.values.a, self.lines.a,
+                          topics[:nseg], first[:nseg], self.tag)
+
+    def split_front(self, n_rows: int, spare: Optional["ParsedRows"] = None) -> "ParsedRows":
+        """Hand over the first ``n_rows`` rows with the arrays that hold them
+        (no copy): the parser goes on in other arrays (``spare``'s, rows
+        handed over earlier and no longer used, else new ones) that start
+        with the rows after them. For a join that runs while the parser reads on."""
+        rows = self.front(n_rows)
+        old = (self.values, self.lines, self.dstart, self.pool)
+        arrays = ((spare.values, spare.lines, spare.dstart, spare.pool) if spare is not None
+                  else tuple(np.empty(0, dtype=g.a.dtype) for g in old))
+        cuts = (n_rows, n_rows, n_rows, rows.pool_end)
+        fresh = []
+        for g, a, cut in zip(old, arrays, cuts):
+            h = Growable(g.a.dtype)
+            h.a = a if a.shape[0] >= 16 else h.a
+            h.reserve(g.n - cut)
+            h.a[:g.n - cut] = g.a[cut:g.n]
+            h.n = g.n - cut
+            fresh.append(h)
+        self.values, self.lines, self.dstart, self.pool = fresh
+        self.dstart.a[: self.dstart.n] -= rows.pool_end
+        topics, first = self.segments()
+        keep = first >= n_rows
+        self.seg_topics = [topics[keep]]
+        self.seg_first = [first[keep] - n_rows]
+        return rows
 
     def drop_front(self, n_rows: int) -> None:
         pool_cut = int(self.dstart.a[n_rows]) if n_rows < self.dstart.n else self.pool.n
