@@ -516,7 +516,9 @@ class RunJoiner:
         parse_threads, join_threads = overlap if overlap is not None else (self.n_threads, self.n_threads)
         p = self._parser
         if p is None:
-            p = self._parser = TrecParser(path, True, parse_threads)
+            # arrays in pages of their own: freed with the joiner, they go back to the system
+            # before the run is placed (from the heap they would stay with the process)
+            p = self._parser = TrecParser(path, True, parse_threads, allocate=page_array)
         else:
             p.restart(path)
         p.n_threads = parse_threads

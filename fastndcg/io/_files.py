@@ -304,10 +304,14 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
 
 class Growable:
     """A 1-D numpy array grown by 1.5x (a copy of the rows in use) and
-    trimmed in place at the end."""
+    trimmed in place at the end. ``allocate(n, dtype)``: where a larger array
+    comes from (default ``np.empty``; the run join's parser uses
+    :func:`fastndcg.io._pages.page_array`, whose memory goes back to the
+    system when the array is freed)."""
 
-    def __init__(self, dtype, capacity: int = 0):
-        self.a = np.empty(max(capacity, 16), dtype=dtype)
+    def __init__(self, dtype, capacity: int = 0, allocate: Callable[[int, Any], np.ndarray] = np.empty):
+        self.allocate = allocate
+        self.a = allocate(max(capacity, 16), dtype)
         self.n = 0
 
     def reserve(self, extra: int) -> None:
@@ -315,7 +319,7 @@ class Growable:
         if need > self.a.shape[0]:
             # a new array and a copy of the rows in use: resize() would also
             # zero the new tail (time, and resident pages nobody may use)
-            bigger = np.empty(max(need, int(self.a.shape[0] * 1.5)), dtype=self.a.dtype)
+            bigger = self.allocate(max(need, int(self.a.shape[0] * 1.5)), self.a.dtype)
             bigger[:self.n] = self.a[:self.n]
             self.a = bigger
 
@@ -323,6 +327,8 @@ class Growable:
         return self.a[self.n:]
 
     def finish(self) -> np.ndarray:
+        if not self.a.flags.owndata:        # a mapping (page_array): its unwritten pages cost nothing
+            return self.a[:self.n]
         self.a.resize(self.n, refcheck=False)
         return self.a
 

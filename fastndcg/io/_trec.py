@@ -100,14 +100,15 @@ _BYTES_PER_WORK = 64
 class TrecParser:
     """Block-by-block parsing of qrels or run lines into growable arrays."""
 
-    def __init__(self, path, is_run: bool, n_threads: Optional[int] = None):
+    def __init__(self, path, is_run: bool, n_threads: Optional[int] = None, allocate=np.empty):
+        """``allocate``: where the arrays come from (:class:`Growable`)."""
         self.path = os.fspath(path)
         self.is_run = is_run
         self.n_threads = n_threads
-        self.values = Growable(np.float64 if is_run else np.int64)
-        self.lines = Growable(np.int64)
-        self.pool = Growable(np.uint8)
-        self.dstart = Growable(np.int64)
+        self.values = Growable(np.float64 if is_run else np.int64, allocate=allocate)
+        self.lines = Growable(np.int64, allocate=allocate)
+        self.pool = Growable(np.uint8, allocate=allocate)
+        self.dstart = Growable(np.int64, allocate=allocate)
         self.seg_topics: List[np.ndarray] = []
         self.seg_first: List[np.ndarray] = []
         self.line = 0
@@ -260,12 +261,13 @@ class TrecParser:
         rows = self.front(n_rows)
         old = (self.values, self.lines, self.dstart, self.pool)
         arrays = ((spare.values, spare.lines, spare.dstart, spare.pool) if spare is not None
-                  else tuple(np.empty(0, dtype=g.a.dtype) for g in old))
+                  else (None,) * 4)
         cuts = (n_rows, n_rows, n_rows, rows.pool_end)
         fresh = []
         for g, a, cut in zip(old, arrays, cuts):
-            h = Growable(g.a.dtype)
-            h.a = a if a.shape[0] >= 16 else h.a
+            h = Growable(g.a.dtype, allocate=g.allocate)
+            if a is not None and a.shape[0] >= h.a.shape[0]:
+                h.a = a
             h.reserve(g.n - cut)
             h.a[:g.n - cut] = g.a[cut:g.n]
             h.n = g.n - cut

@@ -315,6 +315,7 @@ def _group_columns(t: _Topics, ms: List[Measurement], base: Convention, relevanc
     # pytrec_eval's float32 cast makes a score beyond float32 +-inf: checked
     # (and warned about) once here, then every kernel ranks the infinities
     checked = check_scores(t.scores, t.offsets, float32="the rules' float32 scores" if round_f32 else None,
+                           n_threads=threads_for(t.scores.shape[0], n_threads),
                            overflow_inf=base.float32_overflow == "inf")
     t = dataclasses.replace(t, scores=np.ascontiguousarray(checked, dtype=np.float64))
 

@@ -117,3 +117,31 @@ def test_the_32_bit_limits_are_errors(tmp_path, monkeypatch):
     q.write_text("1 0 a 1\n2 0 c 2\n")
     with pytest.raises(ValueError, match=r"r\.txt: topic '1' has 3 results; the join handles up to 2 a topic$"):
         readers.align_run(r, readers.read_qrels(q))
+
+
+def test_growable_arrays_from_page_array():
+    from fastndcg.io._files import Growable
+
+    g = Growable(np.int64, allocate=page_array)
+    g.reserve(100_000)
+    g.a[:100_000] = np.arange(100_000)
+    g.n = 100_000
+    assert _mapped(g.a)
+    out = g.finish()            # a mapping is not resized: a view of the rows in use
+    assert out.shape == (100_000,) and out[-1] == 99_999
+    plain = Growable(np.int64)
+    plain.reserve(10)
+    plain.a[:3] = [1, 2, 3]
+    plain.n = 3
+    assert plain.finish().tolist() == [1, 2, 3] and plain.a.flags.owndata
+
+
+def test_the_joiners_parser_keeps_its_rows_in_pages_of_their_own(tmp_path):
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 1\n")
+    r = tmp_path / "r.txt"
+    r.write_text("".join(f"1 Q0 d{i} {i} {i} t\n" for i in range(50_000)))
+    joiner = align.RunJoiner(readers.read_qrels(q))
+    joined = joiner.join(r)
+    assert _mapped(joiner._parser.values.a) and _mapped(joiner._parser.dstart.a)
+    assert _mapped(joined.pieces[0].scores) and joined.n_results == 50_000
