@@ -10,7 +10,7 @@ import queue
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
 from fastndcg._core.threads import effective_n_threads, helper_pool, threads_for
 from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
-from fastndcg.io._pages import page_array
+from fastndcg.io._pages import PAGED_RESULTS, heap_array, page_array
 from fastndcg.io._trec import ParsedRows, Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
 
 
@@ -296,11 +296,12 @@ def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], ru
     dest = np.zeros(qidx.shape[0], dtype=np.int64)
     dest[by_topic] = np.concatenate([[0], np.cumsum(sizes_sorted)[:-1]]).astype(np.int64)
     n = int(sizes.sum())
-    scores = page_array(n, np.float64)
-    tie_key = page_array(n, np.int64)
+    allocate = page_array if n >= PAGED_RESULTS else heap_array
+    scores = allocate(n, np.float64)
+    tie_key = allocate(n, np.int64)
     relevance = np.ascontiguousarray(qrels.relevance, dtype=np.int64)
-    labels = page_array(n, level_dtype(relevance))      # gain levels: the judgment if >= 0, else 0
-    status = page_array(n, np.int8)         # trec_eval's: -1 not in the qrels, -2 judged below 0
+    labels = allocate(n, level_dtype(relevance))        # gain levels: the judgment if >= 0, else 0
+    status = allocate(n, np.int8)           # trec_eval's: -1 not in the qrels, -2 judged below 0
     first_topic = np.zeros(len(pieces) + 1, dtype=np.int64)     # each piece's topics in qidx/dest
     np.cumsum([pc.qidx.shape[0] for pc in pieces], out=first_topic[1:])
     order = range(len(pieces) - 1, -1, -1) if consume else range(len(pieces))
@@ -407,10 +408,11 @@ class _TopicAgain(Exception):
 
 
 def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optional[int],
-                scratch: List[np.ndarray]):
+                scratch: List[np.ndarray], allocate: Callable[[int, Any], np.ndarray] = page_array):
     """Group parsed rows by topic and join them with the qrels (compiled,
     parallel over topics: each docno looked up in the qrels'
-    :func:`docno_index`). Returns (names of the piece's topics (bytewise),
+    :func:`docno_index`); ``allocate``: where the piece's arrays come from
+    (:mod:`fastndcg.io._pages`). Returns (names of the piece's topics (bytewise),
     offsets of their rows, order (row ids grouped), qidx, sizes, scores, match,
     tie_key of the judged topics)."""
     index = docno_index(qrels)
@@ -430,10 +432,10 @@ def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optiona
     kept = np.where(judged, sizes, 0)
     dst = np.cumsum(kept) - kept
     n_out = int(kept.sum())
-    # what the piece keeps, 16 bytes a result, in pages of its own (freed as the piece is placed)
-    scores = page_array(n_out, np.float64)
-    tie_key = page_array(n_out, np.int32)
-    match = page_array(n_out, np.int32)
+    # what the piece keeps, 16 bytes a result (a large run's in pages of their own, freed as placed)
+    scores = allocate(n_out, np.float64)
+    tie_key = allocate(n_out, np.int32)
+    match = allocate(n_out, np.int32)
     dup = np.empty(2 * len(names), dtype=np.int64)
     if scratch[0].shape[0] < 7 * n_rows:       # reused by the next pieces (no new pages to fault in)
         scratch[0] = np.empty(7 * n_rows, dtype=np.int64)
@@ -512,7 +514,9 @@ class RunJoiner:
         (:meth:`_overlap_threads`)."""
         chunk_rows = None if whole else self.chunk_rows
         qrels, scratch = self.qrels, self._scratch
-        overlap = None if stream or chunk_rows is None else self._overlap_threads(path)
+        large = self._large(path)
+        allocate = page_array if large else heap_array
+        overlap = None if stream or chunk_rows is None or not large else self._overlap_threads()
         parse_threads, join_threads = overlap if overlap is not None else (self.n_threads, self.n_threads)
         p = self._parser
         if p is None:
@@ -545,7 +549,7 @@ class RunJoiner:
 
         def piece(n_rows: int, n_threads: Optional[int]) -> JoinedRun:
             rows = p.front(n_rows)
-            joined = checked(rows, _join_piece(rows, qrels, qindex, n_threads, scratch))
+            joined = checked(rows, _join_piece(rows, qrels, qindex, n_threads, scratch, allocate))
             p.drop_front(n_rows)
             return joined
 
@@ -589,7 +593,8 @@ class RunJoiner:
                     yield joined
                 rows = p.split_front(cut, spare)
                 spare = None
-                pending = (rows, helper_pool().submit(_join_piece, rows, qrels, qindex, join_threads, scratch))
+                pending = (rows, helper_pool().submit(_join_piece, rows, qrels, qindex, join_threads, scratch,
+                                                      allocate))
             if pending is not None:
                 rows, job = pending
                 pending = None
@@ -602,24 +607,29 @@ class RunJoiner:
             if pending is not None:     # its arrays and the scratch are in use until it ends
                 wait([pending[1]])
 
-    #: A run file this many blocks long or longer is joined while it is read (_overlap_threads).
-    OVERLAP_BLOCKS = 4
+    #: A run file of this many blocks or more is large (:meth:`_large`).
+    LARGE_RUN_BLOCKS = 4
 
-    def _overlap_threads(self, path: PathLike) -> Optional[Tuple[int, int]]:
-        """(threads parsing, threads joining) when a run is read whole on several
-        threads: pieces are joined on a helper thread while the blocks after them
-        are parsed, half the threads each (one each on two cores), instead of both
-        steps in turn on all threads, whose parallel parts scale poorly (the parse
-        1.5x on two threads, the join 1.75x; 5M short lines: 0.24 s in turn).
-        None (in turn) on one thread and for files shorter than
-        :attr:`OVERLAP_BLOCKS` blocks (one piece: nothing to overlap)."""
+    def _large(self, path: PathLike) -> bool:
+        """A run file of at least :attr:`LARGE_RUN_BLOCKS` blocks on disk (a compressed one
+        holds more): its results go in pages of their own (freed as the run is placed,
+        :mod:`fastndcg.io._pages`) and, on several threads, it is joined while it is read
+        (:meth:`_overlap_threads`). A smaller run is a piece or two: heap arrays (pages
+        reused from run to run) and the steps in turn."""
+        try:
+            return os.path.getsize(path) >= self.LARGE_RUN_BLOCKS * self.block_size
+        except (OSError, TypeError, ValueError):
+            return False
+
+    def _overlap_threads(self) -> Optional[Tuple[int, int]]:
+        """(threads parsing, threads joining) when a large run is read whole on
+        several threads: pieces are joined on a helper thread while the blocks after
+        them are parsed, half the threads each (one each on two cores), instead of
+        both steps in turn on all threads, whose parallel parts scale poorly (the
+        parse 1.5x on two threads, the join 1.75x; 5M short lines: 0.24 s in turn,
+        0.18 s overlapped). None (in turn) on one thread."""
         threads = effective_n_threads(self.n_threads)
         if threads < 2:
-            return None
-        try:
-            if os.path.getsize(path) < self.OVERLAP_BLOCKS * self.block_size:
-                return None
-        except (OSError, TypeError, ValueError):
             return None
         return threads - threads // 2, threads // 2
 

@@ -141,7 +141,7 @@ def test_the_joiners_parser_keeps_its_rows_in_pages_of_their_own(tmp_path):
     q.write_text("1 0 d1 1\n")
     r = tmp_path / "r.txt"
     r.write_text("".join(f"1 Q0 d{i} {i} {i} t\n" for i in range(50_000)))
-    joiner = align.RunJoiner(readers.read_qrels(q))
+    joiner = align.RunJoiner(readers.read_qrels(q), block_size=64 << 10)      # a large run: 4 blocks or more
     joined = joiner.join(r)
     assert _mapped(joiner._parser.values.a) and _mapped(joiner._parser.dstart.a)
     assert _mapped(joined.pieces[0].scores) and joined.n_results == 50_000
