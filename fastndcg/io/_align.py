@@ -686,8 +686,10 @@ def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
     counting pass) and joined within topics (compiled, in parallel over
     topics): each docno is looked up in the qrels' :func:`docno_index`, and
     only the docnos of results with equal scores are compared with each other
-    (the tie key); a piece's docnos are dropped once it is joined. Many runs
-    against one qrels: :meth:`RunJoiner.join` (buffers kept between runs).
+    (the tie key); a piece's docnos are dropped once it is joined. A large
+    run on several threads is joined while it is read: each piece on a helper
+    thread while the next blocks are parsed (:meth:`RunJoiner._overlap_threads`).
+    Many runs against one qrels: :meth:`RunJoiner.join` (buffers kept between runs).
     Memory: 16 bytes per result (score; judgment row and tie key in 32 bits) plus a piece
     (about 80 bytes per result of ``chunk_rows`` results, at least a block's)
     plus a block. A run whose topics are not each one stretch of lines

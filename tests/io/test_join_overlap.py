@@ -46,12 +46,17 @@ def _joined(qrels, path, n_threads):
     return align.RunJoiner(qrels, chunk_rows=8, block_size=256, n_threads=n_threads).join(path)
 
 
-def test_a_long_run_is_joined_while_it_is_read_on_two_threads(tmp_path):
-    rng = np.random.default_rng(0)
+def _files(tmp_path, seed):
+    """Qrels and a run of 40 topics, read in 256-byte blocks: a large run (many pieces)."""
+    rng = np.random.default_rng(seed)
     qrels = _qrels(tmp_path, rng)
     r = tmp_path / "r.txt"
     r.write_bytes(_run_text(rng))
-    joiner = align.RunJoiner(qrels, chunk_rows=8, block_size=256, n_threads=2)
+    return qrels, r, align.RunJoiner(qrels, chunk_rows=8, block_size=256, n_threads=2)
+
+
+def test_a_long_run_is_joined_while_it_is_read_on_two_threads(tmp_path):
+    qrels, r, joiner = _files(tmp_path, 0)
     assert joiner._large(r) and joiner._overlap_threads() == (1, 1)
     assert align.RunJoiner(qrels, n_threads=4)._overlap_threads() == (2, 2)
     assert align.RunJoiner(qrels, chunk_rows=8, block_size=256, n_threads=1)._overlap_threads() is None
@@ -101,11 +106,7 @@ def test_errors_are_those_of_the_join_in_turn(tmp_path, where):
 
 
 def test_a_reader_stopped_early_leaves_the_joiner_usable(tmp_path):
-    rng = np.random.default_rng(7)
-    qrels = _qrels(tmp_path, rng)
-    r = tmp_path / "r.txt"
-    r.write_bytes(_run_text(rng))
-    joiner = align.RunJoiner(qrels, chunk_rows=8, block_size=256, n_threads=2)
+    qrels, r, joiner = _files(tmp_path, 7)
     pieces = joiner.pieces(r, stream=False)
     next(pieces)
     next(pieces)
