@@ -19,38 +19,7 @@ from fastndcg.measures import aligned_ndcg
 from fastndcg.io._trec import Qrels
 from fastndcg.measures._trec_measures import evaluate_trec
 
-# docnos: shared prefixes, prefixes of each other, non-ASCII and undecodable bytes
-DOCS = [b"d", b"d1", b"d10", b"d2", b"doc-0001", b"doc-0002", b"doc-00010", b"clueweb09-en0000-00-00001",
-        b"clueweb09-en0000-00-00002", b"clueweb09-en0000-00-000010", b"\xc3\xa9t\xc3\xa9", b"\xff\xfe-x",
-        b"z" * 40, b"z" * 39 + b"y", b"a.b", b"A.b"]
-# few distinct scores (many ties), and scores equal only once rounded to float32
-SCORES = ["1", "1.0", "2", "-0", "0", "0.5", "1.00000001", "1.00000002", "3e38", "3.1e38", "-2.5", "7"]
-
-
-def _text(rows):
-    return b"".join(t + b" Q0 " + d + b" 1 " + s.encode() + b" tag\n" for t, d, s in rows)
-
-
-def _random_files(tmp_path, rng, name="r"):
-    """A run (topics interleaved or not, some unjudged) and qrels (some topics not retrieved)."""
-    topics = [b"1", b"10", b"2", b"\xc3\xa9", b"7"]
-    rows = []
-    for t in topics[:4]:
-        n = int(rng.integers(1, len(DOCS) + 1))
-        for i in rng.choice(len(DOCS), n, replace=False):
-            rows.append((t, DOCS[int(i)], SCORES[int(rng.integers(len(SCORES)))]))
-    if rng.random() < 0.5:
-        rows = [rows[i] for i in rng.permutation(len(rows))]     # topics not contiguous
-    qrels = []
-    for t in [b"1", b"10", b"2", b"7", b"9"]:                     # "\xc3\xa9" unjudged; "7", "9" not retrieved
-        for i in rng.choice(len(DOCS), int(rng.integers(1, 8)), replace=False):
-            qrels.append(t + b" 0 " + DOCS[int(i)] + b" " + str(int(rng.integers(-1, 4))).encode() + b"\n")
-    r = tmp_path / f"{name}.run"
-    q = tmp_path / f"{name}.qrels"
-    r.write_bytes(_text(rows))
-    q.write_bytes(b"".join(qrels))
-    return r, q, rows
-
+from join_cases import DOCS, SCORES, random_files, run_text
 
 def _expected(rows, qrels: Qrels, float32: bool):
     """Per judged topic (qrels order): scores, judgments, old tie key (docno rank), and the
@@ -83,7 +52,7 @@ def _expected(rows, qrels: Qrels, float32: bool):
 @pytest.mark.parametrize("seed", range(40))
 def test_join_against_the_old_semantics(tmp_path, seed):
     rng = np.random.default_rng(seed)
-    r, q, rows = _random_files(tmp_path, rng)
+    r, q, rows = random_files(tmp_path, rng)
     qrels = readers.read_qrels(q)
     exp = _expected(rows, qrels, False)
     for run in (r, readers.read_run(r)):          # joined while read (hash), and from a Run table
@@ -169,7 +138,7 @@ def test_one_and_two_threads_give_the_same_bits(tmp_path, force_threads):
         for i in rng.choice(len(DOCS), 12, replace=False):
             rows.append((str(t).encode(), DOCS[int(i)], SCORES[int(rng.integers(4))]))
     r = tmp_path / "r.txt"
-    r.write_bytes(_text(rows[::-1]))
+    r.write_bytes(run_text(rows[::-1]))
     q = readers.read_qrels(_write(tmp_path, "q.txt", "".join(f"{t} 0 d{t % 3} 1\n{t} 0 d 2\n" for t in range(31))))
     got = []
     for nt in (1, 2):
@@ -215,8 +184,8 @@ def test_a_joiner_reuses_its_buffers_and_gives_each_run_its_own_arrays(tmp_path)
 
 def test_eight_threads_evaluate_runs_against_one_qrels(tmp_path):
     rng = np.random.default_rng(3)
-    runs = [_random_files(tmp_path, rng, name=f"r{i}")[0] for i in range(8)]
-    q = readers.read_qrels(_random_files(tmp_path, rng, name="q")[1])
+    runs = [random_files(tmp_path, rng, name=f"r{i}")[0] for i in range(8)]
+    q = readers.read_qrels(random_files(tmp_path, rng, name="q")[1])
     want = {}
     fresh = readers.read_qrels(q.path)
     for i, r in enumerate(runs):

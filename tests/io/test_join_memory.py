@@ -6,8 +6,6 @@ the path that keeps the pieces, bit for bit; a consumed run says so when used ag
 32-bit limits are errors, not wrapped numbers."""
 from __future__ import annotations
 
-import mmap
-
 import numpy as np
 import pytest
 
@@ -16,7 +14,7 @@ from fastndcg.io import _align as align
 from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES, page_array
 from fastndcg.measures._trec_measures import evaluate_trec
 
-from tests.io.test_join_index import _random_files
+from join_cases import mapped, random_files
 
 FIELDS = ("scores", "labels", "offsets", "tie_key", "ideal_labels", "ideal_offsets", "n_retrieved", "status",
           "ideal_status")
@@ -31,20 +29,15 @@ def _same(a, b):
     assert (a.missing_qids, a.ignored_qids, a.run_name) == (b.missing_qids, b.ignored_qids, b.run_name)
 
 
-def _mapped(a: np.ndarray) -> bool:
-    base = a.base
-    return isinstance(getattr(base, "obj", base), mmap.mmap)
-
-
 def test_page_array_maps_large_arrays_and_leaves_small_ones_to_numpy():
     n = PAGE_ARRAY_MIN_BYTES // 8 + 1
     big = page_array(n, np.float64)
     assert big.shape == (n,) and big.dtype == np.float64 and big.flags.writeable and big.flags.c_contiguous
-    assert _mapped(big)
+    assert mapped(big)
     big[:] = np.arange(n)
     assert big[-1] == n - 1
     small = page_array(10, np.int32)
-    assert small.shape == (10,) and small.dtype == np.int32 and not _mapped(small)
+    assert small.shape == (10,) and small.dtype == np.int32 and not mapped(small)
     assert page_array(0, np.int8).shape == (0,)
 
 
@@ -52,7 +45,7 @@ def test_page_array_maps_large_arrays_and_leaves_small_ones_to_numpy():
 @pytest.mark.parametrize("options", [dict(missing="zero"), dict(missing="skip", max_docs=3),
                                      dict(missing="zero", max_docs=2, float32_scores=True)])
 def test_consuming_a_joined_run_gives_the_same_alignment(tmp_path, seed, options):
-    r, q, _ = _random_files(tmp_path, np.random.default_rng(seed))
+    r, q, _ = random_files(tmp_path, np.random.default_rng(seed))
     qrels = readers.read_qrels(q)
     joiner = align.RunJoiner(qrels, chunk_rows=2, block_size=64)      # many pieces
     try:
@@ -74,7 +67,7 @@ def test_consuming_a_joined_run_gives_the_same_alignment(tmp_path, seed, options
 def test_evaluate_trec_frees_the_run_at_its_last_alignment(tmp_path):
     # three groups: the plain ndcg_cut (alignment X), relabelled judgments (Y), judged-only
     # (X again, aligned already): the run is freed by Y's alignment, the last new one
-    r, q, _ = _random_files(tmp_path, np.random.default_rng(3))
+    r, q, _ = random_files(tmp_path, np.random.default_rng(3))
     qrels = readers.read_qrels(q)
     measures = ["ndcg_cut.10", "nDCG(gains={0:0,1:1,2:5})@10", "nDCG(judged_only=True)@10", "ndcg"]
     expected = evaluate_trec(readers.join_run_file(r, qrels), qrels, measures, missing="zero")
@@ -102,7 +95,8 @@ def test_judgments_beyond_int32_keep_64_bit_levels(tmp_path):
     assert a.labels.dtype == np.int64 and a.labels.tolist() == [1, big, 2]
     from_table = readers.align_run(readers.read_run(r), qrels)
     _same(a, from_table)
-    small = readers.align_run(r, readers.read_qrels(q.write_text("1 0 a 3\n1 0 b 1\n2 0 c 2\n") and q))
+    q.write_text("1 0 a 3\n1 0 b 1\n2 0 c 2\n")
+    small = readers.align_run(r, readers.read_qrels(q))
     assert small.labels.dtype == np.int32 and small.labels.tolist() == [1, 3, 2]
 
 
@@ -126,7 +120,7 @@ def test_growable_arrays_from_page_array():
     g.reserve(100_000)
     g.a[:100_000] = np.arange(100_000)
     g.n = 100_000
-    assert _mapped(g.a)
+    assert mapped(g.a)
     out = g.finish()            # a mapping is not resized: a view of the rows in use
     assert out.shape == (100_000,) and out[-1] == 99_999
     plain = Growable(np.int64)
@@ -143,5 +137,5 @@ def test_the_joiners_parser_keeps_its_rows_in_pages_of_their_own(tmp_path):
     r.write_text("".join(f"1 Q0 d{i} {i} {i} t\n" for i in range(50_000)))
     joiner = align.RunJoiner(readers.read_qrels(q), block_size=64 << 10)      # a large run: 4 blocks or more
     joined = joiner.join(r)
-    assert _mapped(joiner._parser.values.a) and _mapped(joiner._parser.dstart.a)
-    assert _mapped(joined.pieces[0].scores) and joined.n_results == 50_000
+    assert mapped(joiner._parser.values.a) and mapped(joiner._parser.dstart.a)
+    assert mapped(joined.pieces[0].scores) and joined.n_results == 50_000

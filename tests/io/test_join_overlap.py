@@ -12,11 +12,10 @@ import pytest
 import fastndcg.io as readers
 from fastndcg.io import _align as align
 from fastndcg.io._trec import TrecParser
+from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES
 from fastndcg.measures._trec_measures import evaluate_trec
 
-from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES
-from tests.io.test_join_index import DOCS, SCORES
-from tests.io.test_join_memory import _mapped
+from join_cases import DOCS, SCORES, mapped
 
 
 def _run_text(rng, n_topics=40, contiguous=True, duplicate_at=None, malformed_at=None):
@@ -63,10 +62,10 @@ def test_a_long_run_is_joined_while_it_is_read_on_two_threads(tmp_path):
     assert not align.RunJoiner(qrels, chunk_rows=8, block_size=r.stat().st_size, n_threads=2)._large(r)
     assert not align.RunJoiner(qrels, n_threads=4)._large(r)           # under four 4 MiB blocks
     joined = joiner.join(r)
-    assert len(joined.pieces) > 3 and all(_mapped(pc.scores) or pc.scores.nbytes < PAGE_ARRAY_MIN_BYTES
+    assert len(joined.pieces) > 3 and all(mapped(pc.scores) or pc.scores.nbytes < PAGE_ARRAY_MIN_BYTES
                                           for pc in joined.pieces)
     small = align.RunJoiner(qrels, chunk_rows=8, n_threads=2).join(r)   # not large: heap arrays
-    assert not any(_mapped(pc.scores) for pc in small.pieces)
+    assert not any(mapped(pc.scores) for pc in small.pieces)
 
 
 @pytest.mark.parametrize("seed", range(10))
