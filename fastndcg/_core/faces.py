@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 def stub_names(package: str, init_file: str) -> Dict[str, Tuple[str, str]]:
     """``{public name: (private module, name there)}`` from the face's ``__init__.pyi``: its
-    ``from <package>._x import a, b`` lines."""
+    ``from <package>._x import a, b`` lines (the top level's: ``from fastndcg.<room>._x``)."""
     stub = os.path.splitext(init_file)[0] + ".pyi"
     try:
         with open(stub, encoding="utf-8") as f:
@@ -29,10 +29,16 @@ def stub_names(package: str, init_file: str) -> Dict[str, Tuple[str, str]]:
                           "without its .pyi files (reinstall it with pip)") from None
     table: Dict[str, Tuple[str, str]] = {}
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(package + "._"):
+        if isinstance(node, ast.ImportFrom) and node.module and _private_under(node.module, package):
             for alias in node.names:
                 table[alias.asname or alias.name] = (node.module, alias.name)
     return table
+
+
+def _private_under(module: str, package: str) -> bool:
+    """``module`` is a private module inside ``package`` (a part of its path below it is ``_x``)."""
+    return module.startswith(package + ".") and any(
+        part.startswith("_") for part in module[len(package) + 1:].split("."))
 
 
 def attach_stub(package: str, init_file: str) -> Tuple[Callable[[str], Any], Callable[[], List[str]], List[str]]:

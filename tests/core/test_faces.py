@@ -10,7 +10,7 @@ import pytest
 
 from fastndcg._core import faces
 
-LAZY = ("fastndcg.io", "fastndcg.measures", "fastndcg.report", "fastndcg.integrations")
+LAZY = ("fastndcg", "fastndcg.io", "fastndcg.measures", "fastndcg.report", "fastndcg.integrations")
 
 
 def _run(code: str, where) -> str:
