@@ -564,6 +564,18 @@ class RunJoiner:
         blocks = iter_line_blocks(path, self.block_size, progress, self._buffers)
         pending: Optional[Tuple[ParsedRows, Future]] = None     # the piece being joined on a helper
         spare: Optional[ParsedRows] = None
+
+        def finish_pending() -> Optional[JoinedRun]:
+            """The piece joined on the helper (None before the first); its arrays become the spare."""
+            nonlocal pending, spare
+            if pending is None:
+                return None
+            rows, job = pending
+            pending = None
+            joined = checked(rows, job.result())
+            spare = rows            # its arrays take the parser's next rows
+            return joined
+
         try:
             for block in blocks:
                 p.parse(block)
@@ -573,32 +585,20 @@ class RunJoiner:
                 if cut <= 0:
                     continue
                 n_out += cut
-                if overlap is None:
-                    try:
-                        joined = piece(cut, self.n_threads)
-                    except ValueError:
-                        rest_then_raise(blocks)
-                        raise
+                try:
+                    joined = piece(cut, self.n_threads) if overlap is None else finish_pending()
+                except ValueError:
+                    rest_then_raise(blocks)
+                    raise
+                if overlap is not None:     # the next piece is joined while the caller takes this one
+                    rows = p.split_front(cut, spare)
+                    spare = None
+                    pending = (rows, helper_pool().submit(_join_piece, rows, qrels, qindex, join_threads, scratch,
+                                                          allocate))
+                if joined is not None:
                     yield joined
-                    continue
-                if pending is not None:
-                    rows, job = pending
-                    pending = None
-                    try:
-                        joined = checked(rows, job.result())
-                    except ValueError:
-                        rest_then_raise(blocks)
-                        raise
-                    spare = rows            # its arrays take the parser's next rows
-                    yield joined
-                rows = p.split_front(cut, spare)
-                spare = None
-                pending = (rows, helper_pool().submit(_join_piece, rows, qrels, qindex, join_threads, scratch,
-                                                      allocate))
             if pending is not None:
-                rows, job = pending
-                pending = None
-                yield checked(rows, job.result())
+                yield finish_pending()
             if p.values.n:
                 yield piece(p.values.n, self.n_threads)
             elif n_out == 0:
