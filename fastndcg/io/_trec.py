@@ -273,11 +273,7 @@ class TrecParser:
             h.n = g.n - cut
             fresh.append(h)
         self.values, self.lines, self.dstart, self.pool = fresh
-        self.dstart.a[: self.dstart.n] -= rows.pool_end
-        topics, first = self.segments()
-        keep = first >= n_rows
-        self.seg_topics = [topics[keep]]
-        self.seg_first = [first[keep] - n_rows]
+        self._rebase(n_rows, rows.pool_end)
         return rows
 
     def drop_front(self, n_rows: int) -> None:
@@ -285,6 +281,11 @@ class TrecParser:
         for g in (self.values, self.lines, self.dstart):
             g.drop_front(n_rows)
         self.pool.drop_front(pool_cut)
+        self._rebase(n_rows, pool_cut)
+
+    def _rebase(self, n_rows: int, pool_cut: int) -> None:
+        """After the first ``n_rows`` rows (and ``pool_cut`` docno bytes) left the
+        arrays: the docno offsets and the topic segments count from the rows kept."""
         self.dstart.a[: self.dstart.n] -= pool_cut
         topics, first = self.segments()
         keep = first >= n_rows
