@@ -597,8 +597,9 @@ class RunJoiner:
                                                           allocate))
                 if joined is not None:
                     yield joined
-            if pending is not None:
-                yield finish_pending()
+            last = finish_pending()
+            if last is not None:
+                yield last
             if p.values.n:
                 yield piece(p.values.n, self.n_threads)
             elif n_out == 0:
