@@ -35,7 +35,7 @@ from fastndcg._core.prepared import one_shot
 from fastndcg._core.threads import effective_n_threads, threads_for
 
 K = 10
-ALL = effective_n_threads(None)
+ALL = effective_n_threads(-1)          # every CPU, whatever the load right now
 THREADS = sorted({1, ALL})
 
 
