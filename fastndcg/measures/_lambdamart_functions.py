@@ -36,8 +36,8 @@ def lambda_gradients(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *
     grad_out, hess_out : ndarray, optional
         Output arrays (see :meth:`LambdaMART.gradients`).
     n_threads : int, optional
-        OpenMP threads (None: all available). Results are bit-identical for
-        any value.
+        OpenMP threads (None: the CPUs other work does not hold now, see
+        :func:`fastndcg.effective_n_threads`). Results are bit-identical for any value.
 
     Returns
     -------

@@ -345,8 +345,9 @@ class LambdaMART:
             C-contiguous, writeable, of the output dtype (the scores' dtype
             in default mode, float32 in the exact modes).
         n_threads : int, optional
-            OpenMP threads (None: all available); results are bit-identical
-            for any value.
+            OpenMP threads (None: the CPUs other work does not hold now, see
+            :func:`fastndcg.effective_n_threads`); results are bit-identical for any
+            value.
 
         Returns
         -------

@@ -76,8 +76,8 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
     ideal_dcg, ideal_labels, ideal_offsets : optional
         An external ideal (see :class:`NDCGScorer`).
     n_threads : int, optional
-        OpenMP threads (None: all available). Results are bit-identical for
-        any value.
+        OpenMP threads (None: the CPUs other work does not hold now, see
+        :func:`fastndcg.effective_n_threads`). Results are bit-identical for any value.
 
     Returns
     -------

@@ -67,8 +67,8 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
     convention : Convention, preset name or None
         Only ``empty`` is used: the value of a degenerate query (see Notes).
     n_threads : int, optional
-        OpenMP threads (None: all available); results are bit-identical for
-        any value.
+        OpenMP threads (None: the CPUs other work does not hold now, see
+        :func:`fastndcg.effective_n_threads`); results are bit-identical for any value.
 
     Returns
     -------

@@ -191,7 +191,8 @@ def soft_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma
     max_docs : int, optional
         Cap on the documents taking part per query (see Notes).
     n_threads : int, optional
-        OpenMP threads (None: all available).
+        OpenMP threads (None: the CPUs other work does not hold now, see
+        :func:`fastndcg.effective_n_threads`).
 
     Returns
     -------
