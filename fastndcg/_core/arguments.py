@@ -193,6 +193,28 @@ def lightgbm_fields(dataset: Any) -> Tuple[np.ndarray, np.ndarray, Optional[np.n
             None if weights is None or len(weights) == 0 else np.asarray(weights, dtype=np.float32))
 
 
+#: LightGBM's names of its thread count (``num_threads`` and its aliases)
+LIGHTGBM_THREAD_PARAMS = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
+
+
+def lightgbm_threads(dataset: Any) -> Optional[int]:
+    """The thread count the training of ``dataset`` was given (its params:
+    ``lightgbm.train`` copies the training's params onto the Dataset), or None
+    (not given, <= 0 = LightGBM's default, or a scikit-learn call's rows)."""
+    params = getattr(dataset, "params", None)
+    if not isinstance(params, dict):
+        return None
+    for name in LIGHTGBM_THREAD_PARAMS:
+        value = params.get(name)
+        if value is not None:
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                return None
+            return value if value > 0 else None
+    return None
+
+
 def lightgbm_positions(dataset: Any) -> Optional[np.ndarray]:
     """The Dataset's position ids (LightGBM >= 4.1 numbers the positions in
     order of first appearance), or None (always for :class:`LightGBMRows`: the

@@ -80,6 +80,17 @@ def effective_n_threads(n_threads: Optional[int] = None) -> int:
     return n_threads
 
 
+def threads_within(limit: Optional[int], n_threads: Optional[int] = None) -> Optional[int]:
+    """``n_threads`` for a call made from inside a library that runs its own
+    threads: the caller's count as given; by default (None) the default count
+    capped at the library's own thread count ``limit`` (None or <= 0: no cap,
+    the default as it is), so that an objective inside a training told to use
+    one thread uses one."""
+    if n_threads is not None or limit is None or limit <= 0:
+        return n_threads
+    return min(effective_n_threads(None), int(limit))
+
+
 # ---------------------------------------------------------------- the machine's load
 #
 # A team on a core that other work holds waits for its slowest thread at every

@@ -38,8 +38,9 @@ from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
 from fastndcg._core.resolve import resolve
+from fastndcg._core.threads import threads_within
 from fastndcg._core.arguments import (LightGBMRows, check_real, library_bool, lightgbm_call, lightgbm_fields,
-                                      lightgbm_positions, metric_name_prefix)
+                                      lightgbm_positions, lightgbm_threads, metric_name_prefix)
 from fastndcg.conventions._presets import LIGHTGBM
 from fastndcg.measures._debias import PositionBiasedLambdaMART
 from fastndcg.measures._lambdamart_checks import check_mode
@@ -104,6 +105,9 @@ class LightGBMLambdarankObjective:
         does).
     n_threads : int, optional
         Threads for the gradient kernel (bit-identical results for any value).
+        None: :func:`fastndcg.effective_n_threads`'s default (the CPUs other
+        work does not hold), capped at the training's ``num_threads`` (or an
+        alias) when ``lightgbm.train`` was given one.
 
     Notes
     -----
@@ -196,17 +200,18 @@ class LightGBMLambdarankObjective:
 
     def _new_training(self, dataset) -> Training:
         labels, offsets, weights = lightgbm_fields(dataset)
+        host = lightgbm_threads(dataset)
         options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
                        score_normalization=self.score_normalization, sample_weights=weights,
-                       n_threads=self.n_threads)
+                       n_threads=threads_within(host, self.n_threads))
         positions = lightgbm_positions(dataset)
         if positions is None:
-            return Training(LambdaMART(labels, offsets, **options))
+            return Training(LambdaMART(labels, offsets, **options), host_threads=host)
         debiased = PositionBiasedLambdaMART(
             labels, offsets, positions, regularization=self.position_bias_regularization,
             learning_rate=self.learning_rate, **options)
-        return Training(debiased.model, debiased)
+        return Training(debiased.model, debiased, host_threads=host)
 
     def model_for(self, dataset) -> LambdaMART:
         """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
@@ -250,8 +255,9 @@ class LightGBMLambdarankObjective:
 
 class _MetricState:
     def __init__(self, scorer: NDCGScorer, offsets: np.ndarray, k: List[int],
-                 query_weights: Optional[np.ndarray]):
+                 query_weights: Optional[np.ndarray], host_threads: Optional[int] = None):
         self.scorer = scorer
+        self.host_threads = host_threads      # the training's thread count: the cap of the default
         idcg = scorer.ideal_dcg.reshape(offsets.shape[0] - 1, len(k))   # cached by the scorer
         self.idcg = idcg
         self.inv = inverse_ideal_dcg(idcg)
@@ -299,7 +305,9 @@ class LightGBMNDCGMetric:
         (``metric="None"``), or its ``ndcg@k`` and this one are both logged
         under one name.
     n_threads : int, optional
-        Threads for the NDCG kernels.
+        Threads for the NDCG kernels. None: the default count, capped at the
+        training's ``num_threads`` (or an alias) when ``lightgbm.train`` was
+        given one.
 
     Notes
     -----
@@ -362,9 +370,11 @@ class LightGBMNDCGMetric:
             state = self._states.get(dataset)
         if state is None:
             labels, offsets, weights = lightgbm_fields(dataset)
-            scorer = NDCGScorer(labels, offsets, self.k, convention=self.convention, n_threads=self.n_threads)
+            host = lightgbm_threads(dataset)
+            scorer = NDCGScorer(labels, offsets, self.k, convention=self.convention,
+                                n_threads=threads_within(host, self.n_threads))
             qw = None if weights is None else _lightgbm_query_weights(weights, offsets)
-            state = _MetricState(scorer, offsets, self.k, qw)
+            state = _MetricState(scorer, offsets, self.k, qw, host)
             if rows:   # the training set and a few validation sets; older entries go
                 self._rows_states = self._rows_states[-(ROWS_KEPT - 1):] + [(dataset, state)]
             else:
@@ -377,7 +387,7 @@ class LightGBMNDCGMetric:
         :class:`~fastndcg._core.arguments.LightGBMRows` of a scikit-learn call."""
         st = self._state_for(dataset)
         conv = self.convention
-        dcg = st.scorer.dcg(np.asarray(preds), n_threads=self.n_threads)
+        dcg = st.scorer.dcg(np.asarray(preds), n_threads=threads_within(st.host_threads, self.n_threads))
         dcg = dcg.reshape(dcg.shape[0], -1)
         empty = resolve(conv).empty_value
         per_query = np.where(st.short, 0.0, np.where(st.idcg > 0, dcg * st.inv, empty))

@@ -10,6 +10,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 
 from fastndcg._core.arguments import LightGBMRows
+from fastndcg._core.threads import threads_within
 from fastndcg.measures._lambdamart_model import LambdaMART
 
 #: The scikit-learn calls' data kept (LightGBMRows compare by content, so this
@@ -20,11 +21,15 @@ ROWS_KEPT = 8
 class Training:
     """What one training data set keeps between rounds: its model, the round
     state of a debiased or sampled LambdaMART (or None) and the output buffers,
-    reused every round under ``lock`` (one round at a time per data set)."""
+    reused every round under ``lock`` (one round at a time per data set).
+    ``host_threads``: the thread count the library trains this data set with
+    (None: unknown), the cap of the default thread count
+    (:func:`fastndcg._core.threads.threads_within`)."""
 
-    def __init__(self, model: LambdaMART, state: Any = None) -> None:
+    def __init__(self, model: LambdaMART, state: Any = None, host_threads: Optional[int] = None) -> None:
         self.model = model
         self.state = state
+        self.host_threads = host_threads
         self.grad: Optional[np.ndarray] = None
         self.hess: Optional[np.ndarray] = None
         self.lock = threading.Lock()
@@ -38,7 +43,8 @@ class Training:
                 self.grad = np.empty(model.n_docs, dtype=dtype)
                 self.hess = np.empty(model.n_docs, dtype=dtype)
             compute = model.gradients if self.state is None else self.state.gradients
-            return compute(scores, grad_out=self.grad, hess_out=self.hess, n_threads=n_threads)
+            return compute(scores, grad_out=self.grad, hess_out=self.hess,
+                           n_threads=threads_within(self.host_threads, n_threads))
 
 
 class Trainings:

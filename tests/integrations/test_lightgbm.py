@@ -541,3 +541,40 @@ def test_metric_signatures_state_the_measurement():
     assert [fastndcg.from_signature(s).cutoff for s in sigs] == [5, 10]
     assert all(fastndcg.from_signature(s).convention.name == "lightgbm" for s in sigs)
     assert sigs[0].startswith("nDCG@5|gain:table:exp:0-3") and "|ideal:cut,run|" in sigs[0]
+
+
+# ----------------------------------------------------------------------------- threads
+
+
+@pytest.mark.parametrize("given, host", [({"num_threads": 1}, 1), ({"n_jobs": 1}, 1), ({"nthread": 2}, 2),
+                                         ({"num_threads": 0}, None), ({}, None)])
+def test_the_default_threads_follow_the_trainings_num_threads(shared_data, monkeypatch, given, host):
+    """An objective and a metric left at the default thread count use no more
+    threads than the training was given (num_threads or an alias); an explicit
+    n_threads stays the caller's."""
+    import fastndcg._core.threads as threads
+    import fastndcg.integrations._trainings as trainings
+
+    used = []
+
+    def spy(limit, n_threads=None):
+        got = threads.threads_within(limit, n_threads)
+        used.append((limit, n_threads, got))
+        return got
+
+    monkeypatch.setattr(trainings, "threads_within", spy)
+    monkeypatch.setattr(flgb, "threads_within", spy)
+    Xtr, ytr, gtr, _, _, _ = load(shared_data, "lightgbm-rank")
+    params = {k: v for k, v in BASE.items() if k != "num_threads"}
+    params.update(given, objective="lambdarank")
+    obj, metric = LambdarankObjective.from_params(params), NDCGMetric(10)
+    ds = lgb.Dataset(Xtr, ytr, group=gtr)
+    lgb.train(dict(params, objective=obj, metric="None"), ds, 2, valid_sets=[ds], feval=metric)
+    assert obj._trainings.last.host_threads == host
+    assert used and all(limit == host and n is None for limit, n, _ in used)
+    default = threads.effective_n_threads(None)
+    assert {got for _, _, got in used} <= ({None} if host is None else set(range(1, min(host, default) + 1)))
+    used.clear()
+    explicit = LambdarankObjective.from_params(params, n_threads=2)
+    lgb.train(dict(params, objective=explicit, metric="None"), lgb.Dataset(Xtr, ytr, group=gtr), 1)
+    assert used and all(got == 2 for _, _, got in used)
