@@ -183,3 +183,33 @@ def test_threads_within_a_host_library_cap_only_the_default(monkeypatch):
     assert lightgbm_threads(Dataset({})) is None
     assert lightgbm_threads(Dataset(None)) is None
     assert lightgbm_threads(object()) is None
+
+
+def test_the_load_is_read_safely_from_many_threads(monkeypatch):
+    """Eight threads asking for the default at once, the reading never reused
+    (LOAD_TTL 0): each learns its own team once, and every answer is a count
+    between 1 and the CPUs."""
+    import threading
+
+    from fastndcg._core import threads
+
+    monkeypatch.setattr(threads, "LOAD_TTL", 0.0)
+    cpus = max(1, min(omp_max_threads(), len(os.sched_getaffinity(0))))
+    got, errors = [], []
+    barrier = threading.Barrier(8)
+
+    def ask():
+        try:
+            barrier.wait()
+            for _ in range(200):
+                got.append(threads.effective_n_threads(None))
+        except Exception as e:           # pragma: no cover - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=ask) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    assert len(got) == 1600 and all(1 <= n <= cpus for n in got)
