@@ -25,7 +25,15 @@ def cutoffs_arg(text: str) -> List[int]:
         raise argparse.ArgumentTypeError(f"cutoffs must be comma-separated integers; got {text!r}") from None
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"cutoffs must be integers >= 1; got {text!r}")
-    return values
+    return _distinct(values)
+
+
+def _distinct(values: List[Optional[int]]) -> List[Optional[int]]:
+    """A repeated cutoff is the same column: each once, first appearance first (the one rule of
+    results keyed by cutoff, :func:`fastndcg._core.validation.distinct_cutoffs`)."""
+    from fastndcg._core.validation import distinct_cutoffs
+
+    return distinct_cutoffs(values)
 
 
 def nonnegative_int_arg(text: str) -> int:
@@ -42,7 +50,7 @@ def nonnegative_int_arg(text: str) -> int:
 
 
 def cutoff_list_arg(text: str) -> List[Optional[int]]:
-    """``1,3,5,10``; ``all`` (or ``full``) is the whole list."""
+    """``1,3,5,10``; ``all`` (or ``full``) is the whole list; ``5,10,5`` is ``5,10``."""
     out: List[Optional[int]] = []
     for part in text.split(","):
         part = part.strip().lower()
@@ -61,7 +69,7 @@ def cutoff_list_arg(text: str) -> List[Optional[int]]:
         out.append(v)
     if not out:
         raise argparse.ArgumentTypeError(f"no cutoffs in {text!r}")
-    return out
+    return _distinct(out)
 
 
 def preset_name_arg(text: str) -> str:

@@ -519,3 +519,38 @@ def test_version_flag_prints_the_version(capsys, flag):
         main([flag])
     assert info.value.code == 0
     assert capsys.readouterr().out == f"fastndcg {fastndcg.__version__}\n"
+
+
+# ----------------------------------------------------------------------------- a repeated cutoff (issue 33 item 1)
+
+
+@pytest.mark.parametrize("ks, distinct", [("5,10,5", "5,10"), ("10,10", "10"), ("10,all,all", "10,all"),
+                                          ("all,full,5", "all,5")])
+@pytest.mark.parametrize("argv", [
+    ["eval"], ["eval", "--format", "json", "-q"], ["eval", "--format", "csv", "-q"],
+    ["eval", "--format", "csv", "--layout", "long"], ["eval", "--format", "trec", "-q"],
+    ["eval", "--stream", "--format", "csv"], ["eval", "-J", "--format", "csv"],
+    ["test", "--resamples", "50"], ["test", "--resamples", "50", "--format", "json"],
+    ["test", "--resamples", "50", "--format", "csv"],
+    ["compare", "--presets", "trec_eval,standard"], ["compare", "--presets", "trec_eval", "--format", "json"],
+    ["compare", "--presets", "trec_eval", "--format", "csv"],
+])
+def test_a_repeated_cutoff_is_one_column(shared_data, capsys, argv, ks, distinct):
+    """It was an IndexError traceback (table), 5 CSV header fields over 4 values, a JSON run
+    whose cutoffs outnumber its values: ``-k 5,10,5`` is ``-k 5,10`` in every command and format."""
+    base = shared_data / "trec_eval-test"
+    files = [base / "qrels.test", base / "results.test"]
+    if "--stream" not in argv:      # results.trunc's topics are not contiguous
+        files += [base / "results.trunc", "-c"]
+    code, out, err = run_cli(capsys, argv[0], *files, "-k", ks, *argv[1:])
+    assert code == 0, err
+    want = run_cli(capsys, argv[0], *files, "-k", distinct, *argv[1:])
+    assert (out, err) == want[1:]
+
+
+def test_a_repeated_cutoff_of_identify_and_demo(capsys):
+    from fastndcg.cli._identify import _one_cutoff
+
+    assert _one_cutoff("10,10") == 10 and _one_cutoff("all,full") is None      # identify's one cutoff
+    code, out, err = run_cli(capsys, "demo", "--queries", "5", "-k", "3,1,3")
+    assert code == 0 and "NDCG@3    NDCG@1  rule" in out and out.count("NDCG@3") == 1
