@@ -43,12 +43,19 @@ def _add_demo_parser(sub) -> None:
     demo.set_defaults(func=cmd_demo, value_error_code=EXIT_USAGE)
 
 
+def usage_error(prog: str, message: str) -> str:
+    """The one line of a usage error (exit code 2), argparse's or found after parsing: the one
+    prefix of every fastndcg error, the message, and where the usage is (no usage block: the
+    line that says what is wrong stays the one a user reads)."""
+    return f"fastndcg: error: {message} (see {prog} --help)\n"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with the one error prefix of every fastndcg error (``fastndcg: error:``)."""
+    """argparse whose usage errors are :func:`usage_error`'s one line (the sub-command's
+    parser names its own ``--help``)."""
 
     def error(self, message: str):
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"fastndcg: error: {message}\n")
+        self.exit(EXIT_USAGE, usage_error(self.prog, message))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,10 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
+    args, extra = parser.parse_known_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
+    if extra:       # what parse_args says, but by the sub-command whose options they are not
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     with warnings.catch_warnings():
         _show_gain_warning_once()
         return _run(args)
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[command]
+    return parser       # pragma: no cover - every command is a sub-command
 
 
 def _joined_gain(argv: List[str]) -> List[str]:
@@ -110,7 +126,7 @@ def _run(args) -> int:
     try:
         return args.func(args)
     except UsageError as exc:
-        print(f"fastndcg: error: {exc}", file=sys.stderr)
+        print(usage_error(f"fastndcg {args.command}", str(exc)), end="", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fastndcg: interrupted", file=sys.stderr)
@@ -127,8 +143,12 @@ def _run(args) -> int:
         print(f"fastndcg: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_IO
     except (ValueError, TypeError) as exc:
-        print(f"fastndcg: error: {error_message(exc)}", file=sys.stderr)
-        return getattr(args, "value_error_code", EXIT_DATA)
+        code = getattr(args, "value_error_code", EXIT_DATA)
+        if code == EXIT_USAGE:
+            print(usage_error(f"fastndcg {args.command}", error_message(exc)), end="", file=sys.stderr)
+        else:
+            print(f"fastndcg: error: {error_message(exc)}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,7 +17,7 @@ import fastndcg
 import fastndcg.io as readers
 from fastndcg.cli import main
 from fastndcg.cli._options import EXIT_DATA, EXIT_IO, EXIT_USAGE, Progress
-from conftest import read_svmlight_dense, require
+from conftest import read_svmlight_dense, require, run_cli as run_cli_exits
 
 
 def run_cli(capsys, *argv):
@@ -554,3 +554,30 @@ def test_a_repeated_cutoff_of_identify_and_demo(capsys):
     assert _one_cutoff("10,10") == 10 and _one_cutoff("all,full") is None      # identify's one cutoff
     code, out, err = run_cli(capsys, "demo", "--queries", "5", "-k", "3,1,3")
     assert code == 0 and "NDCG@3    NDCG@1  rule" in out and out.count("NDCG@3") == 1
+
+
+# ----------------------------------------------------------------------------- usage errors: one line (issue 33 item 4)
+
+
+@pytest.mark.parametrize("argv, prog, message", [
+    (["eval", "{q}", "{r}", "--preset", "trec_evl"], "fastndcg eval", "did you mean 'trec_eval'?"),
+    (["eval", "{q}", "{r}", "-k", "0"], "fastndcg eval", "argument -k: cutoffs must be integers >= 1"),
+    (["eval", "{q}", "{r}", "--gain", "1=3x"], "fastndcg eval", "argument --gain: '1=3x' is not LEVEL=GAIN"),
+    (["eval", "{q}", "{r}", "--bogus"], "fastndcg eval", "unrecognized arguments: --bogus"),
+    (["eval", "{q}", "{r}", "--layout", "long"], "fastndcg eval", "--layout long applies to --format csv"),
+    (["eval"], "fastndcg eval", "the following arguments are required: FILE"),
+    (["identify", "{q}", "{r}", "--value", "39.14"], "fastndcg identify", "a percentage? give 0.3914"),
+    (["test", "{q}", "{r}", "{r}", "--alpha", "2"], "fastndcg test", "strictly between 0 and 1"),
+    (["compare", "{q}", "{r}", "--format", "xml"], "fastndcg compare", "invalid choice: 'xml'"),
+    (["demo", "--queries", "x"], "fastndcg demo", "argument --queries: expected an integer"),
+    (["bogus"], "fastndcg", "invalid choice: 'bogus'"),
+    ([], "fastndcg", "the following arguments are required: command"),
+])
+def test_a_usage_error_is_one_line_with_a_help_hint(shared_data, capsys, argv, prog, message):
+    """It was argparse's 3-11 line usage block, then the error line."""
+    base = shared_data / "trec_eval-test"
+    argv = [a.format(q=base / "qrels.test", r=base / "results.test") for a in argv]
+    code, out, err = run_cli_exits(capsys, *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert err.count("\n") == 1 and err.startswith("fastndcg: error: ") and message in err, err
+    assert err.endswith(f" (see {prog} --help)\n") and "usage:" not in err, err
