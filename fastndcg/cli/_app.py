@@ -12,7 +12,7 @@ from fastndcg.cli._demo import cmd_demo
 from fastndcg.cli._eval import add_eval_parser
 from fastndcg.cli._identify import add_identify_parser
 from fastndcg.cli._messages import error_message
-from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg
+from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg, positive_int_arg
 from fastndcg.cli._significance import add_test_parser
 from fastndcg.cli._systems import UsageError
 from fastndcg._version import __version__
@@ -33,8 +33,8 @@ SUBCOMMANDS: List[Tuple[str, Callable]] = [
 
 def _add_demo_parser(sub) -> None:
     demo = sub.add_parser("demo", help="NDCG of generated (seeded) MSLR-like data under contrasting conventions")
-    demo.add_argument("--queries", type=nonnegative_int_arg, default=10_000, help="number of queries (default 10000)")
-    demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    demo.add_argument("--queries", type=positive_int_arg, default=10_000, help="number of queries (default 10000)")
+    demo.add_argument("--seed", type=nonnegative_int_arg, default=0, help="generator seed (default 0)")
     demo.add_argument("-k", type=cutoffs_arg, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
     demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
     demo.add_argument("--write-examples", metavar="DIR", default=None,
@@ -76,9 +76,27 @@ def main(argv: Optional[List[str]] = None) -> int:
     args, extra = parser.parse_known_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
     if extra:       # what parse_args says, but by the sub-command whose options they are not
         _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
+    _check_settings(_subparser(parser, args.command), args)
     with warnings.catch_warnings():
         _show_gain_warning_once()
         return _run(args)
+
+
+def _check_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The options that give a library setting (``--threads``: ``n_threads``, ``-M``: ``max_docs``),
+    in every command, checked by the library's own check of that setting before any work: a bad
+    value is a usage error (exit code 2; it was 4, invalid data, once the library met it), in the
+    library's words with the options' names."""
+    from fastndcg._core.arguments import check_max_docs
+    from fastndcg._core.threads import effective_n_threads
+
+    for dest, check in (("threads", effective_n_threads), ("max_docs", check_max_docs)):
+        value = getattr(args, dest, None)
+        if value is not None:
+            try:
+                check(value)
+            except ValueError as exc:
+                parser.error(error_message(exc))
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:

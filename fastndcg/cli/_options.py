@@ -37,12 +37,22 @@ def _distinct(values: List[Optional[int]]) -> List[Optional[int]]:
 
 
 def nonnegative_int_arg(text: str) -> int:
+    return _int_at_least(text, 0)
+
+
+def positive_int_arg(text: str) -> int:
+    return _int_at_least(text, 1)
+
+
+def _int_at_least(text: str, low: int) -> int:
+    """The type of the integer options with a lower bound (counts, seeds, columns): a value
+    out of range is a usage error when the options are read, before any work."""
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}")
+    if v < low:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {low}; got {text!r}")
     return v
 
 

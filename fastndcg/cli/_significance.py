@@ -12,7 +12,7 @@ from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
-from fastndcg.cli._options import EXIT_OK, _note, probability_arg, progress_for
+from fastndcg.cli._options import EXIT_OK, _note, nonnegative_int_arg, positive_int_arg, probability_arg, progress_for
 from fastndcg.cli._eval import measures_from_cutoffs, add_measure_arguments, measure_runs, systems_and_results
 from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, measure_names
 
@@ -36,9 +36,9 @@ def add_test_parser(sub) -> None:
                    help="multiple-comparison adjustment over the pairs (default: holm)")
     p.add_argument("--baseline", default=None, metavar="NAME",
                    help="compare every system with this one only (default: all pairs)")
-    p.add_argument("--resamples", type=int, default=10000,
+    p.add_argument("--resamples", type=positive_int_arg, default=10000,
                    help="bootstrap and randomization resamples (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    p.add_argument("--seed", type=nonnegative_int_arg, default=0, help="seed of the resampling (default 0)")
     p.add_argument("--confidence", type=probability_arg, default=0.95,
                    help="confidence of the bootstrap intervals (default 0.95)")
     p.set_defaults(func=cmd_test)
@@ -47,8 +47,6 @@ def add_test_parser(sub) -> None:
 def cmd_test(args) -> int:
     from fastndcg.report._significance import bootstrap_ci, compare_systems
 
-    if args.resamples < 1:
-        raise UsageError(f"--resamples must be >= 1; got {args.resamples}")
     progress = progress_for(args)
     if args.measures is None and (args.judged_only or args.level is not None):
         args.measures = measures_from_cutoffs(args)

@@ -120,7 +120,7 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
                       help="query sizes (.query/.group) for data without qid: (default: DATA.query or DATA.group if present)")
     data.add_argument("--qid-order", choices=("contiguous", "sorted", "any"), default="contiguous",
                       help="contiguous (default): a qid block that reappears is an error; any: regroup")
-    data.add_argument("--pred-column", type=int, default=None, metavar="N",
+    data.add_argument("--pred-column", type=nonnegative_int_arg, default=None, metavar="N",
                       help="take field N (0-based) of each prediction line (default: one value per line)")
     if gain_and_stream:
         p.add_argument("--stream", action="store_true",

@@ -581,3 +581,33 @@ def test_a_usage_error_is_one_line_with_a_help_hint(shared_data, capsys, argv, p
     assert code == EXIT_USAGE and out == ""
     assert err.count("\n") == 1 and err.startswith("fastndcg: error: ") and message in err, err
     assert err.endswith(f" (see {prog} --help)\n") and "usage:" not in err, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "{q}", "{r}", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["eval", "{q}", "{r}", "-m", "ndcg", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["compare", "{q}", "{r}", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["test", "{q}", "{r}", "{t}", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["eval", "{q}", "{r}", "--threads", "0"], "--threads must not be 0"),
+    (["eval", "{q}", "{r}", "--stream", "--threads", "0"], "--threads must not be 0"),
+    (["test", "{q}", "{r}", "{t}", "--threads", "0"], "--threads must not be 0"),
+    (["compare", "{q}", "{r}", "--threads", "0"], "--threads must not be 0"),
+    (["identify", "{q}", "{r}", "--value", "0.3", "--threads", "0"], "--threads must not be 0"),
+    (["demo", "--queries", "3", "--threads", "0"], "or no --threads for the default"),
+    (["demo", "--queries", "0"], "argument --queries: expected an integer >= 1; got '0'"),
+    (["demo", "--seed", "-1"], "argument --seed: expected an integer >= 0; got '-1'"),
+    (["test", "{q}", "{r}", "{t}", "--seed", "-1"], "argument --seed: expected an integer >= 0; got '-1'"),
+    (["test", "{q}", "{r}", "{t}", "--resamples", "0"], "argument --resamples: expected an integer >= 1"),
+    (["identify", "{q}", "{r}", "--value", "0.3", "--nearest", "-1"], "argument --nearest: expected an integer >= 0"),
+    (["eval", "--data", "{q}", "{r}", "--pred-column", "-1"], "argument --pred-column: expected an integer >= 0"),
+    (["identify", "--data", "{q}", "{r}", "--value", "0.3", "--pred-column", "-1"], "argument --pred-column"),
+])
+def test_a_bad_number_option_is_a_usage_error(shared_data, capsys, argv, message):
+    """Issue 33 item 7: -M 0 and --threads 0 exited 4 (invalid data) once the library met them;
+    demo --queries 0 printed a table of NaN; --seed -1 was numpy's 'expected non-negative
+    integer' (exit 4 from test); --pred-column -1 was read as no column. Now exit 2 before any
+    work, naming the option."""
+    base = shared_data / "trec_eval-test"
+    argv = [a.format(q=base / "qrels.test", r=base / "results.test", t=base / "results.trunc") for a in argv]
+    code, out, err = run_cli_exits(capsys, *argv)
+    assert code == EXIT_USAGE and out == "" and err.count("\n") == 1 and message in err, err
