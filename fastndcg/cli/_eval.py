@@ -18,7 +18,7 @@ from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
 from fastndcg.cli._messages import error_message
 from fastndcg.cli._options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
-from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, convention_for, InputSet
+from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, run_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, convention_for, InputSet
 from fastndcg.measures._measurement import cutoff_measurements
 
 
@@ -248,7 +248,7 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
 
     missing = missing_rule(args)
     run_paths = args.inputs[1:]
-    names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
+    names = run_names(run_paths)
     results = []
     # each run joined with the qrels while it is read (the qrels are read and indexed once for all
     # runs; small runs side by side, one thread each), then evaluated here, in order

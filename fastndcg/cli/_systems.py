@@ -146,11 +146,32 @@ def missing_rule(args) -> str:
     return args.missing if getattr(args, "missing", None) is not None else DEFAULT_MISSING
 
 
-def unique_names(names: List[str], paths: List[str]) -> List[str]:
-    if len(set(names)) == len(names) and all(names):
-        return names
+def run_names(paths: List[str], what: str = "RUN") -> List[str]:
+    """The names of the runs (or prediction files, ``what="PRED"``) as the output shows them: the
+    base names when they are unique, else the paths as given. A file given twice is a usage
+    error that names it: two systems need two files (it was "need at least two systems; got 1"
+    from ``test``, one system from ``compare``, the same row twice from ``eval``)."""
+    seen: Dict[Any, int] = {}
+    for i, path in enumerate(paths):
+        key = _file_key(path)
+        if key in seen:
+            j = seen[key]
+            same = path if paths[j] == path else f"{paths[j]} (as {path})"
+            raise UsageError(f"{same} is given twice ({what} {j + 1} and {what} {i + 1}): give each "
+                             f"{'run' if what == 'RUN' else 'prediction file'} once")
+        seen[key] = i
     base = [os.path.basename(p) for p in paths]
-    return base if len(set(base)) == len(base) else list(paths)
+    return base if len(set(base)) == len(base) and all(base) else list(paths)
+
+
+def _file_key(path: str) -> Any:
+    """What tells two paths of one file apart from two files: the device and inode (a link or
+    another spelling of the path is the same file; two pipes are two), else the normalised path."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.normpath(path)
+    return (st.st_dev, st.st_ino)
 
 
 def convention_for(args, max_label: Optional[float]):
@@ -194,7 +215,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
         conv, ks, missing, run_paths = inputs.convention, inputs.cutoffs, missing_rule(args), args.inputs[1:]
         trec_spec = inputs.measurements[0].gains if inputs.measurements else None
         systems = []
-        names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
+        names = run_names(run_paths)
         if getattr(args, "stream", False):
             # each run is read by whole topics when evaluated; its tag (the
             # tag of its last line, trec_eval's runid) and its notes are known only then
@@ -238,7 +259,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     # --group: always used (and checked against qids if any); else DATA.query / DATA.group (one rule)
     group = group_file_for(data_path, args.group, choose="--group FILE")
     group = False if group is None else group     # resolved: the readers look no further
-    names = unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
+    names = run_names(pred_paths, "PRED")
     ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
     if getattr(args, "stream", False):
 

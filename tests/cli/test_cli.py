@@ -426,7 +426,9 @@ def _letor(tmp_path, labels_text: str, preds_text: str):
 def test_bad_label_names_the_data_file_and_line(tmp_path, capsys, command, extra):
     # before: "labels must be ...; got labels[1]=-1 (query 0, row 1 of rows 0:2)", no file
     data, pred = _letor(tmp_path, "1 qid:1 1:0.5\n-1 qid:1 1:0.3\n0 qid:2 1:0.1\n", "0.5\n0.3\n0.1\n")
-    preds = [pred, pred] if command == "test" else [pred]
+    # two systems for test: two files (one file given twice is a usage error)
+    preds = [pred, str(tmp_path / "p2.txt")] if command == "test" else [pred]
+    (tmp_path / "p2.txt").write_text("0.5\n0.3\n0.1\n")
     code, out, err = run_cli(capsys, command, "--data", data, *preds, *extra)
     assert code == EXIT_DATA and out == ""
     assert err.startswith(f"fastndcg: error: {data}:2: labels must be ") and "got -1" in err, err
@@ -611,3 +613,26 @@ def test_a_bad_number_option_is_a_usage_error(shared_data, capsys, argv, message
     argv = [a.format(q=base / "qrels.test", r=base / "results.test", t=base / "results.trunc") for a in argv]
     code, out, err = run_cli_exits(capsys, *argv)
     assert code == EXIT_USAGE and out == "" and err.count("\n") == 1 and message in err, err
+
+
+# ----------------------------------------------------------------------------- a run given twice (issue 33 item 5)
+
+
+@pytest.mark.parametrize("argv", [["test"], ["test", "-m", "ndcg"], ["test", "--stream"], ["compare"], ["eval"],
+                                  ["eval", "--format", "trec"]])
+def test_a_run_given_twice_is_named(shared_data, capsys, argv):
+    """It was "need at least two systems to compare; got 1" (test, exit 4), one system (compare)
+    and the same row twice (eval)."""
+    base = shared_data / "trec_eval-test"
+    run = base / "results.test"
+    code, out, err = run_cli(capsys, argv[0], base / "qrels.test", run, base / "results.trunc", run, "-c", *argv[1:])
+    assert code == EXIT_USAGE and out == ""
+    assert err == f"fastndcg: error: {run} is given twice (RUN 1 and RUN 3): give each run once " \
+                  f"(see fastndcg {argv[0]} --help)\n"
+
+
+def test_a_prediction_file_given_twice_is_named(tmp_path, capsys):
+    data, pred = _letor(tmp_path, "1 qid:1\n0 qid:1\n", "0.5\n0.3\n")
+    other = os.path.join(os.path.dirname(pred), ".", os.path.basename(pred))     # another spelling
+    code, out, err = run_cli(capsys, "test", "--data", data, pred, other)
+    assert code == EXIT_USAGE and f"{pred} (as {other}) is given twice (PRED 1 and PRED 2)" in err, err
