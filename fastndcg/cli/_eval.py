@@ -188,7 +188,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
     (:func:`fastndcg.measures._measurement.resolve_measurements`), then every run joined with
     the qrels while it is read and evaluated."""
-    from fastndcg.measures._measure_strings import BOOKKEEPING, MeasureWarning
+    from fastndcg.measures._measure_strings import BOOKKEEPING, MEASURE_SETS, MeasureWarning, expand_measure_sets
     from fastndcg.measures._measurement import resolve_measurements
 
     if args.data is not None:
@@ -206,8 +206,15 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     if len(args.inputs) < 2:
         raise UsageError("TREC mode needs QRELS and at least one RUN")
     rules = _RULES_OF_PRESET[args.preset]
-    book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]
-    strings = [m for m in args.measures if m.strip() not in BOOKKEEPING]
+    try:
+        asked = expand_measure_sets(args.measures)
+    except ValueError as exc:
+        raise UsageError(error_message(exc)) from None
+    for name in dict.fromkeys(m.strip() for m in args.measures if m.strip() in MEASURE_SETS):
+        _note(f"-m {name} is trec_eval's {name} for the NDCG family: {', '.join(MEASURE_SETS[name])} (its other "
+              "measures, map, P, recall, ..., are not NDCG measures: trec_eval computes them)")
+    book = [m.strip() for m in asked if m.strip() in BOOKKEEPING]
+    strings = [m for m in asked if m.strip() not in BOOKKEEPING]
     missing = missing_rule(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MeasureWarning)

@@ -45,6 +45,7 @@ def add_test_parser(sub) -> None:
 
 
 def cmd_test(args) -> int:
+    from fastndcg.measures._measure_strings import BOOKKEEPING
     from fastndcg.report._significance import bootstrap_ci, compare_systems
 
     progress = progress_for(args)
@@ -52,8 +53,9 @@ def cmd_test(args) -> int:
         args.measures = measures_from_cutoffs(args)
     if args.measures is not None:      # the measures as eval -m takes them
         runs = measure_runs(args, progress)
-        if runs.bookkeeping:
-            raise UsageError(f"-m {runs.bookkeeping[0]} is a line of --format trec; fastndcg test compares measures")
+        book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]     # all_trec's are no measures
+        if book:
+            raise UsageError(f"-m {book[0]} is a line of --format trec; fastndcg test compares measures")
         results, names, signatures = runs.results, runs.names, [m.signature for m in runs.measurements]
         preset = args.preset or "trec_eval"
     else:
