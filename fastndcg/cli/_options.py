@@ -5,9 +5,10 @@ import argparse
 import math
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, TypeVar
 
-
+#: a cutoff of -k (``all``: None) or of demo's -k (integers only)
+_K = TypeVar("_K", int, Optional[int])
 
 
 EXIT_OK = 0
@@ -28,7 +29,7 @@ def cutoffs_arg(text: str) -> List[int]:
     return _distinct(values)
 
 
-def _distinct(values: List[Optional[int]]) -> List[Optional[int]]:
+def _distinct(values: List[_K]) -> List[_K]:
     """A repeated cutoff is the same column: each once, first appearance first (the one rule of
     results keyed by cutoff, :func:`fastndcg._core.validation.distinct_cutoffs`)."""
     from fastndcg._core.validation import distinct_cutoffs

@@ -13,8 +13,8 @@ from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
 from fastndcg.cli._options import EXIT_OK, _note, nonnegative_int_arg, positive_int_arg, probability_arg, progress_for
-from fastndcg.cli._eval import measures_from_cutoffs, add_measure_arguments, measure_runs, systems_and_results
-from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, measure_names
+from fastndcg.cli._eval import check_judged_options, add_measure_arguments, measure_runs, systems_and_results
+from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, column_names
 
 
 # ============================================================================ test
@@ -50,7 +50,7 @@ def cmd_test(args) -> int:
 
     progress = progress_for(args)
     if args.measures is None and (args.judged_only or args.level is not None):
-        args.measures = measures_from_cutoffs(args)
+        check_judged_options(args)
     if args.measures is not None:      # the measures as eval -m takes them
         runs = measure_runs(args, progress)
         book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]     # all_trec's are no measures
@@ -60,7 +60,7 @@ def cmd_test(args) -> int:
         preset = args.preset or "trec_eval"
     else:
         inputs, results = systems_and_results(args, progress)
-        names, signatures, preset = measure_names(inputs, "table"), inputs.signatures, inputs.preset
+        names, signatures, preset = column_names(inputs.measurements, "table", inputs), inputs.signatures, inputs.preset
     if len(results) < 2:
         raise UsageError("fastndcg test needs at least two runs / prediction files")
     for r in results:

@@ -396,16 +396,28 @@ def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
     return out
 
 
-def measure_names(inputs: InputSet, fmt: str) -> List[str]:
-    """Column names: ``ndcg@k`` / ``ndcg``; trec_eval's names in the trec format."""
+def column_names(measurements: List[Any], fmt: str, cutoffs: Optional[InputSet] = None) -> List[str]:
+    """The one naming rule of the columns of ``eval`` and ``test`` (docs/files-and-cli.md, "Column
+    names"): a measurement is named as it was asked, and its signature says what it is.
+
+    Asked by ``-k`` (``cutoffs``: the :class:`InputSet` of the cutoffs): ``ndcg@K``, ``ndcg`` for
+    the whole list, ``ndcg_G@K`` / ``ndcg_G`` with ``--gain G``; in ``--format trec`` under the
+    trec_eval / pytrec_eval presets the names trec_eval prints for the same measurement,
+    ``ndcg_cut_K`` and ``ndcg`` (without ``--gain``). Asked by ``-m``: the name it was given in,
+    in every format (trec_eval's printed name, ``ndcg_cut_10`` for ``ndcg_cut.10``; ir_measures',
+    ``nDCG@10``). So ``-k 10`` and ``-m ndcg_cut.10`` are ``ndcg@10`` and ``ndcg_cut_10`` in a table,
+    JSON or CSV (names documented and relied on for both spellings) and ``ndcg_cut_10`` both in
+    ``--format trec``; their signatures are the same."""
+    if cutoffs is None:
+        return [m.label for m in measurements]
     names = []
-    trec = fmt == "trec" and inputs.preset in TREC_MEASURE_PRESETS
-    for k in inputs.cutoffs:
-        if trec and inputs.gain_spec is None:
-            # numeric cutoffs of the trec_eval presets are trec_eval's ndcg_cut (load_systems)
+    trec = fmt == "trec" and cutoffs.preset in TREC_MEASURE_PRESETS
+    for k in cutoffs.cutoffs:
+        if trec and cutoffs.gain_spec is None:
+            # numeric cutoffs of the trec_eval presets are trec_eval's ndcg_cut (trec_input_set)
             names.append("ndcg" if k is None else f"ndcg_cut_{k}")
-        elif inputs.gain_spec is not None:
-            base = f"ndcg_{inputs.gain_spec}"
+        elif cutoffs.gain_spec is not None:
+            base = f"ndcg_{cutoffs.gain_spec}"
             names.append(base if k is None else f"{base}@{k}")
         else:
             names.append("ndcg" if k is None else f"ndcg@{k}")
