@@ -250,7 +250,7 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
 
     missing = missing_rule(args)
     run_paths = args.inputs[1:]
-    names = run_names(run_paths)
+    names = run_names(run_paths, args.command)
     results = []
     # each run joined with the qrels while it is read (the qrels are read and indexed once for all
     # runs; small runs side by side, one thread each), then evaluated here, in order

@@ -146,13 +146,14 @@ def missing_rule(args) -> str:
     return args.missing if getattr(args, "missing", None) is not None else DEFAULT_MISSING
 
 
-def run_names(paths: List[str], what: str = "RUN") -> List[str]:
+def run_names(paths: List[str], command: str, what: str = "RUN") -> List[str]:
     """The names of the runs (or prediction files, ``what="PRED"``) as the output shows them: the
-    base names when they are unique, else the paths as given. A file given twice is a usage
-    error that names it: two systems need two files (it was "need at least two systems; got 1"
-    from ``test``, one system from ``compare``, the same row twice from ``eval``)."""
+    base names when they are unique, else the paths as given. In the commands that compare
+    systems (``test``, ``compare``) a file given twice is a usage error that names it: two
+    systems need two files (it was "need at least two systems; got 1" from ``test``, one system
+    from ``compare``). ``eval`` evaluates each file it is given, one row each."""
     seen: Dict[Any, int] = {}
-    for i, path in enumerate(paths):
+    for i, path in enumerate(paths if command in ("test", "compare") else ()):
         key = _file_key(path)
         if key in seen:
             j = seen[key]
@@ -215,7 +216,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
         conv, ks, missing, run_paths = inputs.convention, inputs.cutoffs, missing_rule(args), args.inputs[1:]
         trec_spec = inputs.measurements[0].gains if inputs.measurements else None
         systems = []
-        names = run_names(run_paths)
+        names = run_names(run_paths, args.command)
         if getattr(args, "stream", False):
             # each run is read by whole topics when evaluated; its tag (the
             # tag of its last line, trec_eval's runid) and its notes are known only then
@@ -259,7 +260,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     # --group: always used (and checked against qids if any); else DATA.query / DATA.group (one rule)
     group = group_file_for(data_path, args.group, choose="--group FILE")
     group = False if group is None else group     # resolved: the readers look no further
-    names = run_names(pred_paths, "PRED")
+    names = run_names(pred_paths, args.command, "PRED")
     ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
     if getattr(args, "stream", False):
 
