@@ -347,6 +347,23 @@ def check_cutoffs(k: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
     return np.ascontiguousarray(unique), column.astype(np.intp).reshape(-1), single
 
 
+def distinct_cutoffs(k: Any) -> Any:
+    """``k`` as a result keyed by cutoff name takes it: each cutoff once, in the order of its
+    first appearance (None, the whole list, is a cutoff too). A repeated cutoff is the same
+    column (``ndcg@10``): the command line's ``-k 5,10,5`` and the DataFrame, Dask, Spark and
+    comparison results have one column per distinct cutoff. None and a single int come back as
+    they are; a sequence as a list. Checked as :func:`check_cutoffs` checks it (its messages).
+
+    The array functions (:func:`fastndcg.ndcg`, :func:`fastndcg.mean_ndcg`,
+    :class:`fastndcg.NDCGScorer`) are positional instead: one column per entry of ``k``, so a
+    repeated cutoff repeats its (identical) column and ``result[:, j]`` is ``k[j]``'s.
+    """
+    _, _, single = check_cutoffs(k)
+    if k is None or single:
+        return k
+    return list(dict.fromkeys(None if v is None else int(v) for v in k))
+
+
 def _is_sequence(x: Any) -> bool:
     if isinstance(x, (str, bytes)):
         return False

@@ -12,7 +12,7 @@ from fastndcg.cli._demo import cmd_demo
 from fastndcg.cli._eval import add_eval_parser
 from fastndcg.cli._identify import add_identify_parser
 from fastndcg.cli._messages import error_message
-from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg
+from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg, positive_int_arg
 from fastndcg.cli._significance import add_test_parser
 from fastndcg.cli._systems import UsageError
 from fastndcg._version import __version__
@@ -33,8 +33,8 @@ SUBCOMMANDS: List[Tuple[str, Callable]] = [
 
 def _add_demo_parser(sub) -> None:
     demo = sub.add_parser("demo", help="NDCG of generated (seeded) MSLR-like data under contrasting conventions")
-    demo.add_argument("--queries", type=nonnegative_int_arg, default=10_000, help="number of queries (default 10000)")
-    demo.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    demo.add_argument("--queries", type=positive_int_arg, default=10_000, help="number of queries (default 10000)")
+    demo.add_argument("--seed", type=nonnegative_int_arg, default=0, help="generator seed (default 0)")
     demo.add_argument("-k", type=cutoffs_arg, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
     demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
     demo.add_argument("--write-examples", metavar="DIR", default=None,
@@ -43,12 +43,19 @@ def _add_demo_parser(sub) -> None:
     demo.set_defaults(func=cmd_demo, value_error_code=EXIT_USAGE)
 
 
+def usage_error(prog: str, message: str) -> str:
+    """The one line of a usage error (exit code 2), argparse's or found after parsing: the one
+    prefix of every fastndcg error, the message, and where the usage is (no usage block: the
+    line that says what is wrong stays the one a user reads)."""
+    return f"fastndcg: error: {message} (see {prog} --help)\n"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with the one error prefix of every fastndcg error (``fastndcg: error:``)."""
+    """argparse whose usage errors are :func:`usage_error`'s one line (the sub-command's
+    parser names its own ``--help``)."""
 
     def error(self, message: str):
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"fastndcg: error: {message}\n")
+        self.exit(EXIT_USAGE, usage_error(self.prog, message))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,10 +73,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
+    args, extra = parser.parse_known_args(_joined_gain(sys.argv[1:] if argv is None else list(argv)))
+    if extra:       # what parse_args says, but by the sub-command whose options they are not
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
+    _check_settings(_subparser(parser, args.command), args)
     with warnings.catch_warnings():
         _show_gain_warning_once()
         return _run(args)
+
+
+def _check_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The options that give a library setting (``--threads``: ``n_threads``, ``-M``: ``max_docs``),
+    in every command, checked by the library's own check of that setting before any work: a bad
+    value is a usage error (exit code 2; it was 4, invalid data, once the library met it), in the
+    library's words with the options' names."""
+    from fastndcg._core.arguments import check_max_docs
+    from fastndcg._core.threads import effective_n_threads
+
+    for dest, check in (("threads", effective_n_threads), ("max_docs", check_max_docs)):
+        value = getattr(args, dest, None)
+        if value is not None:
+            try:
+                check(value)
+            except ValueError as exc:
+                parser.error(error_message(exc))
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[command]
+    return parser       # pragma: no cover - every command is a sub-command
 
 
 def _joined_gain(argv: List[str]) -> List[str]:
@@ -110,7 +144,7 @@ def _run(args) -> int:
     try:
         return args.func(args)
     except UsageError as exc:
-        print(f"fastndcg: error: {exc}", file=sys.stderr)
+        print(usage_error(f"fastndcg {args.command}", str(exc)), end="", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fastndcg: interrupted", file=sys.stderr)
@@ -127,8 +161,12 @@ def _run(args) -> int:
         print(f"fastndcg: error: cannot access{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_IO
     except (ValueError, TypeError) as exc:
-        print(f"fastndcg: error: {error_message(exc)}", file=sys.stderr)
-        return getattr(args, "value_error_code", EXIT_DATA)
+        code = getattr(args, "value_error_code", EXIT_DATA)
+        if code == EXIT_USAGE:
+            print(usage_error(f"fastndcg {args.command}", error_message(exc)), end="", file=sys.stderr)
+        else:
+            print(f"fastndcg: error: {error_message(exc)}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

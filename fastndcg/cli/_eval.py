@@ -18,7 +18,7 @@ from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
 from fastndcg.cli._messages import error_message
 from fastndcg.cli._options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
-from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, unique_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, measure_names, missing_rule, overflow_warnings_at_lines, convention_for, InputSet
+from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, run_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, column_names, missing_rule, overflow_warnings_at_lines, convention_for, InputSet
 from fastndcg.measures._measurement import cutoff_measurements
 
 
@@ -65,19 +65,20 @@ def cmd_eval(args) -> int:
     if args.layout == "long" and args.format != "csv":
         raise UsageError("--layout long applies to --format csv")
     if args.measures is None and (args.judged_only or args.level is not None):
-        args.measures = measures_from_cutoffs(args)
+        check_judged_options(args)
     if args.measures is not None:
         return _eval_measures(args, progress)
     inputs, results = systems_and_results(args, progress)
     for r in results:
         for n in r["notes"]:
             _note(n)
-    names = measure_names(inputs, args.format)
+    names = column_names(inputs.measurements, args.format, inputs)
+    signatures = inputs.signatures
     meta = dict(preset=inputs.preset, convention=inputs.convention.describe(), cutoffs=inputs.cutoffs,
                 truth=inputs.truth_path)
     text = render_eval(meta, results, names, args.format, args.per_query, args.digits, args.layout,
                        _footer(inputs.preset, inputs.convention, args.verbose), bookkeeping=("runid", "num_q"),
-                       signatures=inputs.signatures, trec_signatures=args.signature)
+                       signatures=signatures, trec_signatures=args.signature)
     write_output(text, args.output)
     return EXIT_OK
 
@@ -112,7 +113,8 @@ def trec_input_set(args, progress: Progress) -> Tuple[InputSet, Any, str]:
         how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
     inputs = InputSet("trec", [], conv, ks, args.preset, args.inputs[0], spec, cut,
                       cutoff_measurements(ks, conv, ideal=args.ideal, gains=trec_spec, missing=missing,
-                                          max_docs=args.max_docs))
+                                          max_docs=args.max_docs, judged_only=getattr(args, "judged_only", False),
+                                          relevance_level=getattr(args, "level", None) or 1))
     return inputs, qrels, how_missing
 
 
@@ -141,8 +143,9 @@ def systems_and_results(args, progress: Progress) -> Tuple[Any, List[Dict[str, A
     return inputs, evaluate_systems(inputs, args.threads, progress)
 
 
-def measures_from_cutoffs(args) -> List[str]:
-    """-J / -l without -m: the -k cutoffs (and --gain) as trec_eval measures."""
+def check_judged_options(args) -> None:
+    """-J / -l without -m apply to the -k measurements (:func:`trec_input_set` gives them
+    ``judged_only`` and ``relevance_level``): TREC files in memory, trec_eval's measures."""
     if args.data is not None:
         raise UsageError("-J and -l apply to TREC qrels + runs")
     if getattr(args, "stream", False):
@@ -151,20 +154,12 @@ def measures_from_cutoffs(args) -> List[str]:
     if preset not in TREC_MEASURE_PRESETS:
         raise UsageError(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "
                      f"got --preset {preset}")
+    if args.ideal != "auto":
+        raise UsageError("--ideal does not apply with -J and -l: trec_eval's measures take the ideal of the qrels")
     ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(preset, FALLBACK_CUTOFFS)
-    gain = getattr(args, "gain", None)
-    cut = [k for k in ks if k is not None]
-    if gain is not None and cut:
+    if getattr(args, "gain", None) is not None and any(k is not None for k in ks):
         raise UsageError("-J with --gain and cutoffs: trec_eval has no cutoff for ndcg with custom gains; "
                      "use -m ndcg.L=G,... and -m ndcg_cut.K")
-    out = ["runid", "num_q"]
-    if None in ks:
-        out.append("ndcg" if gain is None else f"ndcg.{gain.text}")
-    if cut:
-        out.append("ndcg_cut." + ",".join(str(k) for k in cut))
-    args.k = None
-    args.gain = None
-    return out
 
 
 #: --preset with -m: the rules of the trec_eval-syntax measures
@@ -188,7 +183,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
     (:func:`fastndcg.measures._measurement.resolve_measurements`), then every run joined with
     the qrels while it is read and evaluated."""
-    from fastndcg.measures._measure_strings import BOOKKEEPING, MeasureWarning
+    from fastndcg.measures._measure_strings import BOOKKEEPING, MEASURE_SETS, MeasureWarning, expand_measure_sets
     from fastndcg.measures._measurement import resolve_measurements
 
     if args.data is not None:
@@ -206,8 +201,15 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     if len(args.inputs) < 2:
         raise UsageError("TREC mode needs QRELS and at least one RUN")
     rules = _RULES_OF_PRESET[args.preset]
-    book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]
-    strings = [m for m in args.measures if m.strip() not in BOOKKEEPING]
+    try:
+        asked = expand_measure_sets(args.measures)
+    except ValueError as exc:
+        raise UsageError(error_message(exc)) from None
+    for name in dict.fromkeys(m.strip() for m in args.measures if m.strip() in MEASURE_SETS):
+        _note(f"-m {name} is trec_eval's {name} for the NDCG family: {', '.join(MEASURE_SETS[name])} (its other "
+              "measures, map, P, recall, ..., are not NDCG measures: trec_eval computes them)")
+    book = [m.strip() for m in asked if m.strip() in BOOKKEEPING]
+    strings = [m for m in asked if m.strip() not in BOOKKEEPING]
     missing = missing_rule(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MeasureWarning)
@@ -232,7 +234,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
         for r in results:
             r["values"], r["mean"] = r["values"][:, order], r["mean"][order]
     ordered = [measurements[j] for j in order]
-    return MeasureRuns(results, ordered, [m.label for m in ordered], book, rules)
+    return MeasureRuns(results, ordered, column_names(ordered, args.format), book, rules)
 
 
 def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress, *, max_docs: Optional[int] = None,
@@ -248,7 +250,7 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
 
     missing = missing_rule(args)
     run_paths = args.inputs[1:]
-    names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
+    names = run_names(run_paths, args.command)
     results = []
     # each run joined with the qrels while it is read (the qrels are read and indexed once for all
     # runs; small runs side by side, one thread each), then evaluated here, in order

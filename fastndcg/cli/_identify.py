@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any, Dict, List
 
-from fastndcg.cli._options import EXIT_OK, cutoff_list_arg, _note
+from fastndcg.cli._options import EXIT_OK, cutoff_list_arg, nonnegative_int_arg, _note
 from fastndcg.cli._systems import UsageError
 from fastndcg.report._format import table, write_output
 from fastndcg.report._identify import Candidate, Identification, ReportedValue, identify, identify_data, \
@@ -55,9 +55,9 @@ def add_identify_parser(sub) -> None:
                    help="the reported cutoff (NDCG@K; the whole list is tried too); default: the whole list")
     p.add_argument("--data", metavar="DATA", help="SVMlight/LETOR data file; FILE is then a prediction file")
     p.add_argument("--group", metavar="FILE", help="query sizes for --data without qid: (default DATA.query/.group)")
-    p.add_argument("--pred-column", type=int, default=None, metavar="N",
+    p.add_argument("--pred-column", type=nonnegative_int_arg, default=None, metavar="N",
                    help="take field N (0-based) of each prediction line")
-    p.add_argument("--nearest", type=int, default=5, metavar="N",
+    p.add_argument("--nearest", type=nonnegative_int_arg, default=5, metavar="N",
                    help="when nothing matches, list the N nearest candidates (default 5)")
     p.add_argument("--all-signatures", action="store_true",
                    help="table: list every equivalent signature of a candidate (JSON always does)")
@@ -69,8 +69,6 @@ def add_identify_parser(sub) -> None:
 
 
 def cmd_identify(args) -> int:
-    if args.nearest < 0:
-        raise UsageError(f"--nearest must be >= 0; got {args.nearest}")
     if args.measure is not None and args.per_query is None:
         raise UsageError("--measure names a measure of --per-query FILE; give --per-query")
     per_query = None

@@ -5,9 +5,10 @@ import argparse
 import math
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, TypeVar
 
-
+#: a cutoff of -k (``all``: None) or of demo's -k (integers only)
+_K = TypeVar("_K", int, Optional[int])
 
 
 EXIT_OK = 0
@@ -25,16 +26,34 @@ def cutoffs_arg(text: str) -> List[int]:
         raise argparse.ArgumentTypeError(f"cutoffs must be comma-separated integers; got {text!r}") from None
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"cutoffs must be integers >= 1; got {text!r}")
-    return values
+    return _distinct(values)
+
+
+def _distinct(values: List[_K]) -> List[_K]:
+    """A repeated cutoff is the same column: each once, first appearance first (the one rule of
+    results keyed by cutoff, :func:`fastndcg._core.validation.distinct_cutoffs`)."""
+    from fastndcg._core.validation import distinct_cutoffs
+
+    return distinct_cutoffs(values)
 
 
 def nonnegative_int_arg(text: str) -> int:
+    return _int_at_least(text, 0)
+
+
+def positive_int_arg(text: str) -> int:
+    return _int_at_least(text, 1)
+
+
+def _int_at_least(text: str, low: int) -> int:
+    """The type of the integer options with a lower bound (counts, seeds, columns): a value
+    out of range is a usage error when the options are read, before any work."""
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}")
+    if v < low:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {low}; got {text!r}")
     return v
 
 
@@ -42,7 +61,7 @@ def nonnegative_int_arg(text: str) -> int:
 
 
 def cutoff_list_arg(text: str) -> List[Optional[int]]:
-    """``1,3,5,10``; ``all`` (or ``full``) is the whole list."""
+    """``1,3,5,10``; ``all`` (or ``full``) is the whole list; ``5,10,5`` is ``5,10``."""
     out: List[Optional[int]] = []
     for part in text.split(","):
         part = part.strip().lower()
@@ -61,7 +80,7 @@ def cutoff_list_arg(text: str) -> List[Optional[int]]:
         out.append(v)
     if not out:
         raise argparse.ArgumentTypeError(f"no cutoffs in {text!r}")
-    return out
+    return _distinct(out)
 
 
 def preset_name_arg(text: str) -> str:

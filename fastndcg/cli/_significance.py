@@ -12,9 +12,9 @@ from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
-from fastndcg.cli._options import EXIT_OK, _note, probability_arg, progress_for
-from fastndcg.cli._eval import measures_from_cutoffs, add_measure_arguments, measure_runs, systems_and_results
-from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, measure_names
+from fastndcg.cli._options import EXIT_OK, _note, nonnegative_int_arg, positive_int_arg, probability_arg, progress_for
+from fastndcg.cli._eval import check_judged_options, add_measure_arguments, measure_runs, systems_and_results
+from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, column_names
 
 
 # ============================================================================ test
@@ -36,31 +36,31 @@ def add_test_parser(sub) -> None:
                    help="multiple-comparison adjustment over the pairs (default: holm)")
     p.add_argument("--baseline", default=None, metavar="NAME",
                    help="compare every system with this one only (default: all pairs)")
-    p.add_argument("--resamples", type=int, default=10000,
+    p.add_argument("--resamples", type=positive_int_arg, default=10000,
                    help="bootstrap and randomization resamples (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    p.add_argument("--seed", type=nonnegative_int_arg, default=0, help="seed of the resampling (default 0)")
     p.add_argument("--confidence", type=probability_arg, default=0.95,
                    help="confidence of the bootstrap intervals (default 0.95)")
     p.set_defaults(func=cmd_test)
 
 
 def cmd_test(args) -> int:
+    from fastndcg.measures._measure_strings import BOOKKEEPING
     from fastndcg.report._significance import bootstrap_ci, compare_systems
 
-    if args.resamples < 1:
-        raise UsageError(f"--resamples must be >= 1; got {args.resamples}")
     progress = progress_for(args)
     if args.measures is None and (args.judged_only or args.level is not None):
-        args.measures = measures_from_cutoffs(args)
+        check_judged_options(args)
     if args.measures is not None:      # the measures as eval -m takes them
         runs = measure_runs(args, progress)
-        if runs.bookkeeping:
-            raise UsageError(f"-m {runs.bookkeeping[0]} is a line of --format trec; fastndcg test compares measures")
+        book = [m.strip() for m in args.measures if m.strip() in BOOKKEEPING]     # all_trec's are no measures
+        if book:
+            raise UsageError(f"-m {book[0]} is a line of --format trec; fastndcg test compares measures")
         results, names, signatures = runs.results, runs.names, [m.signature for m in runs.measurements]
         preset = args.preset or "trec_eval"
     else:
         inputs, results = systems_and_results(args, progress)
-        names, signatures, preset = measure_names(inputs, "table"), inputs.signatures, inputs.preset
+        names, signatures, preset = column_names(inputs.measurements, "table", inputs), inputs.signatures, inputs.preset
     if len(results) < 2:
         raise UsageError("fastndcg test needs at least two runs / prediction files")
     for r in results:

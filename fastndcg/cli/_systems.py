@@ -120,7 +120,7 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
                       help="query sizes (.query/.group) for data without qid: (default: DATA.query or DATA.group if present)")
     data.add_argument("--qid-order", choices=("contiguous", "sorted", "any"), default="contiguous",
                       help="contiguous (default): a qid block that reappears is an error; any: regroup")
-    data.add_argument("--pred-column", type=int, default=None, metavar="N",
+    data.add_argument("--pred-column", type=nonnegative_int_arg, default=None, metavar="N",
                       help="take field N (0-based) of each prediction line (default: one value per line)")
     if gain_and_stream:
         p.add_argument("--stream", action="store_true",
@@ -146,11 +146,33 @@ def missing_rule(args) -> str:
     return args.missing if getattr(args, "missing", None) is not None else DEFAULT_MISSING
 
 
-def unique_names(names: List[str], paths: List[str]) -> List[str]:
-    if len(set(names)) == len(names) and all(names):
-        return names
+def run_names(paths: List[str], command: str, what: str = "RUN") -> List[str]:
+    """The names of the runs (or prediction files, ``what="PRED"``) as the output shows them: the
+    base names when they are unique, else the paths as given. In the commands that compare
+    systems (``test``, ``compare``) a file given twice is a usage error that names it: two
+    systems need two files (it was "need at least two systems; got 1" from ``test``, one system
+    from ``compare``). ``eval`` evaluates each file it is given, one row each."""
+    seen: Dict[Any, int] = {}
+    for i, path in enumerate(paths if command in ("test", "compare") else ()):
+        key = _file_key(path)
+        if key in seen:
+            j = seen[key]
+            same = path if paths[j] == path else f"{paths[j]} (as {path})"
+            raise UsageError(f"{same} is given twice ({what} {j + 1} and {what} {i + 1}): give each "
+                             f"{'run' if what == 'RUN' else 'prediction file'} once")
+        seen[key] = i
     base = [os.path.basename(p) for p in paths]
-    return base if len(set(base)) == len(base) else list(paths)
+    return base if len(set(base)) == len(base) and all(base) else list(paths)
+
+
+def _file_key(path: str) -> Any:
+    """What tells two paths of one file apart from two files: the device and inode (a link or
+    another spelling of the path is the same file; two pipes are two), else the normalised path."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.normpath(path)
+    return (st.st_dev, st.st_ino)
 
 
 def convention_for(args, max_label: Optional[float]):
@@ -194,7 +216,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
         conv, ks, missing, run_paths = inputs.convention, inputs.cutoffs, missing_rule(args), args.inputs[1:]
         trec_spec = inputs.measurements[0].gains if inputs.measurements else None
         systems = []
-        names = unique_names([os.path.basename(p) for p in run_paths], run_paths)
+        names = run_names(run_paths, args.command)
         if getattr(args, "stream", False):
             # each run is read by whole topics when evaluated; its tag (the
             # tag of its last line, trec_eval's runid) and its notes are known only then
@@ -238,7 +260,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     # --group: always used (and checked against qids if any); else DATA.query / DATA.group (one rule)
     group = group_file_for(data_path, args.group, choose="--group FILE")
     group = False if group is None else group     # resolved: the readers look no further
-    names = unique_names([os.path.basename(p) for p in pred_paths], pred_paths)
+    names = run_names(pred_paths, args.command, "PRED")
     ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
     if getattr(args, "stream", False):
 
@@ -375,16 +397,28 @@ def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
     return out
 
 
-def measure_names(inputs: InputSet, fmt: str) -> List[str]:
-    """Column names: ``ndcg@k`` / ``ndcg``; trec_eval's names in the trec format."""
+def column_names(measurements: List[Any], fmt: str, cutoffs: Optional[InputSet] = None) -> List[str]:
+    """The one naming rule of the columns of ``eval`` and ``test`` (docs/files-and-cli.md, "Column
+    names"): a measurement is named as it was asked, and its signature says what it is.
+
+    Asked by ``-k`` (``cutoffs``: the :class:`InputSet` of the cutoffs): ``ndcg@K``, ``ndcg`` for
+    the whole list, ``ndcg_G@K`` / ``ndcg_G`` with ``--gain G``; in ``--format trec`` under the
+    trec_eval / pytrec_eval presets the names trec_eval prints for the same measurement,
+    ``ndcg_cut_K`` and ``ndcg`` (without ``--gain``). Asked by ``-m``: the name it was given in,
+    in every format (trec_eval's printed name, ``ndcg_cut_10`` for ``ndcg_cut.10``; ir_measures',
+    ``nDCG@10``). So ``-k 10`` and ``-m ndcg_cut.10`` are ``ndcg@10`` and ``ndcg_cut_10`` in a table,
+    JSON or CSV (names documented and relied on for both spellings) and ``ndcg_cut_10`` both in
+    ``--format trec``; their signatures are the same."""
+    if cutoffs is None:
+        return [m.label for m in measurements]
     names = []
-    trec = fmt == "trec" and inputs.preset in TREC_MEASURE_PRESETS
-    for k in inputs.cutoffs:
-        if trec and inputs.gain_spec is None:
-            # numeric cutoffs of the trec_eval presets are trec_eval's ndcg_cut (load_systems)
+    trec = fmt == "trec" and cutoffs.preset in TREC_MEASURE_PRESETS
+    for k in cutoffs.cutoffs:
+        if trec and cutoffs.gain_spec is None:
+            # numeric cutoffs of the trec_eval presets are trec_eval's ndcg_cut (trec_input_set)
             names.append("ndcg" if k is None else f"ndcg_cut_{k}")
-        elif inputs.gain_spec is not None:
-            base = f"ndcg_{inputs.gain_spec}"
+        elif cutoffs.gain_spec is not None:
+            base = f"ndcg_{cutoffs.gain_spec}"
             names.append(base if k is None else f"{base}@{k}")
         else:
             names.append("ndcg" if k is None else f"ndcg@{k}")

@@ -46,6 +46,7 @@ from fastndcg.measures._debias import PositionBiasedLambdaMART
 from fastndcg.measures._lambdamart_checks import check_mode
 from fastndcg.measures._lambdamart_model import LambdaMART
 from fastndcg.integrations._trainings import ROWS_KEPT, Training, Trainings
+from fastndcg._core.validation import distinct_cutoffs
 
 _INSTALL_HINT = "fastndcg.integrations._lightgbm needs LightGBM; install it with: pip install fastndcg[lightgbm]"
 
@@ -290,7 +291,8 @@ class LightGBMNDCGMetric:
     Parameters
     ----------
     k : int or sequence of int, default (1, 2, 3, 4, 5)
-        Cutoffs (LightGBM's default ``eval_at``); one result per cutoff.
+        Cutoffs (LightGBM's default ``eval_at``); one result per distinct cutoff
+        (a repeated cutoff is one metric name).
     convention : Convention or preset name, default "lightgbm"
         How NDCG is computed. The ``"lightgbm"`` preset gives LightGBM's own
         ``ndcg@k`` to the bit (with the same ``label_gain``).
@@ -333,7 +335,8 @@ class LightGBMNDCGMetric:
                  name: Optional[str] = None, n_threads: Optional[int] = None) -> None:
         _require_lightgbm()
         self.convention = as_convention(convention)
-        self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else [int(x) for x in k]
+        # one metric per distinct cutoff: a repeated cutoff is one name (f"{name}@{k}")
+        self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else distinct_cutoffs([int(x) for x in k])
         NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
         self.name = metric_name_prefix(name, self.convention, LIGHTGBM, "LightGBM")
         self.n_threads = n_threads

@@ -44,6 +44,7 @@ from fastndcg.integrations._trainings import Training, Trainings
 from fastndcg.measures._lambdamart_checks import check_mode
 from fastndcg.measures._lambdamart_model import LambdaMART
 from fastndcg.conventions._presets import XGBOOST
+from fastndcg._core.validation import distinct_cutoffs
 
 _INSTALL_HINT = "fastndcg.integrations._xgboost needs XGBoost; install it with: pip install fastndcg[xgboost]"
 
@@ -267,7 +268,8 @@ class XGBoostNDCGMetric:
     Parameters
     ----------
     k : int or sequence of int, default 10
-        Cutoffs; one result per cutoff, named ``f"{name}@{k}"``.
+        Cutoffs; one result per distinct cutoff, named ``f"{name}@{k}"`` (a
+        repeated cutoff is one name).
     convention : Convention or preset name, default :data:`XGBOOST_NDCG`
         How NDCG is computed (XGBoost's own ``ndcg@k`` by default).
     name : str, optional
@@ -296,7 +298,8 @@ class XGBoostNDCGMetric:
                  name: Optional[str] = None, n_threads: Optional[int] = None) -> None:
         _require_xgboost()
         self.convention = as_convention(convention)
-        self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else [int(x) for x in k]
+        # one metric per distinct cutoff: a repeated cutoff is one name (f"{name}@{k}")
+        self.k: List[int] = [int(k)] if isinstance(k, (int, np.integer)) else distinct_cutoffs([int(x) for x in k])
         NDCGScorer([0], [0, 1], self.k, convention=self.convention.replace(empty="zero"))  # validate k
         self.name = metric_name_prefix(name, self.convention, XGBOOST_NDCG, "XGBoost")
         self.n_threads = n_threads

@@ -28,7 +28,7 @@ from typing import Any, List, Optional, Tuple
 from fastndcg.measures._trec_gain_specs import GainSpec, parse_gains
 
 __all__ = ["Measure", "MeasureError", "MeasureWarning", "parse_measure", "parse_measures",
-           "TREC_MEASURES", "GAIN_MEASURES", "NDCG_CUT_DEFAULTS"]
+           "TREC_MEASURES", "GAIN_MEASURES", "NDCG_CUT_DEFAULTS", "MEASURE_SETS", "expand_measure_sets"]
 
 #: trec_eval's NDCG measures, in the order trec_eval prints them (its measure
 #: table; ``ndcg_p`` is in trec_eval's source but not in that table: last).
@@ -39,6 +39,11 @@ GAIN_MEASURES = ("dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_p")
 NDCG_CUT_DEFAULTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 #: trec_eval's bookkeeping lines, accepted by the command line's ``-m``.
 BOOKKEEPING = ("runid", "num_q")
+#: trec_eval's measure sets (``-m all_trec``; its measures.c): the NDCG measures and bookkeeping
+#: lines of each, as trec_eval 10 prints them for it (``all_trec``: the lines of its own
+#: out.test.a that fastndcg computes). A set without an NDCG measure is told so.
+MEASURE_SETS = {"all_trec": ("runid", "num_q", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut"),
+                "official": (), "set": (), "all_prefs": (), "prefs": (), "qrels_jg": ()}
 
 _IRM_NAMES = ("nDCG", "NDCG")
 _IRM_PARAMS = {"cutoff": "an integer >= 1", "dcg": "'log2' or 'exp-log2'",
@@ -214,7 +219,27 @@ def _is_irm_object(x: Any) -> bool:
 # ----------------------------------------------------------------------------- trec_eval syntax
 
 
+def expand_measure_sets(strings: List[str]) -> List[str]:
+    """``-m`` strings with trec_eval's measure sets (``all_trec``) replaced by their NDCG measures
+    and bookkeeping lines (:data:`MEASURE_SETS`), in place; the others as they are."""
+    out: List[str] = []
+    for text in strings:
+        out.extend(_set_members(text.strip()) if text.strip() in MEASURE_SETS else [text])
+    return out
+
+
+def _set_members(name: str) -> Tuple[str, ...]:
+    members = MEASURE_SETS[name]
+    if not members:
+        raise MeasureError(f"measure {name!r}: trec_eval's set of measures {name!r} has no NDCG measure. "
+                           f"fastndcg computes the NDCG family only ({_NDCG_FAMILY}); -m all_trec gives "
+                           "those of trec_eval's all_trec")
+    return members
+
+
 def _parse_trec(text: str) -> List[Measure]:
+    if text in MEASURE_SETS:        # all_trec: its NDCG measures (the bookkeeping lines are no measures)
+        return [m for member in _set_members(text) if member not in BOOKKEEPING for m in _parse_trec(member)]
     name, dot, params = text.partition(".")
     if dot and not params:
         raise _trec_error(text, f"read as trec_eval measure {name!r} with parameters after '.', but there are "

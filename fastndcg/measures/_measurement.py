@@ -485,14 +485,19 @@ def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: st
 
 
 def cutoff_measurements(ks: Iterable[Optional[int]], convention: Any, *, ideal: str = "auto", gains: Any = None,
-                        missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None) -> List[Measurement]:
+                        missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None, judged_only: bool = False,
+                        relevance_level: int = 1) -> List[Measurement]:
     """The measurement of each cutoff of a front end given cutoffs and a convention (``-k``,
     ``k=``): :func:`measurement_for` of each, with the ideal list from ``ideal`` ("qrels", "run",
-    or "auto": the convention's own), trec_eval's custom ``gains`` and ``max_docs`` (``-M``)."""
+    or "auto": the convention's own), trec_eval's custom ``gains``, ``max_docs`` (``-M``),
+    ``judged_only`` (``-J``) and ``relevance_level`` (``-l``)."""
     conv = as_convention(convention)
     if ideal != "auto" and ideal != conv.ideal_source:
         conv = conv.replace(ideal_source=ideal)
-    return [measurement_for(k, convention=conv, gains=gains, missing=missing, max_docs=max_docs) for k in ks]
+    out = [measurement_for(k, convention=conv, gains=gains, missing=missing, max_docs=max_docs) for k in ks]
+    if judged_only or relevance_level != 1:
+        out = [m.replace(judged_only=bool(judged_only), relevance_level=int(relevance_level)) for m in out]
+    return out
 
 
 def column_signatures(ks: Iterable[Optional[int]], convention: Convention, ideal_source: str = "run",

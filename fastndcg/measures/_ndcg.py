@@ -61,7 +61,10 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
         non-decreasing, ends at n_docs. Empty queries are allowed.
     k : None, int or sequence of int, default None
         Cutoff(s); None is the whole list (or ``convention.default_k`` when
-        set). Many cutoffs share one top-k selection per query.
+        set). Many cutoffs share one top-k selection per query. Positional:
+        column j is ``k[j]``'s, so a repeated cutoff repeats its (identical)
+        column; the results keyed by name (DataFrames, the command line's
+        ``-k``) have one column per distinct cutoff.
     convention : Convention, preset name or None
         Gain, discount, tie rule, empty/short-query rules, ideal list,
         aggregation. None is ``Convention()``: exponential gain 2**l - 1,

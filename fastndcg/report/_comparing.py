@@ -2,7 +2,6 @@
 (ties, gains, the ideal's source) and :func:`compare`, which evaluates every system under every
 preset with the prepared-queries layer and its exact aggregate."""
 from __future__ import annotations
-import numbers
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -12,7 +11,7 @@ from fastndcg.measures._ndcg import mean_ndcg
 from fastndcg.report._format import qid_json as _qid
 from fastndcg.conventions._convention import Convention
 from fastndcg._core.resolve import gain_tables, table_labels
-from fastndcg._core.validation import check_cutoffs
+from fastndcg._core.validation import distinct_cutoffs
 from fastndcg.conventions._presets import PRESETS, list_presets
 from fastndcg.report._comparison import Comparison, ComparedSystem, ideal_arrays, _ideal_source, tie_key_of, _scorer
 from fastndcg.report._comparison_text import ArrayLike, Cutoff, IDEAL_CHOICES
@@ -22,14 +21,9 @@ from fastndcg.report._comparison_text import ArrayLike, Cutoff, IDEAL_CHOICES
 
 
 def _as_cutoffs(k: Any) -> List[Cutoff]:
-    check_cutoffs(k)                     # the API's own messages: "k[1] must be >= 1; got 0"
-    items = [k] if k is None or isinstance(k, (numbers.Integral, np.integer)) else list(k)
-    out: List[Cutoff] = []
-    for item in items:
-        item = None if item is None else int(item)
-        if item not in out:
-            out.append(item)
-    return out
+    # the API's own messages ("k[1] must be >= 1; got 0"); a repeated cutoff is one column
+    ks = distinct_cutoffs(k)
+    return list(ks) if isinstance(ks, list) else [ks]
 
 
 def _as_presets(presets: Any) -> Dict[str, Convention]:

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg._core.validation import check_cutoffs
+from fastndcg._core.validation import check_cutoffs, distinct_cutoffs
 from fastndcg.io._frames import frame_arrays
 from fastndcg.measures._ndcg import mean_ndcg, ndcg
 
@@ -27,6 +27,7 @@ __all__ = ["frame_ndcg", "frame_mean_ndcg"]
 
 
 def _names(k: Cutoffs) -> List[str]:
+    """The result columns of ``k`` (:func:`distinct_cutoffs`: a repeated cutoff is one column)."""
     _, _, single = check_cutoffs(k)
     ks: List[Any] = [k] if single else list(k)  # type: ignore[arg-type]  # a sequence when not single
     return ["ndcg" if v is None else f"ndcg@{int(v)}" for v in ks]
@@ -41,7 +42,8 @@ def frame_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "la
     ----------
     df : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
     k : None, int or list, default 10
-        Cutoff(s); None is the whole list.
+        Cutoff(s); None is the whole list. A repeated cutoff is one column
+        (first appearance first).
     query, label, score : str
         Column names. Query ids may be any hashable/sortable type; rows of a
         query may be scattered (they are grouped stably, queries in order of
@@ -66,6 +68,7 @@ def frame_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "la
     """
     lib, df, conv, sc, lab, offsets, tie_key, weights, q_uniques = frame_arrays(
         df, query, label, score, doc_id, weight, convention)
+    k = distinct_cutoffs(k)
     values = ndcg(sc, lab, offsets, k, convention=conv, tie_key=tie_key, n_threads=n_threads)
     values = values.reshape(values.shape[0], -1)
     names = _names(k)
@@ -95,6 +98,7 @@ def frame_mean_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str 
     else a dict {column name: value}."""
     lib, df, conv, sc, lab, offsets, tie_key, weights, q_uniques = frame_arrays(
         df, query, label, score, doc_id, weight, convention)
+    k = distinct_cutoffs(k)
     values = mean_ndcg(sc, lab, offsets, k, convention=conv, tie_key=tie_key, weights=weights,
                    n_threads=n_threads)
     if np.ndim(values) == 0:

@@ -8,6 +8,7 @@ import numpy as np
 from fastndcg._core._exact import ExactSum
 from fastndcg.conventions._convention import Cutoffs
 from fastndcg._core.validation import plain
+from fastndcg._core.validation import distinct_cutoffs
 from fastndcg.report._chunks import ChunkEvaluator, cutoff_names
 from fastndcg.report._frame_chunks import frame_chunk
 
@@ -40,6 +41,7 @@ def frame_plan(have: List[str], k: Cutoffs, query: str, label: str, score: str,
         if name is not None and name not in have:
             raise ValueError(f"{role} column {name!r} is not in {where}; columns: {list(have)}")
     cols = list(dict.fromkeys(n for n in roles.values() if n is not None))
+    k = distinct_cutoffs(k)       # a repeated cutoff is one result column
     evaluator = ChunkEvaluator(k, convention=convention, n_threads=n_threads)
     if evaluator.convention.uses_tie_key and doc_id is None:
         raise ValueError(f"the convention breaks ties by doc id (ties={evaluator.convention.ties!r}); "

@@ -17,7 +17,7 @@ import fastndcg
 import fastndcg.io as readers
 from fastndcg.cli import main
 from fastndcg.cli._options import EXIT_DATA, EXIT_IO, EXIT_USAGE, Progress
-from conftest import read_svmlight_dense, require
+from conftest import read_svmlight_dense, require, run_cli as run_cli_exits
 
 
 def run_cli(capsys, *argv):
@@ -426,7 +426,9 @@ def _letor(tmp_path, labels_text: str, preds_text: str):
 def test_bad_label_names_the_data_file_and_line(tmp_path, capsys, command, extra):
     # before: "labels must be ...; got labels[1]=-1 (query 0, row 1 of rows 0:2)", no file
     data, pred = _letor(tmp_path, "1 qid:1 1:0.5\n-1 qid:1 1:0.3\n0 qid:2 1:0.1\n", "0.5\n0.3\n0.1\n")
-    preds = [pred, pred] if command == "test" else [pred]
+    # two systems for test: two files (one file given twice is a usage error)
+    preds = [pred, str(tmp_path / "p2.txt")] if command == "test" else [pred]
+    (tmp_path / "p2.txt").write_text("0.5\n0.3\n0.1\n")
     code, out, err = run_cli(capsys, command, "--data", data, *preds, *extra)
     assert code == EXIT_DATA and out == ""
     assert err.startswith(f"fastndcg: error: {data}:2: labels must be ") and "got -1" in err, err
@@ -519,3 +521,118 @@ def test_version_flag_prints_the_version(capsys, flag):
         main([flag])
     assert info.value.code == 0
     assert capsys.readouterr().out == f"fastndcg {fastndcg.__version__}\n"
+
+
+# ----------------------------------------------------------------------------- a repeated cutoff (issue 33 item 1)
+
+
+@pytest.mark.parametrize("ks, distinct", [("5,10,5", "5,10"), ("10,10", "10"), ("10,all,all", "10,all"),
+                                          ("all,full,5", "all,5")])
+@pytest.mark.parametrize("argv", [
+    ["eval"], ["eval", "--format", "json", "-q"], ["eval", "--format", "csv", "-q"],
+    ["eval", "--format", "csv", "--layout", "long"], ["eval", "--format", "trec", "-q"],
+    ["eval", "--stream", "--format", "csv"], ["eval", "-J", "--format", "csv"],
+    ["test", "--resamples", "50"], ["test", "--resamples", "50", "--format", "json"],
+    ["test", "--resamples", "50", "--format", "csv"],
+    ["compare", "--presets", "trec_eval,standard"], ["compare", "--presets", "trec_eval", "--format", "json"],
+    ["compare", "--presets", "trec_eval", "--format", "csv"],
+])
+def test_a_repeated_cutoff_is_one_column(shared_data, capsys, argv, ks, distinct):
+    """It was an IndexError traceback (table), 5 CSV header fields over 4 values, a JSON run
+    whose cutoffs outnumber its values: ``-k 5,10,5`` is ``-k 5,10`` in every command and format."""
+    base = shared_data / "trec_eval-test"
+    files = [base / "qrels.test", base / "results.test"]
+    if "--stream" not in argv:      # results.trunc's topics are not contiguous
+        files += [base / "results.trunc", "-c"]
+    code, out, err = run_cli(capsys, argv[0], *files, "-k", ks, *argv[1:])
+    assert code == 0, err
+    want = run_cli(capsys, argv[0], *files, "-k", distinct, *argv[1:])
+    assert (out, err) == want[1:]
+
+
+def test_a_repeated_cutoff_of_identify_and_demo(capsys):
+    from fastndcg.cli._identify import _one_cutoff
+
+    assert _one_cutoff("10,10") == 10 and _one_cutoff("all,full") is None      # identify's one cutoff
+    code, out, err = run_cli(capsys, "demo", "--queries", "5", "-k", "3,1,3")
+    assert code == 0 and "NDCG@3    NDCG@1  rule" in out and out.count("NDCG@3") == 1
+
+
+# ----------------------------------------------------------------------------- usage errors: one line (issue 33 item 4)
+
+
+@pytest.mark.parametrize("argv, prog, message", [
+    (["eval", "{q}", "{r}", "--preset", "trec_evl"], "fastndcg eval", "did you mean 'trec_eval'?"),
+    (["eval", "{q}", "{r}", "-k", "0"], "fastndcg eval", "argument -k: cutoffs must be integers >= 1"),
+    (["eval", "{q}", "{r}", "--gain", "1=3x"], "fastndcg eval", "argument --gain: '1=3x' is not LEVEL=GAIN"),
+    (["eval", "{q}", "{r}", "--bogus"], "fastndcg eval", "unrecognized arguments: --bogus"),
+    (["eval", "{q}", "{r}", "--layout", "long"], "fastndcg eval", "--layout long applies to --format csv"),
+    (["eval"], "fastndcg eval", "the following arguments are required: FILE"),
+    (["identify", "{q}", "{r}", "--value", "39.14"], "fastndcg identify", "a percentage? give 0.3914"),
+    (["test", "{q}", "{r}", "{r}", "--alpha", "2"], "fastndcg test", "strictly between 0 and 1"),
+    (["compare", "{q}", "{r}", "--format", "xml"], "fastndcg compare", "invalid choice: 'xml'"),
+    (["demo", "--queries", "x"], "fastndcg demo", "argument --queries: expected an integer"),
+    (["bogus"], "fastndcg", "invalid choice: 'bogus'"),
+    ([], "fastndcg", "the following arguments are required: command"),
+])
+def test_a_usage_error_is_one_line_with_a_help_hint(shared_data, capsys, argv, prog, message):
+    """It was argparse's 3-11 line usage block, then the error line."""
+    base = shared_data / "trec_eval-test"
+    argv = [a.format(q=base / "qrels.test", r=base / "results.test") for a in argv]
+    code, out, err = run_cli_exits(capsys, *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert err.count("\n") == 1 and err.startswith("fastndcg: error: ") and message in err, err
+    assert err.endswith(f" (see {prog} --help)\n") and "usage:" not in err, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "{q}", "{r}", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["eval", "{q}", "{r}", "-m", "ndcg", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["compare", "{q}", "{r}", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["test", "{q}", "{r}", "{t}", "-M", "0"], "-M must be an integer >= 1; got 0"),
+    (["eval", "{q}", "{r}", "--threads", "0"], "--threads must not be 0"),
+    (["eval", "{q}", "{r}", "--stream", "--threads", "0"], "--threads must not be 0"),
+    (["test", "{q}", "{r}", "{t}", "--threads", "0"], "--threads must not be 0"),
+    (["compare", "{q}", "{r}", "--threads", "0"], "--threads must not be 0"),
+    (["identify", "{q}", "{r}", "--value", "0.3", "--threads", "0"], "--threads must not be 0"),
+    (["demo", "--queries", "3", "--threads", "0"], "or no --threads for the default"),
+    (["demo", "--queries", "0"], "argument --queries: expected an integer >= 1; got '0'"),
+    (["demo", "--seed", "-1"], "argument --seed: expected an integer >= 0; got '-1'"),
+    (["test", "{q}", "{r}", "{t}", "--seed", "-1"], "argument --seed: expected an integer >= 0; got '-1'"),
+    (["test", "{q}", "{r}", "{t}", "--resamples", "0"], "argument --resamples: expected an integer >= 1"),
+    (["identify", "{q}", "{r}", "--value", "0.3", "--nearest", "-1"], "argument --nearest: expected an integer >= 0"),
+    (["eval", "--data", "{q}", "{r}", "--pred-column", "-1"], "argument --pred-column: expected an integer >= 0"),
+    (["identify", "--data", "{q}", "{r}", "--value", "0.3", "--pred-column", "-1"], "argument --pred-column"),
+])
+def test_a_bad_number_option_is_a_usage_error(shared_data, capsys, argv, message):
+    """Issue 33 item 7: -M 0 and --threads 0 exited 4 (invalid data) once the library met them;
+    demo --queries 0 printed a table of NaN; --seed -1 was numpy's 'expected non-negative
+    integer' (exit 4 from test); --pred-column -1 was read as no column. Now exit 2 before any
+    work, naming the option."""
+    base = shared_data / "trec_eval-test"
+    argv = [a.format(q=base / "qrels.test", r=base / "results.test", t=base / "results.trunc") for a in argv]
+    code, out, err = run_cli_exits(capsys, *argv)
+    assert code == EXIT_USAGE and out == "" and err.count("\n") == 1 and message in err, err
+
+
+# ----------------------------------------------------------------------------- a run given twice (issue 33 item 5)
+
+
+@pytest.mark.parametrize("argv", [["test"], ["test", "-m", "ndcg"], ["test", "--stream"], ["compare"],
+                                  ["compare", "--format", "json"]])
+def test_a_run_given_twice_is_named(shared_data, capsys, argv):
+    """It was "need at least two systems to compare; got 1" (test, exit 4) and one system
+    (compare). eval evaluates each file it is given (tests/io/test_join_index.py gives one twice)."""
+    base = shared_data / "trec_eval-test"
+    run = base / "results.test"
+    code, out, err = run_cli(capsys, argv[0], base / "qrels.test", run, base / "results.trunc", run, "-c", *argv[1:])
+    assert code == EXIT_USAGE and out == ""
+    assert err == f"fastndcg: error: {run} is given twice (RUN 1 and RUN 3): give each run once " \
+                  f"(see fastndcg {argv[0]} --help)\n"
+
+
+def test_a_prediction_file_given_twice_is_named(tmp_path, capsys):
+    data, pred = _letor(tmp_path, "1 qid:1\n0 qid:1\n", "0.5\n0.3\n")
+    other = os.path.join(os.path.dirname(pred), ".", os.path.basename(pred))     # another spelling
+    code, out, err = run_cli(capsys, "test", "--data", data, pred, other)
+    assert code == EXIT_USAGE and f"{pred} (as {other}) is given twice (PRED 1 and PRED 2)" in err, err

@@ -162,3 +162,27 @@ def test_against_the_binary_on_path(te, capsys):
                               capture_output=True, text=True).stdout
         got = run_cli(capsys, "eval", te / "qrels.rel_level", te / "results.test", "--format", "trec", *opts)[1]
         assert got == want
+
+
+@pytest.mark.parametrize("expected, options, qrels, run", [
+    ("out.test.a", [], "qrels.test", "results.test"),
+    ("out.test.aqcM", ["-q", "-c", "-M", "100"], "qrels.test", "results.trunc"),
+    ("out.test.aql", ["-q", "-l", "2"], "qrels.rel_level", "results.test"),
+])
+def test_all_trec_prints_the_ndcg_lines_of_trec_eval_all_trec(te, capsys, expected, options, qrels, run):
+    """Issue 33 item 7: -m all_trec was "unknown measure"; its output is trec_eval -m all_trec's
+    own expected output, byte for byte, without the lines of measures outside the NDCG family."""
+    code, out, err = run_cli(capsys, "eval", te / qrels, te / run, "-m", "all_trec", "--format", "trec", *options)
+    names = ("runid", "num_q", "ndcg", "ndcg_rel", "Rndcg")
+    want = "".join(ln for ln in (te / expected).read_text().splitlines(keepends=True)
+                   if ln.split("\t")[0].strip() in names or ln.startswith("ndcg_cut_"))
+    assert code == 0 and out == want and "ndcg_cut_1000" in want
+    assert "fastndcg: note: -m all_trec is trec_eval's all_trec for the NDCG family: runid, num_q, ndcg" in err
+
+
+def test_all_trec_in_test_and_a_measure_set_without_ndcg(te, capsys):
+    code, out, err = run_cli(capsys, "test", te / "qrels.test", te / "results.test", te / "results.trunc", "-c",
+                             "-m", "all_trec", "--resamples", "20", "--format", "json")
+    assert code == 0 and [m["measure"] for m in json.loads(out)["measures"]][:3] == ["ndcg", "ndcg_rel", "Rndcg"]
+    code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-m", "official")
+    assert code == EXIT_USAGE and "trec_eval's set of measures 'official' has no NDCG measure" in err

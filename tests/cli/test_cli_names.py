@@ -3,6 +3,8 @@
 errors naming the command line's options (not Python's arguments)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import run_cli
@@ -205,3 +207,33 @@ def test_a_measure_outside_the_ndcg_family_is_told_so(te, capsys, measure):
     code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-m", measure)
     assert code == 2 and out == ""
     assert f"fastndcg: error: measure {measure!r}: not an NDCG measure. fastndcg computes the NDCG family" in err
+
+
+# ----------------------------------------------------------------------------- column names (issue 33 item 7)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "trec"])
+def test_one_naming_rule_for_k_and_m(te, capsys, fmt):
+    """A column is named as it was asked (fastndcg.cli._systems.column_names): -k 10 is ndcg@10
+    and -m ndcg_cut.10 is ndcg_cut_10 (both documented and relied on), except in --format trec,
+    where both are trec_eval's ndcg_cut_10, byte for byte; the signature says they are one
+    measurement. -J and -l keep the -k names and order (they were -m's: ndcg_cut_10, ndcg first)."""
+    files = [te / "qrels.test", te / "results.test"]
+    by_k = run_cli(capsys, "eval", *files, "-k", "10", "--format", fmt, "--signature" if fmt == "trec" else "-q")
+    by_m = run_cli(capsys, "eval", *files, "-m", "ndcg_cut.10", "--format", fmt,
+                   "--signature" if fmt == "trec" else "-q")
+    assert by_k[0] == by_m[0] == 0
+    if fmt == "trec":
+        assert by_m[1] in by_k[1] and by_m[1].startswith("ndcg_cut_10           \tall\t0.3016\n")
+        return
+    k_name, m_name = ("ndcg@10", "ndcg_cut_10")
+    assert k_name in by_k[1] and m_name not in by_k[1] and m_name in by_m[1] and k_name not in by_m[1]
+    signature = "nDCG@10|gain:lin|disc:log2|ties:key_desc|empty:zero|short:clamp|ideal:cut,qrels|agg:mean|"
+    assert signature in by_k[1] and signature in by_m[1]
+    judged = run_cli(capsys, "eval", *files, "-k", "10,all", "-J", "--format", fmt)[1]
+    plain = run_cli(capsys, "eval", *files, "-k", "10,all", "--format", fmt)[1]
+    if fmt == "json":
+        assert json.loads(judged)["measures"] == json.loads(plain)["measures"] == ["ndcg@10", "ndcg"]
+    else:
+        assert judged.splitlines()[0] == plain.splitlines()[0] and "ndcg@10" in plain.splitlines()[0]
+

@@ -79,6 +79,26 @@ def test_bad_cutoffs(k, exc, match):
         fastndcg.ndcg(S, Y, OFF, k)
 
 
+def test_a_repeated_cutoff(capsys):
+    """Issue 33 item 1: results keyed by name have one column per distinct cutoff, first
+    appearance first (distinct_cutoffs); the array functions stay positional: one column per
+    entry of k, a repeated cutoff repeating its identical column."""
+    from fastndcg._core.validation import distinct_cutoffs
+
+    assert distinct_cutoffs([5, 10, 5]) == [5, 10] and distinct_cutoffs([10, None, None, np.int64(10)]) == [10, None]
+    assert distinct_cutoffs(None) is None and distinct_cutoffs(7) == 7
+    with pytest.raises(ValueError, match=r"k\[2\] must be >= 1; got 0"):
+        distinct_cutoffs([5, 10, 0])
+    vals = fastndcg.ndcg(S, Y, OFF, [5, 1, 5])
+    assert vals.shape == (2, 3) and np.array_equal(vals[:, 0], vals[:, 2])
+    assert np.array_equal(vals[:, :2], fastndcg.ndcg(S, Y, OFF, [5, 1]))
+    mean = fastndcg.mean_ndcg(S, Y, OFF, [1, None, 1])
+    assert mean.shape == (3,) and mean[0] == mean[2]
+    scorer = NDCGScorer(Y, OFF, [5, 5])
+    assert np.array_equal(scorer.ndcg(S), np.repeat(NDCGScorer(Y, OFF, 5).ndcg(S)[:, None], 2, axis=1))
+    assert scorer(S).shape == (2,) and scorer(S)[0] == scorer(S)[1]
+
+
 def test_two_dimensional_inputs():
     with pytest.raises(ValueError, match=r"scores must be 1-D; got an array of shape \(2, 2\)"):
         fastndcg.ndcg(S.reshape(2, 2), Y, OFF)

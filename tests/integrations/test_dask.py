@@ -78,6 +78,15 @@ def test_single_cutoff_and_lazy_ndcg(client):
     assert got == pytest.approx(frame_mean_ndcg(df, 10, convention="sklearn"), rel=0, abs=0)
 
 
+def test_a_repeated_cutoff_is_one_column(client):
+    """Issue 33 item 1: it was "the result columns ['ndcg@5', 'ndcg@10', 'ndcg@5'] must differ"."""
+    df = _frame(6, n=600, n_queries=30)
+    ddf = dd.from_pandas(df, npartitions=2, sort=False)
+    res = fdask.dask_evaluate(ddf, [5, 10, 5])
+    _assert_same_per_query(res.per_query.compute(), frame_ndcg(df, [5, 10]))
+    assert list(res.mean) == ["ndcg@5", "ndcg@10"] and len(res.signatures) == 2
+
+
 def test_already_partitioned_by_query(client):
     df = _frame(4, n=1200, n_queries=60, str_ids=False)
     by_query = dd.from_pandas(df.sort_values("qid", kind="mergesort"), npartitions=4, sort=False)

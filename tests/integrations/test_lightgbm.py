@@ -507,6 +507,9 @@ def test_metric_names():
         NDCGMetric(10, name="ndcg@10")
     with pytest.raises(TypeError, match="name must be a non-empty str or None; got 10"):
         NDCGMetric(10, name=10)
+    # a repeated cutoff is one metric (it was two metrics named ndcg@10; issue 33 item 1)
+    got = NDCGMetric([10, 5, 10], name="ndcg")(np.zeros(2), np.zeros(2), None, [2])
+    assert [n for n, _, _ in got] == ["ndcg@10", "ndcg@5"]
 
 
 def test_fitted_lgbmranker_pickles(shared_data):

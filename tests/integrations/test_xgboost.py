@@ -351,6 +351,8 @@ def test_metric_names():
             NDCGMetric(10, name="ndcg", convention=conv)
     with pytest.raises(ValueError, match="name is the prefix of the metric names"):
         NDCGMetric(10, name="ndcg@10")
+    # a repeated cutoff is one metric (it was two metrics of one name; issue 33 item 1)
+    assert NDCGMetric([10, 5, 10]).k == [10, 5] and len(NDCGMetric([3, 3]).signatures) == 1
 
 
 def test_metric_signatures_state_the_measurement():

@@ -87,6 +87,8 @@ def test_trec_eval_reads_fractional_cutoffs_with_a_warning():
     ("ndcg.", "read as trec_eval measure 'ndcg' with parameters after '.', but there are none"),
     ("ndcg.1=x", "read as trec_eval measure 'ndcg' with custom gains '1=x': '1=x' is not LEVEL=GAIN"),
     ("runid", "bookkeeping line"),
+    ("official", "measure 'official': trec_eval's set of measures 'official' has no NDCG measure"),
+    ("qrels_jg", "-m all_trec gives those of trec_eval's all_trec"),
     ("nDCG@0", "(ir_measures syntax): read as nDCG with cutoff 0: the cutoff must be an integer >= 1"),
     ("nDCG(dgc='exp-log2')@10", "nDCG has no parameter 'dgc' (did you mean 'dcg'?)"),
     ("nDCG(dcg='exp')@10", "read as nDCG with dcg='exp': dcg is 'log2'"),
@@ -114,3 +116,11 @@ def test_types():
         parse_measures([3])
     with pytest.raises(MeasureError, match="no measures given"):
         parse_measures([])
+
+
+def test_all_trec_is_its_ndcg_measures():
+    """Issue 33 item 7: 'all_trec' was an unknown measure name; it is trec_eval's all_trec for the
+    NDCG family (its bookkeeping lines runid and num_q are the command line's)."""
+    names = [m.name for m in parse_measures("all_trec")]
+    assert names == ["ndcg", "ndcg_rel", "Rndcg"] + [f"ndcg_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert [m.name for m in parse_measures(["all_trec", "ndcg_cut.10", "nDCG@10"])] == names + ["nDCG@10"]

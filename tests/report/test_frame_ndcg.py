@@ -143,3 +143,15 @@ def test_many_queries_no_python_loop_per_query(lib):
     assert len(out) == nq
     np.testing.assert_array_equal(out["ndcg@3"].to_numpy(), _expected(data, 3)[1][:, 0])
     assert elapsed < 10.0
+
+
+@pytest.mark.parametrize("lib", ["pandas", "polars"])
+def test_a_repeated_cutoff_is_one_column(lib):
+    """Issue 33 item 1: polars refused the frame (duplicate column 'ndcg@10'); pandas kept one
+    column silently. Now both: one column per distinct cutoff, first appearance first."""
+    data = {"qid": [1, 1, 1, 2, 2], "label": [1, 0, 2, 1, 0], "score": [3.0, 2.0, 1.0, 1.0, 2.0]}
+    df = pd.DataFrame(data) if lib == "pandas" else pl.DataFrame(data)
+    got = frame_ndcg(df, k=[10, None, 5, 10])
+    want = frame_ndcg(df, k=[10, None, 5])
+    assert list(got.columns) == ["qid", "ndcg@10", "ndcg", "ndcg@5"] and got.equals(want)
+    assert frame_mean_ndcg(df, k=[5, 10, 5]) == frame_mean_ndcg(df, k=[5, 10])
