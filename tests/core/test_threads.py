@@ -123,6 +123,7 @@ def test_one_reading_of_the_load_serves_the_calls_after_it(monkeypatch):
     from fastndcg._core import threads
 
     _fake_proc(monkeypatch, 1, [])
+    monkeypatch.setattr(threads, "LOAD_TTL", 3600.0)     # a descheduled test must not see the reading expire
     reads = []
     real = threads._proc_read
     monkeypatch.setattr(threads, "_proc_read", lambda path: reads.append(path) or real(path))
