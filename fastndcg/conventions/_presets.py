@@ -150,11 +150,25 @@ YAHOO = _register(Convention(empty="one", ideal_source="run", name="yahoo"))
 
 
 def get_preset(name: str) -> Convention:
-    """Return the preset called ``name`` (see :data:`PRESETS`)."""
+    """Return the preset called ``name`` (see :data:`PRESETS`); an unknown name
+    is a ValueError that suggests the closest preset names."""
     try:
         return PRESETS[name]
     except KeyError:
-        raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(sorted(PRESETS))}") from None
+        raise ValueError(unknown_preset_message(name)) from None
+
+
+def unknown_preset_message(name: str) -> str:
+    """``unknown preset 'trec'; did you mean 'trec_eval'? (known presets: ...)``: the one
+    message for a preset name that is not registered (Python and the CLI's ``--preset``)."""
+    import difflib
+
+    known = sorted(PRESETS)
+    text = str(name)
+    guess = difflib.get_close_matches(text, known, n=1, cutoff=0.5) or \
+        difflib.get_close_matches(text.lower().replace("-", "_"), known, n=1, cutoff=0.5)
+    hint = f"did you mean {guess[0]!r}? " if guess else ""
+    return f"unknown preset {name!r}; {hint}known presets: {', '.join(known)}"
 
 
 def list_presets():

@@ -13,7 +13,7 @@ from fastndcg.report._format import qid_json as _qid
 from fastndcg.conventions._convention import Convention
 from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg._core.validation import check_cutoffs
-from fastndcg.conventions._presets import PRESETS, list_presets
+from fastndcg.conventions._presets import PRESETS, list_presets, unknown_preset_message
 from fastndcg.report._comparison import Comparison, ComparedSystem, ideal_arrays, _ideal_source, tie_key_of, _scorer
 from fastndcg.report._comparison_text import ArrayLike, Cutoff, IDEAL_CHOICES
 
@@ -47,7 +47,7 @@ def _as_presets(presets: Any) -> Dict[str, Convention]:
             conv = item
         elif isinstance(item, str):
             if item not in PRESETS:
-                raise ValueError(f"presets: unknown preset {item!r}; known presets: {', '.join(list_presets())}")
+                raise ValueError(f"presets: {unknown_preset_message(item)}")
             conv = PRESETS[item]
         else:
             raise TypeError(f"presets must hold preset names or Conventions; got {type(item).__name__}")

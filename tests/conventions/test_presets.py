@@ -267,3 +267,26 @@ def test_every_preset_has_a_section_in_docs():
     documented = {name.strip() for h in headings for name in h.split(",")}
     assert set(presets.PRESETS) <= documented, set(presets.PRESETS) - documented
     assert "docs/presets.md" in presets.__doc__
+
+
+@pytest.mark.parametrize("name, guess", [("trec", "trec_eval"), ("LightGBM", "lightgbm"), ("letor-4", "letor4"),
+                                         ("pytrec-eval", "pytrec_eval")])
+def test_unknown_preset_suggests_the_closest_name(name, guess):
+    """get_preset("trec") listed the presets without a "did you mean" that --preset gave
+    (issue 33 item 7): one message, for Python and the command line."""
+    from fastndcg.cli._options import preset_name_arg
+
+    message = rf"unknown preset '{name}'; did you mean '{guess}'\? known presets: .*standard"
+    with pytest.raises(ValueError, match=message):
+        fastndcg.get_preset(name)
+    with pytest.raises(ValueError, match=message):
+        fastndcg.ndcg([1.0], [1], [0, 1], convention=name)
+    with pytest.raises(ValueError, match=message):
+        fastndcg.compare([1.0], [1], [0, 1], presets=["standard", name])
+    with pytest.raises(Exception, match=message):
+        preset_name_arg(name)
+
+
+def test_unknown_preset_without_a_close_name():
+    with pytest.raises(ValueError, match=r"^unknown preset 'zzzz'; known presets: "):
+        fastndcg.get_preset("zzzz")
