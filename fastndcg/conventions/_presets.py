@@ -85,9 +85,11 @@ SKLEARN = _register(Convention(gain="linear", ties="average", ideal_source="run"
 #: sums in float32; this preset sums in double, so it differs from torchmetrics
 #: by float32 rounding (about 1e-7), not by rule. Scores beyond float32 are
 #: +-inf, as in a float32 tensor, and equal infinities tie (averaged: 0.8155
-#: for scores 1e39, 2e39 with labels 1, 0).
+#: for scores 1e39, 2e39 with labels 1, 0). With no query left to average
+#: (``empty_target_action="skip"``: ``replace(empty="skip")``) the class returns 0.0.
 TORCHMETRICS = _register(Convention(gain="linear", ties="average", score_precision="float32",
-                                    float32_overflow="inf", ideal_source="run", name="torchmetrics"))
+                                    float32_overflow="inf", ideal_source="run", empty_mean="zero",
+                                    name="torchmetrics"))
 
 #: LightGBM ``ndcg@k`` metric (4.x, 4.7.0 checked): label_gain 2**l - 1 for
 #: l = 0..30 (other labels are an error), input order on ties, k clamped,

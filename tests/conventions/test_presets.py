@@ -290,3 +290,28 @@ def test_unknown_preset_suggests_the_closest_name(name, guess):
 def test_unknown_preset_without_a_close_name():
     with pytest.raises(ValueError, match=r"^unknown preset 'zzzz'; known presets: "):
         fastndcg.get_preset("zzzz")
+
+
+def test_torchmetrics_with_every_query_skipped_is_zero():
+    """torchmetrics' RetrievalNormalizedDCG(empty_target_action="skip") returns 0.0 when no query
+    is left; the preset's replace(empty="skip") returned NaN (issue 33 item 11). The rule is the
+    field empty_mean="zero", in every aggregate and in the signature; other presets keep NaN."""
+    from fastndcg.reference import _ndcg as ref
+
+    s, y, off = np.array([0.5, 0.2, 0.3]), np.array([0, 0, 0]), np.array([0, 2, 3])
+    skip = fastndcg.get_preset("torchmetrics").replace(empty="skip")
+    assert skip.empty_mean == "zero"
+    for k in (None, 2, [1, 2]):
+        got = fastndcg.mean_ndcg(s, y, off, k, convention=skip)
+        assert np.array_equal(got, ref.mean_ndcg(s, y, off, k, skip)) and np.all(np.asarray(got) == 0.0)
+        assert np.all(np.asarray(fastndcg.NDCGScorer(y, off, k, convention=skip).mean(s)) == 0.0)
+    assert np.isnan(fastndcg.mean_ndcg(s, y, off, 2, convention=skip.replace(empty_mean="nan")))
+    assert np.isnan(fastndcg.mean_ndcg(s, y, off, 2, convention=fastndcg.get_preset("standard").replace(empty="skip")))
+    # the same custom field by hand, and one query that counts: the plain mean
+    assert fastndcg.mean_ndcg(s, y, off, 2, convention=fastndcg.get_preset("standard").replace(
+        empty="skip", empty_mean="zero")) == 0.0
+    assert fastndcg.mean_ndcg(s, np.array([0, 1, 0]), off, None, convention=skip) == pytest.approx(1 / np.log2(3))
+    m = fastndcg.measurement(5, convention=skip)
+    assert "agg:mean,empty_mean_zero|" in m.signature and fastndcg.from_signature(m.signature) == m
+    with pytest.raises(ValueError, match="empty_mean must be one of"):
+        fastndcg.Convention(empty_mean="one")

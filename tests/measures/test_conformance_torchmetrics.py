@@ -53,3 +53,18 @@ def test_torchmetrics_float32_ties():
     theirs = float(retrieval_normalized_dcg(torch.tensor(s), torch.tensor(y), top_k=1))
     assert theirs == 0.5 == fastndcg.ndcg(s, y, off, 1, convention="torchmetrics")[0]
     assert fastndcg.ndcg(s, y, off, 1, convention="sklearn")[0] == 1.0
+
+
+@pytest.mark.parametrize("action, empty", [("skip", "skip"), ("neg", "zero"), ("pos", "one")])
+@pytest.mark.parametrize("labels", [[0, 0, 0, 0], [0, 0, 1, 0]])
+def test_empty_target_actions(action, empty, labels):
+    """empty_target_action as replace(empty=...): with "skip" and no query left, torchmetrics'
+    class returns 0.0 where fastndcg returned NaN (issue 33 item 11): empty_mean="zero"."""
+    s, y = np.array([0.5, 0.2, 0.3, 0.1]), np.array(labels)
+    off, idx = np.array([0, 2, 4]), torch.tensor([0, 0, 1, 1])
+    conv = fastndcg.get_preset("torchmetrics").replace(empty=empty)
+    for k in (None, 1):
+        theirs = float(RetrievalNormalizedDCG(top_k=k, empty_target_action=action)(
+            torch.tensor(s), torch.tensor(y), indexes=idx))
+        mine = fastndcg.mean_ndcg(s, y, off, k, convention=conv)
+        assert mine == pytest.approx(theirs, abs=TOL), (k, mine, theirs)
