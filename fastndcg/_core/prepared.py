@@ -31,7 +31,7 @@ from fastndcg._core.validation import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, F
                                        FLAG_SCORES, FULL_LIST, OVERFLOW_HINT, as_labels, as_scores,
                                        check_csr_lengths, check_cutoffs, check_ideal_dcg, check_query_weights,
                                        check_same_length, check_tie_key, label_error, prepare_offsets,
-                                       raise_score_problem, warn_scores_to_inf)
+                                       raise_score_problem, warn_scores_to_inf, warn_unknown_labels)
 
 ArrayLike = Any
 
@@ -198,6 +198,8 @@ class NDCGScorer:
         flags = np.zeros(off.shape[0] - 1, dtype=np.int8)
         if kernel.compute_ideal(flags, check_labels, threads_for(lab.shape[0], n_threads)):
             self._raise_labels(kernel, lab, off, flags, name, {FLAG_IDEAL_OVERFLOW: self._idcg})
+        if check_labels:
+            warn_unknown_labels(lab, self.convention, name)
 
     def _needs_ideal(self) -> None:
         error = self.__dict__.get("_ideal_disc_error")
@@ -288,6 +290,7 @@ class NDCGScorer:
         if self._res.overflow_inf:
             warn_scores_to_inf(sc, self.offsets, flags, "scores", stacklevel=4)
         if check_labels:
+            warn_unknown_labels(self.labels, self.convention, "labels")
             self._labels_checked = True
         if fuse:
             self._ideal_ready = True

@@ -343,6 +343,26 @@ class ScoreOverflowWarning(UserWarning):
         self.count = int(count)
 
 
+class UnknownLabelWarning(UserWarning):
+    """Labels outside a convention's gain table were given gain 0 (``unknown_label="zero"``).
+
+    LETOR's and MSLR's scripts (presets ``letor3``, ``letor4``, ``mslr``) score a
+    label their table lacks as 0, so data with more grades (LightGBM's example
+    data has labels 0-4) is scored as if its best documents were irrelevant.
+    ``argument`` names the array, ``labels`` holds the distinct labels outside
+    the table (the first few, as shown in the message), ``count`` how many
+    documents carry one and ``n_docs`` how many documents there are.
+    """
+
+    def __init__(self, message: str, argument: str = "labels", labels: Sequence[float] = (), count: int = 0,
+                 n_docs: int = 0) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.labels = tuple(labels)
+        self.count = int(count)
+        self.n_docs = int(n_docs)
+
+
 def _fmt(v: float) -> str:
     if math.isnan(v):
         return "-"
