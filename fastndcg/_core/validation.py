@@ -352,20 +352,25 @@ def _warn_outside_table(name: str, gain: np.ndarray, found: List[float], count: 
 
 
 @contextmanager
-def gathered_label_warnings() -> Iterator[None]:
+def gathered_label_warnings(tell: bool = True) -> Iterator[Dict[Tuple[str, Tuple[float, ...]], list]]:
     """One :class:`UnknownLabelWarning` per argument for the whole block (a stream of chunks is
-    one call), told when the block ends, instead of one per kernel call."""
-    if _GATHERED.get() is not None:     # an outer block tells them
-        yield
+    one call), told when the block ends, instead of one per kernel call. It yields what it
+    gathers, {(argument, gain table): [documents outside it, documents, labels outside it]};
+    ``tell=False`` keeps it for the caller (no warning: e.g. a note of identify, which tries
+    conventions the user did not choose)."""
+    outer = _GATHERED.get()
+    if tell and outer is not None:      # an outer block tells them
+        yield outer
         return
     gathered: Dict[Tuple[str, Tuple[float, ...]], list] = {}
     token = _GATHERED.set(gathered)
     try:
-        yield
+        yield gathered
     finally:
         _GATHERED.reset(token)
-    for (name, table), (count, n_docs, found) in gathered.items():
-        _warn_outside_table(name, np.asarray(table, dtype=np.float64), list(found), count, n_docs)
+    if tell:
+        for (name, table), (count, n_docs, found) in gathered.items():
+            _warn_outside_table(name, np.asarray(table, dtype=np.float64), list(found), count, n_docs)
 
 
 def check_labels(labels: Any, n_docs: int, convention: Convention,
