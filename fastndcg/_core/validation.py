@@ -306,9 +306,9 @@ def caller_stacklevel() -> int:
     return level
 
 
-#: While :func:`gathered_label_warnings` runs: {(argument, gain table): [documents outside it,
-#: documents, labels outside it]}, to be told in one warning at its end.
-_GATHERED: contextvars.ContextVar[Optional[Dict[Tuple[str, Tuple[float, ...]], list]]] = \
+#: While :func:`gathered_label_warnings` runs: {(argument, gain table, convention name):
+#: [documents outside it, documents, labels outside it]}, to be told in one warning at its end.
+_GATHERED: contextvars.ContextVar[Optional[Dict[Tuple[str, Tuple[float, ...], str], list]]] = \
     contextvars.ContextVar("fastndcg_gathered_label_warnings", default=None)
 
 
@@ -332,45 +332,47 @@ def warn_unknown_labels(labels: np.ndarray, convention: Convention, name: str = 
     found = np.unique(labels[outside]).tolist()
     gathered = _GATHERED.get()
     if gathered is not None:
-        entry = gathered.setdefault((name, tuple(gain.tolist())), [0, 0, set()])
+        entry = gathered.setdefault((name, tuple(gain.tolist()), convention.name), [0, 0, set()])
         entry[0] += count
         entry[1] += int(labels.size)
         entry[2].update(found)
         return
-    _warn_outside_table(name, gain, found, count, int(labels.size))
+    _warn_outside_table(name, gain, found, count, int(labels.size), convention.name)
 
 
-def _warn_outside_table(name: str, gain: np.ndarray, found: List[float], count: int, n_docs: int) -> None:
+def _warn_outside_table(name: str, gain: np.ndarray, found: List[float], count: int, n_docs: int,
+                        convention: str) -> None:
     shown = [int(v) if float(v).is_integer() else v for v in sorted(found)[:SHOWN_UNKNOWN_LABELS]]
     more = f" and {len(found) - SHOWN_UNKNOWN_LABELS} more" if len(found) > SHOWN_UNKNOWN_LABELS else ""
     table = ", ".join(f"{lv}: {float(g):g}" for lv, g in enumerate(gain.tolist()) if g == g)
     message = (f"{name}: {count} of {n_docs} documents have a label outside the gain table "
-               f"({', '.join(map(str, shown))}{more}) and get gain 0 (the convention's unknown_label='zero', "
-               f"gain table {{{table}}}); give a table that covers them (convention.replace(gain=...)) "
-               f"to count them")
-    warnings.warn(UnknownLabelWarning(message, name, shown, count, n_docs), stacklevel=caller_stacklevel())
+               f"({', '.join(map(str, shown))}{more}) and get gain 0 (convention {convention!r}: "
+               f"unknown_label='zero', gain table {{{table}}}); give a table that covers them "
+               f"(convention.replace(gain=...)) to count them")
+    warnings.warn(UnknownLabelWarning(message, name, shown, count, n_docs, convention),
+                  stacklevel=caller_stacklevel())
 
 
 @contextmanager
-def gathered_label_warnings(tell: bool = True) -> Iterator[Dict[Tuple[str, Tuple[float, ...]], list]]:
+def gathered_label_warnings(tell: bool = True) -> Iterator[Dict[Tuple[str, Tuple[float, ...], str], list]]:
     """One :class:`UnknownLabelWarning` per argument for the whole block (a stream of chunks is
     one call), told when the block ends, instead of one per kernel call. It yields what it
-    gathers, {(argument, gain table): [documents outside it, documents, labels outside it]};
-    ``tell=False`` keeps it for the caller (no warning: e.g. a note of identify, which tries
+    gathers, [documents outside the table, documents, labels outside it] per
+    {(argument, gain table, convention name): ...}; ``tell=False`` keeps it for the caller (no warning: e.g. a note of identify, which tries
     conventions the user did not choose)."""
     outer = _GATHERED.get()
     if tell and outer is not None:      # an outer block tells them
         yield outer
         return
-    gathered: Dict[Tuple[str, Tuple[float, ...]], list] = {}
+    gathered: Dict[Tuple[str, Tuple[float, ...], str], list] = {}
     token = _GATHERED.set(gathered)
     try:
         yield gathered
     finally:
         _GATHERED.reset(token)
     if tell:
-        for (name, table), (count, n_docs, found) in gathered.items():
-            _warn_outside_table(name, np.asarray(table, dtype=np.float64), list(found), count, n_docs)
+        for (name, table, convention), (count, n_docs, found) in gathered.items():
+            _warn_outside_table(name, np.asarray(table, dtype=np.float64), list(found), count, n_docs, convention)
 
 
 def check_labels(labels: Any, n_docs: int, convention: Convention,

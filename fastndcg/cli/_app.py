@@ -121,9 +121,9 @@ def unknown_labels_line(w: Any) -> str:
     the preset's table and ``--gain`` instead of Python's fields."""
     shown = ", ".join(str(v) for v in w.labels)
     what = "judged documents of the qrels" if w.argument == "ideal_labels" else "documents"
-    return (f"{w.count} of {w.n_docs} {what} have a label outside the preset's gain table ({shown}) and get "
-            f"gain 0 (the preset's unknown_label='zero'); to count them, use a preset whose gain table covers "
-            f"them or, with TREC files, give every label a gain with --gain L=G,...")
+    return (f"{w.count} of {w.n_docs} {what} have a label outside the gain table of --preset {w.convention} "
+            f"({shown}) and get gain 0 (its unknown_label='zero'); to count them, use a preset whose gain table "
+            f"covers them or, with TREC files, give every label a gain with --gain L=G,...")
 
 
 def _run(args) -> int:

@@ -351,16 +351,18 @@ class UnknownLabelWarning(UserWarning):
     data has labels 0-4) is scored as if its best documents were irrelevant.
     ``argument`` names the array, ``labels`` holds the distinct labels outside
     the table (the first few, as shown in the message), ``count`` how many
-    documents carry one and ``n_docs`` how many documents there are.
+    documents carry one, ``n_docs`` how many documents there are and
+    ``convention`` the convention's name.
     """
 
     def __init__(self, message: str, argument: str = "labels", labels: Sequence[float] = (), count: int = 0,
-                 n_docs: int = 0) -> None:
+                 n_docs: int = 0, convention: str = "custom") -> None:
         super().__init__(message)
         self.argument = argument
         self.labels = tuple(labels)
         self.count = int(count)
         self.n_docs = int(n_docs)
+        self.convention = convention
 
 
 def _fmt(v: float) -> str:

@@ -588,7 +588,7 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
                                       []).append(name)
                 continue
             conv = conv.replace(ties="stable", name=name)     # no tie: its docno rule changes nothing
-        outside: Dict[Tuple[str, Tuple[float, ...]], list] = {}
+        outside: Dict[Tuple[str, Tuple[float, ...], str], list] = {}
         for k in ks:
             # identify tries presets the user did not choose: labels a preset's gain table lacks
             # are a note on that preset (from its first evaluation), not a warning

@@ -535,8 +535,8 @@ def test_letor_presets_say_which_labels_get_gain_0(shared_data, tmp_path, capsys
                                  data / "rank.test.query", "--preset", preset, "-k", "5,10")
         assert code == 0 and "ndcg@10" in out
         lines = [ln for ln in err.splitlines() if ln.startswith("fastndcg: warning:")]
-        assert lines == ["fastndcg: warning: 54 of 768 documents have a label outside the preset's gain table "
-                         "(3, 4) and get gain 0 (the preset's unknown_label='zero'); to count them, use a preset "
+        assert lines == ["fastndcg: warning: 54 of 768 documents have a label outside the gain table of --preset "
+                         f"{preset} (3, 4) and get gain 0 (its unknown_label='zero'); to count them, use a preset "
                          "whose gain table covers them or, with TREC files, give every label a gain with "
                          "--gain L=G,..."], err
     code, out, err = run_cli(capsys, "eval", "--data", data / "rank.test", pred, "--group",

@@ -276,4 +276,5 @@ def test_labels_in_the_holes_of_a_gain_mapping_are_told():
         warnings.simplefilter("always")
         fastndcg.ndcg(LTR_S, LTR_Y, LTR_OFF, convention=conv)
     w = _one_outside_warning(record, count=2, labels=(1, 4))
-    assert "gain table {0: 0, 2: 3, 3: 7}" in str(w.message)
+    assert "(convention 'letor4': unknown_label='zero', gain table {0: 0, 2: 3, 3: 7})" in str(w.message)
+    assert w.message.convention == "letor4"
