@@ -357,9 +357,9 @@ def _warn_outside_table(name: str, gain: np.ndarray, found: List[float], count: 
 def gathered_label_warnings(tell: bool = True) -> Iterator[Dict[Tuple[str, Tuple[float, ...], str], list]]:
     """One :class:`UnknownLabelWarning` per argument for the whole block (a stream of chunks is
     one call), told when the block ends, instead of one per kernel call. It yields what it
-    gathers, [documents outside the table, documents, labels outside it] per
-    {(argument, gain table, convention name): ...}; ``tell=False`` keeps it for the caller (no warning: e.g. a note of identify, which tries
-    conventions the user did not choose)."""
+    gathers: {(argument, gain table, convention name): [documents outside the table,
+    documents, labels outside it]}. ``tell=False`` keeps it for the caller, without a warning
+    (a note of identify, which tries conventions the user did not choose)."""
     outer = _GATHERED.get()
     if tell and outer is not None:      # an outer block tells them
         yield outer
