@@ -131,3 +131,35 @@ def test_readme_examples_run_from_a_plain_clone(tmp_path, capsys):
             assert "ndcg" in capsys.readouterr().out.lower(), command
     finally:
         os.chdir(old)
+
+
+DOCS = [README] + sorted((README.parent / "docs").glob("*.md"))
+_NUMBERS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+
+
+def test_docs_name_public_paths_and_say_true_things():
+    """Issue 33 item 9: a module named twice ("`fastndcg.integrations` and
+    `fastndcg.integrations`"), imports through private modules, "four subcommands" (there
+    are five), "before 0.2" in 0.1, and LightGBM's ndcg@k "to the bit" without the one
+    thread it needs."""
+    import re
+
+    from fastndcg.cli._app import SUBCOMMANDS
+
+    private_import = re.compile(r"^\s*(from fastndcg(\.\w+)*\._\w+ import|import fastndcg(\.\w+)*\._\w+)", re.M)
+    for path in DOCS:
+        text = path.read_text()
+        assert not re.search(r"`(fastndcg[\w.]*)`(?: and |, )`\1`", text), path.name
+        assert not private_import.search(text), (path.name, private_import.search(text))
+        if tuple(int(x) for x in fastndcg.__version__.split(".")[:2]) < (0, 2):
+            assert "before 0.2" not in text, path.name
+        for n, word in _NUMBERS.items():
+            if n != len(SUBCOMMANDS):
+                assert f"{word} subcommands" not in text, path.name
+    cli = (README.parent / "docs" / "files-and-cli.md").read_text()
+    assert f"has {_NUMBERS[len(SUBCOMMANDS)]} subcommands" in cli
+    assert all(f"`{name}`" in cli.partition("subcommands")[2][:200] for name, _ in SUBCOMMANDS)
+    # python -m fastndcg in a checkout's root imports the unbuilt tree: said where -m is
+    assert "root of a source checkout" in cli and "python -m fastndcg" in README.read_text()
+    lambdamart = (README.parent / "docs" / "lambdamart.md").read_text()
+    assert "to the bit **when LightGBM evaluates on one thread**" in lambdamart

@@ -31,7 +31,7 @@ from fastndcg._core.validation import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, F
                                        FLAG_SCORES, FULL_LIST, OVERFLOW_HINT, as_labels, as_scores,
                                        check_csr_lengths, check_cutoffs, check_ideal_dcg, check_query_weights,
                                        check_same_length, check_tie_key, label_error, prepare_offsets,
-                                       raise_score_problem, warn_scores_to_inf)
+                                       raise_score_problem, warn_scores_to_inf, warn_unknown_labels)
 
 ArrayLike = Any
 
@@ -198,6 +198,8 @@ class NDCGScorer:
         flags = np.zeros(off.shape[0] - 1, dtype=np.int8)
         if kernel.compute_ideal(flags, check_labels, threads_for(lab.shape[0], n_threads)):
             self._raise_labels(kernel, lab, off, flags, name, {FLAG_IDEAL_OVERFLOW: self._idcg})
+        if check_labels:
+            warn_unknown_labels(lab, self.convention, name)
 
     def _needs_ideal(self) -> None:
         error = self.__dict__.get("_ideal_disc_error")
@@ -288,6 +290,7 @@ class NDCGScorer:
         if self._res.overflow_inf:
             warn_scores_to_inf(sc, self.offsets, flags, "scores", stacklevel=4)
         if check_labels:
+            warn_unknown_labels(self.labels, self.convention, "labels")
             self._labels_checked = True
         if fuse:
             self._ideal_ready = True
@@ -375,7 +378,7 @@ class NDCGScorer:
                                    threads_for(self.n_queries * 64, n_threads))
         if self._single:
             c = int(self._column[0])
-            return _finish_one(float(num[c]), float(den[c]), conv.above_one)
+            return _finish_one(float(num[c]), float(den[c]), conv.above_one, conv.empty_mean)
         return finish_aggregate(num[self._column], den[self._column], conv, False)
 
 
@@ -384,18 +387,24 @@ class NDCGScorer:
 
 def finish_aggregate(num: ArrayLike, den: ArrayLike, convention: Convention,
                      single: bool) -> Union[float, np.ndarray]:
-    """num / den per cutoff (NaN where den = 0), then ``convention.above_one``;
-    a float when ``single``. The last step of every aggregate: callers that
-    summed :meth:`NDCGScorer.summands` themselves pass their exact sums."""
+    """num / den per cutoff (where den = 0, no query counts: NaN, or 0 under
+    ``convention.empty_mean="zero"``), then ``convention.above_one``; a float when
+    ``single``. The last step of every aggregate: callers that summed
+    :meth:`NDCGScorer.summands` themselves pass their exact sums."""
     num = np.asarray(num, dtype=np.float64).reshape(-1)
     den = np.asarray(den, dtype=np.float64).reshape(-1)
     if single:
-        return _finish_one(float(num[0]), float(den[0]), convention.above_one)
+        return _finish_one(float(num[0]), float(den[0]), convention.above_one, convention.empty_mean)
     if not (np.isfinite(num).all() and np.isfinite(den).all()):
         raise _sums_overflow(num, den)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        values = np.where(den > 0, num / np.where(den > 0, den, 1.0), empty_mean_value(convention.empty_mean))
     return apply_above_one(values, convention.above_one)
+
+
+def empty_mean_value(empty_mean: str) -> float:
+    """The aggregate when no query counts (``Convention.empty_mean``): NaN, or 0.0 (torchmetrics)."""
+    return 0.0 if empty_mean == "zero" else math.nan
 
 
 def _sums_overflow(num: np.ndarray, den: np.ndarray) -> ValueError:
@@ -404,11 +413,11 @@ def _sums_overflow(num: np.ndarray, den: np.ndarray) -> ValueError:
                       f"DCGs) are too large; scaling every weight by one factor does not change the result")
 
 
-def _finish_one(num: float, den: float, above_one: str) -> float:
+def _finish_one(num: float, den: float, above_one: str, empty_mean: str = "nan") -> float:
     # finish_aggregate for one cutoff, in Python floats (no numpy call overhead)
     if not (math.isfinite(num) and math.isfinite(den)):
         raise _sums_overflow(np.array([num]), np.array([den]))
-    value = num / den if den > 0 else math.nan
+    value = num / den if den > 0 else empty_mean_value(empty_mean)
     if above_one != "keep" and value > 1.0:
         if above_one == "check" and value > 1.0 + ABOVE_ONE_TOLERANCE:
             apply_above_one(np.array([value]), above_one)          # raises with the message

@@ -13,15 +13,21 @@ dtypes) without copying inputs that already are.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
+import os
+import sys
 import warnings
-from typing import Any, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
 from fastndcg._core import _ndcg
 from fastndcg._core._check import offsets_problem
-from fastndcg.conventions._convention import MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning
+from fastndcg.conventions._convention import (MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning,
+                                              UnknownLabelWarning)
 from fastndcg._core.resolve import FLOAT32_OVERFLOW, resolve
 
 SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -281,6 +287,94 @@ def label_rule(convention: Convention, label_limit: Optional[float] = None):
     return (res.table if res.table_holes else None), res.last, res.need_integer, limit, res.table_holes
 
 
+#: The package's directory: frames in it are fastndcg's own (see :func:`caller_stacklevel`).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+#: How many labels outside the table an :class:`UnknownLabelWarning` shows.
+SHOWN_UNKNOWN_LABELS = 5
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes a ``warnings.warn`` in the function calling this one point
+    at the first frame outside fastndcg (and the ``with`` machinery of contextlib): the user's
+    line, however deep the call went."""
+    frame: Optional[Any] = sys._getframe(1)
+    level = 1
+    while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE_DIR)
+                                 or frame.f_code.co_filename == contextlib.__file__):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+#: While :func:`gathered_label_warnings` runs: {(argument, gain table, convention name):
+#: [documents outside it, documents, labels outside it]}, to be told in one warning at its end.
+_GATHERED: contextvars.ContextVar[Optional[Dict[Tuple[str, Tuple[float, ...], str], list]]] = \
+    contextvars.ContextVar("fastndcg_gathered_label_warnings", default=None)
+
+
+def warn_unknown_labels(labels: np.ndarray, convention: Convention, name: str = "labels") -> None:
+    """Warn (:class:`UnknownLabelWarning`, once) when checked ``labels`` fall outside the
+    convention's gain table and so get gain 0 (``unknown_label="zero"``: LETOR's scripts); the
+    rule of the convention's fields, for every front-end that hands labels to the kernels.
+    Costs one pass over the labels under such a convention, nothing under any other. Inside
+    :func:`gathered_label_warnings` the counts are added up for its one warning instead."""
+    if not (convention.gain_is_table and convention.unknown_label == "zero") or labels.size == 0:
+        return
+    gain = np.asarray(convention.gain, dtype=np.float64)
+    last = gain.shape[0]
+    outside = labels >= last
+    holes = np.isnan(gain)
+    if holes.any():         # a {label: gain} mapping's missing labels are outside it too
+        outside |= holes[np.minimum(labels, last - 1).astype(np.intp)]
+    count = int(np.count_nonzero(outside))
+    if not count:
+        return
+    found = np.unique(labels[outside]).tolist()
+    gathered = _GATHERED.get()
+    if gathered is not None:
+        entry = gathered.setdefault((name, tuple(gain.tolist()), convention.name), [0, 0, set()])
+        entry[0] += count
+        entry[1] += int(labels.size)
+        entry[2].update(found)
+        return
+    _warn_outside_table(name, gain, found, count, int(labels.size), convention.name)
+
+
+def _warn_outside_table(name: str, gain: np.ndarray, found: List[float], count: int, n_docs: int,
+                        convention: str) -> None:
+    shown = [int(v) if float(v).is_integer() else v for v in sorted(found)[:SHOWN_UNKNOWN_LABELS]]
+    more = f" and {len(found) - SHOWN_UNKNOWN_LABELS} more" if len(found) > SHOWN_UNKNOWN_LABELS else ""
+    table = ", ".join(f"{lv}: {float(g):g}" for lv, g in enumerate(gain.tolist()) if g == g)
+    message = (f"{name}: {count} of {n_docs} documents have a label outside the gain table "
+               f"({', '.join(map(str, shown))}{more}) and get gain 0 (convention {convention!r}: "
+               f"unknown_label='zero', gain table {{{table}}}); give a table that covers them "
+               f"(convention.replace(gain=...)) to count them")
+    warnings.warn(UnknownLabelWarning(message, name, shown, count, n_docs, convention),
+                  stacklevel=caller_stacklevel())
+
+
+@contextmanager
+def gathered_label_warnings(tell: bool = True) -> Iterator[Dict[Tuple[str, Tuple[float, ...], str], list]]:
+    """One :class:`UnknownLabelWarning` per argument for the whole block (a stream of chunks is
+    one call), told when the block ends, instead of one per kernel call. It yields what it
+    gathers: {(argument, gain table, convention name): [documents outside the table,
+    documents, labels outside it]}. ``tell=False`` keeps it for the caller, without a warning
+    (a note of identify, which tries conventions the user did not choose)."""
+    outer = _GATHERED.get()
+    if tell and outer is not None:      # an outer block tells them
+        yield outer
+        return
+    gathered: Dict[Tuple[str, Tuple[float, ...], str], list] = {}
+    token = _GATHERED.set(gathered)
+    try:
+        yield gathered
+    finally:
+        _GATHERED.reset(token)
+    if tell:
+        for (name, table, convention), (count, n_docs, found) in gathered.items():
+            _warn_outside_table(name, np.asarray(table, dtype=np.float64), list(found), count, n_docs, convention)
+
+
 def check_labels(labels: Any, n_docs: int, convention: Convention,
                  offsets: Optional[np.ndarray] = None, name: str = "labels",
                  other: str = "scores", n_threads: int = 1, label_limit: Optional[float] = None,
@@ -302,6 +396,7 @@ def check_labels(labels: Any, n_docs: int, convention: Convention,
         i, code = _ndcg.first_label_problem(arr, int(off[q]), int(off[q + 1]), table, last, need_integer,
                                             limit, holes)
         raise label_error(name, arr, i, code, offsets, convention, limit_message)
+    warn_unknown_labels(arr, convention, name)
     return arr, float(qmax.max(initial=0.0))
 
 

@@ -123,13 +123,22 @@ def _joined_gain(argv: List[str]) -> List[str]:
 
 def _show_gain_warning_once() -> None:
     """Print the first :class:`fastndcg.measures.TrecGainQuirkWarning` of the
-    command on stderr as ``fastndcg: warning: ...`` (one for all runs)."""
+    command on stderr as ``fastndcg: warning: ...`` (one for all runs), and each
+    :class:`fastndcg.conventions.UnknownLabelWarning` once, in the command line's terms."""
+    from fastndcg.conventions._convention import UnknownLabelWarning
     from fastndcg.measures._trec_gain_specs import TrecGainQuirkWarning
 
     shown: List[Any] = []
+    labels_shown: set = set()
     other = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, UnknownLabelWarning) and isinstance(message, UnknownLabelWarning):
+            text = unknown_labels_line(message)
+            if text not in labels_shown:
+                labels_shown.add(text)
+                print(f"fastndcg: warning: {text}", file=sys.stderr)
+            return None
         if not issubclass(category, TrecGainQuirkWarning):
             return other(message, category, filename, lineno, file, line)
         if not shown:
@@ -137,7 +146,18 @@ def _show_gain_warning_once() -> None:
             print(f"fastndcg: warning: {message}", file=sys.stderr)
 
     warnings.simplefilter("always", TrecGainQuirkWarning)
+    warnings.simplefilter("always", UnknownLabelWarning)
     warnings.showwarning = show
+
+
+def unknown_labels_line(w: Any) -> str:
+    """An :class:`~fastndcg.conventions.UnknownLabelWarning` as the command line says it:
+    the preset's table and ``--gain`` instead of Python's fields."""
+    shown = ", ".join(str(v) for v in w.labels)
+    what = "judged documents of the qrels" if w.argument == "ideal_labels" else "documents"
+    return (f"{w.count} of {w.n_docs} {what} have a label outside the gain table of --preset {w.convention} "
+            f"({shown}) and get gain 0 (its unknown_label='zero'); to count them, use a preset whose gain table "
+            f"covers them or, with TREC files, give every label a gain with --gain L=G,...")
 
 
 def _run(args) -> int:

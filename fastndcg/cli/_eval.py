@@ -210,7 +210,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
               "measures, map, P, recall, ..., are not NDCG measures: trec_eval computes them)")
     book = [m.strip() for m in asked if m.strip() in BOOKKEEPING]
     strings = [m for m in asked if m.strip() not in BOOKKEEPING]
-    missing = missing_rule(args)
+    missing = signature_missing_rule(args, strings)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MeasureWarning)
         try:
@@ -223,11 +223,8 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     for w in caught:
         print_warning(str(w.message))
     _note_trec_repeats(strings)
-    if any(m.missing != missing for m in measurements):
-        raise UsageError("a signature given with -m states its own rule for missing topics; give --missing "
-                     f"{measurements[0].missing} to evaluate it (or leave the missing: field as {missing})")
     qrels = read_qrels_of(args, progress)
-    results = evaluate_runs(args, qrels, measurements, progress, max_docs=args.max_docs)
+    results = evaluate_runs(args, qrels, measurements, progress, max_docs=args.max_docs, missing=missing)
     order = list(range(len(measurements)))
     if args.format == "trec":       # trec_eval prints its measures in the order of its measure table
         order.sort(key=lambda j: _trec_rank(measurements[j]))
@@ -237,18 +234,50 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     return MeasureRuns(results, ordered, column_names(ordered, args.format), book, rules)
 
 
+def signature_missing_rule(args, strings: List[str]) -> str:
+    """The rule for judged topics missing from a run under ``-m``: a signature states its own
+    (``missing:zero``) and is enough; the measures written without one follow it. An explicit
+    ``--missing`` / ``-c`` / ``--skip-missing`` that contradicts a signature, or signatures that
+    contradict each other, are usage errors naming both; without signatures, :func:`missing_rule`."""
+    from fastndcg.measures._measurement import from_signature
+
+    given = getattr(args, "missing", None)
+    stated: Dict[str, str] = {}
+    for text in strings:
+        if "|" in text:
+            try:
+                stated.setdefault(from_signature(text).missing, text.strip())
+            except ValueError as exc:
+                raise UsageError(error_message(exc)) from None
+    if given is not None:
+        other = [(rule, sig) for rule, sig in stated.items() if rule != given]
+        if other:
+            rule, sig = other[0]
+            raise UsageError(f"--missing {given} contradicts the signature given with -m, which states missing:{rule} "
+                             f"({sig}); a signature states its own rule for missing topics: drop --missing "
+                             f"(-c, --skip-missing), or change the signature's missing: field")
+        return given
+    if len(stated) > 1:
+        (r1, s1), (r2, s2) = list(stated.items())[:2]
+        raise UsageError(f"the signatures given with -m state different rules for missing topics (missing:{r1} in "
+                         f"{s1}, missing:{r2} in {s2}); one evaluation has one set of topics: evaluate them "
+                         "separately")
+    return next(iter(stated)) if stated else missing_rule(args)
+
+
 def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress, *, max_docs: Optional[int] = None,
-                  how_missing: str = "counted as 0") -> List[Dict[str, Any]]:
+                  how_missing: str = "counted as 0", missing: Optional[str] = None) -> List[Dict[str, Any]]:
     """Every run of ``QRELS RUN ...`` (in memory), against qrels read once: joined with them while it
     is read (:func:`fastndcg.io.join_runs`: small runs side by side, one thread each; arrays out),
     then the measurements evaluated on it, in order
     (:func:`fastndcg.measures.evaluate_trec`, which calls the kernels). One dict per run: name, runid,
     path, qids, values (n_topics, n_measurements), mean, notes. ``max_docs``: -M, for the runid /
-    num_q-only output of ``-m`` (no measurement carries it then)."""
+    num_q-only output of ``-m`` (no measurement carries it then); ``missing``: the rule for
+    judged topics missing from a run (:func:`signature_missing_rule`; None: :func:`missing_rule`)."""
     from fastndcg.io._align import join_runs, run_threads
     from fastndcg.measures._trec_measures import evaluate_trec
 
-    missing = missing_rule(args)
+    missing = missing_rule(args) if missing is None else missing
     run_paths = args.inputs[1:]
     names = run_names(run_paths, args.command)
     results = []

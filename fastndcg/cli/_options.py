@@ -84,15 +84,10 @@ def cutoff_list_arg(text: str) -> List[Optional[int]]:
 
 
 def preset_name_arg(text: str) -> str:
-    import difflib
+    from fastndcg.conventions._presets import PRESETS, unknown_preset_message
 
-    from fastndcg.conventions._presets import list_presets
-
-    if text not in list_presets():
-        guess = difflib.get_close_matches(text, list_presets(), n=1, cutoff=0.5) or \
-            difflib.get_close_matches(text.lower().replace("-", "_"), list_presets(), n=1, cutoff=0.5)
-        hint = f"did you mean {guess[0]!r}? " if guess else ""
-        raise argparse.ArgumentTypeError(f"unknown preset {text!r}; {hint}(known presets: {', '.join(list_presets())})")
+    if text not in PRESETS:
+        raise argparse.ArgumentTypeError(unknown_preset_message(text))
     return text
 
 

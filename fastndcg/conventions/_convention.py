@@ -27,6 +27,7 @@ WEIGHT_PRECISION = ("native", "float32")
 EMPTY_WEIGHT = ("weighted", "unweighted")
 ABOVE_ONE = ("keep", "clamp", "check")
 IDEAL_SOURCES = ("qrels", "run")
+EMPTY_MEAN = ("nan", "zero")
 
 # XGBoost's kRtEps (a float32 1e-6): "check" raises above 1 + this.
 ABOVE_ONE_TOLERANCE = float(np.float32(1e-6))
@@ -176,6 +177,12 @@ class Convention:
         and the IR tools), or the retrieved documents only (``"run"``, as
         learning-to-rank tools, which only see the list they are given).
         Arrays without an external ideal always use their own list.
+    empty_mean : {"nan", "zero"}, default "nan"
+        The aggregate when no query counts: every query left out by
+        ``empty="skip"``, no query at all, or only queries of weight 0.
+        ``"nan"``: NaN (nothing was measured); ``"zero"``: 0.0, as
+        torchmetrics' ``RetrievalNormalizedDCG`` returns when it has no
+        query left (``empty_target_action="skip"``).
     name : str, default "custom"
         A label for reports; presets set it.
     """
@@ -196,6 +203,7 @@ class Convention:
     empty_weight: str = "weighted"
     above_one: str = "keep"
     ideal_source: str = "qrels"
+    empty_mean: str = "nan"
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -232,6 +240,7 @@ class Convention:
             ("empty_weight", EMPTY_WEIGHT),
             ("above_one", ABOVE_ONE),
             ("ideal_source", IDEAL_SOURCES),
+            ("empty_mean", EMPTY_MEAN),
         ):
             value = getattr(self, name)
             if value not in allowed:
@@ -332,6 +341,28 @@ class ScoreOverflowWarning(UserWarning):
         self.argument = argument
         self.rows = tuple(int(i) for i in rows)
         self.count = int(count)
+
+
+class UnknownLabelWarning(UserWarning):
+    """Labels outside a convention's gain table were given gain 0 (``unknown_label="zero"``).
+
+    LETOR's and MSLR's scripts (presets ``letor3``, ``letor4``, ``mslr``) score a
+    label their table lacks as 0, so data with more grades (LightGBM's example
+    data has labels 0-4) is scored as if its best documents were irrelevant.
+    ``argument`` names the array, ``labels`` holds the distinct labels outside
+    the table (the first few, as shown in the message), ``count`` how many
+    documents carry one, ``n_docs`` how many documents there are and
+    ``convention`` the convention's name.
+    """
+
+    def __init__(self, message: str, argument: str = "labels", labels: Sequence[float] = (), count: int = 0,
+                 n_docs: int = 0, convention: str = "custom") -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.labels = tuple(labels)
+        self.count = int(count)
+        self.n_docs = int(n_docs)
+        self.convention = convention
 
 
 def _fmt(v: float) -> str:

@@ -83,11 +83,14 @@ SKLEARN = _register(Convention(gain="linear", ties="average", ideal_source="run"
 #: (1.9.0, default ``empty_target_action="neg"``): scikit-learn's rule (tie
 #: averaging since 1.1, PR #2031) on float32-rounded scores. torchmetrics also
 #: sums in float32; this preset sums in double, so it differs from torchmetrics
-#: by float32 rounding (about 1e-7), not by rule. Scores beyond float32 are
+#: by float32 rounding (about 1e-7 on short lists, up to 1.5e-6 on 1,500-document
+#: lists with k=None), not by rule. Scores beyond float32 are
 #: +-inf, as in a float32 tensor, and equal infinities tie (averaged: 0.8155
-#: for scores 1e39, 2e39 with labels 1, 0).
+#: for scores 1e39, 2e39 with labels 1, 0). With no query left to average
+#: (``empty_target_action="skip"``: ``replace(empty="skip")``) the class returns 0.0.
 TORCHMETRICS = _register(Convention(gain="linear", ties="average", score_precision="float32",
-                                    float32_overflow="inf", ideal_source="run", name="torchmetrics"))
+                                    float32_overflow="inf", ideal_source="run", empty_mean="zero",
+                                    name="torchmetrics"))
 
 #: LightGBM ``ndcg@k`` metric (4.x, 4.7.0 checked): label_gain 2**l - 1 for
 #: l = 0..30 (other labels are an error), input order on ties, k clamped,
@@ -150,11 +153,25 @@ YAHOO = _register(Convention(empty="one", ideal_source="run", name="yahoo"))
 
 
 def get_preset(name: str) -> Convention:
-    """Return the preset called ``name`` (see :data:`PRESETS`)."""
+    """Return the preset called ``name`` (see :data:`PRESETS`); an unknown name
+    is a ValueError that suggests the closest preset names."""
     try:
         return PRESETS[name]
     except KeyError:
-        raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(sorted(PRESETS))}") from None
+        raise ValueError(unknown_preset_message(name)) from None
+
+
+def unknown_preset_message(name: str) -> str:
+    """``unknown preset 'trec'; did you mean 'trec_eval'? (known presets: ...)``: the one
+    message for a preset name that is not registered (Python and the CLI's ``--preset``)."""
+    import difflib
+
+    known = sorted(PRESETS)
+    text = str(name)
+    guess = difflib.get_close_matches(text, known, n=1, cutoff=0.5) or \
+        difflib.get_close_matches(text.lower().replace("-", "_"), known, n=1, cutoff=0.5)
+    hint = f"did you mean {guess[0]!r}? " if guess else ""
+    return f"unknown preset {name!r}; {hint}known presets: {', '.join(known)}"
 
 
 def list_presets():

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from fastndcg._core.prepared import NDCGScorer, apply_above_one
+from fastndcg._core.prepared import NDCGScorer, apply_above_one, empty_mean_value
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
@@ -407,7 +407,7 @@ class LightGBMNDCGMetric:
             else:
                 num = sequential_sum((np.where(st.short[:, j], 0.0, dcg[:, j]) * w)[counted])
                 den = sequential_sum((st.idcg[:, j] * w)[counted])
-            out[j] = num / den if den > 0 else np.nan
+            out[j] = num / den if den > 0 else empty_mean_value(conv.empty_mean)
         return apply_above_one(out, conv.above_one)
 
     def __call__(self, preds_or_y_true: np.ndarray, dataset_or_y_pred: Any, weight: Optional[np.ndarray] = None,

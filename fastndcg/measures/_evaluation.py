@@ -18,7 +18,9 @@ measure's name and the equal ir_measures object (``res.aggregated[nDCG@10]``,
 Qrels and runs may be:
 
 * pytrec_eval-style dicts ``{query_id: {doc_id: relevance}}`` /
-  ``{query_id: {doc_id: score}}``;
+  ``{query_id: {doc_id: score}}``; as in pytrec_eval, a run topic given as
+  ``{}`` is present with an empty ranking (DCG 0, scored and reported whatever
+  ``missing`` says), while an absent topic is missing;
 * pandas (or polars) DataFrames with ir_measures' columns (``query_id``,
   ``doc_id``, ``relevance`` / ``score``) or the TREC-style names other tools
   use (``qid``/``query``/``topic``, ``docno``/``docid``, ``rel``/``label``,
@@ -291,7 +293,9 @@ def _columns(data: Any, value_names: Tuple[str, ...], what: str,
              field: str) -> Tuple[Optional[list], list, list, Optional[Tuple[List[str], List[int]]]]:
     """(query ids, doc ids, values) as Python lists, from a dict, a frame or
     namedtuples; for a dict, no query id per row (None) but the (query ids,
-    numbers of rows), else None.
+    numbers of rows), else None. A run topic given as ``{}`` is kept with no rows: a
+    topic with an empty ranking (scored, as pytrec_eval scores it), not a missing one; a
+    qrels topic given as ``{}`` has no judgments, so it is no judged topic (left out).
 
     The ids are as given (``str()`` of each is the id; :func:`_table` applies it
     only when some id is not a ``str``)."""
@@ -305,7 +309,7 @@ def _columns(data: Any, value_names: Tuple[str, ...], what: str,
             if not isinstance(docs, dict):
                 raise ValueError(f"{what}[{qid!r}] must be a dict {{doc_id: {field}}} (pytrec_eval's shape); got "
                                  f"{type(docs).__name__}")
-            if docs:
+            if docs or what == "run":
                 keys.append(str(qid))
                 sizes.append(len(docs))
                 d.extend(docs)
@@ -373,6 +377,9 @@ def _id_pool(ids: list, what: str) -> Tuple[list, np.ndarray, np.ndarray, np.nda
     (vectorised); the first bad row is looked for only when something is wrong.
     The newlines stay in the pool (an id is its start and length)."""
     n = len(ids)
+    if n == 0:          # a run whose topics all have empty rankings
+        empty = np.zeros(0, dtype=np.int64)
+        return [], np.zeros(0, dtype=np.uint8), empty, empty.copy()
     try:
         text = "\n".join(ids)
     except TypeError:                   # not all str: the id is str() of the value
@@ -440,7 +447,7 @@ def _table(cls, qids: Optional[list], docs: list, what: str, stretches: Optional
     from fastndcg.io import _parse
 
     n = len(docs)
-    if n == 0:
+    if n == 0 and not (stretches is not None and stretches[0]):
         raise ValueError(f"{what}: no rows")
     keys, seg_first = _topic_segments(qids, what, stretches)
     docs, pool, start, length = _id_pool(docs, what)

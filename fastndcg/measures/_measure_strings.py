@@ -8,8 +8,9 @@
   names trec_eval and pytrec_eval print (``ndcg_cut_10``, ``ndcg_1=3,2=9``);
 * ir_measures: ``nDCG``, ``nDCG@10``, ``nDCG(dcg='exp-log2')@20``,
   ``nDCG(gains={0:0,1:1,2:3})@10``, ``nDCG(judged_only=True)@10`` (also
-  ``NDCG``, and ``cutoff=`` as a parameter), or an ``ir_measures`` measure
-  object.
+  ``NDCG``, and ``cutoff=`` as a parameter; given both ways, ``@k`` wins, as
+  in ir_measures, with a :class:`MeasureWarning`), or an ``ir_measures``
+  measure object.
 
 Each string becomes one :class:`Measure` per value it asks for
 (``ndcg_cut.5,10`` gives two). A string that is neither syntax, or malformed,
@@ -374,8 +375,12 @@ def _parse_irm(text: str) -> Measure:
         raise _irm_error(text, f"read measure name {tree.id!r}: fastndcg computes ir_measures' nDCG (also "
                                f"spelled NDCG) only{hint}")
     if at is not None:
-        if "cutoff" in params:
-            raise _irm_error(text, "the cutoff is given twice (cutoff= and @)")
+        if "cutoff" in params and params["cutoff"] != at:
+            # ir_measures' parse_measure sets the @ value over cutoff= (its test_util.py reads
+            # nDCG(dcg="exp-log2", cutoff=20)@10 as nDCG(dcg='exp-log2')@10): the same measure here
+            warnings.warn(f"measure {text!r}: cutoff={params['cutoff']!r} and @{at!r} both give the cutoff; "
+                          f"@{at!r} wins, as in ir_measures", MeasureWarning, stacklevel=3)
+        params.pop("cutoff", None)
         params["cutoff"] = at
     return _irm_from_params(params, text)
 

@@ -252,6 +252,8 @@ class Measurement:
             agg.append("empty_unweighted")
         if c.above_one != "keep":
             agg.append(f"above_one_{c.above_one}")
+        if c.empty_mean != "nan":
+            agg.append(f"empty_mean_{c.empty_mean}")
         parts.append("agg:" + ",".join(agg))
         parts.append(f"missing:{self.missing}")
         parts.append(f"fastndcg:{__version__}")
@@ -406,8 +408,11 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
                 conv["empty_weight"] = "unweighted"
             elif m.startswith("above_one_"):
                 conv["above_one"] = m[len("above_one_"):]
+            elif m.startswith("empty_mean_"):
+                conv["empty_mean"] = m[len("empty_mean_"):]
             else:
-                raise SignatureError(f"agg option {m!r} is not wf32, empty_unweighted or above_one_clamp|check")
+                raise SignatureError(f"agg option {m!r} is not wf32, empty_unweighted, above_one_clamp|check "
+                                     "or empty_mean_zero")
     elif key == "missing":
         kw["missing"] = value
     elif key == "fastndcg":

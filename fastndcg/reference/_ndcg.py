@@ -289,7 +289,8 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
     """Aggregate over queries, as the convention says.
 
     * ``mean``: sum_q w_q NDCG_q / sum_q w_q over queries whose NDCG is not NaN
-      (w_q = 1 without weights); NaN if no query counts.
+      (w_q = 1 without weights); if no query counts, NaN, or 0 under
+      ``empty_mean="zero"`` (torchmetrics).
     * ``ratio``: sum_q w_q DCG_q / sum_q w_q IDCG_q over the same queries, with
       DCG_q taken as 0 where the short rule zeroes the query.
 
@@ -325,7 +326,7 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
                     bare = conv.empty_weight == "unweighted" and not short and i[q] <= 0
                     num += (1.0 if bare else w[q]) * per_query[q, j]
                     den += w[q]
-            out.append(_ratio(num, den))
+            out.append(_ratio(num, den, conv.empty_mean))
         else:
             d = np.asarray(dcg(scores, labels, offsets, [c], conv, tie_key)).reshape(nq)
             if ideal.get("ideal_dcg_values") is not None:
@@ -339,18 +340,21 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
                 short = conv.short == "zero" and c is not None and b - a < c
                 num += w[q] * (0.0 if short else d[q])
                 den += w[q] * i[q]
-            out.append(_ratio(num, den))
+            out.append(_ratio(num, den, conv.empty_mean))
     out = [_cap(v, conv.above_one) for v in out]
     if k is None or isinstance(k, (int, np.integer)):
         return out[0]
     return np.array(out)
 
 
-def _ratio(num: float, den: float) -> float:
-    """num / den, NaN when den = 0; sums that overflow float64 are an error."""
+def _ratio(num: float, den: float, empty_mean: str = "nan") -> float:
+    """num / den; when den = 0 (no query counts) NaN, or 0.0 under ``empty_mean="zero"``;
+    sums that overflow float64 are an error."""
     if not (math.isfinite(num) and math.isfinite(den)):
         raise ValueError(f"the sums over queries overflow float64 ({num!r} / {den!r})")
-    return num / den if den > 0 else math.nan
+    if den > 0:
+        return num / den
+    return 0.0 if empty_mean == "zero" else math.nan
 
 
 def _ideal_column(values, j: int) -> np.ndarray:

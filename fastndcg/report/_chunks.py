@@ -14,7 +14,7 @@ from fastndcg._core._exact import ExactSum
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.conventions._convention import Convention, Cutoffs
 from fastndcg.conventions._presets import as_convention
-from fastndcg._core.validation import plain
+from fastndcg._core.validation import gathered_label_warnings, plain
 
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -390,20 +390,21 @@ def evaluate_chunks(chunks: Iterable[Any], k: Cutoffs = 10, *, convention: Any =
                           n_threads=n_threads)
     batch: List[Chunk] = []
     rows = 0
-    for i, obj in enumerate(chunks):
-        # Small chunks are evaluated together, up to COALESCE_ROWS rows: a
-        # kernel call per tiny chunk would cost more than its queries.
-        chunk = _as_chunk(obj, i)
-        if batch and _columns(batch[0]) != _columns(chunk):
+    with gathered_label_warnings():         # labels outside a gain table: one warning for the stream
+        for i, obj in enumerate(chunks):
+            # Small chunks are evaluated together, up to COALESCE_ROWS rows: a
+            # kernel call per tiny chunk would cost more than its queries.
+            chunk = _as_chunk(obj, i)
+            if batch and _columns(batch[0]) != _columns(chunk):
+                acc.add_many(batch)
+                batch, rows = [], 0
+            batch.append(chunk)
+            rows += len(chunk.scores)
+            if rows >= COALESCE_ROWS:
+                acc.add_many(batch)
+                batch, rows = [], 0
+        if batch:
             acc.add_many(batch)
-            batch, rows = [], 0
-        batch.append(chunk)
-        rows += len(chunk.scores)
-        if rows >= COALESCE_ROWS:
-            acc.add_many(batch)
-            batch, rows = [], 0
-    if batch:
-        acc.add_many(batch)
     return acc.result()
 
 

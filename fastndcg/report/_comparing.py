@@ -11,8 +11,8 @@ from fastndcg.measures._ndcg import mean_ndcg
 from fastndcg.report._format import qid_json as _qid
 from fastndcg.conventions._convention import Convention
 from fastndcg._core.resolve import gain_tables, table_labels
-from fastndcg._core.validation import distinct_cutoffs
-from fastndcg.conventions._presets import PRESETS, list_presets
+from fastndcg._core.validation import distinct_cutoffs, gathered_label_warnings
+from fastndcg.conventions._presets import PRESETS, list_presets, unknown_preset_message
 from fastndcg.report._comparison import Comparison, ComparedSystem, ideal_arrays, _ideal_source, tie_key_of, _scorer
 from fastndcg.report._comparison_text import ArrayLike, Cutoff, IDEAL_CHOICES
 
@@ -41,7 +41,7 @@ def _as_presets(presets: Any) -> Dict[str, Convention]:
             conv = item
         elif isinstance(item, str):
             if item not in PRESETS:
-                raise ValueError(f"presets: unknown preset {item!r}; known presets: {', '.join(list_presets())}")
+                raise ValueError(f"presets: {unknown_preset_message(item)}")
             conv = PRESETS[item]
         else:
             raise TypeError(f"presets must hold preset names or Conventions; got {type(item).__name__}")
@@ -169,11 +169,13 @@ def _evaluate_preset(sys_: ComparedSystem, s: int, j: int, conv: Convention, cut
     scorer = _scorer(sys_, cutoffs, conv, ideal_arrays(sys_, conv, ideal), n_threads)
     idcg = np.asarray(scorer.ideal_dcg).reshape(sys_.n_queries, K)
     empty[s, j] = int(np.count_nonzero(idcg[:, 0] <= 0))
-    # tie range: the same ideal DCG, only the tie rule changes
-    for rule, dest in (("worst", worst), ("best", best)):
-        bound = NDCGScorer(sys_.labels, sys_.offsets, cutoffs, convention=conv.replace(ties=rule),
-                           weights=sys_.weights, ideal_dcg=scorer.ideal_dcg, n_threads=n_threads)
-        dest[s, j] = bound.mean(sys_.scores, n_threads=n_threads)
+    # tie range: the same ideal DCG, only the tie rule changes (the same labels: the scorer above
+    # told about labels outside the gain table already)
+    with gathered_label_warnings(tell=False):
+        for rule, dest in (("worst", worst), ("best", best)):
+            bound = NDCGScorer(sys_.labels, sys_.offsets, cutoffs, convention=conv.replace(ties=rule),
+                               weights=sys_.weights, ideal_dcg=scorer.ideal_dcg, n_threads=n_threads)
+            dest[s, j] = bound.mean(sys_.scores, n_threads=n_threads)
     ckey = (conv.score_precision, conv.gain, conv.unknown_label)
     if ckey not in tie_cache:
         sc = sys_.scores.astype(np.float32) if conv.score_precision == "float32" else sys_.scores

@@ -64,14 +64,17 @@ def frame_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "la
     -------
     DataFrame of the same library
         One row per query: the query column, then ``ndcg@k`` (``ndcg`` for
-        k=None) per cutoff, then the weight column if given.
+        k=None) per cutoff, then the weight column if given. A frame without
+        rows gives those columns and no rows (as :func:`fastndcg.ndcg` gives an
+        empty array for no queries; :func:`frame_mean_ndcg` gives NaN).
     """
     lib, df, conv, sc, lab, offsets, tie_key, weights, q_uniques = frame_arrays(
         df, query, label, score, doc_id, weight, convention)
     k = distinct_cutoffs(k)
     values = ndcg(sc, lab, offsets, k, convention=conv, tie_key=tie_key, n_threads=n_threads)
-    values = values.reshape(values.shape[0], -1)
     names = _names(k)
+    # one column per cutoff, also for no rows (as fastndcg.ndcg: no queries, an empty result)
+    values = values.reshape(values.shape[0], len(names))
     if lib == "pandas":
         import pandas as pd
 

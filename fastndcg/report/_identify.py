@@ -45,6 +45,7 @@ import numpy as np
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import PRESETS
 from fastndcg.measures._measurement import Measurement, measurement_for
+from fastndcg._core.validation import gathered_label_warnings
 
 __all__ = ["Candidate", "Identification", "ReportedValue", "PerQueryValues", "identify", "identify_data",
            "parse_reported_value", "read_per_query", "MATCH_TOLERANCE", "MATCH_RULE"]
@@ -577,6 +578,7 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
             col.add(variants, [], *res)
     # presets: each alone (a preset's gain table may refuse these labels)
     refused_by: Dict[str, List[str]] = {}
+    dropped: Dict[str, List[str]] = {}
     for name, preset in PRESETS.items():
         conv = preset
         if not tie_keys and conv.uses_tie_key:
@@ -586,15 +588,26 @@ def _evaluate_all(col: _Collector, grid: List[Convention], ks: List[Optional[int
                                       []).append(name)
                 continue
             conv = conv.replace(ties="stable", name=name)     # no tie: its docno rule changes nothing
+        outside: Dict[Tuple[str, Tuple[float, ...], str], list] = {}
         for k in ks:
-            try:
-                res = evaluate([measurement_for(k, convention=conv, missing=rule)])[0]
-            except (ValueError, TypeError) as exc:
-                refused_by.setdefault(str(exc), []).append(name)
-                break
+            # identify tries presets the user did not choose: labels a preset's gain table lacks
+            # are a note on that preset (from its first evaluation), not a warning
+            with gathered_label_warnings(tell=False) as gathered:
+                try:
+                    res = evaluate([measurement_for(k, convention=conv, missing=rule)])[0]
+                except (ValueError, TypeError) as exc:
+                    refused_by.setdefault(str(exc), []).append(name)
+                    break
+            outside = outside or gathered
             col.add([_variant(conv, k, r) for r in rules], [name], *res)
+        if outside:
+            count, n_docs, found = next(iter(outside.values()))
+            shown = ", ".join(str(int(v)) if float(v).is_integer() else str(v) for v in sorted(found))
+            dropped.setdefault(f"labels {shown}: {count} of {n_docs} documents", []).append(name)
     notes.extend(f"presets that cannot evaluate these inputs: {', '.join(names)} ({msg})"
                  for msg, names in refused_by.items())
+    notes.extend(f"presets that give labels outside their gain table gain 0 on these inputs: {', '.join(names)} "
+                 f"({what})" for what, names in dropped.items())
 
 # ----------------------------------------------------------------------------- data + predictions
 

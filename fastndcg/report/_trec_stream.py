@@ -15,6 +15,7 @@ from fastndcg.conventions._presets import as_convention
 from fastndcg.measures._aligned import aligned_arrays, aligned_inputs
 from fastndcg.measures._measurement import cutoff_measurements
 from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
+from fastndcg._core.validation import gathered_label_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastndcg.io._align import AlignedRun, JoinedRun
@@ -234,40 +235,41 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     name = ""
     pieces = iter_joined(run, qrels, chunk_rows=chunk_rows, n_threads=n_threads, progress=progress,
                          block_size=block_size or JOIN_BLOCK_SIZE, stream=True)
-    for piece in pieces:          # iter_joined rejects a topic whose lines are interrupted
-        aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
-                                                    n_threads, owned=True)
-        if piece_quirks is not None:
-            quirks.merge(piece_quirks)
-        name = piece.run_name
-        pos = piece.qidx.astype(np.int64)      # the piece's evaluated topics (qrels indices)
-        del piece               # free the parsed piece before the kernels run
-        ignored.extend(aligned.ignored_qids)
-        seen[pos] = True
-        if ordered:
-            positions.append(pos)
-        del aligned
-        acc.add(chunk)
-        del chunk
-    missing_qids = qrels.topics[~seen].tolist()
-    if missing_qids and missing == "error":
-        raise missing_topics_error(qrels.path, os.fspath(run), missing_qids,
-                                           topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
-    if missing_qids and missing == "zero":
-        # judged topics without results: empty rankings against their judgments
-        unseen = ~seen
-        n = int(unseen.sum())
-        ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, unseen, with_status=True)
-        empty = AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
-                                   np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
-                                   qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
-                                   status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
-        if ordered:
-            positions.append(np.flatnonzero(unseen))
-        chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
-        if piece_quirks is not None:
-            quirks.merge(piece_quirks)
-        acc.add(chunk)
+    with gathered_label_warnings():     # labels outside a gain table: one warning for the run
+        for piece in pieces:          # iter_joined rejects a topic whose lines are interrupted
+            aligned, chunk, piece_quirks = _align_chunk(piece, qrels, conv, ideal, "skip", max_docs, spec,
+                                                        n_threads, owned=True)
+            if piece_quirks is not None:
+                quirks.merge(piece_quirks)
+            name = piece.run_name
+            pos = piece.qidx.astype(np.int64)      # the piece's evaluated topics (qrels indices)
+            del piece               # free the parsed piece before the kernels run
+            ignored.extend(aligned.ignored_qids)
+            seen[pos] = True
+            if ordered:
+                positions.append(pos)
+            del aligned
+            acc.add(chunk)
+            del chunk
+        missing_qids = qrels.topics[~seen].tolist()
+        if missing_qids and missing == "error":
+            raise missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+                                               topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
+        if missing_qids and missing == "zero":
+            # judged topics without results: empty rankings against their judgments
+            unseen = ~seen
+            n = int(unseen.sum())
+            ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, unseen, with_status=True)
+            empty = AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
+                                       np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
+                                       qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
+                                       status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
+            if ordered:
+                positions.append(np.flatnonzero(unseen))
+            chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
+            if piece_quirks is not None:
+                quirks.merge(piece_quirks)
+            acc.add(chunk)
     if quirks is not None:
         from fastndcg.measures._trec_gain_resolution import warn_quirks
 

@@ -636,3 +636,26 @@ def test_a_prediction_file_given_twice_is_named(tmp_path, capsys):
     other = os.path.join(os.path.dirname(pred), ".", os.path.basename(pred))     # another spelling
     code, out, err = run_cli(capsys, "test", "--data", data, pred, other)
     assert code == EXIT_USAGE and f"{pred} (as {other}) is given twice (PRED 1 and PRED 2)" in err, err
+
+
+def test_letor_presets_say_which_labels_get_gain_0(shared_data, tmp_path, capsys):
+    """LightGBM's example data has labels 0-4: --preset letor4 gave 3 and 4 gain 0 without a word
+    (issue 33 item 6); one warning per command, in the command line's terms."""
+    from conftest import run_cli
+
+    data = shared_data / "lightgbm-rank"
+    n = sum(1 for _ in open(data / "rank.test"))
+    pred = tmp_path / "pred.txt"
+    pred.write_text("".join(f"{(i % 7) / 10}\n" for i in range(n)))
+    for preset in ("letor3", "letor4"):
+        code, out, err = run_cli(capsys, "eval", "--data", data / "rank.test", pred, "--group",
+                                 data / "rank.test.query", "--preset", preset, "-k", "5,10")
+        assert code == 0 and "ndcg@10" in out
+        lines = [ln for ln in err.splitlines() if ln.startswith("fastndcg: warning:")]
+        assert lines == ["fastndcg: warning: 54 of 768 documents have a label outside the gain table of --preset "
+                         f"{preset} (3, 4) and get gain 0 (its unknown_label='zero'); to count them, use a preset "
+                         "whose gain table covers them or, with TREC files, give every label a gain with "
+                         "--gain L=G,..."], err
+    code, out, err = run_cli(capsys, "eval", "--data", data / "rank.test", pred, "--group",
+                             data / "rank.test.query", "--preset", "mslr", "-k", "10")
+    assert code == 0 and "warning" not in err

@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 
+import numpy as np
 import pytest
 
 import fastndcg
@@ -186,3 +187,32 @@ def test_all_trec_in_test_and_a_measure_set_without_ndcg(te, capsys):
     assert code == 0 and [m["measure"] for m in json.loads(out)["measures"]][:3] == ["ndcg", "ndcg_rel", "Rndcg"]
     code, out, err = run_cli(capsys, "eval", te / "qrels.test", te / "results.test", "-m", "official")
     assert code == EXIT_USAGE and "trec_eval's set of measures 'official' has no NDCG measure" in err
+
+
+def test_a_signature_states_its_rule_for_missing_topics(tmp_path, capsys):
+    """A signature printed with missing:zero, given back to -m, was refused unless --missing zero
+    was given too (issue 33 item 8): the signature is the whole measurement; a contradicting
+    --missing is an error naming both."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    run.write_text("1 Q0 b 1 2.0 r\n1 Q0 a 2 1.0 r\n")
+    zero = fastndcg.measurement(10, preset="trec_eval", missing="zero").signature
+    skip = fastndcg.measurement(10, preset="trec_eval", missing="skip").signature
+    assert "|missing:zero|" in zero
+    one = 1 / np.log2(3)            # topic 1: a at rank 2; topic 2 missing
+    code, out, err = run_cli(capsys, "eval", qrels, run, "-m", zero, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    (mean,) = doc["runs"][0]["mean"].values()
+    assert mean == pytest.approx(one / 2) and "1 judged topic(s) without results counted as 0" in err
+    # the measures written without a rule follow the signature's; --missing equal to it is fine
+    code, out2, err = run_cli(capsys, "eval", qrels, run, "-m", zero, "-m", "ndcg", "-c", "--format", "json")
+    assert code == 0, err
+    assert list(json.loads(out2)["runs"][0]["mean"].values()) == pytest.approx([one / 2, one / 2])
+    code, out3, err = run_cli(capsys, "eval", qrels, run, "-m", "ndcg", "-m", zero, "--format", "json")
+    assert code == 0 and json.loads(out3)["runs"][0]["mean"] == json.loads(out2)["runs"][0]["mean"]
+    code, out, err = run_cli(capsys, "eval", qrels, run, "-m", zero, "--skip-missing")
+    assert code == EXIT_USAGE and out == ""
+    assert "--missing skip contradicts the signature given with -m, which states missing:zero" in err
+    code, out, err = run_cli(capsys, "eval", qrels, run, "-m", zero, "-m", skip)
+    assert code == EXIT_USAGE and "different rules for missing topics (missing:zero" in err

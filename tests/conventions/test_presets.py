@@ -267,3 +267,51 @@ def test_every_preset_has_a_section_in_docs():
     documented = {name.strip() for h in headings for name in h.split(",")}
     assert set(presets.PRESETS) <= documented, set(presets.PRESETS) - documented
     assert "docs/presets.md" in presets.__doc__
+
+
+@pytest.mark.parametrize("name, guess", [("trec", "trec_eval"), ("LightGBM", "lightgbm"), ("letor-4", "letor4"),
+                                         ("pytrec-eval", "pytrec_eval")])
+def test_unknown_preset_suggests_the_closest_name(name, guess):
+    """get_preset("trec") listed the presets without a "did you mean" that --preset gave
+    (issue 33 item 7): one message, for Python and the command line."""
+    from fastndcg.cli._options import preset_name_arg
+
+    message = rf"unknown preset '{name}'; did you mean '{guess}'\? known presets: .*standard"
+    with pytest.raises(ValueError, match=message):
+        fastndcg.get_preset(name)
+    with pytest.raises(ValueError, match=message):
+        fastndcg.ndcg([1.0], [1], [0, 1], convention=name)
+    with pytest.raises(ValueError, match=message):
+        fastndcg.compare([1.0], [1], [0, 1], presets=["standard", name])
+    with pytest.raises(Exception, match=message):
+        preset_name_arg(name)
+
+
+def test_unknown_preset_without_a_close_name():
+    with pytest.raises(ValueError, match=r"^unknown preset 'zzzz'; known presets: "):
+        fastndcg.get_preset("zzzz")
+
+
+def test_torchmetrics_with_every_query_skipped_is_zero():
+    """torchmetrics' RetrievalNormalizedDCG(empty_target_action="skip") returns 0.0 when no query
+    is left; the preset's replace(empty="skip") returned NaN (issue 33 item 11). The rule is the
+    field empty_mean="zero", in every aggregate and in the signature; other presets keep NaN."""
+    from fastndcg.reference import _ndcg as ref
+
+    s, y, off = np.array([0.5, 0.2, 0.3]), np.array([0, 0, 0]), np.array([0, 2, 3])
+    skip = fastndcg.get_preset("torchmetrics").replace(empty="skip")
+    assert skip.empty_mean == "zero"
+    for k in (None, 2, [1, 2]):
+        got = fastndcg.mean_ndcg(s, y, off, k, convention=skip)
+        assert np.array_equal(got, ref.mean_ndcg(s, y, off, k, skip)) and np.all(np.asarray(got) == 0.0)
+        assert np.all(np.asarray(fastndcg.NDCGScorer(y, off, k, convention=skip).mean(s)) == 0.0)
+    assert np.isnan(fastndcg.mean_ndcg(s, y, off, 2, convention=skip.replace(empty_mean="nan")))
+    assert np.isnan(fastndcg.mean_ndcg(s, y, off, 2, convention=fastndcg.get_preset("standard").replace(empty="skip")))
+    # the same custom field by hand, and one query that counts: the plain mean
+    assert fastndcg.mean_ndcg(s, y, off, 2, convention=fastndcg.get_preset("standard").replace(
+        empty="skip", empty_mean="zero")) == 0.0
+    assert fastndcg.mean_ndcg(s, np.array([0, 1, 0]), off, None, convention=skip) == pytest.approx(1 / np.log2(3))
+    m = fastndcg.measurement(5, convention=skip)
+    assert "agg:mean,empty_mean_zero|" in m.signature and fastndcg.from_signature(m.signature) == m
+    with pytest.raises(ValueError, match="empty_mean must be one of"):
+        fastndcg.Convention(empty_mean="one")

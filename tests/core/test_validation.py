@@ -230,3 +230,71 @@ def test_a_length_mismatch_reads_the_same_everywhere(entry, n_scores, n_labels):
     with pytest.raises(ValueError) as info:
         call(scores, labels, offsets)
     assert str(info.value) == f"{short} must have the same length as {other} (6); got length 5"
+
+
+# ----------------------------------------------------------------------------- labels outside a gain table
+
+# LightGBM's example data has labels 0-4; LETOR's tables stop at 2 (and give other labels gain 0)
+LTR_S = np.array([0.3, 0.9, 0.1, 0.8, 0.4, 0.2])
+LTR_Y = np.array([3, 1, 0, 4, 2, 3])
+LTR_OFF = np.array([0, 3, 6])
+
+
+def _one_outside_warning(record, count=3, n_docs=6, labels=(3, 4), name="labels"):
+    from fastndcg.conventions import UnknownLabelWarning
+
+    got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
+    assert len(got) == 1, [str(w.message) for w in got]
+    w = got[0]
+    assert w.filename == __file__, w.filename        # the caller's line, not fastndcg's
+    assert (w.message.argument, w.message.labels, w.message.count, w.message.n_docs) == (name, labels, count, n_docs)
+    assert (f"{name}: {count} of {n_docs} documents have a label outside the gain table "
+            f"({', '.join(map(str, labels))}) and get gain 0") in str(w.message)
+    return w
+
+
+@pytest.mark.parametrize("preset", ["letor3", "letor4"])
+def test_labels_outside_the_gain_table_are_told_once_per_call(preset):
+    """letor3/letor4 gave labels above 2 a gain of 0 without a word (issue 33 item 6): one
+    UnknownLabelWarning per call, from the convention's fields, at the caller's line."""
+    import warnings
+
+    from fastndcg.conventions import UnknownLabelWarning
+    from fastndcg.report import evaluate_chunks
+
+    calls = [
+        lambda: fastndcg.ndcg(LTR_S, LTR_Y, LTR_OFF, 2, convention=preset),
+        lambda: fastndcg.mean_ndcg(LTR_S, LTR_Y, LTR_OFF, [1, 3], convention=preset),
+        lambda: NDCGScorer(LTR_Y, LTR_OFF, 3, convention=preset),
+        lambda: fastndcg.lambda_gradients(LTR_S, LTR_Y, LTR_OFF, convention=preset),
+        lambda: fastndcg.LambdaMART(LTR_Y, LTR_OFF, convention=preset),
+        lambda: fastndcg.soft_ndcg(LTR_S, LTR_Y, LTR_OFF, k=3, sigma=0.5, convention=preset),
+        # a stream is one call: one warning for all its chunks
+        lambda: evaluate_chunks([(LTR_S[:3], LTR_Y[:3], [0, 3]), (LTR_S[3:], LTR_Y[3:], [0, 3])], 3,
+                                convention=preset),
+    ]
+    for call in calls:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            call()
+        _one_outside_warning(record)
+    scorer = NDCGScorer(LTR_Y, LTR_OFF, 3, convention=fastndcg.get_preset(preset).replace(gain=(0, 1, 3, 7, 15)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnknownLabelWarning)
+        scorer.mean(LTR_S)          # a table that covers the labels: nothing to say
+        fastndcg.ndcg(LTR_S, np.minimum(LTR_Y, 2), LTR_OFF, 2, convention=preset)
+        fastndcg.ndcg(LTR_S, LTR_Y, LTR_OFF, 2, convention="mslr")
+
+
+def test_labels_in_the_holes_of_a_gain_mapping_are_told():
+    """The rule is the fields': a {label: gain} mapping with unknown_label="zero" warns for the
+    labels it lacks, whatever the convention's name."""
+    import warnings
+
+    conv = Convention(gain={0: 0, 2: 3, 3: 7}, unknown_label="zero", name="letor4")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        fastndcg.ndcg(LTR_S, LTR_Y, LTR_OFF, convention=conv)
+    w = _one_outside_warning(record, count=2, labels=(1, 4))
+    assert "(convention 'letor4': unknown_label='zero', gain table {0: 0, 2: 3, 3: 7})" in str(w.message)
+    assert w.message.convention == "letor4"

@@ -5,7 +5,7 @@ that do not go through the reference (properties, hand-computed values).
 Generated inputs cross every ``Convention`` field (gain incl. tables with holes
 and ``unknown_label``, discount incl. arrays, every tie rule incl. a ``tie_key``
 with the int64 extremes, empty, short, ideal, aggregation, score_precision,
-default_k, weight_precision, empty_weight, above_one), float32/float64 scores,
+default_k, weight_precision, empty_weight, above_one, empty_mean), float32/float64 scores,
 magnitudes up to the float limits (+-0, subnormals, 1e+-300, the float32
 overflow threshold, scores equal only after float32 rounding), empty, single
 and long queries, and ``k`` / ``truncation`` None, int and above n.
@@ -149,6 +149,7 @@ def conventions(draw, lambdamart: bool = False, moderate: bool = False, overflow
         weight_precision=draw(st.sampled_from(["native", "float32"])),
         empty_weight=draw(st.sampled_from(["weighted", "unweighted"])) if aggregation == "mean" else "weighted",
         above_one=draw(st.sampled_from(["keep", "clamp", "check"])),
+        empty_mean=draw(st.sampled_from(["nan", "zero"])),
     )
 
 

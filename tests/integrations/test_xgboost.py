@@ -361,3 +361,24 @@ def test_metric_signatures_state_the_measurement():
     assert [fastndcg.from_signature(s).cutoff for s in sigs] == [5, 10]
     assert all(fastndcg.from_signature(s).convention.name == "xgboost" for s in sigs)
     assert sigs[0].startswith("nDCG@5|gain:table:exp:0-3") and "|ideal:cut,run|" in sigs[0]
+
+
+def test_letor_labels_outside_the_table_are_told_once(shared_data):
+    """As the LightGBM integrations: the objective and the metric under letor4 tell once that
+    labels 3 and 4 of LightGBM's example data get gain 0 (issue 33 item 6)."""
+    import warnings
+
+    from fastndcg.conventions import UnknownLabelWarning
+
+    _, _, _, X, y, group = load_ranking_dataset(shared_data, "lightgbm-rank")
+    d = xgb.DMatrix(X, label=y)
+    d.set_group(group)
+    preds = np.linspace(0, 1, len(y))
+    for f in (RankNDCGObjective(mode="default", convention="letor4"), NDCGMetric(10, convention="letor4")):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            f(preds, d)
+            f(preds, d)
+        got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
+        assert len(got) == 1 and got[0].filename == __file__
+        assert "labels: 54 of 768 documents have a label outside the gain table (3, 4)" in str(got[0].message)

@@ -212,3 +212,40 @@ def test_k_none_equals_k_default_for_every_measure(preset):
     # and it is really a cut: the whole list differs on the 60-document query
     assert not np.array_equal(soft_ndcg(scores, labels, offsets, sigma=0.5, convention=conv),
                               soft_ndcg(scores, labels, offsets, sigma=0.5, k=60, convention=conv))
+
+
+# ----------------------------------------------------------------------------- present-but-empty run topics
+
+EMPTY_QRELS = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}, "q3": {"d": 1}}
+EMPTY_RUN = {"q1": {"a": 0.5, "b": 0.9}, "q2": {}}
+Q1 = 1 / np.log2(3)     # a (the relevant one) at rank 2: pytrec_eval's 0.6309
+
+
+@pytest.mark.parametrize("rules", ["trec_eval", "pytrec_eval"])
+def test_a_run_topic_given_as_an_empty_dict_is_an_empty_ranking(rules):
+    """pytrec_eval scores a run topic given as {} (an empty ranking: 0, reported) and skips an
+    absent one; fastndcg took {} for absent, so no missing= reproduced it (issue 33 item 10)."""
+    measures = ["ndcg", "ndcg_cut.10", "nDCG@10", "ndcg_rel", "Rndcg", "ndcg_p", "dcg", "ndcg.1=3,2=9"]
+    skip = fastndcg.evaluate(measures, EMPTY_QRELS, EMPTY_RUN, rules=rules, missing="skip")
+    assert skip.query_ids == ["q1", "q2"] and skip.missing_query_ids == ["q3"]
+    assert skip.values[0, :2].tolist() == [pytest.approx(Q1)] * 2 and skip.by_query["q1"]["ndcg"] == pytest.approx(Q1)
+    assert skip.values[1].tolist() == [0.0] * skip.values.shape[1]
+    assert skip.aggregated["ndcg_cut_10"] == pytest.approx(Q1 / 2)
+    zero = fastndcg.evaluate(measures, EMPTY_QRELS, EMPTY_RUN, rules=rules, missing="zero")
+    assert zero.query_ids == ["q1", "q2", "q3"] and zero.values[:2].tolist() == skip.values.tolist()
+    # present is not missing: only q3 stops missing="error"
+    with pytest.raises(ValueError, match=r"1 judged topic\(s\) have no results in .*'q3'"):
+        fastndcg.evaluate("ndcg", EMPTY_QRELS, EMPTY_RUN, rules=rules)
+    full = fastndcg.evaluate("ndcg", EMPTY_QRELS, dict(EMPTY_RUN, q3={"d": 1.0}), rules=rules)
+    assert full.values[:, 0].tolist() == [pytest.approx(Q1), 0.0, 1.0] and full.missing_query_ids == []
+
+
+def test_a_run_of_empty_rankings_only():
+    """Every topic of the run present but empty: each scores 0 (the ideal is the qrels'), as pytrec_eval."""
+    ev = fastndcg.evaluate(["ndcg", "nDCG@5"], {"q1": {"a": 1}, "q2": {"b": 0}}, {"q1": {}, "q2": {}}, missing="skip")
+    assert ev.query_ids == ["q1", "q2"] and ev.values.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert fastndcg.calc_aggregate(["ndcg"], {"q1": {"a": 1}}, {"q1": {}, "q9": {}}, missing="error")["ndcg"] == 0.0
+    with pytest.raises(ValueError, match="run: no rows"):
+        fastndcg.evaluate("ndcg", {"q1": {"a": 1}}, {})
+    # a qrels topic given as {} has no judgments: not a judged topic (trec_eval has none either)
+    assert fastndcg.evaluate("ndcg", {"q1": {"a": 1}, "q2": {}}, {"q1": {"a": 1.0}}).query_ids == ["q1"]

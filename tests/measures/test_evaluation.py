@@ -321,3 +321,27 @@ def test_relevance_beyond_int64_is_an_error():
     with pytest.raises(ValueError, match=r"qrels row 1: relevance 9223372036854775808 \(query 'q', doc 'b'\) is not an "
                                          r"integer \(int64\)"):
         fastndcg.measures._evaluation.as_qrels({"q": {"a": 1, "b": 2**63}})
+
+
+def test_empty_run_topics_as_pytrec_eval():
+    """A run topic given as {} is an empty ranking to pytrec_eval (scored 0, reported) and an
+    absent one is skipped; fastndcg took {} for absent (issue 33 item 10). Against
+    pytrec_eval-terrier itself, and through the ir_measures provider (which scores every judged
+    topic: missing="zero")."""
+    pytrec_eval = require("pytrec_eval")
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}, "q3": {"d": 1}, "q4": {"e": 0, "f": 1}}
+    run = {"q1": {"a": 0.5, "b": 0.9}, "q2": {}, "q4": {"e": 2.0, "f": 1.0}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.1,3"}).evaluate(run)
+    assert sorted(theirs) == ["q1", "q2", "q4"] and theirs["q2"]["ndcg"] == 0.0
+    ours = fastndcg.evaluate(["ndcg", "ndcg_cut.1,3"], qrels, run, rules="pytrec_eval", missing="skip").by_query
+    assert sorted(ours) == sorted(theirs)
+    for q in theirs:
+        for name in ("ndcg", "ndcg_cut_1", "ndcg_cut_3"):
+            assert ours[q][name] == pytest.approx(theirs[q][name], abs=1e-12), (q, name)
+    irm = ir_measures.calc_aggregate([nDCG @ 3], qrels, run)
+    ir_measures_provider.register_ir_measures()
+    try:
+        ours_irm = ir_measures.calc_aggregate([nDCG @ 3], qrels, run)
+    finally:
+        ir_measures_provider.unregister_ir_measures()
+    assert ours_irm[nDCG @ 3] == pytest.approx(irm[nDCG @ 3], abs=1e-12)

@@ -97,7 +97,6 @@ def test_trec_eval_reads_fractional_cutoffs_with_a_warning():
     ("nDCG(judged_only=1)", "judged_only is True or False"),
     ("nDCG(10)", "parameters must be named"),
     ("nDCG@10@5", "expected a measure name such as nDCG, then optional (k=v, ...) and @cutoff"),
-    ("nDCG(cutoff=5)@10", "the cutoff is given twice"),
     ("P@10", "measure 'P@10': not an NDCG measure. fastndcg computes the NDCG family only"),
     ("nDGC@10", "read measure name 'nDGC': fastndcg computes ir_measures' nDCG (also spelled NDCG) only"),
     ("ndcg@10", "did you mean 'nDCG'?"),
@@ -109,6 +108,21 @@ def test_errors_say_what_was_understood(text, message):
         parse_measures([text])
     assert message in str(exc.value)
     assert isinstance(exc.value, ValueError)
+
+
+@pytest.mark.parametrize("text", ['nDCG(dcg="exp-log2", cutoff=20)@10', "nDCG(cutoff=5)@10",
+                                  "nDCG(cutoff=10)@10"])
+def test_cutoff_given_both_ways_follows_ir_measures(text):
+    """ir_measures' parse_measure takes @k over cutoff= (its own test_util.py parses
+    nDCG(dcg="exp-log2", cutoff=20)@10 as nDCG(dcg='exp-log2')@10); so does fastndcg,
+    where it refused the string as "the cutoff is given twice" (issue 33 item 11)."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        m = parse_measure(text)[0]
+    theirs = ir_measures.parse_measure(text)
+    assert m == theirs and m.name == repr(theirs) and m.cutoff == 10
+    differ = "cutoff=10)" not in text
+    assert any(issubclass(x.category, MeasureWarning) and "@10 wins" in str(x.message) for x in w) == differ
 
 
 def test_types():

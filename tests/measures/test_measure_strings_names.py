@@ -47,3 +47,19 @@ def test_other_measures_are_not_ndcg(text):
 def test_ndcg_misspellings_still_get_did_you_mean(text, guess):
     with pytest.raises(MeasureError, match=f"did you mean {guess}"):
         parse_measures([text])
+
+
+def test_cutoff_given_both_ways_takes_the_at():
+    """ir_measures reads nDCG(dcg="exp-log2", cutoff=20)@10 as nDCG(dcg='exp-log2')@10
+    (@k wins); fastndcg refused it as "the cutoff is given twice" (issue 33 item 11)."""
+    import warnings
+
+    from fastndcg.measures._measure_strings import MeasureWarning
+
+    with pytest.warns(MeasureWarning, match=r"cutoff=20 and @10 both give the cutoff; @10 wins") as w:
+        m = parse_measure('nDCG(dcg="exp-log2", cutoff=20)@10')[0]
+    assert w[0].filename == __file__
+    assert (m.name, m.cutoff, m.dcg) == ("nDCG(dcg='exp-log2')@10", 10, "exp-log2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse_measure("nDCG(cutoff=10)@10")[0].name == "nDCG@10"

@@ -89,6 +89,7 @@ _conventions = st.builds(
     weight_precision=st.sampled_from(["native", "float32"]),
     above_one=st.sampled_from(["keep", "clamp", "check"]),
     ideal_source=st.sampled_from(["qrels", "run"]),
+    empty_mean=st.sampled_from(["nan", "zero"]),
 )
 
 

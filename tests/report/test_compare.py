@@ -366,3 +366,19 @@ def test_plot_writes_a_png(tmp_path):
 def test_result_type():
     r = tiny()
     assert isinstance(r, Comparison) and str(r) == r.to_text()
+
+
+def test_compare_tells_labels_outside_a_preset_table_once_per_preset():
+    """letor3/letor4 on labels 0-4 (issue 33 item 6): one UnknownLabelWarning per preset that drops
+    labels, naming it, at the caller's line (not one more per tie bound)."""
+    import warnings
+
+    from fastndcg.conventions import UnknownLabelWarning
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        fastndcg.compare(np.array([.3, .9, .1, .8]), np.array([3, 1, 0, 4]), np.array([0, 2, 4]),
+                         presets=["letor4", "standard", "letor3", "mslr"])
+    got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
+    assert sorted(w.message.convention for w in got) == ["letor3", "letor4"]
+    assert all(w.filename == __file__ and w.message.labels == (3, 4) and w.message.count == 2 for w in got)

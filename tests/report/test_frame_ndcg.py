@@ -155,3 +155,21 @@ def test_a_repeated_cutoff_is_one_column(lib):
     want = frame_ndcg(df, k=[10, None, 5])
     assert list(got.columns) == ["qid", "ndcg@10", "ndcg", "ndcg@5"] and got.equals(want)
     assert frame_mean_ndcg(df, k=[5, 10, 5]) == frame_mean_ndcg(df, k=[5, 10])
+
+
+@pytest.mark.parametrize("k, names", [(10, ["ndcg@10"]), ([1, 2], ["ndcg@1", "ndcg@2"]), (None, ["ndcg"])])
+def test_a_frame_without_rows(k, names):
+    """frame_ndcg on an empty DataFrame leaked numpy's "cannot reshape array of size 0" (issue 33
+    item 7): no rows give the columns and no rows, as fastndcg.ndcg gives an empty array for no
+    queries, and frame_mean_ndcg NaN, as mean_ndcg."""
+    df = pd.DataFrame({"qid": pd.Series([], dtype=object), "label": pd.Series([], dtype=np.int64),
+                       "score": pd.Series([], dtype=np.float64), "w": pd.Series([], dtype=np.float64)})
+    assert fastndcg.ndcg([], [], [0], k).size == 0
+    out = frame_ndcg(df, k=k)
+    assert out.columns.tolist() == ["qid"] + names and len(out) == 0
+    assert frame_ndcg(df, k=k, weight="w").columns.tolist() == ["qid"] + names + ["w"]
+    for frame in (pl.from_pandas(df), pl.from_pandas(df).lazy()):
+        got = frame_ndcg(frame, k=k)
+        assert got.columns == ["qid"] + names and got.height == 0
+    mean = frame_mean_ndcg(df, k=k)
+    assert all(np.isnan(v) for v in (mean.values() if isinstance(mean, dict) else [mean]))

@@ -304,3 +304,20 @@ def test_every_variant_listed_with_a_candidate_computes_its_bits(case, generated
             c = where[_variant(grid[j % len(grid)], m.cutoff, rule)[1:]]
             np.testing.assert_array_equal(res.values[:, j], c.values, err_msg=m.signature)
             assert m.signature in c.signatures
+
+
+def test_labels_outside_a_preset_table_are_a_note_not_a_warning(tmp_path):
+    """identify tries every preset: letor3/letor4 dropping labels 3 and 4 (issue 33 item 6) is a
+    note on those presets, not an UnknownLabelWarning about a convention the user did not choose."""
+    import warnings
+
+    from fastndcg.conventions import UnknownLabelWarning
+
+    (tmp_path / "d.svm").write_text("3 qid:1 1:0\n1 qid:1 1:0\n0 qid:2 1:0\n4 qid:2 1:0\n")
+    (tmp_path / "p.txt").write_text("0.9\n0.1\n0.8\n0.2\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnknownLabelWarning)
+        found = identify_data(tmp_path / "d.svm", tmp_path / "p.txt", value="0.5", k=2)
+    note = [n for n in found.notes if "outside their gain table" in n]
+    assert note == ["presets that give labels outside their gain table gain 0 on these inputs: letor4, letor3 "
+                    "(labels 3, 4: 2 of 4 documents)"], found.notes

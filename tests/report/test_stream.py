@@ -485,3 +485,23 @@ def test_run_stream_memory_bound(tmp_path):
     print(f"streamed peak {got['peak'] / 2**20:.1f} MiB")
     a = readers.align_run(tmp_path / "run.txt", tmp_path / "qrels.txt")
     assert got["mean"] == aligned_mean_ndcg(a, [10, None]).tolist()
+
+
+def test_a_stream_tells_labels_outside_the_table_once(tmp_path):
+    """A TREC run streamed piece by piece under letor4 (qrels labels 0-4) said nothing about labels
+    3 and 4 getting gain 0 (issue 33 item 6): one UnknownLabelWarning for the whole run, whatever
+    the number of pieces, with the counts of all of them."""
+    import warnings
+
+    from fastndcg.conventions import UnknownLabelWarning
+
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"{t} 0 d{i} {i % 5}\n" for t in range(1, 5) for i in range(5)))
+    run_path.write_text("".join(f"{t} Q0 d{i} {i} {1.0 / (i + 1)} r\n" for t in range(1, 5) for i in range(5)))
+    qrels = fastndcg.io.read_qrels(qrels_path)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        stream.evaluate_run(qrels, run_path, 3, convention="letor4", chunk_rows=5)
+    got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
+    assert len(got) == 1 and got[0].filename == __file__
+    assert (got[0].message.labels, got[0].message.count, got[0].message.n_docs) == ((3, 4), 8, 20)
