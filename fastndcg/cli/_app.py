@@ -14,7 +14,7 @@ from fastndcg.cli._identify import add_identify_parser
 from fastndcg.cli._messages import error_message
 from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg
 from fastndcg.cli._significance import add_test_parser
-from fastndcg.cli._systems import UsageError
+from fastndcg.cli._systems import UsageError, check_stdin_once
 from fastndcg._version import __version__
 
 
@@ -89,13 +89,21 @@ def _joined_gain(argv: List[str]) -> List[str]:
 
 def _show_gain_warning_once() -> None:
     """Print the first :class:`fastndcg.measures.TrecGainQuirkWarning` of the
-    command on stderr as ``fastndcg: warning: ...`` (one for all runs)."""
+    command on stderr as ``fastndcg: warning: ...`` (one for all runs), and each
+    input file's :class:`fastndcg.io._files.ByteOrderMarkWarning` once."""
+    from fastndcg.io._files import ByteOrderMarkWarning
     from fastndcg.measures._trec_gain_specs import TrecGainQuirkWarning
 
     shown: List[Any] = []
+    files: set = set()
     other = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, ByteOrderMarkWarning):
+            if str(message) not in files:       # a file read twice (qrels, then a check) says it once
+                files.add(str(message))
+                print(f"fastndcg: warning: {message}", file=sys.stderr)
+            return None
         if not issubclass(category, TrecGainQuirkWarning):
             return other(message, category, filename, lineno, file, line)
         if not shown:
@@ -103,11 +111,13 @@ def _show_gain_warning_once() -> None:
             print(f"fastndcg: warning: {message}", file=sys.stderr)
 
     warnings.simplefilter("always", TrecGainQuirkWarning)
+    warnings.simplefilter("always", ByteOrderMarkWarning)
     warnings.showwarning = show
 
 
 def _run(args) -> int:
     try:
+        check_stdin_once(args)
         return args.func(args)
     except UsageError as exc:
         print(f"fastndcg: error: {exc}", file=sys.stderr)

@@ -298,6 +298,22 @@ class UsageError(Exception):
     """A usage error found after parsing (exit code 2)."""
 
 
+#: The options of any sub-command that name an input file (besides the positional FILEs).
+_INPUT_OPTIONS = (("data", "--data"), ("group", "--group"), ("per_query", "--per-query"))
+
+
+def check_stdin_once(args) -> None:
+    """``-`` (standard input, :data:`fastndcg.io._files.STDIN`) names at most one input of a
+    command: standard input can be read only once."""
+    from fastndcg.io._files import STDIN
+
+    where = [f"FILE {i}" for i, f in enumerate(getattr(args, "inputs", None) or [], 1) if f == STDIN]
+    where += [flag for opt, flag in _INPUT_OPTIONS if getattr(args, opt, None) == STDIN]
+    if len(where) > 1:
+        raise UsageError(f"'-' (standard input) is given {len(where)} times ({', '.join(where)}); it can be read "
+                         "only once: give the other inputs as files (or as <(command))")
+
+
 @contextmanager
 def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None) -> Iterator[None]:
     """Print the block's :class:`~fastndcg.conventions.ScoreOverflowWarning` as

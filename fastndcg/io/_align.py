@@ -18,7 +18,7 @@ from fastndcg.io import _parse
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
 from fastndcg._core.threads import effective_n_threads, helper_pool, threads_for
-from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
+from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks, rereadable
 from fastndcg.io._pages import PAGED_RESULTS, heap_array, page_array
 from fastndcg.io._trec import ParsedRows, Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
 
@@ -241,7 +241,7 @@ def read_qrels_for(run: Union[Run, PathLike], qrels: PathLike, n_threads: Option
     try:
         return read_qrels(qrels, n_threads=n_threads)
     except ValueError:
-        if not isinstance(run, Run):
+        if not isinstance(run, Run) and rereadable(run):     # a pipe would be read for nothing
             read_run(run, n_threads=n_threads)
         raise
 
@@ -500,6 +500,10 @@ class RunJoiner:
 
     def join(self, path: PathLike, progress: Progress = None) -> JoinedRun:
         """The run file joined with the qrels (:func:`join_run_file`)."""
+        if not rereadable(path):
+            # a pipe, a FIFO or standard input is read once: as one piece from the start, since a
+            # topic that comes back after others could not be read again (about 75 bytes a result)
+            return _concat_pieces(self.qrels, list(self.pieces(path, progress=progress, stream=False, whole=True)))
         try:
             pieces = list(self.pieces(path, progress=progress, stream=False))
         except _TopicAgain:

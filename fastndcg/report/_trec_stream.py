@@ -205,6 +205,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic
         values and summands.
     """
+    from fastndcg.io._files import input_name
     from fastndcg.io._trec import Qrels, read_qrels
     from fastndcg.io._align import (JOIN_BLOCK_SIZE, AlignedRun, iter_joined, judged_ideal, missing_topics_error,
                                     topic_first_line)
@@ -251,7 +252,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         del chunk
     missing_qids = qrels.topics[~seen].tolist()
     if missing_qids and missing == "error":
-        raise missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+        raise missing_topics_error(qrels.path, input_name(run), missing_qids,
                                            topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
     if missing_qids and missing == "zero":
         # judged topics without results: empty rankings against their judgments
