@@ -90,16 +90,18 @@ def _joined_gain(argv: List[str]) -> List[str]:
 def _show_gain_warning_once() -> None:
     """Print the first :class:`fastndcg.measures.TrecGainQuirkWarning` of the
     command on stderr as ``fastndcg: warning: ...`` (one for all runs), and each
-    input file's :class:`fastndcg.io._files.ByteOrderMarkWarning` once."""
+    input file's :class:`fastndcg.io._files.ByteOrderMarkWarning` and the JSON output's
+    :class:`fastndcg.report._format.NotUtf8Warning` once."""
     from fastndcg.io._files import ByteOrderMarkWarning
     from fastndcg.measures._trec_gain_specs import TrecGainQuirkWarning
+    from fastndcg.report._format import NotUtf8Warning
 
     shown: List[Any] = []
     files: set = set()
     other = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, ByteOrderMarkWarning):
+        if issubclass(category, (ByteOrderMarkWarning, NotUtf8Warning)):
             if str(message) not in files:       # a file read twice (qrels, then a check) says it once
                 files.add(str(message))
                 print(f"fastndcg: warning: {message}", file=sys.stderr)
@@ -112,6 +114,7 @@ def _show_gain_warning_once() -> None:
 
     warnings.simplefilter("always", TrecGainQuirkWarning)
     warnings.simplefilter("always", ByteOrderMarkWarning)
+    warnings.simplefilter("always", NotUtf8Warning)
     warnings.showwarning = show
 
 

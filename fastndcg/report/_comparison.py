@@ -3,7 +3,6 @@
 renderers: text table, JSON, CSV and plots; the scorer of one system under one preset."""
 from __future__ import annotations
 import io
-import json
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ import numpy as np
 from fastndcg._core.prepared import NDCGScorer
 from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
+from fastndcg.report._format import json_text
 from fastndcg.report._format import qid_json as _qid
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
@@ -317,7 +317,7 @@ class Comparison:
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         """The report as JSON (see :meth:`to_dict`); NaN becomes null."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False) + "\n"
+        return json_text(self.to_dict(), indent=indent) + "\n"
 
     def to_csv(self) -> str:
         """One row per (system, preset, cutoff), full precision; empty cells
