@@ -21,7 +21,7 @@ from fastndcg.io._numbers import NumberStream, prediction_line, read_group_file
 
 #: Where the rows of arrays read from files come from: for an argument name
 #: (``labels``, ``scores``), the file and the 1-based line of the argument's row i.
-RowLines = Dict[str, Tuple[str, Callable[[int], int]]]
+RowLines = Dict[str, Tuple[str, Callable[[int], Optional[int]]]]
 
 
 def _value_at(exc: BaseException) -> Optional[BaseException]:
@@ -47,7 +47,10 @@ def file_line_error(exc: BaseException, rows: RowLines) -> Optional[ValueError]:
     if bad is None or getattr(bad, "argument") not in rows:
         return None
     path, line_of = rows[getattr(bad, "argument")]
-    return line_error(path, line_of(int(getattr(bad, "index"))), getattr(bad, "detail"))
+    line = line_of(int(getattr(bad, "index")))
+    if line is None:        # a row that kept no line (a run joined while read keeps few)
+        return None
+    return line_error(path, line, getattr(bad, "detail"))
 
 
 @contextmanager

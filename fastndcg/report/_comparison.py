@@ -6,7 +6,7 @@ import io
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -41,6 +41,10 @@ class RunData:
         tool takes the ideal list from the qrels.
     qids : array of shape (n_queries,), optional
         Query names (per-query output).
+    run_path, score_line : optional
+        The file the scores were read from and the file line of score i (None
+        when unknown), as :class:`fastndcg.io.AlignedRun` has them: a score
+        beyond float32 is then named by its line (``run.txt:3``).
     """
 
     scores: ArrayLike
@@ -50,6 +54,8 @@ class RunData:
     ideal_labels: Optional[ArrayLike] = None
     ideal_offsets: Optional[ArrayLike] = None
     qids: Optional[ArrayLike] = None
+    run_path: str = ""
+    score_line: Optional[Callable[[int], Optional[int]]] = None
 
 
 @dataclass
@@ -63,6 +69,8 @@ class ComparedSystem:
     ideal_offsets: Optional[np.ndarray]
     qids: np.ndarray
     weights: Optional[np.ndarray]
+    run_path: str = ""
+    score_line: Optional[Callable[[int], Optional[int]]] = None
 
     @property
     def n_queries(self) -> int:

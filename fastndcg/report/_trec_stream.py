@@ -205,7 +205,9 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic
         values and summands.
     """
+    from fastndcg._core.validation import overflow_at_file_lines
     from fastndcg.io._files import input_name
+    from fastndcg.io._svmlight import at_file_lines
     from fastndcg.io._trec import Qrels, read_qrels
     from fastndcg.io._align import (JOIN_BLOCK_SIZE, AlignedRun, iter_joined, judged_ideal, missing_topics_error,
                                     topic_first_line)
@@ -247,8 +249,15 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         seen[pos] = True
         if ordered:
             positions.append(pos)
+        if chunk.scores is aligned.scores and aligned.score_lines is not None:
+            # a score beyond float32 (warned about or refused) is named by its run file line
+            line_of = aligned.score_line
+            with at_file_lines({"scores": (aligned.run_path, line_of)}), \
+                    overflow_at_file_lines(aligned.run_path, line_of):
+                acc.add(chunk)
+        else:
+            acc.add(chunk)
         del aligned
-        acc.add(chunk)
         del chunk
     missing_qids = qrels.topics[~seen].tolist()
     if missing_qids and missing == "error":
