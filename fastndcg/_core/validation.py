@@ -14,9 +14,6 @@ dtypes) without copying inputs that already are.
 from __future__ import annotations
 
 import numbers
-import os
-import sys
-import types
 import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, List, Optional, Tuple
@@ -27,6 +24,7 @@ from fastndcg._core import _ndcg
 from fastndcg._core._check import offsets_problem
 from fastndcg.conventions._convention import MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning
 from fastndcg._core.resolve import FLOAT32_OVERFLOW, resolve
+from fastndcg._core.arguments import caller_stacklevel
 
 SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
@@ -178,22 +176,6 @@ def raise_score_problem(arr: np.ndarray, offsets: np.ndarray, flags: np.ndarray,
 
 #: How many rows a :class:`ScoreOverflowWarning` shows.
 SHOWN_OVERFLOW_ROWS = 3
-
-
-#: The package's folder: warnings point at the first frame outside it (the caller's line).
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def caller_stacklevel() -> int:
-    """The ``stacklevel`` with which the function calling this, warning, points at the first
-    frame outside fastndcg: the user's line, however deep in the package the warning is
-    raised (``fastndcg.evaluate`` -> ... -> a kernel's check)."""
-    frame: Optional[types.FrameType] = sys._getframe(1)
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back
-        level += 1
-    return level
 
 
 def overflow_lines_message(at: str, count: int, shown: int) -> str:

@@ -19,7 +19,7 @@ from typing import IO, Any, Callable, Generator, Iterator, List, Optional, Seque
 import numpy as np
 
 from fastndcg.io import _parse
-from fastndcg._core.arguments import NamedArgumentError, Setting, literal
+from fastndcg._core.arguments import NamedArgumentError, Setting, caller_stacklevel, literal
 
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -83,10 +83,10 @@ def input_name(path: PathLike) -> str:
     return "<stdin>" if p == STDIN else p
 
 
-def warn_bom(path: PathLike, stacklevel: int = 2) -> None:
-    """The one warning for a skipped byte-order mark (the file named)."""
+def warn_bom(path: PathLike) -> None:
+    """The one warning for a skipped byte-order mark (the file named), at the caller's line."""
     warnings.warn(ByteOrderMarkWarning(f"{input_name(path)}: skipped the UTF-8 byte-order mark at the start of "
-                                       "the file"), stacklevel=stacklevel + 1)
+                                       "the file"), stacklevel=caller_stacklevel())
 
 
 def rereadable(path: Any) -> bool:
@@ -417,7 +417,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
             if first and (filled >= len(BOM) or buf.find(b"\n", 0, filled) >= 0):
                 first = False
                 if filled >= len(BOM) and buf[:len(BOM)] == BOM:
-                    warn_bom(path, stacklevel=3)
+                    warn_bom(path)
                     buf[:filled - len(BOM)] = buf[len(BOM):filled]
                     filled -= len(BOM)
                     decoded = filled

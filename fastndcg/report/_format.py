@@ -17,6 +17,8 @@ from typing import Any, List, Optional, Union
 
 import numpy as np
 
+from fastndcg._core.arguments import caller_stacklevel
+
 
 def write_output(text: Union[str, bytes], path: Optional[str]) -> None:
     """Write everything at once: to stdout, or atomically to ``path`` (a
@@ -127,7 +129,7 @@ def json_text(doc: Any, indent: Optional[int] = 2, allow_nan: bool = False) -> s
         warnings.warn(NotUtf8Warning(
             f"{len(set(changed))} string(s) of the JSON output are not UTF-8 (e.g. \"{changed[0]}\"): their bytes that "
             "are not UTF-8 are written as \\xNN and their backslashes doubled (the other formats write the "
-            "bytes as they are)"), stacklevel=2)
+            "bytes as they are)"), stacklevel=caller_stacklevel())
     return text
 
 

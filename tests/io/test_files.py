@@ -205,3 +205,10 @@ def test_byte_order_mark_in_svmlight_predictions_and_group_files(tmp_path):
         assert readers.read_predictions(tmp_path / "p").tolist() == [0.5, 0.1, 0.3]
     with pytest.warns(ByteOrderMarkWarning):
         assert readers.read_group_file(tmp_path / "g").tolist() == [2, 1]
+
+
+def test_byte_order_mark_warning_points_at_the_caller(tmp_path):
+    (tmp_path / "q").write_bytes(BOM + QRELS)
+    with pytest.warns(ByteOrderMarkWarning) as rec:
+        readers.read_qrels(tmp_path / "q")
+    assert rec[0].filename == __file__

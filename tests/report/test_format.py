@@ -53,3 +53,9 @@ def test_utf8_strings_are_written_as_they_are_without_a_warning():
         assert json_text(doc, indent=None) == json.dumps(doc)
     with pytest.raises(ValueError):
         json_text({"v": float("nan")})
+
+
+def test_the_warning_points_at_the_caller():
+    with pytest.warns(NotUtf8Warning) as rec:
+        json_text({"q": "1\udcff"})
+    assert rec[0].filename == __file__
