@@ -97,7 +97,10 @@ def parse_int(tok: bytes) -> Optional[int]:
 
 
 def split_lines(data: bytes) -> List[bytes]:
-    """Lines without their "\\n"; a missing final newline is implied."""
+    """Lines without their "\\n"; a missing final newline is implied; a UTF-8
+    byte-order mark at the start is not part of the first line (the readers skip it)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     if not data:
         return []
     lines = data.split(b"\n")

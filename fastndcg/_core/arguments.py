@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import sys
+import types
 from typing import Any, Callable, Iterable, Optional, Tuple
 
 import numpy as np
@@ -284,3 +287,19 @@ def xgboost_fields(dmat: Any) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarr
         raise ValueError(f"ranking weights are per group in XGBoost: expected {n_groups} weights; "
                          f"got {given.size}")
     return labels, ptr, weights
+
+
+#: The package's folder: warnings point at the first frame outside it (the caller's line).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` with which the function calling this, warning, points at the first
+    frame outside fastndcg: the user's line, however deep in the package the warning is
+    raised (``fastndcg.evaluate`` -> ... -> a kernel's check)."""
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -288,7 +288,7 @@ class NDCGScorer:
             self._raise_labels(self._kernel, self.labels, self.offsets, flags, "labels",
                               {FLAG_IDEAL_OVERFLOW: self._idcg, FLAG_DCG_OVERFLOW: dcg, FLAG_NDCG_OVERFLOW: nd})
         if self._res.overflow_inf:
-            warn_scores_to_inf(sc, self.offsets, flags, "scores", stacklevel=4)
+            warn_scores_to_inf(sc, self.offsets, flags, "scores")
         if check_labels:
             warn_unknown_labels(self.labels, self.convention, "labels")
             self._labels_checked = True

@@ -20,7 +20,7 @@ import os
 import sys
 import warnings
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from fastndcg._core._check import offsets_problem
 from fastndcg.conventions._convention import (MAX_EXPONENTIAL_LABEL, Convention, ScoreOverflowWarning,
                                               UnknownLabelWarning)
 from fastndcg._core.resolve import FLOAT32_OVERFLOW, resolve
+from fastndcg._core.arguments import caller_stacklevel
 
 SCORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 LABEL_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
@@ -182,11 +183,41 @@ def raise_score_problem(arr: np.ndarray, offsets: np.ndarray, flags: np.ndarray,
 SHOWN_OVERFLOW_ROWS = 3
 
 
-def warn_scores_to_inf(arr: np.ndarray, offsets: Optional[np.ndarray], flags: np.ndarray, name: str = "scores",
-                       stacklevel: int = 3) -> None:
+def overflow_lines_message(at: str, count: int, shown: int) -> str:
+    """The message of a :class:`ScoreOverflowWarning` whose rows are named by file line
+    (``at``: ``run.txt:3, run.txt:4``; ``shown`` of the ``count`` rows)."""
+    more = f" and {count - shown} more" if count > shown else ""
+    return (f"{at}{more}: {count} score(s) overflow float32 and rank as +-inf (float32_overflow='inf', the "
+            f"tool's C cast; equal infinities tie)")
+
+
+@contextmanager
+def overflow_at_file_lines(path: str, line_of: Callable[[int], Optional[int]]) -> Iterator[None]:
+    """Inside the block, a :class:`ScoreOverflowWarning` about rows of ``scores`` read from
+    the file ``path`` is given again naming the file and the lines (``line_of(row)``:
+    ``run.txt:3, run.txt:4: 2 score(s) beyond float32 ...``), at the place it pointed at;
+    one whose rows ``line_of`` does not know (None), and other warnings, pass unchanged."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        message = w.message
+        if isinstance(message, ScoreOverflowWarning) and message.argument == "scores" and not message.at \
+                and message.rows:
+            lines = [line_of(i) for i in message.rows]
+            if None not in lines:
+                at = ", ".join(f"{path}:{line}" for line in lines)
+                message = ScoreOverflowWarning(overflow_lines_message(at, message.count, len(lines)),
+                                               message.argument, message.rows, message.count, at=at)
+        warnings.warn_explicit(message, w.category, w.filename, w.lineno)
+
+
+def warn_scores_to_inf(arr: np.ndarray, offsets: Optional[np.ndarray], flags: np.ndarray,
+                       name: str = "scores") -> None:
     """Warn (:class:`ScoreOverflowWarning`, once) when a kernel flagged (FLAG_SCORES_TO_INF)
     queries whose finite scores overflow float32 and so rank as +-inf
-    (``float32_overflow="inf"``). Only the flagged queries are read."""
+    (``float32_overflow="inf"``). Only the flagged queries are read. The warning points
+    at the caller's line (:func:`caller_stacklevel`)."""
     hit = np.flatnonzero(flags & FLAG_SCORES_TO_INF)
     if hit.size == 0:
         return
@@ -199,7 +230,7 @@ def warn_scores_to_inf(arr: np.ndarray, offsets: Optional[np.ndarray], flags: np
     message = (f"{rows.size} {name} overflow float32 and rank as +-inf (float32_overflow='inf', the tool's "
                f"C cast; equal infinities tie): {shown}{more}")
     warnings.warn(ScoreOverflowWarning(message, name, rows[:SHOWN_OVERFLOW_ROWS].tolist(), int(rows.size)),
-                  stacklevel=stacklevel)
+                  stacklevel=caller_stacklevel())
 
 
 def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = "scores",
@@ -232,7 +263,7 @@ def check_scores(scores: Any, offsets: Optional[np.ndarray] = None, name: str = 
         if _ndcg.score_problems(arr, offsets, limit, flags, n_threads, overflow_inf):
             raise_score_problem(arr, offsets, flags, limit, name, float32, overflow_inf)
     if overflow_inf and (flags & FLAG_SCORES_TO_INF).any():
-        warn_scores_to_inf(arr, offsets, flags, name, stacklevel=3)
+        warn_scores_to_inf(arr, offsets, flags, name)
         with np.errstate(over="ignore"):
             arr = arr.astype(np.float32).astype(arr.dtype)   # the rounding the kernels apply anyway
     return arr

@@ -14,7 +14,7 @@ from fastndcg.cli._identify import add_identify_parser
 from fastndcg.cli._messages import error_message
 from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg, positive_int_arg
 from fastndcg.cli._significance import add_test_parser
-from fastndcg.cli._systems import UsageError
+from fastndcg.cli._systems import UsageError, check_stdin_once
 from fastndcg._version import __version__
 
 
@@ -124,12 +124,17 @@ def _joined_gain(argv: List[str]) -> List[str]:
 def _show_gain_warning_once() -> None:
     """Print the first :class:`fastndcg.measures.TrecGainQuirkWarning` of the
     command on stderr as ``fastndcg: warning: ...`` (one for all runs), and each
-    :class:`fastndcg.conventions.UnknownLabelWarning` once, in the command line's terms."""
+    :class:`fastndcg.conventions.UnknownLabelWarning` once, in the command line's terms, and each
+    input file's :class:`fastndcg.io._files.ByteOrderMarkWarning` and the JSON output's
+    :class:`fastndcg.report._format.NotUtf8Warning` once."""
     from fastndcg.conventions._convention import UnknownLabelWarning
+    from fastndcg.io._files import ByteOrderMarkWarning
     from fastndcg.measures._trec_gain_specs import TrecGainQuirkWarning
+    from fastndcg.report._format import NotUtf8Warning
 
     shown: List[Any] = []
     labels_shown: set = set()
+    files: set = set()
     other = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
@@ -139,6 +144,11 @@ def _show_gain_warning_once() -> None:
                 labels_shown.add(text)
                 print(f"fastndcg: warning: {text}", file=sys.stderr)
             return None
+        if issubclass(category, (ByteOrderMarkWarning, NotUtf8Warning)):
+            if str(message) not in files:       # a file read twice (qrels, then a check) says it once
+                files.add(str(message))
+                print(f"fastndcg: warning: {message}", file=sys.stderr)
+            return None
         if not issubclass(category, TrecGainQuirkWarning):
             return other(message, category, filename, lineno, file, line)
         if not shown:
@@ -147,6 +157,8 @@ def _show_gain_warning_once() -> None:
 
     warnings.simplefilter("always", TrecGainQuirkWarning)
     warnings.simplefilter("always", UnknownLabelWarning)
+    warnings.simplefilter("always", ByteOrderMarkWarning)
+    warnings.simplefilter("always", NotUtf8Warning)
     warnings.showwarning = show
 
 
@@ -162,6 +174,7 @@ def unknown_labels_line(w: Any) -> str:
 
 def _run(args) -> int:
     try:
+        check_stdin_once(args)
         return args.func(args)
     except UsageError as exc:
         print(usage_error(f"fastndcg {args.command}", str(exc)), end="", file=sys.stderr)

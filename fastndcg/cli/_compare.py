@@ -7,7 +7,7 @@ from typing import Optional
 
 from fastndcg.report._format import write_output
 from fastndcg.cli._options import EXIT_OK, FALLBACK_CUTOFFS, _note, progress_for
-from fastndcg.cli._systems import UsageError, add_input_arguments, add_output_arguments, load_systems, missing_rule
+from fastndcg.cli._systems import UsageError, add_input_arguments, add_output_arguments, load_systems, missing_rule, overflow_warnings_at_lines
 from fastndcg.cli._eval import trec_input_set
 
 
@@ -80,11 +80,12 @@ def cmd_compare(args) -> int:
     for sys_ in inputs.systems:
         for n in sys_.notes:
             _note(n)
-        runs[sys_.name] = RunData(qids=sys_.qids, **sys_.arrays)
+        path, line_of = (sys_.row_lines or {}).get("scores", (sys_.path, None))
+        runs[sys_.name] = RunData(qids=sys_.qids, **sys_.arrays, run_path=path, score_line=line_of)
     ks = args.k or FALLBACK_CUTOFFS
     # the labels of every system are the data file's (which system a bad score is in, only the message says)
     labels_lines = {a: w for s in inputs.systems[:1] for a, w in (s.row_lines or {}).items() if a == "labels"}
-    with at_file_lines(labels_lines):       # an error of every preset; one preset's is its reason
+    with at_file_lines(labels_lines), overflow_warnings_at_lines({}):   # an error of every preset; one preset's is its reason
         result = compare(runs, k=ks, presets=args.presets, ideal=args.ideal if args.data is None else "auto",
                          per_query=args.per_query, n_threads=args.threads,
                          explain_error=lambda exc: str(file_line_error(exc, labels_lines) or exc))

@@ -2,7 +2,6 @@
 ``-J``, ``-l``, ``-q``), rendered as a table, JSON, CSV or trec_eval's own layout."""
 from __future__ import annotations
 import io
-import json
 import math
 import os
 import warnings
@@ -15,7 +14,7 @@ from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import qid_json as _qid_json
 from fastndcg.report._format import table as _table
-from fastndcg.report._format import write_output
+from fastndcg.report._format import json_text, write_output
 from fastndcg.cli._messages import error_message
 from fastndcg.cli._options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
 from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, run_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, column_names, missing_rule, overflow_warnings_at_lines, convention_for, InputSet
@@ -388,7 +387,7 @@ def render_eval(meta: Dict[str, Any], results, names: List[str], fmt: str, per_q
                 run["per_query"] = [dict(query=_qid_json(q), **{m: json_number(v) for m, v in zip(names, row)})
                                     for q, row in zip(r["qids"].tolist(), r["values"].tolist())]
             doc["runs"].append(run)
-        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+        return json_text(doc) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         if layout == "long":

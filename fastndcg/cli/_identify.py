@@ -7,13 +7,12 @@ unreadable files and bad data as every sub-command (1 stays an internal error).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from typing import Any, Dict, List
 
 from fastndcg.cli._options import EXIT_OK, cutoff_list_arg, nonnegative_int_arg, _note
 from fastndcg.cli._systems import UsageError
-from fastndcg.report._format import table, write_output
+from fastndcg.report._format import json_text, table, write_output
 from fastndcg.report._identify import Candidate, Identification, ReportedValue, identify, identify_data, \
     parse_reported_value, read_per_query
 
@@ -163,7 +162,7 @@ def render_json(found: Identification) -> str:
            "n_measurements": found.n_measurements, "n_distinct": len(found.candidates),
            "matches": [_candidate_json(c) for c in found.matches],
            "nearest": [_candidate_json(c) for c in found.nearest], "notes": found.notes}
-    return json.dumps(doc, indent=2) + "\n"
+    return json_text(doc, allow_nan=True) + "\n"
 
 
 __all__: List[str] = ["add_identify_parser", "cmd_identify", "render_table", "render_json"]

@@ -156,13 +156,19 @@ class Progress:
         return self
 
     def __call__(self, done: int, total: int) -> None:
+        """``total``: 0 when unknown (a pipe): the bytes read are shown without a bar."""
         if not self.enabled:
             return
         now = time.monotonic()
-        if now - self.t0 < self.delay or (now - self.last < 0.1 and done < total):
+        if now - self.t0 < self.delay or (now - self.last < 0.1 and (done < total or not total)):
             return
         self.last = now
-        frac = done / total if total else 1.0
+        if not total:       # a pipe or standard input: its size is unknown, the bytes read so far
+            self.stream.write(f"\r{self.label[-40:]:<40} {done / 1e6:8.1f} MB read")
+            self.stream.flush()
+            self.drawn = True
+            return
+        frac = done / total
         width = 30
         bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
         self.stream.write(f"\r{self.label[-40:]:<40} [{bar}] {100 * frac:5.1f}% "

@@ -2,7 +2,6 @@
 Holm's correction), rendered as a table or JSON."""
 from __future__ import annotations
 import io
-import json
 import math
 from typing import Any, Dict, List
 
@@ -11,7 +10,7 @@ import numpy as np
 from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import table as _table
-from fastndcg.report._format import write_output
+from fastndcg.report._format import json_text, write_output
 from fastndcg.cli._options import EXIT_OK, _note, nonnegative_int_arg, positive_int_arg, probability_arg, progress_for
 from fastndcg.cli._eval import check_judged_options, add_measure_arguments, measure_runs, systems_and_results
 from fastndcg.cli._systems import UsageError, format_value, qid_text, add_input_arguments, add_output_arguments, column_names
@@ -114,7 +113,7 @@ def render_test(report: Dict[str, Any], fmt: str, digits: int, confidence: float
             if isinstance(o, list):
                 return [clean(v) for v in o]
             return o
-        return json.dumps(clean(report), indent=2, allow_nan=False) + "\n"
+        return json_text(clean(report)) + "\n"
     pair_cols = ["a", "b", "mean_a", "mean_b", "diff", "effect_size", "p_t", "p_wilcoxon",
                  "p_randomization", "p_adjusted", "winner"]
     if fmt == "csv":

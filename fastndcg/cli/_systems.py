@@ -18,6 +18,7 @@ from fastndcg.conventions._convention import ScoreOverflowWarning
 from fastndcg.cli._messages import error_message
 from fastndcg.measures._measurement import cutoff_measurements
 from fastndcg.cli._options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, cutoff_list_arg, _gain_spec, nonnegative_int_arg, preset_list_arg, preset_name_arg, print_warning
+from fastndcg.cli._options import print_warning as _print_warning
 
 
 # ---------------------------------------------------------------------------- systems
@@ -243,9 +244,10 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
                 keys = ("scores", "gains", "offsets", "tie_key", "ideal_dcg")
             arrays = {key: getattr(chunk, key) for key in keys if getattr(chunk, key) is not None}
             notes = run_notes(path, a.ignored_qids, a.missing_qids, missing, how_missing)
-            # a run joined while read keeps no file line per row: its score warnings and
-            # errors name the file, the query and the row
-            systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name))
+            # a run joined while read keeps the file line of the scores beyond float32 only: what
+            # the float32 presets warn about (or refuse) is named by file and line, as for --data
+            row_lines = {"scores": (path, a.score_line)} if arrays.get("scores") is a.scores else None
+            systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name, row_lines=row_lines))
         inputs.systems = systems
         return inputs
 
@@ -320,31 +322,57 @@ class UsageError(Exception):
     """A usage error found after parsing (exit code 2)."""
 
 
+#: The options of any sub-command that name an input file (besides the positional FILEs).
+_INPUT_OPTIONS = (("data", "--data"), ("group", "--group"), ("per_query", "--per-query"))
+
+
+def check_stdin_once(args) -> None:
+    """``-`` (standard input, :data:`fastndcg.io._files.STDIN`) names at most one input of a
+    command: standard input can be read only once."""
+    from fastndcg.io._files import STDIN
+
+    where = [f"FILE {i}" for i, f in enumerate(getattr(args, "inputs", None) or [], 1) if f == STDIN]
+    where += [flag for opt, flag in _INPUT_OPTIONS if getattr(args, opt, None) == STDIN]
+    if len(where) > 1:
+        raise UsageError(f"'-' (standard input) is given {len(where)} times ({', '.join(where)}); it can be read "
+                         "only once: give the other inputs as files (or as <(command))")
+
+
 @contextmanager
 def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None) -> Iterator[None]:
     """Print the block's :class:`~fastndcg.conventions.ScoreOverflowWarning` as
     ``fastndcg: warning: run.txt:12, run.txt:13: ...``: the file and line of the
-    rows it names (``rows`` as :func:`fastndcg.io._svmlight.at_file_lines`), or,
-    for rows that ``rows`` does not map, ``path: message``. Other warnings are
-    passed on."""
+    rows it names (``rows`` as :func:`fastndcg.io._svmlight.at_file_lines`, or the
+    warning's own ``at``), or, for rows without a line, ``path: message``. Other
+    warnings are passed on."""
+    from fastndcg._core.validation import overflow_lines_message
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
+    shown: set = set()
+
+    def print_warning(text: str) -> None:       # once each (compare evaluates a run many times)
+        if text not in shown:
+            shown.add(text)
+            _print_warning(text)
+
     for w in caught:
         message = w.message
         if not isinstance(message, ScoreOverflowWarning):
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
             continue
+        if message.at:              # it names the file's lines already
+            print_warning(str(message))
+            continue
         where = rows.get(message.argument)
-        if where is None:
+        lines = [where[1](int(i)) for i in message.rows] if where is not None else [None]
+        if None in lines:           # rows without a line (a run joined while read keeps few)
             print_warning(f"{path}: {message}" if path else str(message))
             continue
-        file, line_of = where
-        shown, count = message.rows, message.count
-        at = ", ".join(f"{file}:{line_of(int(i))}" for i in shown)
-        more = f" and {count - len(shown)} more" if count > len(shown) else ""
-        print_warning(f"{at}{more}: {count} score(s) beyond float32 rank as +-inf (float32_overflow='inf': the "
-              f"tool's C cast; equal infinities tie)")
+        assert where is not None
+        at = ", ".join(f"{where[0]}:{line}" for line in lines)
+        print_warning(overflow_lines_message(at, message.count, len(lines)))
 
 
 def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,

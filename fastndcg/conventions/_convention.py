@@ -333,14 +333,18 @@ class ScoreOverflowWarning(UserWarning):
 
     ``argument`` names the array, ``rows`` holds the first few positions
     (shown in the message) and ``count`` how many there are in all, so that a
-    front-end can name them otherwise (the CLI: file and line).
+    front-end can name them otherwise (the CLI: file and line). ``at``: the
+    file lines of those rows (``run.txt:3, run.txt:4``) when the message names
+    them already (a run read from a file), else "".
     """
 
-    def __init__(self, message: str, argument: str = "scores", rows: Sequence[int] = (), count: int = 0) -> None:
+    def __init__(self, message: str, argument: str = "scores", rows: Sequence[int] = (), count: int = 0,
+                 at: str = "") -> None:
         super().__init__(message)
         self.argument = argument
         self.rows = tuple(int(i) for i in rows)
         self.count = int(count)
+        self.at = at
 
 
 class UnknownLabelWarning(UserWarning):

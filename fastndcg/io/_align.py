@@ -18,7 +18,7 @@ from fastndcg.io import _parse
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg._core.arguments import NamedArgumentError, check_max_docs, literal
 from fastndcg._core.threads import effective_n_threads, helper_pool, threads_for
-from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks
+from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, line_error, iter_line_blocks, rereadable
 from fastndcg.io._pages import PAGED_RESULTS, heap_array, page_array
 from fastndcg.io._trec import ParsedRows, Qrels, Run, TrecParser, no_rows_error, read_qrels, read_run
 
@@ -74,6 +74,10 @@ class AlignedRun:
     ideal_status : int8 (len(ideal_labels),), optional
         0 for a judgment >= 0, -2 for one below 0 (``ideal_labels`` holds it
         as 0); None: every judgment is >= 0.
+    score_lines : (int64 rows, int64 lines), optional
+        The run file line of each result whose score is beyond float32's range
+        (the others keep none: a joined run stores no line per result), for the
+        messages of the float32 presets (:meth:`score_line`).
     """
 
     scores: np.ndarray
@@ -91,10 +95,21 @@ class AlignedRun:
     qrels_path: str = ""
     status: Optional[np.ndarray] = field(default=None, repr=False)
     ideal_status: Optional[np.ndarray] = field(default=None, repr=False)
+    score_lines: Optional[Tuple[np.ndarray, np.ndarray]] = field(default=None, repr=False)
 
     @property
     def n_queries(self) -> int:
         return int(self.offsets.shape[0] - 1)
+
+    def score_line(self, i: int) -> Optional[int]:
+        """The run file line of result ``i`` (a row of ``scores``) when its score is beyond
+        float32's range (what a float32 preset warns about or refuses), else None: only
+        those rows keep their line (a joined run keeps none: 8 bytes a result)."""
+        if self.score_lines is None:
+            return None
+        rows, lines = self.score_lines
+        at = int(np.searchsorted(rows, i))
+        return int(lines[at]) if at < rows.shape[0] and int(rows[at]) == i else None
 
     def trec_levels(self) -> np.ndarray:
         """trec_eval's level of each retrieved document: its judgment when
@@ -109,6 +124,16 @@ class AlignedRun:
         if self.ideal_status is None:
             return self.ideal_labels.astype(np.int64)
         return np.where(self.ideal_status < 0, self.ideal_status, self.ideal_labels).astype(np.int64)
+
+
+#: float32's largest finite value: a double beyond it may round to an infinite float32.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def beyond_float32(scores: np.ndarray) -> np.ndarray:
+    """Positions of the scores beyond float32's finite range (a superset of those that
+    round to +-inf), whose file lines a join keeps for messages."""
+    return np.flatnonzero(np.abs(scores) > FLOAT32_MAX)
 
 
 def missing_topics_error(qrels_path: str, run_path: str, missing_qids: List[str],
@@ -227,7 +252,8 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     _parse.tie_keys(run.pool, np.ascontiguousarray(run.doc_start[rows], dtype=np.int64),
                     np.ascontiguousarray(run.doc_len[rows], dtype=np.int64), scores, goff, tie_key,
                     threads_for(4 * rows.shape[0], n_threads))
-    rows_of = _Piece(pair_q, sizes, scores, match[rows].astype(np.int32), tie_key)
+    big = beyond_float32(scores)
+    rows_of = _Piece(pair_q, sizes, scores, match[rows].astype(np.int32), tie_key, big, run.lines[rows[big]])
     return _finish_alignment(qrels, [rows_of], ignored, run.name, run.path, missing, max_docs, float32_scores,
                              n_threads)
 
@@ -241,7 +267,7 @@ def read_qrels_for(run: Union[Run, PathLike], qrels: PathLike, n_threads: Option
     try:
         return read_qrels(qrels, n_threads=n_threads)
     except ValueError:
-        if not isinstance(run, Run):
+        if not isinstance(run, Run) and rereadable(run):     # a pipe would be read for nothing
             read_run(run, n_threads=n_threads)
         raise
 
@@ -255,13 +281,17 @@ def _check_align_options(missing: str, max_docs: Optional[int]) -> None:
 class _Piece:
     """Results of some judged topics: topic ``qidx[i]`` (qrels index,
     increasing) has the next ``sizes[i]`` rows, in file order; ``match``: each
-    result's qrels row or -1; ``tie_key``: :attr:`AlignedRun.tie_key`."""
+    result's qrels row or -1; ``tie_key``: :attr:`AlignedRun.tie_key`; ``big_rows`` /
+    ``big_lines``: :attr:`AlignedRun.score_lines` of the piece."""
 
     qidx: np.ndarray
     sizes: np.ndarray
     scores: np.ndarray = field(repr=False)
     match: np.ndarray = field(repr=False)
     tie_key: np.ndarray = field(repr=False)
+    #: rows (of this piece) whose score is beyond float32's range, and their file lines
+    big_rows: Optional[np.ndarray] = field(default=None, repr=False)
+    big_lines: Optional[np.ndarray] = field(default=None, repr=False)
 
 
 def level_dtype(relevance: np.ndarray) -> np.dtype:
@@ -305,12 +335,18 @@ def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], ru
     first_topic = np.zeros(len(pieces) + 1, dtype=np.int64)     # each piece's topics in qidx/dest
     np.cumsum([pc.qidx.shape[0] for pc in pieces], out=first_topic[1:])
     order = range(len(pieces) - 1, -1, -1) if consume else range(len(pieces))
+    big_rows: List[np.ndarray] = []      # rows of scores beyond float32, and their file lines
+    big_lines: List[np.ndarray] = []
     for i in order:
         pc = pieces.pop() if consume else pieces[i]
         k = pc.qidx.shape[0]
         src = np.zeros(k, dtype=np.int64)
         np.cumsum(pc.sizes[:-1], out=src[1:])
         t0 = int(first_topic[i])
+        if pc.big_rows is not None and pc.big_rows.size:
+            at = np.searchsorted(src, pc.big_rows, side="right") - 1     # each row's topic in the piece
+            big_rows.append(dest[t0:t0 + k][at] + pc.big_rows - src[at])
+            big_lines.append(np.asarray(pc.big_lines, dtype=np.int64))
         _parse.place_topics(np.ascontiguousarray(pc.scores, dtype=np.float64),
                             np.ascontiguousarray(pc.match, dtype=np.int32),
                             np.ascontiguousarray(pc.tie_key, dtype=np.int32), relevance, src, dest[t0:t0 + k],
@@ -322,7 +358,8 @@ def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], ru
     counts_all[qidx] = sizes
     if max_docs is not None:
         qtopic = np.repeat(np.asarray(qidx, dtype=np.int64), sizes)
-        ranked = scores.astype(np.float32) if float32_scores else scores
+        with np.errstate(over="ignore"):     # a score beyond float32 ranks as +-inf, as the tools cast it
+            ranked = scores.astype(np.float32) if float32_scores else scores
         by_rank = np.lexsort((-tie_key, -ranked.astype(np.float64), qtopic))
         first = np.zeros(nq + 1, dtype=np.int64)
         np.cumsum(counts_all, out=first[1:])
@@ -330,16 +367,25 @@ def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], ru
         pos[by_rank] = np.arange(by_rank.size)
         kept = (pos - first[qtopic]) < max_docs
         scores, labels, tie_key, status = scores[kept], labels[kept], tie_key[kept], status[kept]
+        if big_rows:            # the kept rows move up
+            rows_, lines_ = np.concatenate(big_rows), np.concatenate(big_lines)
+            stays = kept[rows_]
+            big_rows, big_lines = [(np.cumsum(kept) - 1)[rows_[stays]]], [lines_[stays]]
         counts_all = np.bincount(qtopic[kept], minlength=nq).astype(np.int64)
     evaluated = in_run if missing == "skip" else np.ones(nq, dtype=bool)
     counts = counts_all[evaluated]
     offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, evaluated, with_status=True)
+    score_lines = None
+    if big_rows:
+        rows_, lines_ = np.concatenate(big_rows), np.concatenate(big_lines)
+        by_row = np.argsort(rows_, kind="stable")
+        score_lines = (rows_[by_row], lines_[by_row])
     return AlignedRun(np.ascontiguousarray(scores), labels, offsets, np.ascontiguousarray(tie_key, dtype=np.int64),
                       ideal_labels, ideal_offsets, qrels.topics[evaluated],
                       missing_qids, ignored, counts, run_name, run_path, qrels.path,
-                      np.ascontiguousarray(status), ideal_status)
+                      np.ascontiguousarray(status), ideal_status, score_lines)
 
 
 # ----------------------------------------------------------------------------- joining while reading
@@ -414,7 +460,7 @@ def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optiona
     :func:`docno_index`); ``allocate``: where the piece's arrays come from
     (:mod:`fastndcg.io._pages`). Returns (names of the piece's topics (bytewise),
     offsets of their rows, order (row ids grouped), qidx, sizes, scores, match,
-    tie_key of the judged topics)."""
+    tie_key of the judged topics, then the rows of scores beyond float32 and their file lines)."""
     index = docno_index(qrels)
     n_rows, pool_end = rows.n_rows, rows.pool_end
     uniq, seg_code = np.unique(rows.seg_topics, return_inverse=True)
@@ -444,7 +490,11 @@ def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optiona
     again = np.flatnonzero(dup[1::2] >= 0)
     if again.size:
         raise _duplicate_error(rows, names, order, offsets, int(again[0]))
-    return names, offsets, order, qgroup[judged], sizes[judged], scores, match, tie_key
+    # the few results beyond float32 keep their file line (for a float32 preset's messages)
+    big = beyond_float32(scores)
+    at = np.searchsorted(dst + kept, big, side="right")           # each one's topic (group)
+    big_lines = rows.lines[order[offsets[at] + big - dst[at]]]
+    return names, offsets, order, qgroup[judged], sizes[judged], scores, match, tie_key, big, big_lines
 
 
 def _duplicate_error(rows: ParsedRows, names: List[str], order: np.ndarray, offsets: np.ndarray,
@@ -500,6 +550,10 @@ class RunJoiner:
 
     def join(self, path: PathLike, progress: Progress = None) -> JoinedRun:
         """The run file joined with the qrels (:func:`join_run_file`)."""
+        if not rereadable(path):
+            # a pipe, a FIFO or standard input is read once: as one piece from the start, since a
+            # topic that comes back after others could not be read again (about 75 bytes a result)
+            return _concat_pieces(self.qrels, list(self.pieces(path, progress=progress, stream=False, whole=True)))
         try:
             pieces = list(self.pieces(path, progress=progress, stream=False))
         except _TopicAgain:
@@ -531,7 +585,7 @@ class RunJoiner:
 
         def checked(rows: ParsedRows, joined: tuple) -> JoinedRun:
             """A joined piece, in file order: its topics must be new (and contiguous when streaming)."""
-            names, offsets, order, qidx, sizes, scores, match, tie_key = joined
+            names, offsets, order, qidx, sizes, scores, match, tie_key, big, big_lines = joined
             again = [i for i, t in enumerate(names) if t in seen]
             if again:
                 if not stream:
@@ -544,7 +598,7 @@ class RunJoiner:
                 _check_topics_contiguous(rows.path, names, offsets, order, rows.lines[order])
             seen.update(names)
             ignored = [t for t in names if t not in qindex]
-            return JoinedRun(qrels, qidx, sizes, [_Piece(qidx, sizes, scores, match, tie_key)], ignored,
+            return JoinedRun(qrels, qidx, sizes, [_Piece(qidx, sizes, scores, match, tie_key, big, big_lines)], ignored,
                              rows.tag.decode("utf-8", "replace"), rows.path)
 
         def piece(n_rows: int, n_threads: Optional[int]) -> JoinedRun:

@@ -4,18 +4,22 @@ every reader (``path:line: message``)."""
 from __future__ import annotations
 import bz2
 import gzip
+import io
 import lzma
 import os
 import queue
+import stat
+import sys
 import threading
 import types
+import warnings
 import zlib
-from typing import Any, Callable, Generator, Iterator, List, Optional, Sequence, Tuple, Type, Union
+from typing import IO, Any, Callable, Generator, Iterator, List, Optional, Sequence, Tuple, Type, Union, cast
 
 import numpy as np
 
 from fastndcg.io import _parse
-from fastndcg._core.arguments import NamedArgumentError, Setting, literal
+from fastndcg._core.arguments import NamedArgumentError, Setting, caller_stacklevel, literal
 
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -44,8 +48,8 @@ def line_error(path, line, message, settings: Sequence[Setting] = ()) -> ValueEr
     """``path:line: message``; with ``settings``, ``message`` is a template naming them
     (:class:`fastndcg._core.arguments.NamedArgumentError`)."""
     if settings:
-        return NamedArgumentError(literal(f"{os.fspath(path)}:{line}: ") + message, settings)
-    return ValueError(f"{os.fspath(path)}:{line}: {message}")
+        return NamedArgumentError(literal(f"{input_name(path)}:{line}: ") + message, settings)
+    return ValueError(f"{input_name(path)}:{line}: {message}")
 
 
 # ----------------------------------------------------------------------------- raw blocks
@@ -62,21 +66,127 @@ def _compression(head: bytes) -> Optional[str]:
     return None
 
 
+#: The path that names standard input, as in trec_eval and most command-line tools.
+STDIN = "-"
+
+#: A UTF-8 byte-order mark: editors on Windows write it at the start of text files.
+BOM = b"\xef\xbb\xbf"
+
+
+class ByteOrderMarkWarning(UserWarning):
+    """A file started with a UTF-8 byte-order mark, which the readers skipped."""
+
+
+def input_name(path: PathLike) -> str:
+    """How messages name an input: ``<stdin>`` for :data:`STDIN`, else the path."""
+    p = os.fspath(path)
+    return "<stdin>" if p == STDIN else p
+
+
+def warn_bom(path: PathLike) -> None:
+    """The one warning for a skipped byte-order mark (the file named), at the caller's line."""
+    warnings.warn(ByteOrderMarkWarning(f"{input_name(path)}: skipped the UTF-8 byte-order mark at the start of "
+                                       "the file"), stacklevel=caller_stacklevel())
+
+
+def rereadable(path: Any) -> bool:
+    """Whether ``path`` names a regular file, which can be read again from its start (a pipe,
+    a FIFO, ``/dev/fd/N`` of a process substitution or standard input can be read once)."""
+    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == STDIN:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _stdin_binary():
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    if stream is None or not hasattr(stream, "readinto"):
+        raise ValueError(f"{input_name(STDIN)}: standard input is not readable")
+    return stream
+
+
+class _Input(io.RawIOBase):
+    """An input read once, from its start to its end, without seeking: a regular file, a
+    pipe, a FIFO, ``/dev/fd/N`` (``<(zcat run.gz)``) or standard input (:data:`STDIN`).
+    The first bytes are read ahead (:attr:`kind`: gzip, bz2 or xz by magic bytes) and handed
+    out again first. :attr:`size`: the bytes of a regular file, else None (unknown);
+    ``tell()``: the bytes read so far (progress)."""
+
+    def __init__(self, path: PathLike) -> None:
+        super().__init__()
+        self.name = input_name(path)
+        if os.fspath(path) == STDIN:
+            self._raw, self._owned = _stdin_binary(), False
+        else:
+            self._raw, self._owned = open(path, "rb", buffering=0), True
+        self.size: Optional[int] = None
+        try:
+            st = os.fstat(self._raw.fileno())
+            if stat.S_ISREG(st.st_mode):
+                self.size = st.st_size
+        except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+            pass
+        head = b""
+        while len(head) < 6:        # a pipe may hand out fewer bytes than asked
+            got = self._raw.read(6 - len(head))
+            if not got:
+                break
+            head += got
+        self._head = head
+        self._read = 0
+        self.kind = _compression(head)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = 0
+        if self._head:
+            n = min(len(self._head), len(b))
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+        if n < len(b):
+            with memoryview(b) as view:
+                n += self._raw.readinto(view[n:]) or 0
+        self._read += n
+        return n
+
+    def read(self, size: int = -1) -> bytes:
+        if self._head or size is None or size < 0:
+            return super().read(-1 if size is None else size)
+        got = self._raw.read(size) or b""      # no copy through a buffer
+        self._read += len(got)
+        return got
+
+    def tell(self) -> int:
+        return self._read
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        if not self.closed and self._owned:
+            self._raw.close()
+        super().close()
+
+
 def open_binary(path: PathLike):
     """Open for binary reading; gzip, bz2 and xz are detected by magic bytes.
+    A pipe, a FIFO or standard input (``"-"``) is read as it comes (no seeking).
 
-    Returns (stream, raw) where raw is the underlying file (for progress).
+    Returns (stream, raw) where raw is the underlying file (for progress:
+    ``raw.tell()`` counts the bytes read).
     """
-    raw = open(path, "rb", buffering=0)
-    kind = _compression(raw.read(6))
-    raw.seek(0)
-    if kind == "gz":
+    raw = _Input(path)
+    if raw.kind == "gz":
         return gzip.GzipFile(fileobj=raw, mode="rb"), raw
-    if kind == "bz2":
+    if raw.kind == "bz2":
         return bz2.BZ2File(raw, mode="rb"), raw
-    if kind == "xz":
-        return lzma.LZMAFile(raw, mode="rb"), raw
-    return raw, raw
+    if raw.kind == "xz":
+        return lzma.LZMAFile(cast(IO[bytes], raw), mode="rb"), raw
+    return io.BufferedReader(raw), raw
 
 
 _gzip_impl: types.ModuleType = zlib
@@ -165,7 +275,27 @@ def _decompressed(raw, kind: str, gzip_impl=None) -> Iterator[Tuple[bytes, int]]
             first_member = False
 
 
-def _background(chunks: Iterator[Tuple[bytes, int]], depth: int = 4) -> Generator[Tuple[bytes, int], None, None]:
+def _sequential(raw) -> Iterator[Tuple[bytearray, int]]:
+    """Yield (bytes, bytes read so far) of an input of unknown size (a pipe, a FIFO, standard
+    input) in pieces of about :data:`_OUT_CHUNK` bytes (a pipe hands out 64 KiB or less a read)."""
+    while True:
+        piece = bytearray(_OUT_CHUNK)
+        got = 0
+        with memoryview(piece) as view:
+            while got < _OUT_CHUNK:
+                n = raw.readinto(view[got:])
+                if not n:
+                    break
+                got += n
+        if not got:
+            return
+        del piece[got:]
+        yield piece, raw.tell()
+        if got < _OUT_CHUNK:
+            return
+
+
+def _background(chunks: Iterator[Tuple[Any, int]], depth: int = 4) -> Generator[Tuple[Any, int], None, None]:
     """Run an iterator of decompressed pieces on a helper thread, ``depth``
     pieces ahead, so that decompression (which releases the GIL) overlaps
     the caller's parsing. Errors are raised in the caller, after the pieces
@@ -215,6 +345,11 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
     block is requested (copy it with ``bytes(block)`` to keep it). A missing
     final newline is added. A line longer than ``block_size`` is kept whole
     (the buffer grows to hold it). Memory: the buffer (about ``block_size``).
+    The input is read once from its start, without seeking: a file, a pipe, a
+    FIFO, ``/dev/fd/N`` (``<(zcat run.gz)``) or standard input (``"-"``, named
+    ``<stdin>`` in messages); each block is filled whole however little a pipe
+    hands out per read. A UTF-8 byte-order mark at the start of the content is
+    skipped, with a :class:`ByteOrderMarkWarning` naming the file.
     Compressed files are decompressed on a helper thread while the caller
     parses (gzip with ISA-L when the ``isal`` package is installed). A
     compressed stream that breaks raises ValueError ``path:line:`` naming the
@@ -222,21 +357,27 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
     ``buffers``: a list whose first item, a bytearray, is read into when it
     is large enough, and which holds the buffer used afterwards (files read
     one after the other reuse it instead of faulting in new pages).
+    ``progress(done, total)``: bytes read; ``total`` is 0 when unknown (a pipe).
     """
     if block_size < 1:
         raise ValueError(f"block_size must be >= 1; got {block_size}")
-    raw = open(path, "rb", buffering=0)
-    kind = _compression(raw.read(6))
-    raw.seek(0)
-    total = os.fstat(raw.fileno()).st_size
+    raw = _Input(path)
+    kind = raw.kind
+    total = raw.size or 0
     compressed = kind is not None
     lines_out = 0          # lines handed out, counted for compressed streams only
     filled = 0
     decoded = 0            # bytes of buf holding decoded data (beyond filled while a block is assembled)
-    pieces = _background(_decompressed(raw, kind)) if kind is not None else None
+    first = True           # the first block: where a byte-order mark would be
+    pieces = None
+    if kind is not None:
+        pieces = _background(_decompressed(raw, kind))
+    elif raw.size is None:
+        # a pipe: read on a helper thread, so that the writer (zcat, ...) goes on while the caller parses
+        pieces = _background(_sequential(raw))
     try:
         # a plain file smaller than a block needs no more (zeroing 16 MiB per small file shows)
-        want = block_size if compressed else max(1, min(block_size, total + 1))
+        want = block_size if compressed or raw.size is None else max(1, min(block_size, total + 1))
         buf = buffers[0] if buffers and len(buffers[0]) >= want else bytearray(want)
         if buffers is not None:
             buffers[:1] = [buf]
@@ -252,7 +393,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
                 with memoryview(buf) as view:
                     got = raw.readinto(view[filled:])
                 if progress is not None:
-                    progress(min(raw.tell(), total), total)
+                    progress(raw.tell(), total)
             else:
                 got = 0
                 while filled + got < len(buf):
@@ -262,7 +403,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
                             break
                         pending = item[0]
                         if progress is not None:
-                            progress(min(item[1], total), total)
+                            progress(item[1], total)
                     take = min(len(pending), len(buf) - filled - got)
                     buf[filled + got: filled + got + take] = pending[:take]
                     pending = pending[take:]
@@ -273,6 +414,14 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
             start = filled
             filled += got
             decoded = filled
+            if first and (filled >= len(BOM) or buf.find(b"\n", 0, filled) >= 0):
+                first = False
+                if filled >= len(BOM) and buf[:len(BOM)] == BOM:
+                    warn_bom(path)
+                    buf[:filled - len(BOM)] = buf[len(BOM):filled]
+                    filled -= len(BOM)
+                    decoded = filled
+                    start = max(0, start - len(BOM))
             cut = buf.rfind(b"\n", start, filled)
             if cut < 0:
                 continue
@@ -295,7 +444,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
             line = lines_out + buf.count(b"\n", 0, max(filled, decoded)) + 1
             raise line_error(path, line, f"cannot decompress: {exc} (the compressed stream breaks "
                                     "while this line is read)") from exc
-        raise ValueError(f"{os.fspath(path)}: cannot read: {exc}") from exc
+        raise ValueError(f"{input_name(path)}: cannot read: {exc}") from exc
     finally:
         if pieces is not None:
             pieces.close()

@@ -9,7 +9,7 @@ import numpy as np
 
 from fastndcg.io import _parse
 from fastndcg._core.groups import first_overflow
-from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, Growable, PARSE_MESSAGES, line_error, iter_line_blocks
+from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, Growable, PARSE_MESSAGES, line_error, iter_line_blocks, input_name
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -21,7 +21,7 @@ class NumberStream:
 
     def __init__(self, path, column: Optional[int], integer: bool, block_size: int,
                  progress: Progress = None, column_argument: Optional[str] = None):
-        self.path = os.fspath(path)
+        self.path = input_name(path)
         self.column_argument = column_argument
         self.column = -1 if column is None else int(column)
         self.integer = integer

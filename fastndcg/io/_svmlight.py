@@ -13,7 +13,7 @@ import numpy as np
 from fastndcg.io import _parse
 from fastndcg._core.arguments import Setting
 from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
-from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, EMPTY_U8, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks
+from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, EMPTY_U8, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks, input_name, rereadable
 from fastndcg.io._numbers import NumberStream, prediction_line, read_group_file
 
 
@@ -21,7 +21,7 @@ from fastndcg.io._numbers import NumberStream, prediction_line, read_group_file
 
 #: Where the rows of arrays read from files come from: for an argument name
 #: (``labels``, ``scores``), the file and the 1-based line of the argument's row i.
-RowLines = Dict[str, Tuple[str, Callable[[int], int]]]
+RowLines = Dict[str, Tuple[str, Callable[[int], Optional[int]]]]
 
 
 def _value_at(exc: BaseException) -> Optional[BaseException]:
@@ -47,7 +47,10 @@ def file_line_error(exc: BaseException, rows: RowLines) -> Optional[ValueError]:
     if bad is None or getattr(bad, "argument") not in rows:
         return None
     path, line_of = rows[getattr(bad, "argument")]
-    return line_error(path, line_of(int(getattr(bad, "index"))), getattr(bad, "detail"))
+    line = line_of(int(getattr(bad, "index")))
+    if line is None:        # a row that kept no line (a run joined while read keeps few)
+        return None
+    return line_error(path, line, getattr(bad, "detail"))
 
 
 @contextmanager
@@ -138,7 +141,7 @@ class SvmlightData:
         prediction file ``predictions``) is: for :func:`at_file_lines`."""
         out: RowLines = {"labels": (self.path, lambda i: int(self.lines[self.file_row(i)]))}
         if predictions is not None:
-            out["scores"] = (os.fspath(predictions), lambda i: prediction_line(self.file_row(i)))
+            out["scores"] = (input_name(predictions), lambda i: prediction_line(self.file_row(i)))
         return out
 
     def grouped(self, values: Any) -> np.ndarray:
@@ -162,7 +165,7 @@ class _SvmParser:
     """Block-by-block SVMlight parsing into growable arrays."""
 
     def __init__(self, path, docids: bool, features: bool):
-        self.path = os.fspath(path)
+        self.path = input_name(path)
         self.docids = docids
         self.features = features
         self.labels = Growable(np.float64)
@@ -302,6 +305,8 @@ def group_file_for(path: PathLike, group: Any = None, *, choose: str = "group=")
         return None
     if group is not None:
         return group
+    if not rereadable(path):        # a pipe or standard input: no side file, nor a second read
+        return None
     base = os.fspath(path)
     found = [base + ext for ext in GROUP_FILE_SUFFIXES if os.path.isfile(base + ext)]
     if not found or _first_row_has_qid(path):
@@ -333,7 +338,7 @@ def _group_overrun(path, gpath: str, is_file: bool, ends: np.ndarray, n_rows: in
         return None
     where = f"{gpath}:{over + 1}:" if is_file else f"group[{over}]:"
     return ValueError(f"{where} the group sizes reach {int(ends[over])} rows here but "
-                      f"{os.fspath(path)} has only {n_rows} rows")
+                      f"{input_name(path)} has only {n_rows} rows")
 
 
 def _group_short(path, gpath: str, covered: int, line: int) -> ValueError:
@@ -357,7 +362,7 @@ def _apply_group(path, group, n_rows, qid_offsets, lines):
             # same boundaries, more queries: the group file has empty ones, which qids cannot have
             empty = int(np.flatnonzero(np.diff(offsets) == 0)[0])
             where = f"{gpath}:{empty + 1}:" if is_file else f"group[{empty}]:"
-            raise ValueError(f"{where} the qids of {os.fspath(path)} and the group file {gpath} disagree: "
+            raise ValueError(f"{where} the qids of {input_name(path)} and the group file {gpath} disagree: "
                              "an empty query here, which qids cannot express")
         row = int(diff.min())
         by = "the qids" if np.isin(row, qid_offsets) else f"the group file {gpath}"
@@ -442,7 +447,7 @@ def read_svmlight(path: PathLike, *, group: Any = None, docids: bool = False,
         offsets = _apply_group(path, group, n, offsets, lines)
         if query_ids is None:
             query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
-    return SvmlightData(os.fspath(path), labels, qids, offsets, order, query_ids, doc, feats, lines)
+    return SvmlightData(input_name(path), labels, qids, offsets, order, query_ids, doc, feats, lines)
 
 
 @dataclass
@@ -522,7 +527,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
             if scores.shape[0] < n_rows:
                 raise line_error(predictions, preds.line + 1,
                             f"the prediction file ends after {row0 + scores.shape[0]} scores but "
-                            f"{os.fspath(path)} has more rows (its line {int(p.lines.a[scores.shape[0]])})")
+                            f"{input_name(path)} has more rows (its line {int(p.lines.a[scores.shape[0]])})")
         doc = p.docid_strings(0, n_rows) if docids else None
         if docids:
             cut = int(p.dstart.a[n_rows]) if n_rows < p.dstart.n else p.pool.n
@@ -532,7 +537,7 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
         for g in (p.labels, p.qids, p.lines):
             g.drop_front(n_rows)
         chunk = SvmlightChunk(labels, scores, offsets, query_ids, row0, doc, lines, p.path,
-                              None if predictions is None else os.fspath(predictions))
+                              None if predictions is None else input_name(predictions))
         row0 += n_rows
         return chunk
 
@@ -599,4 +604,4 @@ def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, gro
         yield emit(0, np.zeros(sizes.size - q0 + 1, dtype=np.int64), np.arange(q0, sizes.size, dtype=np.int64))
     if preds is not None and not preds.at_end():
         raise line_error(predictions, row0 + 1, f"the prediction file has more scores than "
-                                           f"{os.fspath(path)} has rows ({row0})")
+                                           f"{input_name(path)} has rows ({row0})")

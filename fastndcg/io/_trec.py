@@ -12,7 +12,7 @@ import numpy as np
 
 from fastndcg.io import _parse
 from fastndcg._core.threads import helper_pool, threads_for
-from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks
+from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks, input_name, rereadable
 
 
 # ----------------------------------------------------------------------------- TREC files
@@ -102,7 +102,7 @@ class TrecParser:
 
     def __init__(self, path, is_run: bool, n_threads: Optional[int] = None, allocate=np.empty):
         """``allocate``: where the arrays come from (:class:`Growable`)."""
-        self.path = os.fspath(path)
+        self.path = input_name(path)
         self.is_run = is_run
         self.n_threads = n_threads
         self.values = Growable(np.float64 if is_run else np.int64, allocate=allocate)
@@ -117,7 +117,7 @@ class TrecParser:
     def restart(self, path) -> None:
         """Parse another file from its start, keeping the arrays (and their
         pages) of the previous one: the next file's rows overwrite them."""
-        self.path = os.fspath(path)
+        self.path = input_name(path)
         for g in (self.values, self.lines, self.pool, self.dstart):
             g.n = 0
         self.seg_topics, self.seg_first = [], []
@@ -346,8 +346,8 @@ def qrels_before_run(qrels: Any, run: Any, names: Tuple[str, str], usage: str) -
     try:
         yield
     except ValueError as exc:
-        if not (isinstance(qrels, (str, os.PathLike)) and isinstance(run, (str, os.PathLike))) \
-                or (_file_kind(qrels), _file_kind(run)) != ("run", "qrels"):
+        # only files that can be read again: a pipe's or standard input's lines are gone
+        if not (rereadable(qrels) and rereadable(run)) or (_file_kind(qrels), _file_kind(run)) != ("run", "qrels"):
             raise
         raise ValueError(f"{names[0]} ({os.fspath(qrels)}) looks like a run and {names[1]} ({os.fspath(run)}) "
                          f"like qrels: {usage}") from exc

@@ -82,8 +82,16 @@ def _scored(aligned: Any, k: Any, convention: Any, ideal: str, gains: Any, n_thr
         scorer, scores, key = aligned_scorer(aligned, gains, k, convention, ideal, n_threads)
         return (scorer.mean if mean else scorer.ndcg)(scores, tie_key=key, n_threads=n_threads)
     conv = as_convention("trec_eval" if convention is None else convention)
-    return (mean_ndcg if mean else ndcg)(k=k, convention=conv, n_threads=n_threads,
-                                         **aligned_arrays(aligned, conv, ideal))
+    arrays = aligned_arrays(aligned, conv, ideal)
+    if getattr(aligned, "score_lines", None) is None or arrays["scores"] is not aligned.scores:
+        return (mean_ndcg if mean else ndcg)(k=k, convention=conv, n_threads=n_threads, **arrays)
+    # a score beyond float32 (warned about or refused) is named by its run file line
+    from fastndcg._core.validation import overflow_at_file_lines
+    from fastndcg.io._svmlight import at_file_lines
+
+    line_of = aligned.score_line
+    with at_file_lines({"scores": (aligned.run_path, line_of)}), overflow_at_file_lines(aligned.run_path, line_of):
+        return (mean_ndcg if mean else ndcg)(k=k, convention=conv, n_threads=n_threads, **arrays)
 
 
 def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", ideal: str = "auto",

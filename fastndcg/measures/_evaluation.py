@@ -32,7 +32,9 @@ Qrels and runs may be:
 
 Query and document ids are compared as strings (UTF-8, bytewise, as
 trec_eval); relevance must be an integer and a score a finite number; a
-document listed twice for a query is an error naming both rows.
+document listed twice for a query is an error naming both rows. Empty
+qrels or an empty run (``{}``) is an error (``run: no rows``), where
+pytrec_eval returns ``{}``: see :func:`evaluate`.
 """
 from __future__ import annotations
 
@@ -157,6 +159,13 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", m
         ``"nDCG(gains={0:0,1:1,2:3})@10"``, ``"nDCG(judged_only=True)@10"``,
         or ``ir_measures.nDCG@10``).
     qrels, run : dicts, DataFrames, namedtuple iterables, paths (see the module docstring)
+        Each must hold at least one row: empty qrels or an empty run (``{}``,
+        an empty DataFrame, list or iterable) is a ValueError ``qrels: no rows``
+        / ``run: no rows`` (pytrec_eval returns ``{}``; ir_measures an empty
+        result), as an empty file is an error on the command line (``no
+        judgments in the file`` / ``no results in the file``): an evaluation of
+        nothing is taken for a mistake upstream (a filter that kept no row, the
+        wrong file), not for a mean to report.
     rules : {"trec_eval", "pytrec_eval"}
         Rules of the trec_eval-syntax measures: trec_eval 10 or trec_eval 9
         (pytrec_eval: scores rounded to float32). ir_measures-syntax measures

@@ -47,7 +47,7 @@ from fastndcg.conventions._convention import Convention
 from fastndcg._core.prepared import NDCGScorer, aggregate
 from fastndcg.measures._trec_gain_levels import gain_entries, ndcg_p_gains
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import check_scores
+from fastndcg._core.validation import check_scores, overflow_at_file_lines
 from fastndcg.measures._measure_strings import Measure
 from fastndcg.measures._measurement import ARRAY_FAMILIES, Measurement, resolve_measurements
 from fastndcg.measures._trec_gain_scoring import GainScorer, bogus_ranking
@@ -108,6 +108,8 @@ class _Topics:
     judged_offsets: np.ndarray
     status: Optional[np.ndarray] = None     # AlignedRun.status (0, -1, -2); None: every document judged >= 0
     _levels: Optional[np.ndarray] = None
+    #: each document's row in the AlignedRun (-J drops rows); None: the same rows
+    rows: Optional[np.ndarray] = None
 
     @property
     def levels(self) -> np.ndarray:
@@ -182,6 +184,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     from fastndcg.io._trec import Qrels, Run
     from fastndcg.io._align import align_run
     from fastndcg.io._align import JoinedRun, join_run_file, read_qrels_for
+    from fastndcg.io._svmlight import at_file_lines
 
     ms = resolve_measurements(measures, rules=rules, missing=missing, max_docs=max_docs, judged_only=judged_only,
                               relevance_level=relevance_level)
@@ -238,7 +241,14 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         plain = all(m.gains is None and m.family in _PLAIN_FAMILIES for m in group)
         bogus = ms[idx[0]].rules == "trec_eval" and topic_rule == "zero" and not plain
         topics = _topics(a, bogus=bogus, judged_only=jo)
-        cols = _group_columns(topics, group, conv, level, n_threads)
+        if bogus or a.score_lines is None:      # (bogus: rows of their own)
+            cols = _group_columns(topics, group, conv, level, n_threads)
+        else:
+            # a score beyond float32 (warned about or refused) is named by its run file line
+            rows = topics.rows
+            line_of = a.score_line if rows is None else (lambda i: a.score_line(int(rows[i])))
+            with at_file_lines({"scores": (a.run_path, line_of)}), overflow_at_file_lines(a.run_path, line_of):
+                cols = _group_columns(topics, group, conv, level, n_threads)
         for j, col in zip(idx, cols):
             columns[j] = col
     assert first is not None      # at least one run was aligned
@@ -272,6 +282,7 @@ def _topics(a: Any, bogus: bool, judged_only: bool) -> _Topics:
     ``empty="zero"``, counted in the mean), so every value is the same."""
     scores, labels, status, tie_key, offsets = a.scores, a.labels, a.status, a.tie_key, a.offsets
     levels = None
+    rows = None
     if bogus:
         scores, levels, tie_key, offsets = bogus_ranking(scores, a.trec_levels(), tie_key, offsets)
         labels, status = np.maximum(levels, 0), None
@@ -282,12 +293,13 @@ def _topics(a: Any, bogus: bool, judged_only: bool) -> _Topics:
             np.cumsum(keep, out=kept_before[1:])
             offsets = kept_before[offsets]      # empty topics anywhere, the last ones included
             scores, labels, tie_key = scores[keep], labels[keep], tie_key[keep]
+            rows = None if bogus else np.flatnonzero(keep)
             levels = levels[keep] if levels is not None else None
             status = status[keep] if status is not None else None
     return _Topics(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(labels),
                    np.ascontiguousarray(tie_key, dtype=np.int64), np.ascontiguousarray(offsets, dtype=np.int64),
                    np.ascontiguousarray(a.trec_judged(), dtype=np.int64),
-                   np.ascontiguousarray(a.ideal_offsets, dtype=np.int64), status, levels)
+                   np.ascontiguousarray(a.ideal_offsets, dtype=np.int64), status, levels, rows)
 
 
 def _mean(values: np.ndarray) -> float:

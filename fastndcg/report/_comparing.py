@@ -11,7 +11,7 @@ from fastndcg.measures._ndcg import mean_ndcg
 from fastndcg.report._format import qid_json as _qid
 from fastndcg.conventions._convention import Convention
 from fastndcg._core.resolve import gain_tables, table_labels
-from fastndcg._core.validation import distinct_cutoffs, gathered_label_warnings
+from fastndcg._core.validation import distinct_cutoffs, gathered_label_warnings, overflow_at_file_lines
 from fastndcg.conventions._presets import PRESETS, list_presets, unknown_preset_message
 from fastndcg.report._comparison import Comparison, ComparedSystem, ideal_arrays, _ideal_source, tie_key_of, _scorer
 from fastndcg.report._comparison_text import ArrayLike, Cutoff, IDEAL_CHOICES
@@ -92,7 +92,8 @@ def _systems(scores: Any, labels: Any, offsets: Any, tie_key: Any, weights: Any,
             raise ValueError(f"qids of {where} name {q_arr.shape[0]} queries but offsets describe {nq}")
         out.append(ComparedSystem(name, sc_arr, lab_arr, off_arr, None if key is None else np.asarray(key),
                            None if il is None else np.asarray(il), None if io_ is None else np.asarray(io_),
-                           q_arr, None if weights is None else np.asarray(weights, dtype=np.float64)))
+                           q_arr, None if weights is None else np.asarray(weights, dtype=np.float64),
+                           getattr(value, "run_path", "") or "", getattr(value, "score_line", None)))
     return out
 
 
@@ -178,7 +179,8 @@ def _evaluate_preset(sys_: ComparedSystem, s: int, j: int, conv: Convention, cut
             dest[s, j] = bound.mean(sys_.scores, n_threads=n_threads)
     ckey = (conv.score_precision, conv.gain, conv.unknown_label)
     if ckey not in tie_cache:
-        sc = sys_.scores.astype(np.float32) if conv.score_precision == "float32" else sys_.scores
+        with np.errstate(over="ignore"):     # a score beyond float32 is +-inf, as the tool casts it
+            sc = sys_.scores.astype(np.float32) if conv.score_precision == "float32" else sys_.scores
         tie_cache[ckey] = _tie_counts(sc, _gains(sys_.labels, conv), sys_.offsets, cutoffs)
     tied[s, j], crossing[s, j] = tie_cache[ckey]
     if conv.uses_tie_key and sys_.tie_key is None:
@@ -309,8 +311,14 @@ def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[A
         for j, p in enumerate(names):
             conv = convs[p]
             try:
-                _evaluate_preset(sys_, s, j, conv, cutoffs, ideal, n_threads, tie_cache, mean, worst, best,
-                                 tied, crossing, empty, per_q)
+                if sys_.score_line is not None and sys_.run_path:
+                    # a score beyond float32 a preset warns about is named by its run file line
+                    with overflow_at_file_lines(sys_.run_path, sys_.score_line):
+                        _evaluate_preset(sys_, s, j, conv, cutoffs, ideal, n_threads, tie_cache, mean, worst,
+                                         best, tied, crossing, empty, per_q)
+                else:
+                    _evaluate_preset(sys_, s, j, conv, cutoffs, ideal, n_threads, tie_cache, mean, worst, best,
+                                     tied, crossing, empty, per_q)
             except (ValueError, TypeError) as exc:      # the preset's own rules (labels, empty='error', ...)
                 reasons.setdefault(sys_.name, {})[p] = explain_error(exc)
                 mean[s, j] = np.nan

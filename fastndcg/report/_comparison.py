@@ -3,17 +3,17 @@
 renderers: text table, JSON, CSV and plots; the scorer of one system under one preset."""
 from __future__ import annotations
 import io
-import json
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer
 from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
+from fastndcg.report._format import json_text
 from fastndcg.report._format import qid_json as _qid
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
@@ -41,6 +41,10 @@ class RunData:
         tool takes the ideal list from the qrels.
     qids : array of shape (n_queries,), optional
         Query names (per-query output).
+    run_path, score_line : optional
+        The file the scores were read from and the file line of score i (None
+        when unknown), as :class:`fastndcg.io.AlignedRun` has them: a score
+        beyond float32 is then named by its line (``run.txt:3``).
     """
 
     scores: ArrayLike
@@ -50,6 +54,8 @@ class RunData:
     ideal_labels: Optional[ArrayLike] = None
     ideal_offsets: Optional[ArrayLike] = None
     qids: Optional[ArrayLike] = None
+    run_path: str = ""
+    score_line: Optional[Callable[[int], Optional[int]]] = None
 
 
 @dataclass
@@ -63,6 +69,8 @@ class ComparedSystem:
     ideal_offsets: Optional[np.ndarray]
     qids: np.ndarray
     weights: Optional[np.ndarray]
+    run_path: str = ""
+    score_line: Optional[Callable[[int], Optional[int]]] = None
 
     @property
     def n_queries(self) -> int:
@@ -317,7 +325,7 @@ class Comparison:
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         """The report as JSON (see :meth:`to_dict`); NaN becomes null."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False) + "\n"
+        return json_text(self.to_dict(), indent=indent) + "\n"
 
     def to_csv(self) -> str:
         """One row per (system, preset, cutoff), full precision; empty cells

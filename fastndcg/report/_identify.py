@@ -137,9 +137,14 @@ def read_per_query(path: Any, measure: Optional[str] = None, *, measure_argument
     ``measure``: which measure's lines to read when the file has several (by
     default the only one, or the only NDCG one). Errors name the file and line.
     """
+    from fastndcg.io._files import warn_bom
+
     path = os.fspath(path)
     with open(path, "r", encoding="utf-8", errors="surrogateescape") as f:
         text = f.read()
+    if text.startswith("\ufeff"):      # a UTF-8 byte-order mark, as every reader skips it
+        warn_bom(path)
+        text = text[1:]
     if text.lstrip().startswith("{"):
         return _read_json(path, text, measure, measure_argument)
     rows: List[Tuple[int, List[str]]] = []

@@ -206,6 +206,9 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic
         values and summands.
     """
+    from fastndcg._core.validation import overflow_at_file_lines
+    from fastndcg.io._files import input_name
+    from fastndcg.io._svmlight import at_file_lines
     from fastndcg.io._trec import Qrels, read_qrels
     from fastndcg.io._align import (JOIN_BLOCK_SIZE, AlignedRun, iter_joined, judged_ideal, missing_topics_error,
                                     topic_first_line)
@@ -248,12 +251,19 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
             seen[pos] = True
             if ordered:
                 positions.append(pos)
+            if chunk.scores is aligned.scores and aligned.score_lines is not None:
+                # a score beyond float32 (warned about or refused) is named by its run file line
+                line_of = aligned.score_line
+                with at_file_lines({"scores": (aligned.run_path, line_of)}), \
+                        overflow_at_file_lines(aligned.run_path, line_of):
+                    acc.add(chunk)
+            else:
+                acc.add(chunk)
             del aligned
-            acc.add(chunk)
             del chunk
         missing_qids = qrels.topics[~seen].tolist()
         if missing_qids and missing == "error":
-            raise missing_topics_error(qrels.path, os.fspath(run), missing_qids,
+            raise missing_topics_error(qrels.path, input_name(run), missing_qids,
                                                topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
         if missing_qids and missing == "zero":
             # judged topics without results: empty rankings against their judgments

@@ -659,3 +659,36 @@ def test_letor_presets_say_which_labels_get_gain_0(shared_data, tmp_path, capsys
     code, out, err = run_cli(capsys, "eval", "--data", data / "rank.test", pred, "--group",
                              data / "rank.test.query", "--preset", "mslr", "-k", "10")
     assert code == 0 and "warning" not in err
+
+
+def test_json_output_of_topic_ids_that_are_not_utf8_is_valid_json(tmp_path, capsys):
+    # was: "query": "1\udcff" (a lone surrogate, which strict JSON parsers reject)
+    (tmp_path / "q.txt").write_bytes(b"1\xff 0 a 1\n1\xff 0 b 0\n2 0 a 1\n")
+    (tmp_path / "r.txt").write_bytes(b"1\xff Q0 a 1 0.5 r\n1\xff Q0 b 2 0.9 r\n2 Q0 a 1 1 r\n")
+    code, out, err = run_cli(capsys, "eval", tmp_path / "q.txt", tmp_path / "r.txt", "-k", "10", "-q",
+                             "--format", "json")
+    assert code == 0 and "\\ud" not in out
+    assert [q["query"] for q in json.loads(out)["runs"][0]["per_query"]] == ["1\\xff", "2"]
+    assert err.count("fastndcg: warning:") == 1 and 'not UTF-8 (e.g. "1\\xff")' in err
+    code, out, err = run_cli(capsys, "compare", tmp_path / "q.txt", tmp_path / "r.txt", "--format", "json",
+                             "--per-query", "--preset", "trec_eval")
+    assert code == 0 and "\\ud" not in out and "1\\\\xff" in out and err.count("fastndcg: warning:") == 1
+
+
+
+def test_ids_that_are_not_utf8_are_written_as_their_bytes(tmp_path, capsysbinary, monkeypatch):
+    # was: exit 4 "'utf-8' codec can't encode character '\udcff'" when stdout's errors handler is strict
+    # (most UTF-8 locales; C.UTF-8 has surrogateescape), and with -o FILE in any locale
+    (tmp_path / "q.txt").write_bytes(b"1\xff 0 a 1\n1\xff 0 b 0\n2 0 a 1\n")
+    (tmp_path / "r.txt").write_bytes(b"1\xff Q0 a 1 0.5 r\n1\xff Q0 b 2 0.9 r\n2 Q0 a 1 1 r\n")
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict"))
+    for fmt in ("csv", "table", "trec"):
+        argv = ["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-k", "10", "-q", "--format", fmt]
+        assert main(argv) == 0
+        out = sys.stdout.buffer.getvalue()
+        assert b"1\xff" in out and b"\xef\xbf\xbd" not in out
+        assert main(argv + ["-o", str(tmp_path / f"out.{fmt}")]) == 0
+        assert (tmp_path / f"out.{fmt}").read_bytes() == out
+        sys.stdout.buffer.seek(0)
+        sys.stdout.buffer.truncate()
+    assert capsysbinary.readouterr().err == b""

@@ -127,3 +127,15 @@ def test_spec_numbers_follow_strtod():
     assert spec.parse_int(b"-9223372036854775808") is None and spec.parse_int(b"1_0") is None
     values = [b"0.1", b"123456789012345678", b"4.9e-324", b"1.7976931348623157e308", b"-0"]
     np.testing.assert_array_equal([spec.parse_double(v) for v in values], [float(v) for v in values])
+
+
+def test_spec_skips_a_byte_order_mark_as_the_readers_do(scratch):
+    import spec
+
+    body = b"1 0 a 1\n2 0 b 0\n"
+    for data in (body, b"\xef\xbb\xbf" + body):
+        assert spec.read_trec(data, False) == spec.read_trec(body, False)
+        for block_size in range(8):         # BLOCK_SIZES: the default, then 1, 2, 3, ... bytes
+            harness.TARGETS["qrels"](bytes([block_size, 0]) + data, scratch)
+            harness.TARGETS["run"](bytes([block_size, 0]) + data.replace(b" 0 ", b" Q0 ").replace(b"\n", b" 1 t\n"),
+                                   scratch)

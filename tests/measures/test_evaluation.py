@@ -223,6 +223,22 @@ def test_input_errors_name_the_row(qrels, run, message):
     assert message in str(exc.value)
 
 
+@pytest.mark.parametrize("empty", [{}, [], (), pd.DataFrame({"query_id": [], "doc_id": [], "score": []})],
+                         ids=["dict", "list", "generator", "frame"])
+@pytest.mark.parametrize("call", [fastndcg.evaluate, fastndcg.calc_aggregate, fastndcg.iter_calc])
+def test_empty_qrels_or_run_is_an_error(empty, call):
+    # pytrec_eval's evaluate returns {} on an empty run or empty qrels; fastndcg keeps the error (documented:
+    # evaluate's docstring, docs/coming-from-trec-eval.md), as the command line does for an empty file
+    empty = (x for x in ()) if isinstance(empty, tuple) else empty
+    with pytest.raises(ValueError, match="^run: no rows$"):
+        list(call("nDCG@10", {"q1": {"a": 1}}, empty))
+    qrels = {} if isinstance(empty, dict) else pd.DataFrame({"query_id": [], "doc_id": [], "relevance": []})
+    with pytest.raises(ValueError, match="^qrels: no rows$"):
+        list(call("nDCG@10", qrels, {"q1": {"a": 1.0}}))
+    with pytest.raises(ValueError, match="^(qrels|run): no rows$"):
+        list(call("nDCG@10", {}, {}))
+
+
 def test_missing_error_and_rules():
     with pytest.raises(ValueError, match="1 judged topic"):
         fastndcg.evaluate("ndcg", QRELS, RUN, missing="error")

@@ -131,3 +131,47 @@ def test_kernel_equals_reference_and_is_thread_independent(dtype, ties):
                 got2 = NDCGScorer(y, off, ks, convention=conv, tie_key=tie).ndcg(s, n_threads=2)
             np.testing.assert_allclose(got1, want, rtol=1e-12, atol=0)
             assert got1.tobytes() == got2.tobytes()
+
+
+def _trec_files(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 x 0\n2 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 0.5 r\n# a comment\n2 Q0 c 1 3e39 r\n1 Q0 a 2 2e39 r\n1 Q0 b 3 1e39 r\n")
+    return str(tmp_path / "q"), str(tmp_path / "r")
+
+
+def test_warnings_point_at_the_callers_line_and_name_the_run_lines(tmp_path):
+    # was: the warning pointed at fastndcg's own files (validation.py, ...), and named
+    # internal rows (scores[2]=1e+39 (query 1, row 0 of rows 2:4)) instead of the run's lines
+    from fastndcg.io import align_run, read_qrels, read_run
+    from fastndcg.measures import aligned_ndcg
+
+    q, r = _trec_files(tmp_path)
+    lines = f"{r}:4, {r}:5, {r}:3: 3 score(s) overflow float32 and rank as +-inf"     # topic 1, then 2
+    calls = [
+        (lambda: fastndcg.evaluate("ndcg", q, r, rules="pytrec_eval"), lines),
+        (lambda: aligned_ndcg(align_run(r, read_qrels(q)), 10, convention="pytrec_eval_cut"), lines),
+        (lambda: aligned_ndcg(align_run(read_run(r), read_qrels(q)), None, convention="pytrec_eval"), lines),
+        (lambda: fastndcg.ndcg(np.array([BIG, 2 * BIG]), LABELS, OFFSETS, convention="pytrec_eval", tie_key=KEY),
+         "2 scores overflow float32"),
+        (lambda: NDCGScorer(LABELS, OFFSETS, None, convention="pytrec_eval", tie_key=KEY).ndcg(np.array([BIG, 1.0])),
+         "1 scores overflow float32"),
+    ]
+    for call, start in calls:
+        with pytest.warns(ScoreOverflowWarning) as rec:
+            call()
+        assert len(rec) == 1 and str(rec[0].message).startswith(start), str(rec[0].message)
+        assert rec[0].filename == __file__, rec[0].filename
+
+
+def test_joined_and_table_runs_keep_the_lines_of_scores_beyond_float32(tmp_path):
+    from fastndcg.io import align_run, read_qrels, read_run
+    from fastndcg.io._align import join_run_file
+
+    q, r = _trec_files(tmp_path)
+    qrels = read_qrels(q)
+    for a in (align_run(r, qrels), align_run(read_run(r), qrels),
+              join_run_file(r, qrels, chunk_rows=1, block_size=16).aligned()):
+        # topic 1 (x, a, b: rows 0-2), then topic 2 (c: row 3)
+        assert [a.score_line(i) for i in range(4)] == [None, 4, 5, 3]
+    cut = align_run(r, qrels, max_docs=2, float32_scores=True)      # b (1e39) and a tie at +inf: x drops
+    assert [cut.score_line(i) for i in range(3)] == [4, 5, 3]

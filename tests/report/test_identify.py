@@ -223,6 +223,17 @@ def test_per_query_formats(tmp_path):
     assert read_per_query(tmp_path / "b.csv").values["q1"].decimals == 4
 
 
+def test_per_query_file_with_a_byte_order_mark(tmp_path):
+    # was: query '\ufeffq1' (and a JSON file not recognised as JSON)
+    from fastndcg.io._files import ByteOrderMarkWarning
+
+    (tmp_path / "a.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"q1": {"ndcg": 0.5}}).encode())
+    (tmp_path / "c.tsv").write_bytes(b"\xef\xbb\xbfq1\t0.5\n")
+    for name in ("a.json", "c.tsv"):
+        with pytest.warns(ByteOrderMarkWarning, match=f"{name}: skipped the UTF-8 byte-order mark"):
+            assert {q: v.value for q, v in read_per_query(tmp_path / name).values.items()} == {"q1": 0.5}
+
+
 def test_per_query_nan_is_a_query_left_out(tmp_path):
     (tmp_path / "n.tsv").write_text("q1\t0.5\nq2\tnan\n")
     pq = read_per_query(tmp_path / "n.tsv")
