@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import contextlib
 import os
 import sys
 import types
@@ -295,11 +296,13 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 
 def caller_stacklevel() -> int:
     """The ``stacklevel`` with which the function calling this, warning, points at the first
-    frame outside fastndcg: the user's line, however deep in the package the warning is
-    raised (``fastndcg.evaluate`` -> ... -> a kernel's check)."""
+    frame outside fastndcg (and outside contextlib's ``with`` machinery): the user's line,
+    however deep in the package the warning is raised (``fastndcg.evaluate`` -> ... -> a
+    kernel's check)."""
     frame: Optional[types.FrameType] = sys._getframe(1)
     level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE_DIR)
+                                 or frame.f_code.co_filename == contextlib.__file__):
         frame = frame.f_back
         level += 1
     return level

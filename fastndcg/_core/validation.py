@@ -13,11 +13,8 @@ dtypes) without copying inputs that already are.
 """
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import numbers
-import os
-import sys
 import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -318,23 +315,8 @@ def label_rule(convention: Convention, label_limit: Optional[float] = None):
     return (res.table if res.table_holes else None), res.last, res.need_integer, limit, res.table_holes
 
 
-#: The package's directory: frames in it are fastndcg's own (see :func:`caller_stacklevel`).
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 #: How many labels outside the table an :class:`UnknownLabelWarning` shows.
 SHOWN_UNKNOWN_LABELS = 5
-
-
-def caller_stacklevel() -> int:
-    """The ``stacklevel`` that makes a ``warnings.warn`` in the function calling this one point
-    at the first frame outside fastndcg (and the ``with`` machinery of contextlib): the user's
-    line, however deep the call went."""
-    frame: Optional[Any] = sys._getframe(1)
-    level = 1
-    while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE_DIR)
-                                 or frame.f_code.co_filename == contextlib.__file__):
-        frame = frame.f_back
-        level += 1
-    return level
 
 
 #: While :func:`gathered_label_warnings` runs: {(argument, gain table, convention name):

@@ -12,7 +12,7 @@ from fastndcg.cli._demo import cmd_demo
 from fastndcg.cli._eval import add_eval_parser
 from fastndcg.cli._identify import add_identify_parser
 from fastndcg.cli._messages import error_message
-from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg, positive_int_arg
+from fastndcg.cli._options import EXIT_DATA, EXIT_INTERRUPTED, EXIT_IO, EXIT_OK, EXIT_USAGE, cutoffs_arg, nonnegative_int_arg, positive_int_arg, add_threads_option
 from fastndcg.cli._significance import add_test_parser
 from fastndcg.cli._systems import UsageError, check_stdin_once
 from fastndcg._version import __version__
@@ -36,7 +36,7 @@ def _add_demo_parser(sub) -> None:
     demo.add_argument("--queries", type=positive_int_arg, default=10_000, help="number of queries (default 10000)")
     demo.add_argument("--seed", type=nonnegative_int_arg, default=0, help="generator seed (default 0)")
     demo.add_argument("-k", type=cutoffs_arg, default=[1, 3, 5, 10], help="cutoffs, e.g. 1,3,5,10")
-    demo.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    add_threads_option(demo)
     demo.add_argument("--write-examples", metavar="DIR", default=None,
                       help="write the README's example files (TREC qrels and two runs, SVMlight data and "
                            "predictions) into DIR and exit")

@@ -10,7 +10,7 @@ import argparse
 import math
 from typing import Any, Dict, List
 
-from fastndcg.cli._options import EXIT_OK, cutoff_list_arg, nonnegative_int_arg, _note
+from fastndcg.cli._options import EXIT_OK, cutoff_list_arg, nonnegative_int_arg, _note, add_threads_option
 from fastndcg.cli._systems import UsageError
 from fastndcg.report._format import json_text, table, write_output
 from fastndcg.report._identify import Candidate, Identification, ReportedValue, identify, identify_data, \
@@ -63,7 +63,7 @@ def add_identify_parser(sub) -> None:
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (atomically: no file is left on error) instead of stdout")
-    p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    add_threads_option(p)
     p.set_defaults(func=cmd_identify)
 
 

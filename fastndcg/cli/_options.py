@@ -183,6 +183,16 @@ class Progress:
             self.drawn = False
 
 
+#: What ``--threads`` says of its default: the one description every command's option shows.
+THREADS_HELP = ("threads for the kernels and the readers; results are the same for any count "
+                "(default: the CPUs not busy with other work when each step starts; -1: all CPUs)")
+
+
+def add_threads_option(p) -> None:
+    """``--threads N``: the library's ``n_threads`` (checked by its own check in ``main``)."""
+    p.add_argument("--threads", type=int, default=None, metavar="N", help=THREADS_HELP)
+
+
 def progress_for(args) -> Progress:
     setting = getattr(args, "progress", None)
     if setting is None:

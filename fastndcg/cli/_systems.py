@@ -17,7 +17,7 @@ from fastndcg.conventions._convention import ScoreOverflowWarning
 
 from fastndcg.cli._messages import error_message
 from fastndcg.measures._measurement import cutoff_measurements
-from fastndcg.cli._options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, cutoff_list_arg, _gain_spec, nonnegative_int_arg, preset_list_arg, preset_name_arg, print_warning
+from fastndcg.cli._options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, cutoff_list_arg, _gain_spec, nonnegative_int_arg, preset_list_arg, preset_name_arg, print_warning, add_threads_option
 from fastndcg.cli._options import print_warning as _print_warning
 
 
@@ -127,7 +127,7 @@ def add_input_arguments(p: argparse.ArgumentParser, *, many: bool = True, preset
         p.add_argument("--stream", action="store_true",
                        help="evaluate in query-complete chunks (bounded memory, for files larger than memory); "
                             "TREC: qrels in memory, each run read by whole topics (each topic's lines contiguous)")
-    p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all)")
+    add_threads_option(p)
     prog = p.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None,
                       help="always show a progress bar on stderr")

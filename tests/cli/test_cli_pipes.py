@@ -110,7 +110,7 @@ def test_standard_input_is_read_once(capsys, files):
     code, out, err = run_cli(capsys, "eval", "-", "-", "-k", "5")
     assert code == EXIT_USAGE and out == ""
     assert err == ("fastndcg: error: '-' (standard input) is given 2 times (FILE 1, FILE 2); it can be read only "
-                   "once: give the other inputs as files (or as <(command))\n")
+                   "once: give the other inputs as files (or as <(command)) (see fastndcg eval --help)\n")
     code, _, err = run_cli(capsys, "eval", "--data", "-", "-")
     assert code == EXIT_USAGE and "(FILE 1, --data)" in err
 
