@@ -15,11 +15,14 @@ Commands:
   and ``demo``; B adds ``--threads 1``;
 * trainings inside LightGBM and XGBoost (MQ2008 ``vali.txt``, two library threads): 100 /
   50 rounds with fastndcg's objective and its NDCG@10 metric on the training set; B passes
-  ``n_threads=1`` to both, and a third column trains with the library's built-in objective and
-  metric, the CPU time issue 33 bounds at 1.2x for the default. Timed in the process, around
-  the training call (``perf_counter`` and ``process_time``), imports and reading left out.
+  ``n_threads=1`` to both. Two more columns: the library's built-in objective and metric (the
+  CPU time issue 33 bounds at 1.2x for the default), and a *replay*: the same training through
+  the library's custom-objective path with a Python objective and metric that only hand back
+  what fastndcg's gave in an untimed first training (same trees; what that path costs without
+  fastndcg). Timed in the process around the training call (``perf_counter``,
+  ``process_time``; imports and reading left out), and the part spent inside fastndcg's calls.
 
-Run (about 6 minutes; ``FASTNDCG_BENCH_ROUNDS`` sets the rounds, 5)::
+Run (about 8 minutes; ``FASTNDCG_BENCH_ROUNDS`` sets the rounds, 5)::
 
     pytest bench/bench_good_guest.py --benchmark-only -s
 """
@@ -41,7 +44,9 @@ SHARED = os.path.join(HERE, "..", "..", "shared", "data")
 ROBUST = os.path.join(SHARED, "trectools-robust03")
 MQ2008 = os.path.join(SHARED, "mq2008", "vali.txt")
 
-# argv: lib ours|builtin threads(default|1) path
+# argv: lib ours|replay|builtin threads(default|1) path. "replay" trains with a Python objective and
+# metric that hand back what fastndcg's gave in a first (untimed) training, round by round: the same
+# trees through the library's custom-objective path at no cost of ours (what that path costs alone).
 TRAIN = """
 import sys, time
 import numpy as np
@@ -50,33 +55,84 @@ n = None if threads == "default" else int(threads)
 from fastndcg.io import read_svmlight
 d = read_svmlight(path, features=True)
 X, y, group = d.feature_matrix(), d.labels, np.diff(d.offsets)
+
+
+def recorded(obj, metric):
+    # obj and metric wrapped to keep what they return, round by round
+    grads, values = [], []
+    def o(*a):
+        g = obj(*a)
+        grads.append((g[0].copy(), g[1].copy()))
+        return g
+    def m(*a):
+        v = metric(*a)
+        values.append(v)
+        return v
+    return o, m, grads, values
+
+
+inside = [0.0, 0.0]
+
+
+def timed(f):
+    def call(*a):
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            return f(*a)
+        finally:
+            inside[0] += time.perf_counter() - t
+            inside[1] += time.process_time() - c
+    return call
+
+
 if lib == "xgboost":
     import xgboost as xgb
     from fastndcg.integrations import XGBoostNDCGMetric, XGBoostRankNDCGObjective
     dm = xgb.DMatrix(X, label=y)
     dm.set_group(group)
     p = {"objective": "rank:ndcg", "nthread": 2, "tree_method": "hist", "disable_default_eval_metric": 1}
+    train = lambda **kw: xgb.train(dtrain=dm, num_boost_round=50, evals=[(dm, "train")], verbose_eval=False, **kw)
+    obj, metric = XGBoostRankNDCGObjective.from_params(p, n_threads=n), XGBoostNDCGMetric(10, n_threads=n)
     if which == "builtin":
         kw = dict(params=dict(p, eval_metric="ndcg@10"))
+    elif which == "replay":
+        o, m, grads, values = recorded(obj, metric)
+        train(params=p, obj=o, custom_metric=m)
+        def ro(pr, dt, it=iter(grads)):
+            return next(it)
+        def rm(pr, dt, it=iter(values)):
+            return next(it)
+        kw = dict(params=p, obj=ro, custom_metric=rm)
     else:
-        kw = dict(params=p, obj=XGBoostRankNDCGObjective.from_params(p, n_threads=n),
-                  custom_metric=XGBoostNDCGMetric(10, n_threads=n))
-    t, c = time.perf_counter(), time.process_time()
-    xgb.train(dtrain=dm, num_boost_round=50, evals=[(dm, "train")], verbose_eval=False, **kw)
+        kw = dict(params=p, obj=timed(obj), custom_metric=timed(metric))
 else:
     import lightgbm as lgb
     from fastndcg.integrations import LightGBMLambdarankObjective, LightGBMNDCGMetric
-    ds = lgb.Dataset(X, label=y, group=group)
     p = {"objective": "lambdarank", "num_threads": 2, "verbose": -1}
-    ds.construct()
+    def dataset():
+        ds = lgb.Dataset(X, label=y, group=group)
+        ds.construct()
+        return ds
+    ds = dataset()
+    train = lambda params, **kw: lgb.train(params=params, train_set=ds, num_boost_round=100, valid_sets=[ds], **kw)
+    obj, metric = LightGBMLambdarankObjective.from_params(p, n_threads=n), LightGBMNDCGMetric(10, n_threads=n)
     if which == "builtin":
         kw = dict(params=dict(p, metric="ndcg", eval_at=[10]))
+    elif which == "replay":
+        o, m, grads, values = recorded(obj, metric)
+        first = dataset()
+        lgb.train(params=dict(p, metric="None", objective=o), train_set=first, num_boost_round=100,
+                  valid_sets=[first], feval=m)
+        def ro(pr, dt, it=iter(grads)):
+            return next(it)
+        def rm(pr, dt, it=iter(values)):
+            return next(it)
+        kw = dict(params=dict(p, metric="None", objective=ro), feval=rm)
     else:
-        kw = dict(params=dict(p, metric="None", objective=LightGBMLambdarankObjective.from_params(p, n_threads=n)),
-                  feval=LightGBMNDCGMetric(10, n_threads=n))
-    t, c = time.perf_counter(), time.process_time()
-    lgb.train(train_set=ds, num_boost_round=100, valid_sets=[ds], **kw)
-print("TRAINING", time.perf_counter() - t, time.process_time() - c)
+        kw = dict(params=dict(p, metric="None", objective=timed(obj)), feval=timed(metric))
+t, c = time.perf_counter(), time.process_time()
+train(**kw)
+print("TRAINING", time.perf_counter() - t, time.process_time() - c, *inside)
 """
 
 
@@ -93,9 +149,11 @@ def _cli_commands() -> Dict[str, List[str]]:
     }
 
 
-def _run(cmd: Sequence[str]) -> Tuple[float, float]:
-    """Wall and CPU seconds (user + sys) of one process, or of the part it reports
-    on a line ``TRAINING wall cpu`` (a training without the imports and reading)."""
+def _run(cmd: Sequence[str]) -> Tuple[float, float, float, float]:
+    """Wall and CPU seconds (user + sys) of one process, or of the part it reports on a line
+    ``TRAINING wall cpu inside_wall inside_cpu`` (a training without the imports and reading,
+    and the part of it spent in fastndcg's objective and metric: process CPU, so with the
+    library's threads that spin meanwhile); the inside figures are NaN for the CLI."""
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=HERE)
     out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
@@ -106,9 +164,10 @@ def _run(cmd: Sequence[str]) -> Tuple[float, float]:
         raise RuntimeError(f"{' '.join(cmd[:4])} ... exited {proc.returncode}: {out[-2000:]}")
     for line in out.splitlines():
         if line.startswith("TRAINING "):
-            part = line.split()
-            return float(part[1]), float(part[2])
-    return wall, usage.ru_utime + usage.ru_stime
+            a, b, c, d = (float(x) for x in line.split()[1:5])
+            return a, b, c, d
+    nan = float("nan")
+    return wall, usage.ru_utime + usage.ru_stime, nan, nan
 
 
 @contextlib.contextmanager
@@ -125,37 +184,45 @@ def busy(n: int) -> Iterator[None]:
             p.wait()
 
 
-def _measure(columns: Dict[str, Sequence[str]], load: int) -> Dict[str, Tuple[List[float], List[float]]]:
-    """Each column's wall and CPU times over ROUNDS rounds; the first column starts one later each round."""
-    times: Dict[str, Tuple[List[float], List[float]]] = {c: ([], []) for c in columns}
+Times = Dict[str, List[Tuple[float, float, float, float]]]
+
+
+def _measure(columns: Dict[str, Sequence[str]], load: int) -> Times:
+    """Each column's figures over ROUNDS rounds; the first column starts one later each round."""
+    times: Times = {c: [] for c in columns}
     names = list(columns)
     for r in range(ROUNDS + 1):                     # round 0 warms the caches and is not kept
         order = names[r % len(names):] + names[:r % len(names)]
         with busy(load) if load else contextlib.nullcontext():
             for c in order:
-                wall, cpu = _run(columns[c])
+                got = _run(columns[c])
                 if r:
-                    times[c][0].append(wall)
-                    times[c][1].append(cpu)
+                    times[c].append(got)
     return times
 
 
-def _table(title: str, rows: List[Tuple[str, str, Dict[str, Tuple[List[float], List[float]]]]]) -> Dict[str, float]:
+def _table(title: str, rows: List[Tuple[str, str, Times]]) -> Dict[str, float]:
+    """Medians per column, and the ratios: A / B (wall, CPU), A's CPU / the built-in's and /
+    the replay's, and for trainings the time inside fastndcg's calls, A / B."""
     ratios: Dict[str, float] = {}
     print(f"\n{title} (medians of {ROUNDS} rounds; s)")
-    print(f"{'command':<22} {'load':<6} {'A wall':>7} {'A cpu':>7} {'B wall':>7} {'B cpu':>7} "
-          f"{'wall A/B':>9} {'cpu A/B':>8} {'cpu A/built-in':>15}")
+    print(f"{'command':<20} {'load':<6} {'A wall':>7} {'A cpu':>7} {'B wall':>7} {'B cpu':>7} {'wall A/B':>8} "
+          f"{'cpu A/B':>7} {'cpu A/built-in':>14} {'cpu A/replay':>12} {'inside A wall, cpu':>19} "
+          f"{'inside A/B wall, cpu':>21}")
     for name, load, t in rows:
-        med = {c: (statistics.median(w), statistics.median(u)) for c, (w, u) in t.items()}
+        med = {c: [statistics.median(x[i] for x in v) for i in range(4)] for c, v in t.items()}
         a, b = med["default"], med["one thread"]
-        ratios[f"{name}|{load}|wall"] = a[0] / b[0]
-        ratios[f"{name}|{load}|cpu"] = a[1] / b[1]
-        extra = ""
+        key = f"{name}|{load}"
+        ratios[key + "|wall"], ratios[key + "|cpu"] = a[0] / b[0], a[1] / b[1]
+        line = (f"{name:<20} {load:<6} {a[0]:>7.3f} {a[1]:>7.3f} {b[0]:>7.3f} {b[1]:>7.3f} {a[0] / b[0]:>8.2f} "
+                f"{a[1] / b[1]:>7.2f}")
         if "built-in" in med:
-            ratios[f"{name}|{load}|cpu_vs_builtin"] = a[1] / med["built-in"][1]
-            extra = f"{a[1] / med['built-in'][1]:>15.2f}"
-        print(f"{name:<22} {load:<6} {a[0]:>7.3f} {a[1]:>7.3f} {b[0]:>7.3f} {b[1]:>7.3f} "
-              f"{a[0] / b[0]:>9.2f} {a[1] / b[1]:>8.2f} {extra}")
+            ratios[key + "|cpu_vs_builtin"] = a[1] / med["built-in"][1]
+            ratios[key + "|cpu_vs_replay"] = a[1] / med["replay"][1]
+            ratios[key + "|inside_wall"], ratios[key + "|inside_cpu"] = a[2] / b[2], a[3] / b[3]
+            line += (f" {a[1] / med['built-in'][1]:>14.2f} {a[1] / med['replay'][1]:>12.2f} "
+                     f"{a[2]:>9.3f}, {a[3]:.3f} {a[2] / b[2]:>14.2f}, {a[3] / b[3]:.2f}")
+        print(line)
     return ratios
 
 
@@ -181,7 +248,8 @@ def test_training_default_threads_against_one(benchmark, lib):
     script = [sys.executable, "-c", TRAIN, lib]
     columns = {"default": script + ["ours", "default", MQ2008],
                "one thread": script + ["ours", "1", MQ2008],
-               "built-in": script + ["builtin", "default", MQ2008]}
+               "built-in": script + ["builtin", "default", MQ2008],
+               "replay": script + ["replay", "default", MQ2008]}
     rows = [(f"{lib} training", load_name, _measure(columns, load)) for load_name, load in _loads()]
     ratios = _table(f"{lib}: A = fastndcg objective and metric, default threads; B = n_threads=1", rows)
     benchmark.extra_info.update(ratios=ratios)
