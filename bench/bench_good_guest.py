@@ -22,7 +22,8 @@ Commands:
   fastndcg). Timed in the process around the training call (``perf_counter``,
   ``process_time``; imports and reading left out), and the part spent inside fastndcg's calls.
 
-Run (about 8 minutes; ``FASTNDCG_BENCH_ROUNDS`` sets the rounds, 5)::
+Run (about 8 minutes; ``FASTNDCG_BENCH_ROUNDS`` sets the rounds, 5; ``FASTNDCG_BENCH_LOADS=busy``
+the busy machine only)::
 
     pytest bench/bench_good_guest.py --benchmark-only -s
 """
@@ -227,7 +228,9 @@ def _table(title: str, rows: List[Tuple[str, str, Times]]) -> Dict[str, float]:
 
 
 def _loads() -> List[Tuple[str, int]]:
-    return [("quiet", 0), ("busy", os.cpu_count() or 2)]
+    """``FASTNDCG_BENCH_LOADS`` (quiet,busy) picks the conditions."""
+    chosen = os.environ.get("FASTNDCG_BENCH_LOADS", "quiet,busy").split(",")
+    return [(name, n) for name, n in (("quiet", 0), ("busy", os.cpu_count() or 2)) if name in chosen]
 
 
 @pytest.mark.skipif(not os.path.isdir(ROBUST), reason="needs ../shared/data beside the checkout")
