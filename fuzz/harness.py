@@ -693,8 +693,9 @@ def target_parse_direct(data: bytes, tmpdir: str) -> None:
         npairs = body.count(b":") if features else 0
         fval, fidx = np.empty(npairs, F), np.empty(npairs, I)
         fptr = np.zeros(rows_max + 1 if features else 0, I)
+        into = _parse.SvmlightOutputs(labels, qids, lines, pool, dstart, fval, fidx, fptr)
         status, rows, line, qid_mode, pool_used, nnz, err_line = _parse.parse_svmlight(
-            buf, line0, mode, docids, features, labels, qids, lines, pool, dstart, fval, fidx, fptr, 0, 0)
+            buf, line0, mode, docids, features, into, 0, 0)
         want = spec.svmlight_rows(body, docids, features, None if mode < 0 else bool(mode))
         if isinstance(want, Reject):
             want.line += line0
@@ -741,9 +742,9 @@ def target_parse_direct(data: bytes, tmpdir: str) -> None:
         lines, dstart = np.empty(rows_max, I), np.empty(rows_max, I)
         pool, tpool = np.empty(nbytes, U), np.empty(nbytes, U)
         seg_row, tstart = np.empty(rows_max, I), np.empty(rows_max, I)
-        res = _parse.parse_trec(buf, line0, is_run, vals if is_run else np.empty(0, F),
-                                np.empty(0, I) if is_run else vals, lines, pool, dstart,
-                                seg_row, tpool, tstart, 0)
+        into = _parse.TrecOutputs(vals if is_run else np.empty(0, F), np.empty(0, I) if is_run else vals,
+                                  lines, pool, dstart, seg_row, tpool, tstart)
+        res = _parse.parse_trec(buf, line0, is_run, into, 0)
         status, rows, line, pool_used, segs, tpool_used, tag_start, tag_len, err_line = res
         r = spec.trec_rows(body, is_run)
         if isinstance(r, Reject):
@@ -789,7 +790,8 @@ def target_parse_direct(data: bytes, tmpdir: str) -> None:
         if want_dup < 0:
             match = _exact(np.full(n, -7, I))
             pairs = _exact(np.arange(len(topics), dtype=I))
-            _parse.join_sorted(dpool, s2, l2, goff, dpool, s2, l2, goff, pairs, pairs, match, 1)
+            col = _parse.GroupedStrings(dpool, s2, l2, goff)
+            _parse.join_sorted(col, col, pairs, pairs, match, 1)
             same_ints("join_sorted", match, list(range(n)))
         fixed = np.zeros((n, max(int(l2.max()), 1)), U)
         _parse.to_fixed_width(dpool, s2, l2, fixed)

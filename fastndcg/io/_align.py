@@ -224,8 +224,8 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
     pair_run = np.flatnonzero(run_to_q >= 0).astype(np.int64)
     pair_q = run_to_q[pair_run]
     match = np.full(len(run), -1, dtype=np.int64)
-    _parse.join_sorted(run.pool, run.doc_start, run.doc_len, run.offsets,
-                       qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets,
+    _parse.join_sorted(_parse.GroupedStrings(run.pool, run.doc_start, run.doc_len, run.offsets),
+                       _parse.GroupedStrings(qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets),
                        pair_run, pair_q, match, threads_for(4 * len(run), n_threads))
     # rows of the judged topics, file order within a topic (the table holds
     # them in docno order: its row index is the tie key)
@@ -349,8 +349,9 @@ def _finish_alignment(qrels: Qrels, pieces: List[_Piece], ignored: List[str], ru
             big_lines.append(np.asarray(pc.big_lines, dtype=np.int64))
         _parse.place_topics(np.ascontiguousarray(pc.scores, dtype=np.float64),
                             np.ascontiguousarray(pc.match, dtype=np.int32),
-                            np.ascontiguousarray(pc.tie_key, dtype=np.int32), relevance, src, dest[t0:t0 + k],
-                            np.ascontiguousarray(pc.sizes, dtype=np.int64), scores, tie_key, labels, status,
+                            np.ascontiguousarray(pc.tie_key, dtype=np.int32), relevance,
+                            _parse.TopicBlocks(src, dest[t0:t0 + k], np.ascontiguousarray(pc.sizes, dtype=np.int64)),
+                            scores, tie_key, labels, status,
                             threads_for(int(pc.scores.shape[0]), n_threads))
         del pc
     sizes = sizes_sorted
@@ -485,8 +486,9 @@ def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optiona
     dup = np.empty(2 * len(names), dtype=np.int64)
     if scratch[0].shape[0] < 7 * n_rows:       # reused by the next pieces (no new pages to fault in)
         scratch[0] = np.empty(7 * n_rows, dtype=np.int64)
-    index.join(rows.pool[:pool_end], rows.dstart[:n_rows], pool_end, rows.values[:n_rows], order,
-               offsets, qgroup, dst, scores, match, tie_key, dup, scratch[0], threads_for(8 * n_rows, n_threads))
+    index.join(_parse.RunRows(rows.pool[:pool_end], rows.dstart[:n_rows], pool_end, rows.values[:n_rows]),
+               order, offsets, qgroup, dst, _parse.JoinedRows(scores, match, tie_key, dup), scratch[0],
+               threads_for(8 * n_rows, n_threads))
     again = np.flatnonzero(dup[1::2] >= 0)
     if again.size:
         raise _duplicate_error(rows, names, order, offsets, int(again[0]))

@@ -6,7 +6,10 @@
 #     preallocated outputs;
 #   * `def` drivers that take memoryviews, release the GIL and return a status
 #     tuple (never raise for bad input: Python turns the status into a
-#     ValueError naming the file and the line);
+#     ValueError naming the file and the line); arrays that travel together
+#     go as one parameter object built once per call (TrecOutputs,
+#     SvmlightOutputs, RunRows, JoinedRows, TopicBlocks, GroupedStrings), so
+#     that no driver takes more than 10 arguments;
 #   * the Python readers (readers.py) that read the file block by block, size
 #     the outputs, and assemble the arrays.
 #
@@ -273,10 +276,22 @@ def first_duplicate(const uint8_t[::1] pool,
     return found
 
 
-def join_sorted(const uint8_t[::1] apool, const int64_t[::1] astart, const int64_t[::1] alen,
-                const int64_t[::1] aoff,      # IN: groups of a (rows sorted within groups)
-                const uint8_t[::1] bpool, const int64_t[::1] bstart, const int64_t[::1] blen,
-                const int64_t[::1] boff,      # IN: groups of b
+cdef class GroupedStrings:
+    """A string column in groups, the one argument :func:`join_sorted` takes per
+    side: its byte ``pool``, each row's ``start`` and ``length`` in it, and the
+    ``offsets`` (groups + 1) of each group's rows (sorted within a group)."""
+
+    cdef const uint8_t[::1] pool
+    cdef const int64_t[::1] start
+    cdef const int64_t[::1] length
+    cdef const int64_t[::1] offsets
+
+    def __init__(self, const uint8_t[::1] pool, const int64_t[::1] start, const int64_t[::1] length,
+                 const int64_t[::1] offsets):
+        self.pool, self.start, self.length, self.offsets = pool, start, length, offsets
+
+
+def join_sorted(GroupedStrings a not None, GroupedStrings b not None,
                 const int64_t[::1] pair_a,    # IN (pairs): group of a
                 const int64_t[::1] pair_b,    # IN (pairs): matching group of b
                 int64_t[::1] match,           # OUT (rows of a): row of b with the same string, or -1
@@ -284,8 +299,11 @@ def join_sorted(const uint8_t[::1] apool, const int64_t[::1] astart, const int64
     """Merge join of two string columns sorted within groups, pair by pair."""
     cdef Py_ssize_t k, npairs = pair_a.shape[0]
     cdef int64_t i, j, iend, jend, ga, gb
-    cdef const uint8_t* ap = &apool[0] if apool.shape[0] else NULL
-    cdef const uint8_t* bp = &bpool[0] if bpool.shape[0] else NULL
+    cdef const uint8_t* ap = &a.pool[0] if a.pool.shape[0] else NULL
+    cdef const uint8_t* bp = &b.pool[0] if b.pool.shape[0] else NULL
+    # the columns as local memoryviews: the loop reads them as before
+    cdef const int64_t[::1] astart = a.start, alen = a.length, aoff = a.offsets
+    cdef const int64_t[::1] bstart = b.start, blen = b.length, boff = b.offsets
     if npairs == 0:
         return
     with nogil:

@@ -157,6 +157,37 @@ def tie_keys(const uint8_t[::1] pool,
         free(ids)
 
 
+cdef class RunRows:
+    """A parsed piece of a run, the input :meth:`DocnoIndex.join` takes: the
+    docno bytes ``pool`` (``pool_end`` of them used), each row's docno start
+    ``dstart`` (file order; a row ends where the next starts) and its score
+    in ``values``."""
+
+    cdef const uint8_t[::1] pool
+    cdef const int64_t[::1] dstart
+    cdef const double[::1] values
+    cdef int64_t pool_end
+
+    def __init__(self, const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool_end,
+                 const double[::1] values):
+        self.pool, self.dstart, self.pool_end, self.values = pool, dstart, pool_end, values
+
+
+cdef class JoinedRows:
+    """Where :meth:`DocnoIndex.join` writes (rows of the judged groups, grouped):
+    each row's ``scores``, its qrels row in ``match`` (or -1; the qrels have
+    < 2**31 rows) and ``tie_key`` (topic_tie_keys); ``dup`` (2 x groups): the
+    rows of a docno given twice in a group, or -1."""
+
+    cdef double[::1] scores
+    cdef int32_t[::1] match
+    cdef int32_t[::1] tie_key
+    cdef int64_t[::1] dup
+
+    def __init__(self, double[::1] scores, int32_t[::1] match, int32_t[::1] tie_key, int64_t[::1] dup):
+        self.scores, self.match, self.tie_key, self.dup = scores, match, tie_key, dup
+
+
 cdef class DocnoIndex:
     """The docnos of qrels, each topic's in a hash table (open addressing,
     linear probing; a slot holds the high half of the docno's hash and its row):
@@ -211,23 +242,19 @@ cdef class DocnoIndex:
         # pickled with its Qrels (which keeps it): rebuilt from the docnos
         return (DocnoIndex, (self.pool, self.start, self.length, self.offsets))
 
-    def join(self, const uint8_t[::1] pool, const int64_t[::1] dstart, int64_t pool_end,
-             const double[::1] values,     # IN (rows): the scores, file order
+    def join(self, RunRows rows not None,
              const int64_t[::1] order,     # IN (rows): row ids grouped by topic (group_rows)
              const int64_t[::1] goff,      # IN (groups + 1)
              const int64_t[::1] qgroup,    # IN (groups): the qrels topic of each group, or -1
              const int64_t[::1] dst,       # IN (groups): first output row of a judged group
-             double[::1] scores,           # OUT (rows of the judged groups, grouped): score
-             int32_t[::1] match,           # OUT: qrels row, or -1 (the qrels have < 2**31 rows)
-             int32_t[::1] tie_key,         # OUT: topic_tie_keys
-             int64_t[::1] dup,             # OUT (2 x groups): the rows of a docno given twice, or -1
+             JoinedRows out not None,      # OUT
              int64_t[::1] scratch,         # (>= 7 x rows), reused across calls
              int n_threads):
         """Per topic (in parallel over topics): find a docno given twice (the
         first row, in file order, whose docno an earlier row of its topic has,
         and that row), look each docno up in the topic's judgments, and give
         the rows of judged topics their score, qrels row and tie key, in file
-        order within a topic. Row ids are those of ``dstart`` (file order).
+        order within a topic. Row ids are those of ``rows.dstart`` (file order).
         Topics are independent: any thread count gives the same outputs."""
         cdef Py_ssize_t n = order.shape[0], ng = goff.shape[0] - 1, g
         cdef int64_t a, m, i, j, k, q, r, d, size, qsize, q0
@@ -238,7 +265,15 @@ cdef class DocnoIndex:
         cdef uint64_t* hs
         cdef int32_t* tab
         cdef const uint64_t* qt
-        cdef const uint8_t* p = &pool[0] if pool.shape[0] else NULL
+        # the parameter objects' arrays as local memoryviews: the loop reads them as before
+        cdef const int64_t[::1] dstart = rows.dstart
+        cdef const double[::1] values = rows.values
+        cdef int64_t pool_end = rows.pool_end
+        cdef double[::1] scores = out.scores
+        cdef int32_t[::1] match = out.match
+        cdef int32_t[::1] tie_key = out.tie_key
+        cdef int64_t[::1] dup = out.dup
+        cdef const uint8_t* p = &rows.pool[0] if rows.pool.shape[0] else NULL
         cdef const uint8_t* qp = self._pool
         cdef const int64_t* qs = self._start
         cdef const int64_t* ql = self._length

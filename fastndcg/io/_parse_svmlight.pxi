@@ -128,19 +128,30 @@ cdef void _parse_svmlight(const unsigned char* p, const unsigned char* end, SvmS
         p = eol + 1
 
 
+cdef class SvmlightOutputs:
+    """Where :func:`parse_svmlight` writes a block's rows: one object per call
+    (the arrays travel together; each must hold one entry per line, pools one
+    byte per byte of the block, features one per ':')."""
+
+    cdef double[::1] labels       # OUT (rows)
+    cdef int64_t[::1] qids        # OUT (rows)
+    cdef int64_t[::1] lines       # OUT (rows): 1-based file line of each row
+    cdef uint8_t[::1] pool        # OUT: doc id bytes
+    cdef int64_t[::1] dstart      # OUT (rows): start of each doc id in pool
+    cdef double[::1] fval         # OUT (nnz)
+    cdef int64_t[::1] fidx        # OUT (nnz)
+    cdef int64_t[::1] fptr        # OUT (rows + 1): fptr[0] is set by the caller
+
+    def __init__(self, double[::1] labels, int64_t[::1] qids, int64_t[::1] lines, uint8_t[::1] pool,
+                 int64_t[::1] dstart, double[::1] fval, int64_t[::1] fidx, int64_t[::1] fptr):
+        self.labels, self.qids, self.lines, self.pool = labels, qids, lines, pool
+        self.dstart, self.fval, self.fidx, self.fptr = dstart, fval, fidx, fptr
+
+
 def parse_svmlight(const unsigned char[::1] buf, int64_t line, int qid_mode, bint want_docid,
-                   bint want_features,
-                   double[::1] labels,      # OUT (rows)
-                   int64_t[::1] qids,       # OUT (rows)
-                   int64_t[::1] lines,      # OUT (rows): 1-based file line of each row
-                   uint8_t[::1] pool,       # OUT: doc id bytes
-                   int64_t[::1] dstart,     # OUT (rows): start of each doc id in pool
-                   double[::1] fval,        # OUT (nnz)
-                   int64_t[::1] fidx,       # OUT (nnz)
-                   int64_t[::1] fptr,       # OUT (rows + 1): fptr[0] is set by the caller
-                   int64_t pool_used, int64_t nnz):
-    """Parse whole SVMlight lines. Returns (status, rows, line, qid_mode,
-    pool_used, nnz, err_line); outputs must hold one entry per line."""
+                   bint want_features, SvmlightOutputs out not None, int64_t pool_used, int64_t nnz):
+    """Parse whole SVMlight lines into ``out``. Returns (status, rows, line,
+    qid_mode, pool_used, nnz, err_line)."""
     cdef SvmState st
     st.rows = 0
     st.line = line
@@ -154,10 +165,10 @@ def parse_svmlight(const unsigned char[::1] buf, int64_t line, int qid_mode, bin
         return OK, 0, line, qid_mode, pool_used, nnz, 0
     with nogil:
         _parse_svmlight(&buf[0], &buf[0] + n, &st, want_docid, want_features,
-                        &labels[0], &qids[0], &lines[0],
-                        &pool[0] if pool.shape[0] else NULL,
-                        &dstart[0] if dstart.shape[0] else NULL,
-                        &fval[0] if fval.shape[0] else NULL,
-                        &fidx[0] if fidx.shape[0] else NULL,
-                        &fptr[0] if fptr.shape[0] else NULL)
+                        &out.labels[0], &out.qids[0], &out.lines[0],
+                        &out.pool[0] if out.pool.shape[0] else NULL,
+                        &out.dstart[0] if out.dstart.shape[0] else NULL,
+                        &out.fval[0] if out.fval.shape[0] else NULL,
+                        &out.fidx[0] if out.fidx.shape[0] else NULL,
+                        &out.fptr[0] if out.fptr.shape[0] else NULL)
     return st.status, st.rows, st.line, st.qid_mode, st.pool_used, st.nnz, st.err_line

@@ -85,19 +85,30 @@ cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecS
         p = eol + 1
 
 
-def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,
-               double[::1] score,       # OUT (rows), run only
-               int64_t[::1] rel,        # OUT (rows), qrels only
-               int64_t[::1] lines,      # OUT (rows)
-               uint8_t[::1] pool,       # OUT docno bytes
-               int64_t[::1] dstart,     # OUT (rows)
-               int64_t[::1] seg_row,    # OUT (segments): first row of each topic run
-               uint8_t[::1] tpool,      # OUT topic bytes, one per segment
-               int64_t[::1] tstart,     # OUT (segments)
+cdef class TrecOutputs:
+    """Where :func:`parse_trec` writes a block's rows: one object per call
+    (the arrays travel together; sized by the caller, see :func:`parse_trec`)."""
+
+    cdef double[::1] score        # OUT (rows), run only (length 0 for qrels)
+    cdef int64_t[::1] rel         # OUT (rows), qrels only (length 0 for a run)
+    cdef int64_t[::1] lines       # OUT (rows)
+    cdef uint8_t[::1] pool        # OUT docno bytes
+    cdef int64_t[::1] dstart      # OUT (rows)
+    cdef int64_t[::1] seg_row     # OUT (segments): first row of each topic run
+    cdef uint8_t[::1] tpool       # OUT topic bytes, one per segment
+    cdef int64_t[::1] tstart      # OUT (segments)
+
+    def __init__(self, double[::1] score, int64_t[::1] rel, int64_t[::1] lines, uint8_t[::1] pool,
+                 int64_t[::1] dstart, int64_t[::1] seg_row, uint8_t[::1] tpool, int64_t[::1] tstart):
+        self.score, self.rel, self.lines, self.pool = score, rel, lines, pool
+        self.dstart, self.seg_row, self.tpool, self.tstart = dstart, seg_row, tpool, tstart
+
+
+def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run, TrecOutputs out not None,
                int64_t pool_used):
     """Parse whole TREC qrels (``topic iter docno rel``) or run (``topic Q0
-    docno rank score tag ...``) lines. Rows are numbered from 0 within the
-    call; segments (maximal runs of one topic) restart at each call.
+    docno rank score tag ...``) lines into ``out``. Rows are numbered from 0
+    within the call; segments (maximal runs of one topic) restart at each call.
     Returns (status, rows, line, pool_used, segments, tpool_used, tag_start,
     tag_len, err_line)."""
     cdef TrecState st
@@ -115,9 +126,9 @@ def parse_trec(const unsigned char[::1] buf, int64_t line, bint is_run,
         return OK, 0, line, pool_used, 0, 0, -1, 0, 0
     with nogil:
         _parse_trec(&buf[0], &buf[0] + n, &st, is_run,
-                    &score[0] if score.shape[0] else NULL,
-                    &rel[0] if rel.shape[0] else NULL,
-                    &lines[0], &pool[0], &dstart[0], &seg_row[0], &tpool[0], &tstart[0])
+                    &out.score[0] if out.score.shape[0] else NULL,
+                    &out.rel[0] if out.rel.shape[0] else NULL,
+                    &out.lines[0], &out.pool[0], &out.dstart[0], &out.seg_row[0], &out.tpool[0], &out.tstart[0])
     return (st.status, st.rows, st.line, st.pool_used, st.segs, st.tpool_used,
             st.tag_start, st.tag_len, st.err_line)
 
@@ -305,10 +316,21 @@ ctypedef fused level_t:      # a gain level: int32 unless a judgment needs 64 bi
     int64_t
 
 
+cdef class TopicBlocks:
+    """Where :func:`place_topics` copies each topic's block of rows: from
+    ``src_start`` to ``dst_start``, ``length`` rows (one entry per topic)."""
+
+    cdef const int64_t[::1] src_start
+    cdef const int64_t[::1] dst_start
+    cdef const int64_t[::1] length
+
+    def __init__(self, const int64_t[::1] src_start, const int64_t[::1] dst_start, const int64_t[::1] length):
+        self.src_start, self.dst_start, self.length = src_start, dst_start, length
+
+
 def place_topics(const double[::1] scores, const int32_t[::1] match, const int32_t[::1] tie_key,
                  const int64_t[::1] relevance,     # IN (qrels rows)
-                 const int64_t[::1] src_start, const int64_t[::1] dst_start,
-                 const int64_t[::1] length,        # IN (topics): a block of rows per topic
+                 TopicBlocks blocks not None,      # IN (topics): a block of rows per topic
                  double[::1] out_scores, int64_t[::1] out_tie_key,
                  level_t[::1] out_labels,          # OUT: the judgment if >= 0, else 0
                  int8_t[::1] out_status,           # OUT: 0 judged >= 0, -1 not judged, -2 judged < 0
@@ -316,6 +338,7 @@ def place_topics(const double[::1] scores, const int32_t[::1] match, const int32
     """Copy each topic's block of rows to its place (topics in qrels order)
     with its gain levels and trec_eval status, in one pass (``out_labels``
     int32 only when every judgment fits in it)."""
+    cdef const int64_t[::1] src_start = blocks.src_start, dst_start = blocks.dst_start, length = blocks.length
     cdef Py_ssize_t t, nt = length.shape[0]
     cdef int64_t i, s, d, r
     with nogil:

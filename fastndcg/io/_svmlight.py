@@ -193,15 +193,15 @@ class _SvmParser:
             self.fidx.reserve(pairs)
             self.fptr.reserve(rows_max + 2)
             self.fptr.a[self.fptr.n] = self.fval.n
-        status, rows, line, qid_mode, pool_used, nnz, err_line = _parse.parse_svmlight(
-            block, self.line, self.qid_mode, self.docids, self.features,
+        into = _parse.SvmlightOutputs(
             self.labels.tail(), self.qids.tail(), self.lines.tail(),
             self.pool.a if self.docids else EMPTY_U8,
             self.dstart.tail() if self.docids else EMPTY_I64,
             self.fval.a if self.features else EMPTY_F64,
             self.fidx.a if self.features else EMPTY_I64,
-            self.fptr.a[self.fptr.n:] if self.features else EMPTY_I64,
-            self.pool.n, self.fval.n)
+            self.fptr.a[self.fptr.n:] if self.features else EMPTY_I64)
+        status, rows, line, qid_mode, pool_used, nnz, err_line = _parse.parse_svmlight(
+            block, self.line, self.qid_mode, self.docids, self.features, into, self.pool.n, self.fval.n)
         if status != S["OK"]:
             raise line_error(self.path, err_line, PARSE_MESSAGES[status])
         for g in (self.labels, self.qids, self.lines):

@@ -163,10 +163,10 @@ class TrecParser:
             tstart = np.empty(nl + 1, dtype=np.int64)
             r = j["row"]
             vals = self.values.a[r: r + nl]
-            out = _parse.parse_trec(
-                block[j["a"]: j["b"]], j["line"], self.is_run, vals if self.is_run else EMPTY_F64,
-                EMPTY_I64 if self.is_run else vals, self.lines.a[r: r + nl], self.pool.a, self.dstart.a[r: r + nl],
-                seg_row, tpool, tstart, j["pool"])
+            into = _parse.TrecOutputs(vals if self.is_run else EMPTY_F64, EMPTY_I64 if self.is_run else vals,
+                                      self.lines.a[r: r + nl], self.pool.a, self.dstart.a[r: r + nl],
+                                      seg_row, tpool, tstart)
+            out = _parse.parse_trec(block[j["a"]: j["b"]], j["line"], self.is_run, into, j["pool"])
             results[i] = (out, seg_row, tpool, tstart)
 
         helpers = [helper_pool().submit(run, i) for i in range(1, len(jobs))]
