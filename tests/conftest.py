@@ -243,7 +243,7 @@ def rng():
     return np.random.default_rng(12345)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")      # session: module fixtures that read a data set once use it
 def shared_data():
     if not SHARED_DATA.is_dir():
         if IN_CI:
