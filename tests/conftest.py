@@ -26,7 +26,7 @@ IN_CI = bool(os.environ.get("CI"))
 #                scikit-learn, pytrec_eval, ir_measures, ranx, torchmetrics), scipy,
 #                pandas/polars/pyarrow
 #   distributed  Dask and Spark
-#   slow         whole real data sets, long trainings, memory bounds
+#   slow         whole real data sets, long trainings, exhaustive grids, memory bounds
 #   fuzz         the differential and parser fuzz tiers (hypothesis / atheris)
 # A file wholly in other tiers says so at module level, as a plain list
 # (``pytestmark = [pytest.mark.peers]``), so that pytest_ignore_collect can read
@@ -243,7 +243,7 @@ def rng():
     return np.random.default_rng(12345)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")      # session: module fixtures that read a data set once use it
 def shared_data():
     if not SHARED_DATA.is_dir():
         if IN_CI:

@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import warnings
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -338,11 +340,20 @@ def test_demo_still_works(capsys):
     assert "standard" in capsys.readouterr().out
 
 
-def _python_m(tmp_path, *argv):
-    """``python -m fastndcg`` from outside the checkout (the source tree has no compiled kernels)."""
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(fastndcg.__file__)))
-    return subprocess.run([sys.executable, "-m", "fastndcg", *[str(a) for a in argv]],
-                          capture_output=True, cwd=tmp_path, env=env)
+def _finished(capsys, *argv):
+    """``fastndcg ARGV`` in this process, as a finished ``python -m fastndcg`` gives it:
+    ``returncode`` and the bytes of ``stdout`` and ``stderr`` (one interpreter per command
+    cost about 0.3 s each; test_python_dash_m_and_formats runs ``python -m`` itself).
+    Python warnings the command leaves unhandled are printed on its stderr, as an
+    interpreter of its own would, not kept by pytest."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = show
+        code, out, err = run_cli_exits(capsys, *argv)
+    return SimpleNamespace(returncode=code, stdout=out.encode(), stderr=err.encode())
 
 
 STREAM_CASES = [
@@ -361,24 +372,24 @@ STREAM_CASES = [
 
 
 @pytest.mark.parametrize("folder, qrels, runs, options", STREAM_CASES)
-def test_stream_trec_runs_same_output(shared_data, tmp_path, folder, qrels, runs, options):
+def test_stream_trec_runs_same_output(shared_data, capsys, folder, qrels, runs, options):
     """--stream reads each run by whole topics: stdout and stderr byte for byte
     those of the in-memory evaluation (per-query values, means, names, notes)."""
     base = shared_data / folder
     argv = ["eval", base / qrels, *[base / r for r in runs], *options]
-    memory = _python_m(tmp_path, *argv)
-    streamed = _python_m(tmp_path, *argv, "--stream")
+    memory = _finished(capsys, *argv)
+    streamed = _finished(capsys, *argv, "--stream")
     assert memory.returncode == 0, memory.stderr
     assert streamed.returncode == 0, streamed.stderr
     assert streamed.stdout == memory.stdout and streamed.stderr == memory.stderr
     assert len(memory.stdout) > 150
 
 
-def test_stream_trec_errors(shared_data, tmp_path):
+def test_stream_trec_errors(shared_data, capsys, tmp_path):
     base = shared_data / "trec_eval-test"
     target = tmp_path / "out.csv"
     # results.trunc interleaves topics 301 and 303: a stream cannot regroup them
-    proc = _python_m(tmp_path, "eval", base / "qrels.test", base / "results.trunc", "-c", "--stream",
+    proc = _finished(capsys, "eval", base / "qrels.test", base / "results.trunc", "-c", "--stream",
                      "--format", "csv", "-o", target)
     assert proc.returncode == EXIT_DATA and proc.stdout == b""
     assert f"{base / 'results.trunc'}:3: topic '301' appears again after other topics".encode() in proc.stderr
@@ -388,24 +399,24 @@ def test_stream_trec_errors(shared_data, tmp_path):
     qrels.write_text("1 0 a 1\n2 0 b 1\n")
     run = tmp_path / "r.txt"
     run.write_text("1 Q0 a 1 0.5 t\n1 Q0 c 2 0.4 t\n3 Q0 a 1 0.1 t\n")
-    proc = _python_m(tmp_path, "eval", qrels, run, "--stream", "-o", target)
+    proc = _finished(capsys, "eval", qrels, run, "--stream", "-o", target)
     assert proc.returncode == EXIT_DATA and b"1 judged topic(s) have no results" in proc.stderr
     assert b"'2'" in proc.stderr and not target.exists()
     for flag, value in (("-c", b"0.5000"), ("--skip-missing", b"1.0000")):
-        memory = _python_m(tmp_path, "eval", qrels, run, flag, "-k", "all")
-        streamed = _python_m(tmp_path, "eval", qrels, run, flag, "-k", "all", "--stream")
+        memory = _finished(capsys, "eval", qrels, run, flag, "-k", "all")
+        streamed = _finished(capsys, "eval", qrels, run, flag, "-k", "all", "--stream")
         assert streamed.returncode == 0 and (streamed.stdout, streamed.stderr) == (memory.stdout, memory.stderr)
         assert value in streamed.stdout and b"1 topic(s) without judgments ignored" in streamed.stderr
     run.write_text("1 Q0 a 1 0.5 t\n1 Q0 c 2 nan t\n")
-    proc = _python_m(tmp_path, "eval", qrels, run, "-c", "--stream")
+    proc = _finished(capsys, "eval", qrels, run, "-c", "--stream")
     assert proc.returncode == EXIT_DATA and f"{run}:2: the score".encode() in proc.stderr
 
 
-def test_stream_test_subcommand_trec_runs(shared_data, tmp_path):
+def test_stream_test_subcommand_trec_runs(shared_data, capsys):
     base = shared_data / "trectools-robust03"
     argv = ["test", base / "robust03_qrels.txt", *[base / "runs" / f"input.{n}.gz" for n in ("humR03dc", "NLPR03vb10")],
             "-k", "10", "--resamples", "300", "--format", "json"]
-    memory, streamed = _python_m(tmp_path, *argv), _python_m(tmp_path, *argv, "--stream")
+    memory, streamed = _finished(capsys, *argv), _finished(capsys, *argv, "--stream")
     assert memory.returncode == streamed.returncode == 0, streamed.stderr
     assert streamed.stdout == memory.stdout and b"humR03dc" in streamed.stdout
 

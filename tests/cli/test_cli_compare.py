@@ -1,7 +1,8 @@
 """``fastndcg compare`` end to end: TREC qrels + runs, LETOR/LightGBM data + predictions, formats, errors.
 
-Runs ``python -m fastndcg`` in a subprocess from outside the checkout (so the installed,
-compiled package is imported, not the source tree).
+Runs ``fastndcg compare`` in this process, from a temporary working folder (``python -m
+fastndcg`` itself is run by tests/cli/test_cli.py::test_python_dash_m_and_formats): a new
+interpreter per command cost about 0.3 s of the fast tier each.
 """
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import csv
 import io
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -18,14 +17,15 @@ import pytest
 import fastndcg
 import fastndcg.io as readers
 from fastndcg.cli._options import EXIT_DATA, EXIT_IO, EXIT_OK, EXIT_USAGE
-from conftest import require
+from conftest import require, run_cli
 
 
-def cli(tmp_path, *argv):
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(fastndcg.__file__)))
-    proc = subprocess.run([sys.executable, "-m", "fastndcg", "compare", "--no-progress", *map(str, argv)],
-                          capture_output=True, text=True, cwd=tmp_path, env=env)
-    return proc.returncode, proc.stdout, proc.stderr
+@pytest.fixture
+def cli(capsys, tmp_path, monkeypatch):
+    """``fastndcg compare --no-progress ARGV`` in this process, in ``tmp_path`` (relative
+    paths and left-over files land there): (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+    return lambda *argv: run_cli(capsys, "compare", "--no-progress", *argv)
 
 
 @pytest.fixture
@@ -49,8 +49,8 @@ def ltr_predictions(tmp_path, data_path, n_files=2, seed=0, group=None):
 # ----------------------------------------------------------------------------- TREC files
 
 
-def test_trec_one_run_json_reproduces_trec_eval(trec, tmp_path):
-    code, out, err = cli(tmp_path, trec / "qrels.test", trec / "results.test", "-k", "5,10,all", "--format", "json")
+def test_trec_one_run_json_reproduces_trec_eval(trec, cli):
+    code, out, err = cli(trec / "qrels.test", trec / "results.test", "-k", "5,10,all", "--format", "json")
     assert code == EXIT_OK, err
     doc = json.loads(out)
     assert set(doc["presets"]) == set(fastndcg.list_presets())
@@ -65,13 +65,13 @@ def test_trec_one_run_json_reproduces_trec_eval(trec, tmp_path):
     assert run["n_queries"] == 3 and run["short_queries"]["ndcg@10"] == 0
 
 
-def test_trec_several_runs_table_rankings_and_flips(trec, tmp_path):
+def test_trec_several_runs_table_rankings_and_flips(trec, cli):
     args = [trec / "qrels.test", trec / "results.test", trec / "results.trunc", "-c", "-k", "5,10"]
-    code, out, err = cli(tmp_path, *args)
+    code, out, err = cli(*args)
     assert code == EXIT_OK, err
     assert "judged topic(s) without results counted as 0" in err
     assert "Order of the systems, best first" in out and "Flips: pairs whose order depends on the preset" in out
-    code, out, err = cli(tmp_path, *args, "--format", "json")
+    code, out, err = cli(*args, "--format", "json")
     doc = json.loads(out)
     names = [s["name"] for s in doc["systems"]]
     assert len(names) == 2
@@ -91,9 +91,9 @@ def test_trec_several_runs_table_rankings_and_flips(trec, tmp_path):
     assert order["order"] == [[names[1]], [names[0]]] and order["differs_from_baseline"] is True
 
 
-def test_trec_preset_selection_csv_and_atomic_output(trec, tmp_path):
+def test_trec_preset_selection_csv_and_atomic_output(trec, tmp_path, cli):
     out_path = tmp_path / "report.csv"
-    code, out, err = cli(tmp_path, trec / "qrels.rel_level", trec / "results.test", "--presets",
+    code, out, err = cli(trec / "qrels.rel_level", trec / "results.test", "--presets",
                          "trec_eval_cut,standard,letor4", "-k", "5,10", "--format", "csv", "-o", out_path)
     assert code == EXIT_OK, err
     assert out == ""
@@ -110,12 +110,12 @@ def test_trec_preset_selection_csv_and_atomic_output(trec, tmp_path):
 
 
 @pytest.mark.peers
-def test_mq2008_predictions_table_json_and_plot(shared_data, tmp_path):
+def test_mq2008_predictions_table_json_and_plot(shared_data, tmp_path, cli):
     require("matplotlib")
     data = shared_data / "mq2008" / "test.txt"
     d, preds = ltr_predictions(tmp_path, data)
     png = tmp_path / "curves.png"
-    code, out, err = cli(tmp_path, "--data", data, *preds, "-k", "1,5,10", "--format", "json", "--plot", png,
+    code, out, err = cli("--data", data, *preds, "-k", "1,5,10", "--format", "json", "--plot", png,
                          "--plot-max-k", "12")
     assert code == EXIT_OK, err
     assert "no doc ids" in err
@@ -136,15 +136,15 @@ def test_mq2008_predictions_table_json_and_plot(shared_data, tmp_path):
         assert lo < s["presets"]["standard"]["mean"]["ndcg@10"] < hi
     blob = png.read_bytes()
     assert blob[:8] == b"\x89PNG\r\n\x1a\n" and len(blob) > 20_000
-    code, out, err = cli(tmp_path, "--data", data, *preds, "-k", "1,5,10", "--presets", "standard,letor4,trec_eval")
+    code, out, err = cli("--data", data, *preds, "-k", "1,5,10", "--presets", "standard,letor4,trec_eval")
     assert code == EXIT_OK, err
     assert "System model0.pred: 156 queries, 2874 documents" in out and "trec_eval [1]" in out and "n/a" in out
 
 
-def test_lightgbm_rank_data_uses_its_query_file(shared_data, tmp_path):
+def test_lightgbm_rank_data_uses_its_query_file(shared_data, tmp_path, cli):
     data = shared_data / "lightgbm-rank" / "rank.test"
     d, preds = ltr_predictions(tmp_path, data, n_files=1, group=str(data) + ".query")
-    code, out, err = cli(tmp_path, "--data", data, *preds, "-k", "1,3,5", "--presets", "lightgbm,standard",
+    code, out, err = cli("--data", data, *preds, "-k", "1,3,5", "--presets", "lightgbm,standard",
                          "--format", "json")
     assert code == EXIT_OK, err
     run = json.loads(out)["systems"][0]
@@ -157,37 +157,37 @@ def test_lightgbm_rank_data_uses_its_query_file(shared_data, tmp_path):
 # ----------------------------------------------------------------------------- errors and exit codes
 
 
-def test_usage_errors_exit_2(trec, tmp_path):
+def test_usage_errors_exit_2(trec, tmp_path, cli):
     q, r = trec / "qrels.test", trec / "results.test"
-    code, out, err = cli(tmp_path, q, r, "--presets", "standard,nope")
+    code, out, err = cli(q, r, "--presets", "standard,nope")
     assert code == EXIT_USAGE and out == "" and "--preset" in err and "unknown preset 'nope'" in err
-    code, out, err = cli(tmp_path, q, r, "-k", "5,0")
+    code, out, err = cli(q, r, "-k", "5,0")
     assert code == EXIT_USAGE and "-k" in err and "'5,0'" in err
-    code, out, err = cli(tmp_path, q, r, "--gain", "1=3")
+    code, out, err = cli(q, r, "--gain", "1=3")
     # issue 15: compare does not offer --gain / --stream (its --help lists only what it accepts)
     assert code == EXIT_USAGE and "unrecognized arguments: --gain" in err
-    code, out, err = cli(tmp_path, q, r, "--plot-max-k", "0", "--plot", "x.png")
+    code, out, err = cli(q, r, "--plot-max-k", "0", "--plot", "x.png")
     assert code == EXIT_USAGE and "--plot-max-k" in err and "'0'" in err
-    code, out, err = cli(tmp_path, q)
+    code, out, err = cli(q)
     assert code == EXIT_USAGE and "at least one RUN" in err
     assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.peers
-def test_io_errors_exit_3_and_leave_no_file(trec, tmp_path):
+def test_io_errors_exit_3_and_leave_no_file(trec, tmp_path, cli):
     require("matplotlib")
     q, r = trec / "qrels.test", trec / "results.test"
-    code, out, err = cli(tmp_path, q, r, "-o", tmp_path / "nowhere" / "report.txt")
+    code, out, err = cli(q, r, "-o", tmp_path / "nowhere" / "report.txt")
     assert code == EXIT_IO and out == "" and "nowhere" in err
-    code, out, err = cli(tmp_path, q, r, "--plot", tmp_path / "nowhere" / "curves.png")
+    code, out, err = cli(q, r, "--plot", tmp_path / "nowhere" / "curves.png")
     assert code == EXIT_IO and "--plot" in err
-    code, out, err = cli(tmp_path, q, tmp_path / "missing.run")
+    code, out, err = cli(q, tmp_path / "missing.run")
     assert code == EXIT_IO and "missing.run" in err
     assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.peers
-def test_unwritable_output_exit_3(trec, tmp_path):
+def test_unwritable_output_exit_3(trec, tmp_path, cli):
     require("matplotlib")
     q, r = trec / "qrels.test", trec / "results.test"
     locked = tmp_path / "locked"
@@ -200,27 +200,27 @@ def test_unwritable_output_exit_3(trec, tmp_path):
                 pytest.skip("no folder this user cannot write to")
             target = "/proc/fastndcg-report.txt"
         for option in ("-o", "--plot"):
-            code, out, err = cli(tmp_path, q, r, option, target)
+            code, out, err = cli(q, r, option, target)
             assert code == EXIT_IO and out == "" and "report.txt" in err, err
     finally:
         locked.chmod(0o700)
     assert os.listdir(tmp_path) == ["locked"] and os.listdir(locked) == []
 
 
-def test_data_errors_exit_4_with_file_and_line(shared_data, trec, tmp_path):
+def test_data_errors_exit_4_with_file_and_line(shared_data, trec, tmp_path, cli):
     data = shared_data / "mq2008" / "test.txt"
     short = tmp_path / "short.pred"
     short.write_text("0.5\n" * 100)
     existing = tmp_path / "report.txt"
     existing.write_text("previous report\n")
-    code, out, err = cli(tmp_path, "--data", data, short, "-o", existing)
+    code, out, err = cli("--data", data, short, "-o", existing)
     assert code == EXIT_DATA and out == ""
     assert f"{short}:" in err and "2874" in err
     assert existing.read_text() == "previous report\n"             # untouched
     # a judged topic missing from a run, without -c: trec_eval 10 stops too
-    code, out, err = cli(tmp_path, trec / "qrels.test", trec / "results.test", trec / "results.trunc")
+    code, out, err = cli(trec / "qrels.test", trec / "results.test", trec / "results.trunc")
     assert code == EXIT_DATA and "results.trunc" in err and "-c" in err
     bad = tmp_path / "bad.run"
     bad.write_text("301 Q0 doc1 1 0.5 tag\n301 Q0 doc2 2 high tag\n")
-    code, out, err = cli(tmp_path, trec / "qrels.test", bad, "-c")
+    code, out, err = cli(trec / "qrels.test", bad, "-c")
     assert code == EXIT_DATA and f"{bad}:2:" in err

@@ -1,12 +1,7 @@
 from fastndcg.measures import aligned_mean_ndcg
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-import fastndcg
 
 from fastndcg.cli import main
+from conftest import run_cli
 
 
 def test_demo_runs_and_prints_conventions(capsys):
@@ -16,13 +11,11 @@ def test_demo_runs_and_prints_conventions(capsys):
         assert name in out
 
 
-def test_demo_rejects_bad_cutoffs(tmp_path):
-    # Run outside the checkout, importing the same (compiled) package as the tests.
-    env = dict(os.environ, PYTHONPATH=str(Path(fastndcg.__file__).resolve().parents[1]))
-    proc = subprocess.run([sys.executable, "-m", "fastndcg", "demo", "-k", "0,3"], capture_output=True, text=True,
-                          cwd=tmp_path, env=env)
-    assert proc.returncode == 2
-    assert "cutoffs must be integers >= 1" in proc.stderr
+def test_demo_rejects_bad_cutoffs(capsys):
+    # in this process (python -m fastndcg itself: tests/cli/test_cli.py::test_python_dash_m_and_formats)
+    code, _, err = run_cli(capsys, "demo", "-k", "0,3")
+    assert code == 2
+    assert "cutoffs must be integers >= 1" in err
 
 
 def test_example_files_are_deterministic_and_evaluable(tmp_path):

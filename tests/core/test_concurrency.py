@@ -130,19 +130,19 @@ def batches(seed: int) -> List[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
             for _ in range(N_VARIANTS)]
 
 
-def call_kinds(data, fresh_conventions: Callable[[], List[Convention]]) -> List[Task]:
-    """Every public call kind, as ``(name, call(variant))``. Objects users
-    share are built here, once, and shared by every thread that runs the calls."""
+def call_kinds(data, fresh_conventions: Callable[[], List[Convention]], n: int = OPENMP_THREADS) -> List[Task]:
+    """Every public call kind, as ``(name, call(variant))``, each call with ``n``
+    OpenMP threads. Objects users share are built here, once, and shared by every
+    thread that runs the calls."""
     conventions = fresh_conventions()            # new objects: their resolution is not cached yet
     scores0, labels0, offsets0 = data[0]
-    scorer = fastndcg.NDCGScorer(labels0, offsets0, [1, 3, 10], n_threads=OPENMP_THREADS)
-    models = {mode: fastndcg.LambdaMART(labels0, offsets0, mode=mode, n_threads=OPENMP_THREADS)
+    scorer = fastndcg.NDCGScorer(labels0, offsets0, [1, 3, 10], n_threads=n)
+    models = {mode: fastndcg.LambdaMART(labels0, offsets0, mode=mode, n_threads=n)
               for mode in lambdamart_checks.MODES}
-    soft_objective = fastndcg.SoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)
-    lightgbm_soft = fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)
+    soft_objective = fastndcg.SoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
+    lightgbm_soft = fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
     datasets = [FakeLightGBMDataset(lab, off) for _, lab, off in data]
     qrels, runs = trec_inputs(data)
-    n = OPENMP_THREADS
 
     def lightgbm_rounds(v: int):
         s, lab, off = data[v]
@@ -207,7 +207,9 @@ def conventions_factory() -> List[Convention]:
 
 def test_every_call_kind_from_8_threads_matches_one_thread(force_threads):
     data = batches(24)
-    reference = call_kinds(data, conventions_factory)
+    # the reference is single-threaded through and through (results do not depend on the
+    # thread count): 152 tiny calls with 2 OpenMP threads each took seconds on a busy 2-core box
+    reference = call_kinds(data, conventions_factory, n=1)
     expected = {(name, v): call(v) for name, call in reference for v in range(N_VARIANTS)}
     lambdamart_checks._SIGMOID_TABLES.clear()   # start the threaded run on an empty cache
     problems = run_concurrently(call_kinds(data, conventions_factory), expected)

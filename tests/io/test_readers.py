@@ -406,20 +406,27 @@ def _trec_eval_reference(qrels: dict, run: dict, k=None, full_ideal=True, float3
         gains = [max(judged.get(d, 0), 0) for d, _ in docs]
         ideal = sorted((max(v, 0) for v in judged.values()), reverse=True)
         depth = len(gains) if k is None else k
-        dcg = sum(g / np.log2(r + 2) for r, g in enumerate(gains[:depth]))
+        # unjudged and non-relevant documents add 0.0, which leaves a sum's bits as they are: skipped
+        dcg = sum(g / np.log2(r + 2) for r, g in enumerate(gains[:depth]) if g)
         idepth = len(ideal) if (full_ideal or k is None) else k
-        idcg = sum(g / np.log2(r + 2) for r, g in enumerate(ideal[:idepth]))
+        idcg = sum(g / np.log2(r + 2) for r, g in enumerate(ideal[:idepth]) if g)
         out[topic] = dcg / idcg if idcg > 0 else 0.0
     return out
 
 
+@pytest.fixture(scope="module")
+def robust03_qrels(shared_data):
+    """The Robust 2003 qrels and their dict, read once for the runs compared against them."""
+    qrels = readers.read_qrels(shared_data / "trectools-robust03" / "robust03_qrels.txt")
+    return qrels, qrels.to_dict()
+
+
 @pytest.mark.parametrize("run_name", ["input.MU03rob01.gz", "input.rutcor03100.gz", "input.NLPR03vb10.gz"])
-def test_robust03_tie_heavy_runs_get_trec_eval_order(shared_data, run_name):
+def test_robust03_tie_heavy_runs_get_trec_eval_order(shared_data, robust03_qrels, run_name):
     base = shared_data / "trectools-robust03"
-    qrels = readers.read_qrels(base / "robust03_qrels.txt")
+    qrels, qd = robust03_qrels
     run = readers.read_run(base / "runs" / run_name)
     a = readers.align_run(run, qrels)
-    qd = qrels.to_dict()
     rd = {}
     docs, scores = run.docnos().tolist(), run.scores.tolist()
     for t, s, e in zip(run.topics.tolist(), run.offsets[:-1].tolist(), run.offsets[1:].tolist()):
@@ -639,8 +646,20 @@ def test_corrupt_compressed_file_is_a_value_error_at_a_line(tmp_path, kind, pos)
     assert 1 <= int(re.search(r":(\d+): ", str(err.value)).group(1)) <= 3001
 
 
+@pytest.fixture(scope="module")
+def truncated_gzip():
+    """A 100,000-line qrels file gzipped and cut at 45%, and the number of lines before the cut
+    (compressed once for both inflate implementations)."""
+    import zlib
+
+    body = b"".join(b"%d 0 clueweb09-en0000-00-%05d 1\n" % (i // 100, i) for i in range(100_000))
+    z = gzip.compress(body, compresslevel=6, mtime=0)      # the gzip tool's level: 9 took 0.5 s on these lines
+    cut = z[: len(z) * 45 // 100]
+    return cut, zlib.decompressobj(31).decompress(cut).count(b"\n")
+
+
 @pytest.mark.parametrize("inflate", ["default", "zlib"])
-def test_truncated_gzip_names_the_line_where_the_stream_breaks(tmp_path, monkeypatch, inflate):
+def test_truncated_gzip_names_the_line_where_the_stream_breaks(tmp_path, monkeypatch, truncated_gzip, inflate):
     # issue 24: a gzip file cut in the middle was reported at line 1 ("trunc.run.gz:1:
     # cannot decompress ...") though tens of thousands of lines had been decoded: the
     # standard library drops what it decoded in the read that fails
@@ -650,10 +669,7 @@ def test_truncated_gzip_names_the_line_where_the_stream_breaks(tmp_path, monkeyp
 
     if inflate == "zlib":                        # the standard library's inflate (no isal)
         monkeypatch.setattr(files, "_gzip_impl", zlib)
-    body = b"".join(b"%d 0 clueweb09-en0000-00-%05d 1\n" % (i // 100, i) for i in range(100_000))
-    z = gzip.compress(body, mtime=0)
-    cut = z[: len(z) * 45 // 100]
-    decodable = zlib.decompressobj(31).decompress(cut).count(b"\n")
+    cut, decodable = truncated_gzip
     assert decodable > 40_000
     path = write(tmp_path, "trunc.run.gz", cut, mode="wb")
     with raises_at(path, decodable + 1, "cannot decompress: Compressed file ended"):

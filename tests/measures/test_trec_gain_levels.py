@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastndcg.measures import _trec_gain_levels as engine
 from fastndcg.reference import _trec_gains as ref
 from fastndcg.reference._trec_ndcg import _ndcg_p_walk
+from conftest import fuzz_settings
 
 # gains chosen to hit trec_eval's comparator quirks: less than 1 apart (equal), 2**31 apart
 # (wrap), NaN-free but huge, negative, zero
@@ -25,9 +27,7 @@ def _same(a, b):
         assert x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y))
 
 
-@settings(max_examples=600, deadline=None)
-@given(pairs=_pairs, counts=_counts)
-def test_engine_level_rules_equal_the_reference(pairs, counts):
+def _engine_equals_reference(pairs, counts):
     mine = engine.gain_entries(pairs, counts)
     theirs = ref.trec_gain_entries(pairs, counts)
     assert mine == theirs
@@ -35,6 +35,21 @@ def test_engine_level_rules_equal_the_reference(pairs, counts):
     _same(engine.ndcg_p_gains(mine), _ndcg_p_walk(theirs))
     for level in range(-3, 8):
         assert engine.level_gain(mine, level) == ref.trec_level_gain(theirs, level)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs=_pairs, counts=_counts)
+def test_engine_level_rules_equal_the_reference(pairs, counts):
+    _engine_equals_reference(pairs, counts)
+
+
+# the same property in depth, in the fuzz tier (600 cases here took most of a second of the fast
+# tier): 24 cases in its quick profile, 1,000 in ci, 4,000 in deep
+@pytest.mark.fuzz
+@fuzz_settings(2.0)
+@given(pairs=_pairs, counts=_counts)
+def test_engine_level_rules_equal_the_reference_in_depth(pairs, counts):
+    _engine_equals_reference(pairs, counts)
 
 
 def test_a_known_non_transitive_order():
