@@ -58,8 +58,9 @@ def fifo(tmp_path, data: bytes) -> Iterator[str]:
         yield str(path)
     finally:
         if t.is_alive():            # the reader never opened it: let the writer's open return
-            with open(path, "rb"):
-                pass
+            # without blocking: the writer may have finished writing and be ending, and a
+            # blocking open of a FIFO nobody writes to waits for ever
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
         t.join(5)
 
 
