@@ -315,6 +315,22 @@ class Convention:
         scaled = tuple(math.ldexp(v, -exponent) for v in self.discount)
         return replace(self, discount=scaled)
 
+    def __repr__(self) -> str:
+        """``Convention(preset='trec_eval', ties='stable')``: the preset it is named
+        after and the fields that differ from it; for any other convention the
+        fields that differ from ``Convention()``. :meth:`describe` names every field."""
+        from fastndcg.conventions._presets import PRESETS
+
+        base = PRESETS.get(self.name)
+        parts = [f"preset={self.name!r}"] if base is not None else []
+        if base is None and self.name != "custom":
+            parts.append(f"name={self.name!r}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "name" and value != getattr(base or DEFAULT, f.name):
+                parts.append(f"{f.name}={_short_value(value)}")
+        return f"Convention({', '.join(parts)})"
+
     def describe(self) -> str:
         """One line naming every choice, for reports."""
         parts = []
@@ -367,6 +383,15 @@ class UnknownLabelWarning(UserWarning):
         self.count = int(count)
         self.n_docs = int(n_docs)
         self.convention = convention
+
+
+def _short_value(value: Any) -> str:
+    """A field's value for a repr; a long table or array by its size only."""
+    if isinstance(value, (str, type(None))) or not hasattr(value, "__len__"):
+        return repr(value)
+    if len(value) > 8:
+        return f"<{len(value)} values: {_fmt(value[0])}, {_fmt(value[1])}, ..., {_fmt(value[-1])}>"
+    return "(" + ", ".join(_fmt(v) for v in value) + ("," if len(value) == 1 else "") + ")"
 
 
 def _fmt(v: float) -> str:

@@ -166,6 +166,21 @@ class Measurement:
                              f"(presets {', '.join(p for ps in _RULES.values() for p in ps)}); got "
                              f"{self.convention.describe()}")
 
+    def __repr__(self) -> str:
+        """``Measurement(nDCG@10, name='ndcg_cut_10', convention=Convention(preset='trec_eval'))``:
+        the measure, its name, its convention and the topic rules that differ
+        from the defaults (:attr:`signature` spells out everything)."""
+        parts = [self.head]
+        if self.name:
+            parts.append(f"name={self.name!r}")
+        parts.append(f"convention={self.convention!r}")
+        for f in fields(self):
+            if f.name not in ("family", "cutoff", "convention", "name"):
+                value = getattr(self, f.name)
+                if value != f.default:
+                    parts.append(f"{f.name}={value}" if f.name == "gains" else f"{f.name}={value!r}")
+        return f"Measurement({', '.join(parts)})"
+
     # Two measurements are equal when they compute the same thing: the same
     # signature (the name they print under aside; gain tables with NaN holes
     # compare equal, which tuples of floats do not).
