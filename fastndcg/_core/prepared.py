@@ -22,6 +22,7 @@ import numpy as np
 
 from fastndcg._core import _aggregate
 from fastndcg.conventions._convention import ABOVE_ONE_TOLERANCE, Convention, Cutoffs
+from fastndcg.conventions._convention import PRESETS
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
@@ -472,8 +473,6 @@ def missing_tie_key_message(conv: Convention) -> str:
     compare, ...); a preset is named, since a user who picked ``"trec_eval"``
     never wrote ``ties='key_desc'`` and would not recognise it.
     """
-    from fastndcg.conventions._presets import PRESETS
-
     fix = 'or use .replace(ties="stable") to keep the input order'
     need = f"ties={conv.ties!r} needs a tie_key array"
     if PRESETS.get(conv.name) == conv:

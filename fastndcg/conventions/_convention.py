@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -319,8 +319,6 @@ class Convention:
         """``Convention(preset='trec_eval', ties='stable')``: the preset it is named
         after and the fields that differ from it; for any other convention the
         fields that differ from ``Convention()``. :meth:`describe` names every field."""
-        from fastndcg.conventions._presets import PRESETS
-
         base = PRESETS.get(self.name)
         parts = [f"preset={self.name!r}"] if base is not None else []
         if base is None and self.name != "custom":
@@ -401,3 +399,7 @@ def _fmt(v: float) -> str:
 
 
 DEFAULT = Convention()
+
+#: name: preset, filled by :mod:`fastndcg.conventions._presets` (here so that a
+#: convention's repr can name its preset without an import circle)
+PRESETS: Dict[str, Convention] = {}

@@ -36,7 +36,7 @@ from fastndcg._version import __version__
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention, get_preset
-from fastndcg.conventions._presets import PRESETS
+from fastndcg.conventions._convention import PRESETS
 from fastndcg.measures._measure_strings import Measure, measure_items, parse_measures
 from fastndcg.measures._trec_gain_specs import GainSpec, parse_gains
 

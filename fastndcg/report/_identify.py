@@ -44,7 +44,7 @@ import numpy as np
 
 from fastndcg._core.summary import mean_text, short_list
 from fastndcg.conventions._convention import Convention
-from fastndcg.conventions._presets import PRESETS
+from fastndcg.conventions._convention import PRESETS
 from fastndcg.measures._measurement import Measurement, measurement_for
 from fastndcg._core.validation import gathered_label_warnings
 
