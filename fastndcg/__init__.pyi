@@ -6,7 +6,8 @@ from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg._core.prepared import NDCGScorer
 from fastndcg._core.threads import effective_n_threads
 from fastndcg.conventions._convention import Convention
-from fastndcg.conventions._presets import PRESETS, get_preset, list_presets
+from fastndcg.conventions._convention import PRESETS
+from fastndcg.conventions._presets import get_preset, list_presets
 from fastndcg.measures._evaluation import Evaluation, calc_aggregate, evaluate, iter_calc
 from fastndcg.measures._lambdamart_functions import delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from fastndcg.measures._lambdamart_model import LambdaMART

@@ -22,6 +22,7 @@ import numpy as np
 
 from fastndcg._core import _aggregate
 from fastndcg.conventions._convention import ABOVE_ONE_TOLERANCE, Convention, Cutoffs
+from fastndcg.conventions._convention import PRESETS
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
@@ -259,10 +260,8 @@ class NDCGScorer:
     def _check_scores(self, scores, tie_key):
         sc = as_scores(scores)
         check_same_length(sc, self.n_docs, "scores", "labels")
-        if tie_key is None:
+        if tie_key is None and self._tie_key is not None:
             key = self._tie_key
-            if key is None and self.convention.uses_tie_key:
-                raise ValueError(f"ties={self.convention.ties!r} needs a tie_key array")
         else:
             key = tie_key_for(self.convention, tie_key, sc.shape[0])
         return sc, key
@@ -467,10 +466,26 @@ def inverse_ideal_dcg(idcg: np.ndarray) -> np.ndarray:
         return np.where(idcg > 0, 1.0 / idcg, 0.0)
 
 
+def missing_tie_key_message(conv: Convention) -> str:
+    """What to pass when a convention that breaks ties by a key got none.
+
+    The one wording of this error, for every door (ndcg, mean_ndcg, NDCGScorer,
+    compare, ...); a preset is named, since a user who picked ``"trec_eval"``
+    never wrote ``ties='key_desc'`` and would not recognise it.
+    """
+    fix = 'or use .replace(ties="stable") to keep the input order'
+    need = f"ties={conv.ties!r} needs a tie_key array"
+    if PRESETS.get(conv.name) == conv:
+        order = "descending" if conv.ties == "key_desc" else "ascending"
+        return (f"the {conv.name} preset breaks ties by docno ({need}): pass tie_key=... (one value per "
+                f"document, e.g. docno ranks; equal scores go by tie_key {order}) {fix}")
+    return f"{need}: pass tie_key=... (one value per document, e.g. docno ranks) {fix}"
+
+
 def tie_key_for(conv: Convention, tie_key, n: int):
     if conv.uses_tie_key:
         if tie_key is None:
-            raise ValueError(f"ties={conv.ties!r} needs a tie_key array")
+            raise ValueError(missing_tie_key_message(conv))
         return check_tie_key(tie_key, n)
     if tie_key is not None:
         raise ValueError(f"tie_key was given but the convention breaks ties by {conv.ties!r}; "

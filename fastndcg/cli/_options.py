@@ -84,7 +84,8 @@ def cutoff_list_arg(text: str) -> List[Optional[int]]:
 
 
 def preset_name_arg(text: str) -> str:
-    from fastndcg.conventions._presets import PRESETS, unknown_preset_message
+    from fastndcg.conventions._convention import PRESETS
+    from fastndcg.conventions._presets import unknown_preset_message
 
     if text not in PRESETS:
         raise argparse.ArgumentTypeError(unknown_preset_message(text))

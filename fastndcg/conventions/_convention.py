@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -315,6 +315,20 @@ class Convention:
         scaled = tuple(math.ldexp(v, -exponent) for v in self.discount)
         return replace(self, discount=scaled)
 
+    def __repr__(self) -> str:
+        """``Convention(preset='trec_eval', ties='stable')``: the preset it is named
+        after and the fields that differ from it; for any other convention the
+        fields that differ from ``Convention()``. :meth:`describe` names every field."""
+        base = PRESETS.get(self.name)
+        parts = [f"preset={self.name!r}"] if base is not None else []
+        if base is None and self.name != "custom":
+            parts.append(f"name={self.name!r}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "name" and value != getattr(base or DEFAULT, f.name):
+                parts.append(f"{f.name}={_short_value(value)}")
+        return f"Convention({', '.join(parts)})"
+
     def describe(self) -> str:
         """One line naming every choice, for reports."""
         parts = []
@@ -369,6 +383,15 @@ class UnknownLabelWarning(UserWarning):
         self.convention = convention
 
 
+def _short_value(value: Any) -> str:
+    """A field's value for a repr; a long table or array by its size only."""
+    if isinstance(value, (str, type(None))) or not hasattr(value, "__len__"):
+        return repr(value)
+    if len(value) > 8:
+        return f"<{len(value)} values: {_fmt(value[0])}, {_fmt(value[1])}, ..., {_fmt(value[-1])}>"
+    return "(" + ", ".join(_fmt(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+
+
 def _fmt(v: float) -> str:
     if math.isnan(v):
         return "-"
@@ -376,3 +399,7 @@ def _fmt(v: float) -> str:
 
 
 DEFAULT = Convention()
+
+#: name: preset, filled by :mod:`fastndcg.conventions._presets` (here so that a
+#: convention's repr can name its preset without an import circle)
+PRESETS: Dict[str, Convention] = {}

@@ -7,12 +7,10 @@ version of the tool it matches; docs/presets.md has one section per preset
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from fastndcg.conventions._convention import DEFAULT as _DEFAULT
-from fastndcg.conventions._convention import Convention
-
-PRESETS: Dict[str, Convention] = {}
+from fastndcg.conventions._convention import PRESETS, Convention
 
 
 def _register(convention: Convention) -> Convention:

@@ -35,6 +35,7 @@ import numpy as np
 
 from fastndcg.report._chunks import ChunkEvaluator
 from fastndcg.report._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
+from fastndcg._core.summary import frame_result_repr
 from fastndcg._core.validation import plain
 from fastndcg.conventions._convention import Cutoffs
 
@@ -128,6 +129,11 @@ class DaskResult:
     mean: Union[float, Dict[str, float]]
     #: what each cutoff's number is (:attr:`fastndcg.measures._measurement.Measurement.signature`)
     signatures: List[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        """``DaskResult(1 measure, mean nDCG@10=0.3914)``; the per-query values stay in the
+        Dask DataFrame :attr:`per_query`."""
+        return frame_result_repr("DaskResult", self.mean, self.signatures)
 
 
 def _terms(ddf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Optional[str],

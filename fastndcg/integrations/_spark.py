@@ -37,6 +37,7 @@ from typing import Any, Dict, Iterator, List, Optional, Union
 
 import numpy as np
 
+from fastndcg._core.summary import frame_result_repr
 from fastndcg.conventions._convention import Cutoffs
 from fastndcg.report._chunks import ChunkEvaluator
 from fastndcg.report._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
@@ -64,6 +65,11 @@ class SparkResult:
     mean: Union[float, Dict[str, float]]
     #: what each cutoff's number is (:attr:`fastndcg.measures._measurement.Measurement.signature`)
     signatures: List[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        """``SparkResult(1 measure, mean nDCG@10=0.3914)``; the per-query values stay in the
+        Spark DataFrame :attr:`per_query`."""
+        return frame_result_repr("SparkResult", self.mean, self.signatures)
 
 
 def _terms(sdf: Any, k: Cutoffs, query: str, label: str, score: str, doc_id: Optional[str],

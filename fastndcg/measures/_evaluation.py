@@ -47,6 +47,7 @@ from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from fastndcg._core.summary import mean_text, summary_repr
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.measures._measure_strings import Measure
 from fastndcg.measures._measurement import Measurement
@@ -96,6 +97,13 @@ class Evaluation:
     ignored_query_ids: Optional[List[str]] = None
     measurements: List[Measurement] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        """``Evaluation(2 measures, 2,000 topics, mean ndcg_cut_10=0.3914, ndcg_cut_20=0.4012)``:
+        a summary; the values stay in the attributes, :meth:`to_dict` and :meth:`to_frame`."""
+        return summary_repr("Evaluation", [m.name for m in self.measures], len(self.query_ids),
+                            list(self.aggregated.values()), self.run_name, self.missing_query_ids,
+                            self.ignored_query_ids)
+
     @property
     def signatures(self) -> Dict[Measure, str]:
         """{measure: signature}: what each number is, completely
@@ -126,6 +134,10 @@ class Evaluation:
         """pytrec_eval's ``evaluate`` shape: {query_id: {measure name: value}}."""
         names = [m.name for m in self.measures]
         return {q: dict(zip(names, row)) for q, row in zip(self.query_ids, self.values.tolist())}
+
+    def to_dict(self) -> Dict[str, Dict[str, float]]:
+        """{query_id: {measure name: value}} (as :attr:`by_query`, pytrec_eval's shape)."""
+        return self.by_query
 
     def to_frame(self, layout: str = "long"):
         """A pandas DataFrame: ``long`` (columns query_id, measure, value) or
@@ -228,6 +240,11 @@ class CalcResults(NamedTuple):
 
     aggregated: Dict[Measure, float]
     per_query: List[Metric]
+
+    def __repr__(self) -> str:
+        """``CalcResults(aggregated={nDCG@10: 0.3914}, per_query=[2,000 metrics])``."""
+        agg = ", ".join(f"{m}: {mean_text(v)}" for m, v in self.aggregated.items())
+        return f"CalcResults(aggregated={{{agg}}}, per_query=[{len(self.per_query):,} metrics])"
 
 
 def calc(measures: Any, qrels: Any, run: Any, **kw: Any) -> CalcResults:

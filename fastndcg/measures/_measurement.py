@@ -36,7 +36,7 @@ from fastndcg._version import __version__
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention, get_preset
-from fastndcg.conventions._presets import PRESETS
+from fastndcg.conventions._convention import PRESETS
 from fastndcg.measures._measure_strings import Measure, measure_items, parse_measures
 from fastndcg.measures._trec_gain_specs import GainSpec, parse_gains
 
@@ -165,6 +165,21 @@ class Measurement:
             raise ValueError(f"{what} follow trec_eval's rules: the convention must be trec_eval's "
                              f"(presets {', '.join(p for ps in _RULES.values() for p in ps)}); got "
                              f"{self.convention.describe()}")
+
+    def __repr__(self) -> str:
+        """``Measurement(nDCG@10, name='ndcg_cut_10', convention=Convention(preset='trec_eval'))``:
+        the measure, its name, its convention and the topic rules that differ
+        from the defaults (:attr:`signature` spells out everything)."""
+        parts = [self.head]
+        if self.name:
+            parts.append(f"name={self.name!r}")
+        parts.append(f"convention={self.convention!r}")
+        for f in fields(self):
+            if f.name not in ("family", "cutoff", "convention", "name"):
+                value = getattr(self, f.name)
+                if value != f.default:
+                    parts.append(f"{f.name}={value}" if f.name == "gains" else f"{f.name}={value!r}")
+        return f"Measurement({', '.join(parts)})"
 
     # Two measurements are equal when they compute the same thing: the same
     # signature (the name they print under aside; gain tables with NaN holes

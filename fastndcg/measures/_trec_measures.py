@@ -46,6 +46,7 @@ from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.conventions._convention import Convention
 from fastndcg._core.prepared import NDCGScorer, aggregate
 from fastndcg.measures._trec_gain_levels import gain_entries, ndcg_p_gains
+from fastndcg._core.summary import summary_repr
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import check_scores, overflow_at_file_lines
 from fastndcg.measures._measure_strings import Measure
@@ -93,6 +94,10 @@ class TrecResult:
     @property
     def names(self) -> List[str]:
         return [m.name for m in self.measures]
+
+    def __repr__(self) -> str:
+        return summary_repr("TrecResult", self.names, len(self.qids), self.means.tolist(), self.run_name,
+                            self.missing_qids, self.ignored_qids)
 
 
 @dataclass

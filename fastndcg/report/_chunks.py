@@ -11,6 +11,7 @@ import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer, exact_column_sums, finish_aggregate, one_shot
 from fastndcg._core._exact import ExactSum
+from fastndcg._core.summary import summary_repr
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.conventions._convention import Convention, Cutoffs
 from fastndcg.conventions._presets import as_convention
@@ -110,6 +111,19 @@ def _cutoff_list(k: Cutoffs) -> Tuple[List[Optional[int]], bool]:
     return ks, False
 
 
+def stream_repr(res: "StreamResult", kind: str) -> str:
+    """The short repr of a streamed result: counts and the mean of each cutoff
+    (named by its signature's measure, ``nDCG@10``)."""
+    means = np.atleast_1d(np.asarray(res.mean, dtype=np.float64)).tolist()
+    names = [s.split("|", 1)[0] for s in res.signatures] if len(res.signatures) == len(means) else \
+        [f"#{i}" for i in range(len(means))]
+    # a TREC run's result (RunStreamResult) also reports its tag and topics
+    text = summary_repr(kind, names, res.n_queries, means, getattr(res, "run_name", ""),
+                        getattr(res, "missing_qids", None), getattr(res, "ignored_qids", None),
+                        unit="topics" if hasattr(res, "missing_qids") else "queries")
+    return text[:-1] + f", {res.n_rows:,} rows in {res.n_chunks:,} chunk{'s' if res.n_chunks != 1 else ''})"
+
+
 def cutoff_names(k: Cutoffs) -> List[str]:
     """Column names of the cutoffs, as :mod:`fastndcg.io._frames`: ``ndcg@k`` (``ndcg`` for None)."""
     ks, _ = _cutoff_list(k)
@@ -195,6 +209,10 @@ class StreamResult:
     max_chunk_rows: int
     #: what each cutoff's number is (:attr:`fastndcg.measures._measurement.Measurement.signature`)
     signatures: List[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        """``StreamResult(2,000 queries, 40,000 rows in 3 chunks, mean 0.3914)``."""
+        return stream_repr(self, type(self).__name__)
 
     @property
     def signature(self) -> str:

@@ -12,7 +12,8 @@ from fastndcg.report._format import qid_json as _qid
 from fastndcg.conventions._convention import Convention
 from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg._core.validation import distinct_cutoffs, gathered_label_warnings, overflow_at_file_lines
-from fastndcg.conventions._presets import PRESETS, list_presets, unknown_preset_message
+from fastndcg.conventions._convention import PRESETS
+from fastndcg.conventions._presets import list_presets, unknown_preset_message
 from fastndcg.report._comparison import Comparison, ComparedSystem, ideal_arrays, _ideal_source, tie_key_of, _scorer
 from fastndcg.report._comparison_text import ArrayLike, Cutoff, IDEAL_CHOICES
 

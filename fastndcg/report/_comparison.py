@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer
+from fastndcg._core.summary import short_list
 from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import json_text
@@ -443,6 +444,14 @@ class Comparison:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    def __repr__(self) -> str:
+        """``Comparison(systems ['a', 'b'], presets ['trec_eval', 'standard'], measures ['ndcg@10'],
+        2,000 queries)``; ``print()`` gives the table (:meth:`to_text`), :meth:`to_dict` the data."""
+        n_q = sorted({int(n) for n in np.asarray(self.n_queries).tolist()})
+        queries = f"{n_q[0]:,} queries" if len(n_q) == 1 else f"{n_q[0]:,}-{n_q[-1]:,} queries"
+        return (f"Comparison(systems {short_list(self.systems)}, presets {short_list(self.presets)}, "
+                f"measures {short_list(self.measures)}, {queries})")
 
     # ------------------------------------------------------------------ plot
     def curves(self, max_k: int) -> np.ndarray:

@@ -42,8 +42,9 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from fastndcg._core.summary import mean_text, short_list
 from fastndcg.conventions._convention import Convention
-from fastndcg.conventions._presets import PRESETS
+from fastndcg.conventions._convention import PRESETS
 from fastndcg.measures._measurement import Measurement, measurement_for
 from fastndcg._core.validation import gathered_label_warnings
 
@@ -127,6 +128,11 @@ class PerQueryValues:
     measure: Optional[str]
     values: Dict[str, ReportedValue]
     mean: Optional[ReportedValue] = None
+
+    def __repr__(self) -> str:
+        """``PerQueryValues('run.q', measure='ndcg_cut_10', 250 topics, mean 0.3914)``."""
+        mean = f", mean {self.mean.text}" if self.mean is not None else ""
+        return f"PerQueryValues({self.path!r}, measure={self.measure!r}, {len(self.values):,} topics{mean})"
 
 
 def read_per_query(path: Any, measure: Optional[str] = None, *, measure_argument: str = "measure") -> PerQueryValues:
@@ -303,6 +309,13 @@ class Candidate:
     def n_measurements(self) -> int:
         return len(self.variants)
 
+    def __repr__(self) -> str:
+        """``Candidate(presets ['trec_eval'], 250 topics, mean 0.3914, matches)``."""
+        verdict = "matches" if self.matches else "does not match"
+        who = f"presets {short_list(self.presets)}" if self.presets else \
+            f"{self.n_measurements:,} measurement{'s' if self.n_measurements != 1 else ''}"
+        return f"Candidate({who}, {len(self.qids):,} topics, mean {mean_text(self.mean)}, {verdict})"
+
     @property
     def signatures(self) -> List[str]:
         if self._signatures is None:
@@ -344,6 +357,16 @@ class Identification:
     notes: List[str]
     reported: Any
     rule: str = MATCH_RULE
+
+    def __repr__(self) -> str:
+        """``Identification(1 match of 3,120 measurements: presets ['trec_eval', 'trec_eval_cut'])``."""
+        n = len(self.matches)
+        found = f"{n:,} match{'es' if n != 1 else ''} of {self.n_measurements:,} measurements"
+        if self.matches:
+            presets = [p for c in self.matches for p in c.presets]
+            return f"Identification({found}: presets {short_list(presets)})" if presets else \
+                f"Identification({found})"
+        return f"Identification({found}; nearest {short_list(self.nearest[:1])})"
 
 
 @dataclass

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # ----------------------------------------------------------------------------- TREC runs
 
 
-@dataclass
+@dataclass(repr=False)      # StreamResult's short repr, with the run's tag and topics
 class RunStreamResult(StreamResult):
     """Result of :func:`evaluate_run`: a :class:`StreamResult` (query ids are
     the topics, in bytewise order as trec_eval prints them) plus what

@@ -315,3 +315,23 @@ def test_torchmetrics_with_every_query_skipped_is_zero():
     assert "agg:mean,empty_mean_zero|" in m.signature and fastndcg.from_signature(m.signature) == m
     with pytest.raises(ValueError, match="empty_mean must be one of"):
         fastndcg.Convention(empty_mean="one")
+
+
+# ----------------------------------------------------------------------------- repr (issue 35)
+
+def test_convention_repr_names_the_preset_and_the_fields_that_differ():
+    from fastndcg import Convention
+    from fastndcg.conventions import as_convention
+
+    trec = as_convention("trec_eval")
+    assert repr(trec) == "Convention(preset='trec_eval')"
+    assert repr(presets.MSLR) == "Convention(preset='mslr')"
+    assert repr(trec.replace(ties="stable", name="trec_eval")) == "Convention(preset='trec_eval', ties='stable')"
+    # no preset: the fields that differ from Convention(), and a user's own label
+    assert repr(Convention()) == "Convention()"
+    assert repr(trec.replace(ties="stable")) == "Convention(gain='linear')"
+    assert repr(Convention(ties="key", empty="one", name="mine")) == "Convention(name='mine', ties='key', empty='one')"
+    long = repr(Convention(discount=np.linspace(1.0, 0.5, 1000)))
+    assert long == "Convention(discount=<1000 values: 1, 0.9994994994994995, ..., 0.5>)"
+    # the full data stays in the fields, equality unchanged
+    assert trec.replace(ties="stable", name="trec_eval") != trec and trec == presets.TREC_EVAL

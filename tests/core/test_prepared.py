@@ -275,3 +275,25 @@ def test_coalesced_stream_keeps_counts():
     assert res.n_chunks == nq and res.n_queries == nq and res.n_rows == len(s)
     assert res.max_chunk_rows == int(np.diff(off).max())
     np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(s, y, off, [1, 5]))
+
+
+# ----------------------------------------------------------------------------- a missing tie_key (issue 35)
+
+@pytest.mark.parametrize("convention, start", [
+    ("trec_eval", "the trec_eval preset breaks ties by docno (ties='key_desc' needs a tie_key array): "),
+    ("gdeval", "the gdeval preset breaks ties by docno (ties='key_desc' needs a tie_key array): "),
+    (Convention(ties="key"), "ties='key' needs a tie_key array: "),
+])
+def test_missing_tie_key_says_what_to_pass_at_every_door(convention, start):
+    s, y, off = np.array([0.5, 0.5, 0.2]), np.array([1, 0, 2]), np.array([0, 3])
+    doors = [lambda: fastndcg.ndcg(s, y, off, convention=convention),
+             lambda: fastndcg.mean_ndcg(s, y, off, convention=convention),
+             lambda: NDCGScorer(y, off, convention=convention).ndcg(s),
+             lambda: NDCGScorer(y, off, convention=convention).mean(s)]
+    for door in doors:
+        with pytest.raises(ValueError) as err:
+            door()
+        text = str(err.value)
+        assert text.startswith(start), text
+        assert "pass tie_key=... (one value per document, e.g. docno ranks" in text
+        assert text.endswith('or use .replace(ties="stable") to keep the input order')

@@ -159,3 +159,12 @@ def test_xgboost_dask_training_gives_the_single_machine_model(client):
     check = xgb.DMatrix(feats)
     np.testing.assert_array_equal(out["booster"].predict(check), single.predict(check))
     assert out["booster"].get_dump() == single.get_dump()
+
+
+def test_dask_result_repr_shows_the_means_only():
+    from fastndcg.integrations._dask import DaskResult
+
+    big = object()      # stands for the per-query Dask DataFrame
+    assert repr(DaskResult(big, 0.39141, ["nDCG@10|gain:exp"])) == "DaskResult(1 measure, mean nDCG@10=0.3914)"
+    assert repr(DaskResult(big, {"ndcg@5": 0.5, "ndcg@10": 0.25})) == \
+        "DaskResult(2 measures, mean ndcg@5=0.5000, ndcg@10=0.2500)"

@@ -107,3 +107,9 @@ def test_bad_input(spark):
     bad.loc[9, "label"] = -1
     with pytest.raises(ValueError, match="in the partition holding queries"):
         fspark.spark_mean_ndcg(spark.createDataFrame(bad), 5)
+
+
+def test_spark_result_repr_shows_the_means_only():
+    from fastndcg.integrations._spark import SparkResult
+
+    assert repr(SparkResult(object(), 0.25, ["nDCG@10|gain:exp"])) == "SparkResult(1 measure, mean nDCG@10=0.2500)"

@@ -361,3 +361,36 @@ def test_empty_run_topics_as_pytrec_eval():
     finally:
         ir_measures_provider.unregister_ir_measures()
     assert ours_irm[nDCG @ 3] == pytest.approx(irm[nDCG @ 3], abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- reprs (issue 35)
+
+def _two_thousand_topics():
+    rng = np.random.default_rng(35)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(4)} for i in range(2000)}
+    run = {f"q{i}": {f"d{j}": float(rng.random()) for j in range(4)} for i in range(2000)}
+    return qrels, run
+
+
+def test_evaluation_repr_is_a_summary_and_the_data_stays():
+    qrels, run = _two_thousand_topics()
+    ev = fastndcg.evaluate("ndcg_cut.10,20", qrels, run)
+    a, b = ev.aggregated.values()
+    text = repr(ev)
+    assert text == f"Evaluation(2 measures, 2,000 topics, mean ndcg_cut_10={a:.4f}, ndcg_cut_20={b:.4f})"
+    assert "q1999" not in text and "Convention" not in text
+    # the full data: attributes, to_dict(), to_frame()
+    assert len(ev.query_ids) == 2000 and ev.values.shape == (2000, 2)
+    assert ev.to_dict() == ev.by_query and ev.to_dict()["q7"]["ndcg_cut_10"] == ev.values[ev.query_ids.index("q7"), 0]
+    many = repr(fastndcg.evaluate("ndcg_cut.1,2,3,5,10,20", qrels, run))
+    assert many.startswith("Evaluation(6 measures, 2,000 topics, mean ndcg_cut_1=") and many.endswith("(2 more))")
+    assert len(many) < 160
+    calc = repr(fastndcg.measures.calc("nDCG@10", qrels, run))
+    assert calc.startswith("CalcResults(aggregated={nDCG@10: 0.") and calc.endswith("per_query=[2,000 metrics])")
+
+
+def test_evaluation_repr_counts_missing_and_ignored_topics():
+    qrels = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 1.0}, "q9": {"d1": 1.0}}
+    ev = fastndcg.evaluate("ndcg", qrels, run, missing="skip")
+    assert repr(ev) == "Evaluation(1 measure, 1 topic, mean ndcg=1.0000, 1 missing, 1 ignored)"

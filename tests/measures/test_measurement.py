@@ -203,3 +203,10 @@ def test_jarvelin_kekalainen_discount_round_trips(base, k):
     assert back == m and back.convention.discount_base == base
     for a, b in zip(_values(m, _data(11)), _values(back, _data(11))):
         np.testing.assert_array_equal(a, b)
+
+
+def test_measurement_repr_is_one_line_with_what_differs():
+    ms = resolve_measurements("ndcg_cut.10")
+    assert repr(ms[0]) == "Measurement(nDCG@10, name='ndcg_cut_10', convention=Convention(preset='trec_eval'))"
+    m = Measurement("ndcg", 5, "standard", missing="zero", max_docs=100)
+    assert repr(m) == "Measurement(nDCG@5, convention=Convention(preset='standard'), max_docs=100, missing='zero')"

@@ -303,3 +303,10 @@ def test_rndcg_nan_printed_as_trec_eval(tmp_path):
     out = _cli("eval", q, r, "--format", "trec", "-q", "-m", "Rndcg.1=0,2=0")
     assert out == ("Rndcg_1=0,2=0         \t1\t  -nan\nRndcg_1=0,2=0         \t2\t  -nan\n"
                    "Rndcg_1=0,2=0         \tall\t  -nan\n")
+
+
+def test_trec_result_repr_is_a_summary(tmp_path):
+    (tmp_path / "q").write_text("a 0 x 1\na 0 y 0\nb 0 z 1\n")
+    (tmp_path / "r").write_text("a Q0 x 1 2.0 tag\na Q0 y 2 1.0 tag\nc Q0 z 1 3.0 tag\n")
+    res = evaluate_trec(str(tmp_path / "r"), str(tmp_path / "q"), ["ndcg_cut_10"], missing="skip")
+    assert repr(res) == "TrecResult(run 'tag', 1 measure, 1 topic, mean ndcg_cut_10=1.0000, 1 missing, 1 ignored)"

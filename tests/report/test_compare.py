@@ -382,3 +382,14 @@ def test_compare_tells_labels_outside_a_preset_table_once_per_preset():
     got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
     assert sorted(w.message.convention for w in got) == ["letor3", "letor4"]
     assert all(w.filename == __file__ and w.message.labels == (3, 4) and w.message.count == 2 for w in got)
+
+
+def test_comparison_repr_is_a_summary():
+    """A notebook shows what was compared, not every value (issue 35); print() gives the table."""
+    rng = np.random.default_rng(35)
+    labels, offsets = rng.integers(0, 3, 10_000), np.arange(0, 10_001, 5)
+    r = fastndcg.compare({"a": rng.random(10_000), "b": rng.random(10_000)}, labels, offsets, k=[5, 10],
+                         presets=["standard", "lightgbm", "sklearn", "letor4", "mslr"])
+    assert repr(r) == ("Comparison(systems ['a', 'b'], presets ['standard', 'lightgbm', 'sklearn', 'letor4', "
+                       "... (1 more)], measures ['ndcg@5', 'ndcg@10'], 2,000 queries)")
+    assert str(r) == r.to_text() and r.mean.shape == (2, 5, 2)

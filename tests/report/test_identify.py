@@ -334,3 +334,14 @@ def test_labels_outside_a_preset_table_are_a_note_not_a_warning(tmp_path):
     note = [n for n in found.notes if "outside their gain table" in n]
     assert note == ["presets that give labels outside their gain table gain 0 on these inputs: letor4, letor3 "
                     "(labels 3, 4: 2 of 4 documents)"], found.notes
+
+
+def test_identification_and_candidate_reprs_are_summaries(tmp_path):
+    (tmp_path / "q").write_text("a 0 x 1\na 0 y 0\nb 0 z 1\n")
+    (tmp_path / "r").write_text("a Q0 x 1 2.0 r\na Q0 y 2 1.0 r\nb Q0 z 1 3.0 r\nb Q0 w 2 1.0 r\n")
+    found = identify(tmp_path / "q", tmp_path / "r", value="1.0", k=1)
+    text = repr(found)
+    assert text.startswith(f"Identification({len(found.matches):,} match") and "presets ['" in text
+    assert f"of {found.n_measurements:,} measurements" in text and len(text) < 200
+    assert repr(found.matches[0]).startswith("Candidate(presets [") and \
+        repr(found.matches[0]).endswith(", 2 topics, mean 1.0000, matches)")

@@ -505,3 +505,13 @@ def test_a_stream_tells_labels_outside_the_table_once(tmp_path):
     got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
     assert len(got) == 1 and got[0].filename == __file__
     assert (got[0].message.labels, got[0].message.count, got[0].message.n_docs) == ((3, 4), 8, 20)
+
+
+def test_stream_result_repr_is_a_summary():
+    rng = np.random.default_rng(35)
+    labels, offsets = rng.integers(0, 3, 10_000), np.arange(0, 10_001, 5)
+    res = stream.evaluate_npy(rng.random(10_000), labels, offsets, [5, 10])
+    a, b = np.asarray(res.mean).tolist()
+    assert repr(res) == (f"StreamResult(2 measures, 2,000 queries, mean nDCG@5={a:.4f}, nDCG@10={b:.4f}, "
+                         "10,000 rows in 1 chunk)")
+    assert res.ndcg.shape == (2000, 2)
