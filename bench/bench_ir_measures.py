@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 
 import fastndcg
-from fastndcg.integrations import _ir_measures as provider
+import fastndcg.integrations as provider
 
 ir_measures = pytest.importorskip("ir_measures")
 pd = pytest.importorskip("pandas")

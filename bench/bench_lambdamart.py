@@ -45,7 +45,7 @@ import pytest
 import xgboost as xgb
 
 import fastndcg
-from fastndcg.measures._debias import PositionBiasedLambdaMART, XGBoostRankNDCG
+from fastndcg.measures import PositionBiasedLambdaMART, XGBoostRankNDCG
 from fastndcg import LambdaMART
 from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective
 from fastndcg.integrations import XGBoostRankNDCGObjective as RankNDCGObjective

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io._datasets import mslr_like
+from fastndcg.io import mslr_like
 from numba_baseline import numba_ndcg
 
 from conftest import tie_query_fraction

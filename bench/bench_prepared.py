@@ -30,9 +30,10 @@ import pytest
 import fastndcg
 import fastndcg.io as readers
 import fastndcg.report as stream
-from fastndcg.measures._ndcg import ndcg_and_mean
+from fastndcg.measures import ndcg_and_mean
 from fastndcg._core.prepared import one_shot
-from fastndcg._core.threads import effective_n_threads, threads_for
+from fastndcg._core.threads import threads_for
+from fastndcg import effective_n_threads
 
 K = 10
 ALL = effective_n_threads(-1)          # every CPU, whatever the load right now

@@ -35,6 +35,7 @@ import pytest
 
 import fastndcg
 from fastndcg.report import frame_mean_ndcg
+import fastndcg.integrations
 
 PARTITION_ROWS = 250_000
 K = 10
@@ -120,7 +121,7 @@ def scaling_table(rows_list: List[int], workers_list: List[int], repeats: int = 
                 ddf = dask_frame(rows).persist()
                 wait(ddf)
                 for shuffle in (False, True):
-                    t, m = _best(lambda r: fdask.dask_mean_ndcg(ddf, K, shuffle=shuffle,
+                    t, m = _best(lambda r: fastndcg.integrations.dask_mean_ndcg(ddf, K, shuffle=shuffle,
                                                            convention=fresh_convention()), repeats)
                     results.append(dict(rows=n, impl="dask" + (" + shuffle" if shuffle else ""),
                                         workers=workers, threads=1, seconds=t, rows_per_s=n / t, mean=m))

@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.io._datasets import mslr_like
-from fastndcg.reference import _rankdcg as _ref_rankdcg
-from fastndcg.reference import _softrank as _ref_softrank
-from fastndcg.measures import _softrank as sr
-from fastndcg.measures._rankdcg import rankdcg
+from fastndcg.io import mslr_like
+import fastndcg.reference as _ref
+from fastndcg.measures import rankdcg
 
 THREADS = [1, 2]
 
@@ -50,7 +48,7 @@ def _info(benchmark, n_threads, data):
 def test_soft_ndcg_value(benchmark, letor, k, n_threads):
     s, y, off = letor
     _info(benchmark, n_threads, letor)
-    benchmark(sr.soft_ndcg, s, y, off, sigma=1.0, k=k, n_threads=n_threads)
+    benchmark(fastndcg.soft_ndcg, s, y, off, sigma=1.0, k=k, n_threads=n_threads)
 
 
 @pytest.mark.benchmark(group="softndcg-grad")
@@ -59,7 +57,7 @@ def test_soft_ndcg_value(benchmark, letor, k, n_threads):
 def test_soft_ndcg_grad(benchmark, letor, k, n_threads):
     s, y, off = letor
     _info(benchmark, n_threads, letor)
-    benchmark(sr.soft_ndcg_grad, s, y, off, sigma=1.0, k=k, n_threads=n_threads)
+    benchmark(fastndcg.soft_ndcg_grad, s, y, off, sigma=1.0, k=k, n_threads=n_threads)
 
 
 @pytest.mark.benchmark(group="softndcg-objective")
@@ -67,7 +65,7 @@ def test_soft_ndcg_grad(benchmark, letor, k, n_threads):
 def test_objective_grad_hess_cached_plan(benchmark, letor, n_threads):
     # The boosting inner loop: labels/offsets resolved once, kernel per round.
     s, y, off = letor
-    obj = sr.SoftNDCGObjective(sigma=1.0, k=10, n_threads=n_threads)
+    obj = fastndcg.SoftNDCGObjective(sigma=1.0, k=10, n_threads=n_threads)
     plan = obj.plan(y, off)
     _info(benchmark, n_threads, letor)
     benchmark(obj.grad_hess_with, plan, s)
@@ -78,7 +76,7 @@ def test_objective_grad_hess_cached_plan(benchmark, letor, n_threads):
 def test_objective_mslr_like_capped(benchmark, n_threads):
     # Long MSLR-like queries (median ~110 docs) with the max_docs cap.
     data = mslr_like(100, seed=0)
-    obj = sr.SoftNDCGObjective(sigma=1.0, k=10, max_docs=64, n_threads=n_threads)
+    obj = fastndcg.SoftNDCGObjective(sigma=1.0, k=10, max_docs=64, n_threads=n_threads)
     plan = obj.plan(data.labels, data.offsets)
     _info(benchmark, n_threads, data)
     benchmark(obj.grad_hess_with, plan, data.scores)
@@ -88,14 +86,14 @@ def test_objective_mslr_like_capped(benchmark, n_threads):
 def test_soft_ndcg_grad_kernel_small(benchmark, tiny):
     s, y, off = tiny
     _info(benchmark, 1, tiny)
-    benchmark(sr.soft_ndcg_grad, s, y, off, sigma=1.0, n_threads=1)
+    benchmark(fastndcg.soft_ndcg_grad, s, y, off, sigma=1.0, n_threads=1)
 
 
 @pytest.mark.benchmark(group="softndcg-small")
 def test_soft_ndcg_grad_reference_small(benchmark, tiny):
     s, y, off = tiny
     _info(benchmark, 1, tiny)
-    benchmark.pedantic(_ref_softrank.soft_ndcg_grad, args=(s, y, off), kwargs=dict(sigma=1.0),
+    benchmark.pedantic(_ref.soft_ndcg_grad, args=(s, y, off), kwargs=dict(sigma=1.0),
                        rounds=3, iterations=1)
 
 
@@ -118,4 +116,4 @@ def test_rankdcg_kernel_small(benchmark, letor):
 def test_rankdcg_reference_small(benchmark, letor):
     s, y, off = letor
     _info(benchmark, 1, letor)
-    benchmark.pedantic(_ref_rankdcg.rankdcg, args=(y, s, off), rounds=3, iterations=1)
+    benchmark.pedantic(_ref.rankdcg, args=(y, s, off), rounds=3, iterations=1)

@@ -16,7 +16,7 @@ import numpy as np
 
 import fastndcg
 import fastndcg._core.threads as threads
-from fastndcg.io._datasets import mslr_like
+from fastndcg.io import mslr_like
 
 
 def times(f, repeats):

@@ -87,7 +87,7 @@ def tier_sets(tree: ast.Module) -> List[FrozenSet[str]]:
 def run_cli(capsys, *argv):
     """``fastndcg`` with ``argv`` in this process: (exit code, stdout, stderr); argparse's
     exits give their code."""
-    from fastndcg.cli._app import main
+    from fastndcg.cli import main
 
     try:
         code = main([str(a) for a in argv])

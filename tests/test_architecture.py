@@ -429,3 +429,191 @@ def test_the_face_checks_can_fail(tmp_path):
     code.write_text("from fastndcg.io._trec import read_qrels\nX: int = 1\n\ndef f():\n    pass\n")
     assert _only_reexports(shim) and not _only_reexports(code)
     assert _defined_names(code) == {"X", "f"} and _defined_names(shim) == {"__all__"}
+
+
+# ----------------------------------------------------------------------------- public paths
+
+ROOT = PACKAGE.parent
+
+
+def _public_paths() -> Dict[str, str]:
+    """``private.module.NAME`` -> the one public path of that object (``fastndcg.io.read_qrels``),
+    read from the faces: a lazy face's stub, or the ``__init__.py`` and its ``__all__``."""
+    out: Dict[str, str] = {}
+    for face in sorted(FACES):
+        folder = ROOT / face.replace(".", "/")
+        path = folder / "__init__.pyi" if (folder / "__init__.pyi").exists() else folder / "__init__.py"
+        tree = ast.parse(path.read_text())
+        listed = {n for node in tree.body if isinstance(node, ast.Assign)
+                  and [getattr(t, "id", None) for t in node.targets] == ["__all__"]
+                  for n in ast.literal_eval(node.value)}
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fastndcg."):
+                for a in node.names:
+                    if (a.asname or a.name) in listed:
+                        out[f"{node.module}.{a.name}"] = f"{face}.{a.asname or a.name}"
+    return out
+
+
+PUBLIC_PATHS = _public_paths()
+#: a dotted reference in text (docstrings, messages, comments, Markdown): fastndcg.room._module.NAME
+_DOTTED = re.compile(r"\bfastndcg(?:\.\w+)+")
+
+
+def _private_dotted(text: str) -> List[tuple]:
+    """(line, private path, public path) of each dotted reference to a public object through
+    a private module."""
+    out = []
+    for m in _DOTTED.finditer(text):
+        parts = m.group(0).split(".")
+        for i in range(2, len(parts)):
+            private = ".".join(parts[: i + 1])
+            if private in PUBLIC_PATHS:
+                out.append((text.count("\n", 0, m.start()) + 1, private, PUBLIC_PATHS[private]))
+                break
+    return out
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+fastndcg[\w.]*[ \t]+import|import[ \t]+fastndcg)\b.*$", re.M)
+
+
+def _private_imports(text: str) -> List[tuple]:
+    """(line, private path, public path) of each public object a Python file reaches through a
+    private module: ``from fastndcg.x._y import NAME``, or ``NAME`` read as an attribute of a
+    private module bound by ``import fastndcg.x._y as m`` / ``from fastndcg.x import _y``.
+    Other attributes of a private module (``monkeypatch.setattr(m, "helper", ...)``, private
+    names, machinery the face does not list) are the private module's own business."""
+    out = []
+    modules: Dict[str, str] = {}     # local name -> private module it binds
+    for m in _IMPORT.finditer(text):   # each import of fastndcg, parsed alone (a whole file: 10x slower)
+        statement = m.group(0)
+        if "(" in statement and ")" not in statement:
+            statement = text[m.start(): text.index(")", m.start()) + 1]
+        end = m.end()
+        while statement.rstrip().endswith("\\"):      # a backslash continuation
+            end = text.find("\n", end + 1) % (len(text) + 1)
+            statement = text[m.start(): end]
+        line = text.count("\n", 0, m.start()) + 1
+        for node in ast.parse(statement.strip()).body:
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    full = f"{node.module}.{a.name}"
+                    if full in PUBLIC_PATHS:
+                        out.append((line, full, PUBLIC_PATHS[full]))
+                    elif full in _MODULES:
+                        modules[a.asname or a.name] = full
+            elif isinstance(node, ast.Import):
+                modules.update((a.asname, a.name) for a in node.names if a.asname and a.name in _MODULES)
+    for name, module in modules.items():
+        for m in re.finditer(rf"(?<![\w.]){name}\.(\w+)", text):
+            full = f"{module}.{m.group(1)}"
+            if full in PUBLIC_PATHS:
+                out.append((text.count("\n", 0, m.start()) + 1, full, PUBLIC_PATHS[full]))
+    return sorted(out)
+
+
+def _code_blocks(markdown: str) -> str:
+    """The Python of a Markdown file's fenced blocks, each block in place (other lines blank, so
+    line numbers stay those of the file); blocks that do not parse (shell, output) are left out."""
+    lines = markdown.splitlines()
+    keep = [""] * len(lines)
+    block: List[int] = []
+    inside = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            if inside:
+                source = "\n".join(lines[j] for j in block)
+                try:
+                    ast.parse(source)
+                except SyntaxError:
+                    pass
+                else:
+                    for j in block:
+                        keep[j] = lines[j]
+                block = []
+            inside = not inside
+        elif inside:
+            block.append(i)
+    import textwrap   # blocks may be indented under a list item
+    return textwrap.dedent("\n".join(keep))
+
+
+def _outside_files() -> List[Path]:
+    """What uses the package from outside: tests, benches, fuzz harness, examples, docs."""
+    files = [p for d in ("tests", "bench", "fuzz", "examples") for p in sorted((ROOT / d).rglob("*.py"))
+             if "__pycache__" not in p.parts and p != Path(__file__).resolve()]   # this file: the examples
+    return files + sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+
+
+_QUOTED_PRIVATE = re.compile(r"""["'][^\n]*\bfastndcg(?:\.\w+)*\._""")
+
+
+def _private_modules_in_messages(text: str) -> List[tuple]:
+    """(line, private path, "a message") of each private module a message names: the strings of
+    ``raise`` statements and ``warn(...)`` calls of a Python module. A user reads messages; a
+    private module is no name of theirs (``fastndcg.integrations._dask needs dask``)."""
+    out: List[tuple] = []
+    if not _QUOTED_PRIVATE.search(text):
+        return out          # no private module after a quote on its line: no message names one
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            message = node.exc
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "warn":
+            message = node
+        else:
+            continue
+        for sub in ast.walk(message):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                out += [(sub.lineno, m.group(0), "(a message: name a public path)") for m in _DOTTED.finditer(sub.value)
+                        if any(part.startswith("_") for part in m.group(0).split(".")[1:])]
+    return out
+
+
+def private_paths_to_public_objects() -> List[str]:
+    """``file:line: private path -> public path`` of each place that names a public object by a
+    private path: imports and attribute reads outside the package, dotted references in the
+    package's docstrings, messages and comments and in the docs' text."""
+    hits = []
+    for path in _outside_files():
+        text = path.read_text()
+        found = _private_dotted(text)
+        if path.suffix == ".py":
+            found += _private_imports(text)
+        else:
+            found += _private_imports(_code_blocks(text))
+        hits += [(path, *f) for f in found]
+    for path in sorted(SOURCES.values()) + sorted(PACKAGE.rglob("*.pyi")):
+        hits += [(path, *f) for f in _private_dotted(path.read_text())]
+        if path.suffix == ".py":
+            hits += [(path, *f) for f in _private_modules_in_messages(path.read_text())]
+    return sorted({f"{p.relative_to(ROOT)}:{line}: {private} -> {public}" for p, line, private, public in hits})
+
+
+def test_public_objects_are_named_by_their_public_paths():
+    """Tests, benches and docs import a public object as a user does (``from fastndcg.measures
+    import rankdcg``, not ``from fastndcg.measures._rankdcg import rankdcg``), and docstrings and
+    messages name its public path; the package's modules import each other's private modules."""
+    hits = private_paths_to_public_objects()
+    assert hits == [], f"{len(hits)} private paths to public objects:\n" + "\n".join(hits)
+
+
+def test_the_public_path_check_can_fail():
+    assert PUBLIC_PATHS["fastndcg.measures._rankdcg.rankdcg"] == "fastndcg.measures.rankdcg"
+    assert PUBLIC_PATHS["fastndcg.measures._ndcg.ndcg"] == "fastndcg.ndcg"
+    assert PUBLIC_PATHS["fastndcg.reference._ndcg.ndcg"] == "fastndcg.reference.ndcg"
+    code = ("import fastndcg.measures._ndcg as m\nfrom fastndcg.io import _trec\n"
+            "from fastndcg.measures._rankdcg import rankdcg\n"
+            "m.ndcg(1)\nm._helper\n_trec.read_qrels\nmonkeypatch.setattr(m, 'ndcg', None)\n")
+    assert _private_imports(code) == [(3, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.measures.rankdcg"),
+                                      (4, "fastndcg.measures._ndcg.ndcg", "fastndcg.ndcg"),
+                                      (6, "fastndcg.io._trec.read_qrels", "fastndcg.io.read_qrels")]
+    assert _private_dotted('"""See :func:`fastndcg.measures._rankdcg.rankdcg`."""\n'
+                           "# fastndcg.measures._rankdcg is the module\n") == [
+        (1, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.measures.rankdcg")]
+    assert _private_modules_in_messages(
+        "def f():\n    raise ImportError('fastndcg.integrations._dask needs dask')\n"
+        "warnings.warn(f'see fastndcg.measures.rankdcg')\n") == [
+        (2, "fastndcg.integrations._dask", "(a message: name a public path)")]
+    markdown = "text\n```python\nfrom fastndcg.measures._rankdcg import rankdcg\n```\n```\n$ fastndcg eval\n```\n"
+    assert _private_imports(_code_blocks(markdown)) == [
+        (3, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.measures.rankdcg")]

@@ -180,7 +180,7 @@ class MeasureRuns:
 
 def measure_runs(args, progress: Progress) -> MeasureRuns:
     """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
-    (:func:`fastndcg.measures._measurement.resolve_measurements`), then every run joined with
+    (:func:`fastndcg.measures.resolve_measurements`), then every run joined with
     the qrels while it is read and evaluated."""
     from fastndcg.measures._measure_strings import BOOKKEEPING, MEASURE_SETS, MeasureWarning, expand_measure_sets
     from fastndcg.measures._measurement import resolve_measurements

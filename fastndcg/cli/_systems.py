@@ -68,7 +68,7 @@ class InputSet:
     gain_spec: Optional[str] = None
     #: trec_eval's ndcg_cut: numeric cutoffs of TREC files under the trec_eval / pytrec_eval presets
     cut: bool = False
-    #: what each cutoff's column is (:class:`fastndcg.measures._measurement.Measurement`)
+    #: what each cutoff's column is (:class:`fastndcg.Measurement`)
     measurements: List[Any] = field(default_factory=list)
 
     @property

@@ -48,7 +48,8 @@ def _require_dask():
         import dask
         import dask.dataframe as dd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError('fastndcg.integrations._dask needs dask: pip install "fastndcg[dask]"') from exc
+        raise ImportError("fastndcg.integrations' dask_ndcg, dask_mean_ndcg, dask_evaluate and partition_by_query "
+                          'need dask: pip install "fastndcg[dask]"') from exc
     return dask, dd
 
 
@@ -127,7 +128,7 @@ class DaskResult:
 
     per_query: Any
     mean: Union[float, Dict[str, float]]
-    #: what each cutoff's number is (:attr:`fastndcg.measures._measurement.Measurement.signature`)
+    #: what each cutoff's number is (:attr:`fastndcg.Measurement.signature`)
     signatures: List[str] = field(default_factory=list)
 
     def __repr__(self) -> str:

@@ -120,7 +120,7 @@ class LightGBMLambdarankObjective:
     arrays of that content) and the ideal DCG is cached with them. Row weights multiply each document's gradient and hessian, as
     LightGBM does. With a ``position`` column (LightGBM >= 4.1), the gradients
     are LightGBM's position-debiased ones: see
-    :class:`fastndcg.measures._debias.PositionBiasedLambdaMART`; the learned factors are
+    :class:`fastndcg.measures.PositionBiasedLambdaMART`; the learned factors are
     :attr:`position_factors`. LightGBM's own factors are bit-identical when it
     trains with ``num_threads=1`` (with more threads it sums the factors'
     derivatives in an order that follows its thread schedule).

@@ -53,7 +53,8 @@ def _require_spark():
     try:
         from pyspark.sql import DataFrame, functions, types
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError('fastndcg.integrations._spark needs pyspark: pip install "fastndcg[spark]"') from exc
+        raise ImportError("fastndcg.integrations' spark_ndcg, spark_mean_ndcg and spark_evaluate need pyspark: "
+                          'pip install "fastndcg[spark]"') from exc
     return DataFrame, functions, types
 
 
@@ -63,7 +64,7 @@ class SparkResult:
 
     per_query: Any
     mean: Union[float, Dict[str, float]]
-    #: what each cutoff's number is (:attr:`fastndcg.measures._measurement.Measurement.signature`)
+    #: what each cutoff's number is (:attr:`fastndcg.Measurement.signature`)
     signatures: List[str] = field(default_factory=list)
 
     def __repr__(self) -> str:

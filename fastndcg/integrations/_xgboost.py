@@ -116,7 +116,7 @@ class XGBoostRankNDCGObjective:
         The boosting round of the first call (the ``mean`` seed); counts up by
         one per call. Set it when training continues from an existing model.
     seed_offset : int, default 1
-        See :class:`fastndcg.measures._debias.XGBoostRankNDCG` (:meth:`from_params` sets
+        See :class:`fastndcg.measures.XGBoostRankNDCG` (:meth:`from_params` sets
         it from the installed XGBoost version).
     n_threads : int, optional
         Threads for the gradient kernel (bit-identical results for any value).
@@ -128,7 +128,7 @@ class XGBoostRankNDCGObjective:
     group by w_g · n_groups / Σ w, as XGBoost does. Train with an explicit
     ``base_score`` when comparing with the built-in objective (XGBoost fits an
     intercept otherwise). The state of the ``mean`` method and of Unbiased
-    LambdaMART is kept by :class:`fastndcg.measures._debias.XGBoostRankNDCG`; the learned
+    LambdaMART is kept by :class:`fastndcg.measures.XGBoostRankNDCG`; the learned
     ratios are :attr:`t_plus` and :attr:`t_minus` (XGBoost saves them, rounded
     to float32, as ``"ti+"`` and ``"tj-"`` in ``Booster.save_config()``).
 

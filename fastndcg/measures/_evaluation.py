@@ -11,7 +11,7 @@
 
 Measures are strings in trec_eval or ir_measures syntax, or ir_measures
 measure objects (:mod:`fastndcg.measures._measure_strings`); the returned dict is keyed
-by :class:`~fastndcg.measures._measure_strings.Measure` objects that also match the
+by :class:`~fastndcg.measures.Measure` objects that also match the
 measure's name and the equal ir_measures object (``res.aggregated[nDCG@10]``,
 ``res.aggregated["nDCG@10"]``).
 
@@ -107,7 +107,7 @@ class Evaluation:
     @property
     def signatures(self) -> Dict[Measure, str]:
         """{measure: signature}: what each number is, completely
-        (:attr:`fastndcg.measures._measurement.Measurement.signature`)."""
+        (:attr:`fastndcg.Measurement.signature`)."""
         return {m: s.signature for m, s in zip(self.measures, self.measurements)}
 
     @property

@@ -49,7 +49,7 @@ FAMILIES = {"ndcg": "nDCG", "dcg": "DCG", "ideal_dcg": "IDCG", "ndcg_rel": "nDCG
 _FAMILY_OF_HEAD = {v: k for k, v in FAMILIES.items()}
 #: Families defined by trec_eval's rules only.
 TREC_FAMILIES = ("ndcg_rel", "Rndcg", "ndcg_p", "dcg", "ideal_dcg")
-#: Families computed on arrays only (:func:`fastndcg.soft_ndcg`, :func:`fastndcg.measures._rankdcg.rankdcg`),
+#: Families computed on arrays only (:func:`fastndcg.soft_ndcg`, :func:`fastndcg.measures.rankdcg`),
 #: not on qrels and a run.
 ARRAY_FAMILIES = ("soft_ndcg", "rankdcg")
 #: Families that take a cutoff.

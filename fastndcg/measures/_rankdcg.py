@@ -109,7 +109,7 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
 
     See Also
     --------
-    fastndcg.reference._rankdcg.rankdcg : the pure-Python spec.
+    fastndcg.reference.rankdcg : the pure-Python spec.
 
     Examples
     --------

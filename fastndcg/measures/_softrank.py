@@ -203,7 +203,7 @@ def soft_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma
     {common_notes}
     See Also
     --------
-    soft_ndcg_grad, fastndcg.reference._softrank.soft_ndcg : the pure-Python spec.
+    soft_ndcg_grad, fastndcg.reference.soft_ndcg : the pure-Python spec.
 
     Examples
     --------

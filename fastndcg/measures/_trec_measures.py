@@ -88,7 +88,7 @@ class TrecResult:
     run_name: str = ""
     missing_qids: List[str] = field(default_factory=list)
     ignored_qids: List[str] = field(default_factory=list)
-    #: what each column computes (:class:`fastndcg.measures._measurement.Measurement`)
+    #: what each column computes (:class:`fastndcg.Measurement`)
     measurements: List[Measurement] = field(default_factory=list)
 
     @property
@@ -144,11 +144,11 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     ----------
     run, qrels : :class:`fastndcg.io.Run` / :class:`~fastndcg.io.Qrels` or paths
         A run path is joined with the qrels while it is read
-        (:func:`fastndcg.io._align.join_run_file`); a
-        :class:`fastndcg.io._align.JoinedRun` (joined with these ``qrels``) is
+        (:func:`fastndcg.io.join_run_file`); a
+        :class:`fastndcg.io.JoinedRun` (joined with these ``qrels``) is
         used as it is.
     measures : str, Measure or a list of them
-        trec_eval or ir_measures syntax (:func:`fastndcg.measures._measure_strings.parse_measures`).
+        trec_eval or ir_measures syntax (:func:`fastndcg.measures.parse_measures`).
     rules : {"trec_eval", "pytrec_eval"}
         For the trec_eval-syntax measures: trec_eval 10, or trec_eval 9 as
         pytrec_eval bundles it (scores rounded to float32; a topic missing
@@ -172,7 +172,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         retrieved one.
     n_threads : int, optional
     consume_run : bool
-        A :class:`fastndcg.io._align.JoinedRun` given as ``run`` is freed as
+        A :class:`fastndcg.io.JoinedRun` given as ``run`` is freed as
         it is evaluated (``JoinedRun.aligned(consume=True)``: a peak of about
         25 bytes a result instead of 41); it cannot be evaluated again. A run
         given as a path is always joined, and freed, here.
@@ -196,7 +196,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     on_arrays = [m for m in ms if m.family in ARRAY_FAMILIES]
     if on_arrays:
         raise ValueError(f"measures: {on_arrays[0].head} is computed on arrays (fastndcg.soft_ndcg, "
-                         "fastndcg.measures._rankdcg.rankdcg), not on qrels and a run")
+                         "fastndcg.measures.rankdcg), not on qrels and a run")
     labels = [m.label for m in ms]
     # two different measurements printed under one name (signatures share their heads): named by the signature
     ms = [m.replace(name=m.signature) if labels.count(m.label) > 1 else m for m in ms]

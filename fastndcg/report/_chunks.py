@@ -207,7 +207,7 @@ class StreamResult:
     n_rows: int
     n_chunks: int
     max_chunk_rows: int
-    #: what each cutoff's number is (:attr:`fastndcg.measures._measurement.Measurement.signature`)
+    #: what each cutoff's number is (:attr:`fastndcg.Measurement.signature`)
     signatures: List[str] = field(default_factory=list)
 
     def __repr__(self) -> str:

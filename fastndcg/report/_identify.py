@@ -4,7 +4,7 @@ that make tools disagree, evaluated on the same inputs and matched against the n
 :func:`identify` (TREC qrels + run) and :func:`identify_data` (SVMlight/LETOR data +
 predictions) evaluate
 
-* every registered preset, as ``k`` means under it (:func:`~fastndcg.measures._measurement.measurement_for`);
+* every registered preset, as ``k`` means under it (:func:`~fastndcg.measurement`);
 * the grid of variants: gain (exp, lin) x discount (log2, letor) x ties (key_desc,
   key, stable, average, worst, best) x ideal (cut, full) x ideal source (qrels,
   run) x empty (zero, one, skip) x short (clamp, zero) x score precision (native,
@@ -500,7 +500,7 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
     Parameters
     ----------
     qrels, run : paths, or :class:`~fastndcg.io.Qrels` and a run path
-        The run is joined with the qrels once (:func:`fastndcg.io._align.join_run_file`).
+        The run is joined with the qrels once (:func:`fastndcg.io.join_run_file`).
     value : str or float, optional
         The reported mean as printed (``"0.3914"``): its decimals set the match
         (module docstring; a float has the decimals of its shortest repr, so

@@ -28,10 +28,12 @@ import pytest
 import fastndcg
 from fastndcg import Convention
 from fastndcg.measures import _lambdamart_checks as lambdamart_checks
-from fastndcg.measures._debias import PositionBiasedLambdaMART, XGBoostRankNDCG
-from fastndcg.measures._rankdcg import rankdcg
+from fastndcg.measures import PositionBiasedLambdaMART, XGBoostRankNDCG
+from fastndcg.measures import rankdcg
 
 from conftest import make_batch, require
+import fastndcg.integrations
+import fastndcg.measures
 
 PYTHON_THREADS = 8
 OPENMP_THREADS = 2
@@ -138,7 +140,7 @@ def call_kinds(data, fresh_conventions: Callable[[], List[Convention]], n: int =
     scores0, labels0, offsets0 = data[0]
     scorer = fastndcg.NDCGScorer(labels0, offsets0, [1, 3, 10], n_threads=n)
     models = {mode: fastndcg.LambdaMART(labels0, offsets0, mode=mode, n_threads=n)
-              for mode in lambdamart_checks.MODES}
+              for mode in fastndcg.measures.MODES}
     soft_objective = fastndcg.SoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
     lightgbm_soft = fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
     datasets = [FakeLightGBMDataset(lab, off) for _, lab, off in data]
@@ -321,14 +323,14 @@ def test_ir_measures_provider_registered_once_from_8_threads(monkeypatch, attemp
     def ours() -> List[Any]:
         return [p for p in irm.DefaultPipeline.providers if type(p).__name__ == "FastNDCGProvider"]
 
-    provider_module.unregister_ir_measures()
+    fastndcg.integrations.unregister_ir_measures()
     monkeypatch.setattr(provider_module, "_PROVIDER", None)       # the first use happens in the threads
     got: List[Any] = []
     start = threading.Barrier(PYTHON_THREADS)
 
     def worker() -> None:
         start.wait()
-        got.append(provider_module.register_ir_measures())
+        got.append(fastndcg.integrations.register_ir_measures())
 
     threads = [threading.Thread(target=worker) for _ in range(PYTHON_THREADS)]
     try:
@@ -337,12 +339,12 @@ def test_ir_measures_provider_registered_once_from_8_threads(monkeypatch, attemp
                 th.start()
             for th in threads:
                 th.join()
-        assert len({id(p) for p in got}) == 1 and got[0] is provider_module.ir_measures_provider()
+        assert len({id(p) for p in got}) == 1 and got[0] is fastndcg.integrations.ir_measures_provider()
         assert ours() == [got[0]]
     finally:
         for stray in ours():               # leave ir_measures as it was, whatever happened
             irm.DefaultPipeline.providers.remove(stray)
-        provider_module.unregister_ir_measures()
+        fastndcg.integrations.unregister_ir_measures()
 
 
 class ScikitLearnCalls:
@@ -389,7 +391,7 @@ def test_measurement_and_jk_discount_caches_from_8_threads():
     from fastndcg.measures import _measurement as measurement
 
     conv = Convention(discount="jk", discount_base=10)
-    want_sig = measurement.measurement_for(10, preset="trec_eval").signature
+    want_sig = fastndcg.measurement(10, preset="trec_eval").signature
     want_table = np.array([resolve.discount(Convention(discount="jk", discount_base=10), 5000)]).ravel()
     errors: List[str] = []
 
@@ -397,7 +399,7 @@ def test_measurement_and_jk_discount_caches_from_8_threads():
         for i in range(200):
             if i % 50 == 0:
                 measurement._PRESET_KEYS = (-1, [])          # force a rebuild while others read
-            m = measurement.measurement_for(10, preset="trec_eval")
+            m = fastndcg.measurement(10, preset="trec_eval")
             if m.signature != want_sig or m.rules != "trec_eval":
                 errors.append(f"thread {t}: {m.signature}")
             n = 100 + (t * 997 + i * 131) % 4900            # tables grown by several threads

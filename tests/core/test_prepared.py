@@ -17,7 +17,7 @@ from fastndcg import compare
 from fastndcg.report import frame_mean_ndcg
 import fastndcg.io as readers
 import fastndcg.report as stream
-from fastndcg.measures._ndcg import ndcg_and_mean
+from fastndcg.measures import ndcg_and_mean
 from fastndcg._core._exact import ExactSum, column_sums, exact_sum
 from fastndcg._core.prepared import aggregate
 from conftest import require, make_batch

@@ -111,10 +111,10 @@ def test_the_default_leaves_out_the_cpus_other_work_holds(monkeypatch, running, 
     from fastndcg._core import threads
 
     _fake_proc(monkeypatch, running, workers)
-    assert threads.effective_n_threads(None) == expected
+    assert fastndcg.effective_n_threads(None) == expected
     assert threads.threads_for(100 * threads.MIN_WORK_PER_THREAD) == expected
     # an explicit count is the caller's, whatever the load
-    assert threads.effective_n_threads(2) == 2
+    assert fastndcg.effective_n_threads(2) == 2
     assert threads.threads_for(100 * threads.MIN_WORK_PER_THREAD, 2) == 2
 
 
@@ -128,10 +128,10 @@ def test_one_reading_of_the_load_serves_the_calls_after_it(monkeypatch):
     real = threads._proc_read
     monkeypatch.setattr(threads, "_proc_read", lambda path: reads.append(path) or real(path))
     for _ in range(50):
-        threads.effective_n_threads(None)
+        fastndcg.effective_n_threads(None)
     assert reads.count("/proc/loadavg") == 1
     monkeypatch.setattr(threads, "_load_read", (float("-inf"), 0))       # stale: read again
-    threads.effective_n_threads(None)
+    fastndcg.effective_n_threads(None)
     assert reads.count("/proc/loadavg") == 2
 
 
@@ -141,7 +141,7 @@ def test_without_proc_the_default_is_every_cpu(monkeypatch):
 
     _fake_proc(monkeypatch, 5, [])
     monkeypatch.setattr(threads, "_proc_read", lambda path: b"")
-    assert threads.effective_n_threads(None) == 2
+    assert fastndcg.effective_n_threads(None) == 2
 
 
 @pytest.mark.skipif(not fastndcg.openmp_enabled() or not os.path.exists("/proc/self/task"),
@@ -159,7 +159,7 @@ def test_the_workers_of_this_threads_team_are_known_from_the_real_runtime():
     assert threading.get_native_id() not in threads._workers
     stat = threads._proc_read(f"/proc/self/task/{ids[1]}/stat")
     assert stat.rpartition(b")")[2][1:2] in (b"R", b"S", b"D")
-    assert 1 <= threads.effective_n_threads(None) <= 2
+    assert 1 <= fastndcg.effective_n_threads(None) <= 2
 
 
 def test_threads_within_a_host_library_cap_only_the_default(monkeypatch):
@@ -203,7 +203,7 @@ def test_the_load_is_read_safely_from_many_threads(monkeypatch):
         try:
             barrier.wait()
             for _ in range(200):
-                got.append(threads.effective_n_threads(None))
+                got.append(fastndcg.effective_n_threads(None))
         except Exception as e:           # pragma: no cover - reported below
             errors.append(e)
 

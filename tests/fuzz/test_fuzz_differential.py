@@ -38,13 +38,10 @@ from hypothesis import strategies as st
 import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
 from fastndcg.conventions import as_convention
-import fastndcg.reference as ref_lm
-from fastndcg.reference import _rankdcg as ref_rank
-from fastndcg.reference import _softrank as ref_soft
 from fastndcg._core.resolve import FLOAT32_OVERFLOW
-from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
-from fastndcg.measures._rankdcg import rankdcg
-from fastndcg.measures._softrank import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad, soft_rank_distributions
+from fastndcg import (LambdaMART, SoftNDCGObjective, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients, soft_ndcg,
+                      soft_ndcg_grad, soft_rank_distributions)
+from fastndcg.measures import rankdcg
 from conftest import require, fuzz_settings
 
 pytestmark = [pytest.mark.fuzz]
@@ -443,7 +440,7 @@ def _ndcg_bounds_hold(conv: Convention, ext, labels=None) -> bool:
     """NDCG <= 1 is promised for the query's own ideal, a non-increasing discount
     and gains that are 0 or normal numbers (a subnormal gain keeps few significant
     bits: ties="average" over gains (0, 5e-324) on three tied documents gives 1.5)."""
-    from fastndcg.reference._ndcg import gain_of
+    from fastndcg.reference import gain_of
     if ext or not discount_is_non_increasing(conv):
         return False
     if labels is not None:
@@ -659,9 +656,9 @@ def test_lambda_gradients_equal_the_reference(setup):
     key = b.tie_key
     fast = run(lambda: lambda_gradients(s, y, off, tie_key=key, **kw))
     if expect_score_error(fast, b, _rounds32(kw), "lambda_gradients", lambda: run_ref(
-            lambda: ref_lm.lambda_gradients(repaired(b).scores, y, off, tie_key=key, **kw))):
+            lambda: reference.lambda_gradients(repaired(b).scores, y, off, tie_key=key, **kw))):
         return
-    ref = run_ref(lambda: ref_lm.lambda_gradients(s, y, off, tie_key=key, **kw))
+    ref = run_ref(lambda: reference.lambda_gradients(s, y, off, tie_key=key, **kw))
     if not agree(fast, ref, "lambda_gradients", _grad_compare(kw, s.dtype)):
         return
     g, h = fast.value
@@ -730,10 +727,10 @@ def test_delta_ndcg_pairs_equal_the_reference(data):
     fast = run(lambda: delta_ndcg_pairs(s, y, off, queries=queries, convention=conv, truncation=truncation,
                                         cut_discount=cut, tie_key=key))
     if expect_score_error(fast, b, conv.score_precision == "float32", "delta_ndcg_pairs", lambda: run_ref(
-            lambda: ref_lm.delta_ndcg_pairs(repaired(b).scores, y, off, queries=queries, convention=conv,
+            lambda: reference.delta_ndcg_pairs(repaired(b).scores, y, off, queries=queries, convention=conv,
                                             truncation=truncation, cut_discount=cut, tie_key=key))):
         return
-    ref = run_ref(lambda: ref_lm.delta_ndcg_pairs(s, y, off, queries=queries, convention=conv,
+    ref = run_ref(lambda: reference.delta_ndcg_pairs(s, y, off, queries=queries, convention=conv,
                                                   truncation=truncation, cut_discount=cut, tie_key=key))
 
     def compare(got, want):
@@ -756,7 +753,7 @@ def test_delta_ndcg_pairs_equal_the_reference(data):
         qb = Batch(qs, qy, np.array([0, e - a]), qkey, int(bad[0]) if bad.size else None, first_overflow32(qs))
 
         def ref_matrix(scores):
-            return run_ref(lambda: ref_lm.delta_ndcg_pairs(scores, qy, [0, e - a], convention=conv,
+            return run_ref(lambda: reference.delta_ndcg_pairs(scores, qy, [0, e - a], convention=conv,
                                                            truncation=truncation, cut_discount=cut, tie_key=qkey))
         fast = run(lambda: delta_ndcg_matrix(qs, qy, convention=conv, truncation=truncation,
                                              cut_discount=cut, tie_key=qkey))
@@ -795,7 +792,7 @@ def _soft_condition(b: Batch, kw) -> np.ndarray:
     discount array). It is <= 1/sigma when the discount does not increase with
     the rank; a discount such as (1e-250, 0, 1, ...) makes it 1e249 and the
     gradient of that query meaningless in double precision."""
-    from fastndcg.reference._ndcg import discount_of, gain_of, query_ideal_dcg
+    from fastndcg.reference import discount_of, gain_of, query_ideal_dcg
     conv = kw["convention"].unit_discount()
     k = conv.default_k if kw["k"] is None else kw["k"]
     out = np.ones(len(b.scores))
@@ -841,9 +838,9 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
     s, y, off = b.scores, b.labels, b.offsets
     fast = run(lambda: soft_ndcg_grad(s, y, off, **kw))
     if expect_score_error(fast, b, False, "soft_ndcg_grad", lambda: run_ref(
-            lambda: ref_soft.soft_ndcg_grad(repaired(b).scores, y, off, **kw))):
+            lambda: reference.soft_ndcg_grad(repaired(b).scores, y, off, **kw))):
         return
-    ref = run_ref(lambda: ref_soft.soft_ndcg_grad(s, y, off, **kw))
+    ref = run_ref(lambda: reference.soft_ndcg_grad(s, y, off, **kw))
     gtol = dict(rtol=1e-5, atol=1e-7) if s.dtype == np.float32 else dict(rtol=1e-10, atol=1e-13)
     if fast.ok and not ref.ok and "overflows" in str(ref.error):
         # the spec's gradient overflows the output dtype; where the documented
@@ -874,7 +871,7 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
     # the rank distributions themselves (any depth)
     depth = None if kw["max_docs"] is None else kw["max_docs"]
     dist = soft_rank_distributions(s, off, sigma=kw["sigma"], depth=depth)
-    np.testing.assert_allclose(dist, ref_soft.soft_rank_distributions(s, off, sigma=kw["sigma"], depth=depth),
+    np.testing.assert_allclose(dist, reference.soft_rank_distributions(s, off, sigma=kw["sigma"], depth=depth),
                                rtol=1e-12, atol=1e-15)
     assert np.isfinite(dist).all() and (dist >= 0).all()
     for q in range(b.n_queries):       # each document's ranks: a distribution (truncated at depth)
@@ -906,7 +903,7 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
         close_per_query(got[0], -rw * want[1], off, condition=cond, **gtol)
         close_per_query(got[1], rw * np.maximum(want[2], 1e-6), off, condition=hess_cond, **gtol)
     fast = run(lambda: obj.grad_hess(s, y, off, weights=rw))
-    ref = run_ref(lambda: ref_soft.soft_ndcg_grad_hess(s, y, off, **dict(kw, convention=obj.convention)))
+    ref = run_ref(lambda: reference.soft_ndcg_grad_hess(s, y, off, **dict(kw, convention=obj.convention)))
     if agree(fast, ref, "SoftNDCGObjective.grad_hess", compare_objective):
         og, oh = fast.value
         assert np.isfinite(og).all() and np.isfinite(oh).all() and (oh >= 0).all()
@@ -991,7 +988,7 @@ def rankdcg_inputs(draw):
 def test_rankdcg_equals_the_reference(inputs):
     refv, pred, off, conv = inputs
     fast = run(lambda: rankdcg(refv, pred, off, convention=conv))
-    ref = run_ref(lambda: ref_rank.rankdcg(refv, pred, off, conv))
+    ref = run_ref(lambda: reference.rankdcg(refv, pred, off, conv))
     if agree(fast, ref, "rankdcg", lambda a, b: np.testing.assert_array_equal(a, b)):
         v = fast.value
         ok = v[~np.isnan(v)]
@@ -1047,7 +1044,7 @@ def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
     fast = run(lambda: obj(preds, ds))
     if not expect_score_error(fast, b, obj.convention.score_precision == "float32", "LambdarankObjective",
                               lambda: Outcome(True)):
-        ref = run_ref(lambda: ref_lm.lambda_gradients(preds, labels, off, mode=mode, convention=obj.convention,
+        ref = run_ref(lambda: reference.lambda_gradients(preds, labels, off, mode=mode, convention=obj.convention,
                                                       truncation=truncation, sigma=sigma, normalize=normalize,
                                                       score_normalization=normalize, sample_weights=row_w))
         if agree(fast, ref, "LambdarankObjective", _grad_compare(dict(mode=mode), np.float64)):
@@ -1092,7 +1089,7 @@ def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
     normalize = data.draw(st.booleans(), label="normalize")
     obj = RankNDCGObjective(mode=mode, convention=conv, truncation=truncation, normalize=normalize)
     fast = run(lambda: obj(preds, dm))
-    ref = run_ref(lambda: ref_lm.lambda_gradients(preds, labels, off, mode=mode, convention=obj.convention,
+    ref = run_ref(lambda: reference.lambda_gradients(preds, labels, off, mode=mode, convention=obj.convention,
                                                   truncation=truncation, normalize=normalize, query_weights=gw))
     if agree(fast, ref, "RankNDCGObjective", _grad_compare(dict(mode=mode), np.float32)):
         assert np.isfinite(fast.value[0]).all() and np.isfinite(fast.value[1]).all()
@@ -1112,7 +1109,7 @@ def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
 def test_softndcg_library_objectives_equal_the_reference(batch, data):
     lgb = require("lightgbm")
     xgb = require("xgboost")
-    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective, XGBoostSoftNDCGObjective
+    from fastndcg import LightGBMSoftNDCGObjective, XGBoostSoftNDCGObjective
 
     preds, labels, off = batch
     n = len(preds)
@@ -1128,7 +1125,7 @@ def test_softndcg_library_objectives_equal_the_reference(batch, data):
                      params={"verbose": -1}).construct()
     lobj = LightGBMSoftNDCGObjective(min_hessian=min_h, **kw)
     g, h = lobj(preds, ds)
-    _, rg, rh = ref_soft.soft_ndcg_grad_hess(preds, labels, off, **dict(kw, convention=lobj.convention))
+    _, rg, rh = reference.soft_ndcg_grad_hess(preds, labels, off, **dict(kw, convention=lobj.convention))
     rw = np.ones(n) if row_w is None else row_w.astype(np.float64)
     np.testing.assert_allclose(g, -rw * rg, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(h, rw * np.maximum(rh, min_h), rtol=1e-10, atol=1e-13)
@@ -1142,7 +1139,7 @@ def test_softndcg_library_objectives_equal_the_reference(batch, data):
     assume(np.isfinite(p32).all())
     g, h = xobj(p32, dm)
     assert g.dtype == np.float32
-    _, rg, rh = ref_soft.soft_ndcg_grad_hess(p32.astype(np.float64), labels, off, **dict(kw, convention=xobj.convention))
+    _, rg, rh = reference.soft_ndcg_grad_hess(p32.astype(np.float64), labels, off, **dict(kw, convention=xobj.convention))
     np.testing.assert_allclose(g, -rw * rg, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(h, rw * np.maximum(rh, min_h), rtol=1e-5, atol=1e-7)
 

@@ -8,8 +8,9 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention, reference
-from fastndcg.measures._softrank import SoftNDCGObjective
+from fastndcg import SoftNDCGObjective
 from conftest import require
+import fastndcg.reference
 
 pytestmark = [pytest.mark.fuzz]
 
@@ -187,7 +188,7 @@ def test_soft_ndcg_overflow_is_an_error():
     # gradient beyond float32 for float32 scores (tiny sigma: psi ~ 1/sigma;
     # before: inf in the float32 gradient).
     from fastndcg.reference import _softrank as ref_soft
-    from fastndcg.measures._softrank import soft_ndcg_grad
+    from fastndcg import soft_ndcg_grad
 
     with pytest.raises(ValueError, match=r"ideal DCG of query 0 .*overflows"):
         soft_ndcg_grad([3.0, 2.0, 1.0], [1e308] * 3, [0, 3], sigma=1.0, convention=Convention(gain="linear"))
@@ -195,7 +196,7 @@ def test_soft_ndcg_overflow_is_an_error():
     with pytest.raises(ValueError, match=r"grad\[\d\] overflows .*sigma=1e-300"):
         soft_ndcg_grad(s32, [1, 0, 0], [0, 3], sigma=1e-300)
     with pytest.raises(ValueError, match="overflows"):
-        ref_soft.soft_ndcg_grad(s32, [1, 0, 0], [0, 3], sigma=1e-300)
+        fastndcg.reference.soft_ndcg_grad(s32, [1, 0, 0], [0, 3], sigma=1e-300)
     v, g = soft_ndcg_grad(s32.astype(np.float64), [1, 0, 0], [0, 3], sigma=1e-300)   # fits a double
     assert np.isfinite(g).all() and g[0] > 1e299
 
@@ -227,7 +228,7 @@ def test_reference_rankdcg_keeps_large_integers_exact():
     # the reference converted them to float64, where they are equal, and so
     # called the query degenerate. Before: reference 1.0 (empty="one"), kernel 0.0.
     from fastndcg.reference import _rankdcg as ref_rank
-    from fastndcg.measures._rankdcg import rankdcg
+    from fastndcg.measures import rankdcg
 
     refv = np.array([2**53, 2**53 + 1], dtype=np.int64)
     conv = Convention(empty="one")
@@ -242,14 +243,14 @@ def test_reference_pair_probability_with_the_largest_sigma():
     # pi = 1/2 exactly; the kernel (and the exact value) differ from 1/2 by
     # Phi'(0) * 1e300 / (sigma sqrt 2) = 1.57e-9 for scores 1e300 apart.
     from fastndcg.reference import _softrank as ref_soft
-    from fastndcg.measures._softrank import soft_rank_distributions
+    from fastndcg import soft_rank_distributions
 
     big = float(np.finfo(np.float64).max)
     pi = ref_soft.pair_probability(1e300, 0.0, big)
     assert pi - 0.5 == pytest.approx(1e300 / big / math.sqrt(2.0) / math.sqrt(2.0 * math.pi), rel=1e-6)
     s = [0.0, 1e300]
     np.testing.assert_allclose(soft_rank_distributions(s, [0, 2], sigma=big),
-                               ref_soft.soft_rank_distributions(s, [0, 2], sigma=big), rtol=1e-12)
+                               fastndcg.reference.soft_rank_distributions(s, [0, 2], sigma=big), rtol=1e-12)
 
 
 def test_rankdcg_stays_in_the_unit_interval():
@@ -257,8 +258,8 @@ def test_rankdcg_stays_in_the_unit_interval():
     # have dense rank 3, so their order does not matter), but s sums its terms
     # in another order than s_min: (s - s_min) was -5.9e-16 in the kernel and
     # the reference (and the original code). Documented range: [0, 1].
-    from fastndcg.reference import _rankdcg as ref_rank
-    from fastndcg.measures._rankdcg import rankdcg
+    import fastndcg.reference as ref_rank
+    from fastndcg.measures import rankdcg
 
     refv = [0, 0, 0, 0, 0, 0, 0, 1, 2]
     pred = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
@@ -290,7 +291,7 @@ def test_xgboost_softndcg_objective_weights_are_per_group_with_empty_groups():
     # the objective took as per-row (row 1 got the empty group's 5). Before:
     # gradient [-0, 0.5206, -0.2082]; XGBoost weighs both rows of group 2 by 2.
     xgb = require("xgboost")
-    from fastndcg.measures._softrank import XGBoostSoftNDCGObjective
+    from fastndcg import XGBoostSoftNDCGObjective
 
     dm = xgb.DMatrix(np.zeros((3, 1)), label=[1, 0, 2])
     dm.set_group([1, 0, 2])
@@ -326,7 +327,7 @@ def test_soft_ndcg_hessian_of_tied_zero_gain_documents_at_tiny_sigma():
     y = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 0])
     off = np.array([0, 4, 10])
     from fastndcg.reference import _softrank as ref_soft
-    _, g_ref, h_ref = ref_soft.soft_ndcg_grad_hess(s, y, off, sigma=1e-300)
+    _, g_ref, h_ref = fastndcg.reference.soft_ndcg_grad_hess(s, y, off, sigma=1e-300)
     g, h = SoftNDCGObjective(sigma=1e-300, min_hessian=0.0).grad_hess(s, y, off)
     np.testing.assert_array_equal(-g, g_ref)
     np.testing.assert_array_equal(h, h_ref)
@@ -347,10 +348,10 @@ def test_labels_past_a_gain_table_do_not_size_the_table():
     g_ref, h_ref = ref_lm.lambda_gradients(s, y, off, convention=conv)
     np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-15)
-    from fastndcg.measures._softrank import soft_ndcg
+    from fastndcg import soft_ndcg
     from fastndcg.reference import _softrank as ref_soft
     np.testing.assert_allclose(soft_ndcg(s, y, off, sigma=0.5, convention=conv),
-                               ref_soft.soft_ndcg(s, y, off, sigma=0.5, convention=conv), rtol=1e-12)
+                               fastndcg.reference.soft_ndcg(s, y, off, sigma=0.5, convention=conv), rtol=1e-12)
 
 
 def test_a_short_discount_array_is_an_error_for_the_reference_too():

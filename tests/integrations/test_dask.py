@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-import fastndcg.integrations._dask as fdask
+import fastndcg.integrations as fdask
 from fastndcg.report import frame_mean_ndcg, frame_ndcg
 from conftest import require, scattered_frame as _frame
 

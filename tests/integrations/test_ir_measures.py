@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import fastndcg
-from fastndcg.integrations import _ir_measures as ir_measures_provider
+import fastndcg.integrations as ir_measures_provider
 
 from conftest import require
 

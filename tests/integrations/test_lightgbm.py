@@ -9,7 +9,7 @@ import fastndcg
 from conftest import require, load_ranking_dataset
 import fastndcg.integrations._lightgbm as flgb
 from fastndcg import Convention
-from fastndcg.io._datasets import cascade_clicks
+from fastndcg.io import cascade_clicks
 from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
 pytestmark = [pytest.mark.peers]
@@ -448,7 +448,7 @@ def test_one_objective_two_fits_do_not_mix_state(shared_data):
 
 def test_lgbmranker_with_the_soft_ndcg_objective(shared_data):
     # LightGBMSoftNDCGObjective in the scikit-learn API trains the model lightgbm.train trains.
-    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective
+    from fastndcg import LightGBMSoftNDCGObjective
 
     Xtr, ytr, gtr, Xte, _, _ = load(shared_data, "mq2008")
     weights = np.random.default_rng(2).uniform(0.5, 2.0, size=len(ytr))
@@ -462,7 +462,7 @@ def test_lgbmranker_with_the_soft_ndcg_objective(shared_data):
 
 
 def test_scikit_learn_calls_that_cannot_work_say_why(shared_data):
-    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective
+    from fastndcg import LightGBMSoftNDCGObjective
 
     Xtr, ytr, gtr, _, _, _ = load(shared_data, "mq2008")
     for obj in (LambdarankObjective(), LightGBMSoftNDCGObjective()):
@@ -517,7 +517,7 @@ def test_fitted_lgbmranker_pickles(shared_data):
     # pickle 'weakref.ReferenceType' object" / "Can't pickle local object" (the caches).
     import pickle
 
-    from fastndcg.measures._softrank import LightGBMSoftNDCGObjective
+    from fastndcg import LightGBMSoftNDCGObjective
 
     Xtr, ytr, gtr, Xte, yte, gte = load(shared_data, "mq2008")
     builtin = lgb.LGBMRanker(n_estimators=5, **SKLEARN).fit(Xtr, ytr, group=gtr)
@@ -575,7 +575,7 @@ def test_the_default_threads_follow_the_trainings_num_threads(shared_data, monke
     lgb.train(dict(params, objective=obj, metric="None"), ds, 2, valid_sets=[ds], feval=metric)
     assert obj._trainings.last.host_threads == host
     assert used and all(limit == host and n is None for limit, n, _ in used)
-    default = threads.effective_n_threads(None)
+    default = fastndcg.effective_n_threads(None)
     assert {got for _, _, got in used} <= ({None} if host is None else set(range(1, min(host, default) + 1)))
     used.clear()
     explicit = LambdarankObjective.from_params(params, n_threads=2)

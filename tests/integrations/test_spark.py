@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-import fastndcg.integrations._spark as fspark
+import fastndcg.integrations as fspark
 from fastndcg.report import frame_mean_ndcg, frame_ndcg
 from conftest import require, scattered_frame as _frame
 

@@ -9,7 +9,7 @@ import json
 
 import fastndcg
 from conftest import require, load_ranking_dataset
-from fastndcg.io._datasets import cascade_clicks
+from fastndcg.io import cascade_clicks
 import fastndcg.integrations._xgboost as fxgb
 from fastndcg import Convention
 from fastndcg.integrations import XGBOOST_NDCG, XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
@@ -301,7 +301,7 @@ def test_objective_validation():
 
 def test_xgbranker_refuses_custom_objectives():
     # XGBoost's own refusal (documented in docs/lambdamart.md): the way that works is xgboost.train.
-    from fastndcg.measures._softrank import XGBoostSoftNDCGObjective
+    from fastndcg import XGBoostSoftNDCGObjective
 
     for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):
         with pytest.raises(ValueError, match="custom objective function not supported by XGBRanker"):
@@ -314,7 +314,7 @@ HOW = r"expected an xgboost.DMatrix; got ndarray. XGBoost's scikit-learn API pas
 def test_scikit_learn_calls_say_what_to_do_instead(shared_data):
     # Issue 24.8: XGBRegressor(objective=RankNDCGObjective()) said only "expected an xgboost.DMatrix;
     # got ndarray", and XGBRanker(eval_metric=NDCGMetric()) failed with "unhashable type: 'numpy.ndarray'".
-    from fastndcg.measures._softrank import XGBoostSoftNDCGObjective
+    from fastndcg import XGBoostSoftNDCGObjective
 
     Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
     for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):

@@ -1,7 +1,8 @@
 import numpy as np
 
 import fastndcg
-from fastndcg.io._datasets import LABEL_PROBABILITIES, mslr_like
+from fastndcg.io._datasets import LABEL_PROBABILITIES
+from fastndcg.io import mslr_like
 
 
 def test_mslr_like_is_deterministic_and_shaped_like_mslr():

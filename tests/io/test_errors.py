@@ -10,7 +10,8 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
-from fastndcg.io._svmlight import at_file_lines, group_file_for, iter_svmlight, read_svmlight
+from fastndcg.io._svmlight import at_file_lines
+from fastndcg.io import group_file_for, iter_svmlight, read_svmlight
 
 
 def write(tmp_path, name, data):

@@ -15,6 +15,7 @@ import pytest
 import fastndcg
 import fastndcg.io as readers
 from conftest import require
+import fastndcg.io
 
 
 def write(tmp_path, name, text, mode="w"):
@@ -497,7 +498,7 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
         _assert_same_alignment(ref, readers.align_run(path, qrels, **kw), f"path {kw}")
         for chunk_rows, block_size, threads in ((1, 4096, 1), (3000, 65536, 2), (None, 1 << 20, 2)):
             try:
-                pieces = list(align.iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size,
+                pieces = list(fastndcg.io.iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size,
                                                 n_threads=threads, stream=False))
             except align._TopicAgain:
                 assert shuffle and chunk_rows is not None
@@ -506,7 +507,7 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
             got = joined.aligned(n_threads=threads, **kw)
             _assert_same_alignment(ref, got, f"{kw} chunk_rows={chunk_rows} block_size={block_size}")
         # small pieces: a shuffled run's topics come back, and the file is read again as one piece
-        joined = align.join_run_file(path, qrels, chunk_rows=500, block_size=8192)
+        joined = fastndcg.io.join_run_file(path, qrels, chunk_rows=500, block_size=8192)
         _assert_same_alignment(ref, joined.aligned(**kw), f"join_run_file small pieces {kw}")
 
 
@@ -521,9 +522,9 @@ def test_join_run_file_errors_as_read_run(tmp_path):
     run = write(tmp_path, "r.txt", "\n".join(lines) + "\n")
     q = readers.read_qrels(qrels)
     with raises_at(run, 53, "score"):
-        list(align.iter_joined(run, q, chunk_rows=1, block_size=32, stream=False))
+        list(fastndcg.io.iter_joined(run, q, chunk_rows=1, block_size=32, stream=False))
     with raises_at(run, 2, "duplicate docno 'a' for topic '1' .also on line 1."):
-        list(align.iter_joined(run, q, chunk_rows=1, block_size=32, stream=True))
+        list(fastndcg.io.iter_joined(run, q, chunk_rows=1, block_size=32, stream=True))
     dup_only = write(tmp_path, "d.txt", "1 Q0 a 1 1 t\n1 Q0 b 1 1 t\n1 Q0 a 1 1 t\n")
     with raises_at(dup_only, 3, "duplicate docno 'a' for topic '1' .also on line 1."):
         readers.align_run(dup_only, q)

@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 
 from fastndcg.reference import _lambdamart_batches as ref_batches, _lambdamart_debias as ref_debias
-from fastndcg.io._datasets import cascade_clicks
-from fastndcg.measures._debias import PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
+from fastndcg.io import cascade_clicks
+from fastndcg.measures import PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
 from fastndcg import LambdaMART, lambda_gradients
 from conftest import make_batch
+import fastndcg.reference
 
 MODES = ["default", "lightgbm", "xgboost"]
 
@@ -55,7 +56,7 @@ def test_position_bias_rounds_equal_reference(rng, mode, weighted):
     for r in range(4):
         scores = s + 0.3 * r * rng.normal(size=len(s))
         g, h = model.gradients(scores)
-        rg, rh = ref_batches.lambda_gradients(scores, y, off, mode=mode, position_ids=ids, position_factors=factors,
+        rg, rh = fastndcg.reference.lambda_gradients(scores, y, off, mode=mode, position_ids=ids, position_factors=factors,
                                       sample_weights=sw)
         if mode == "default":
             np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
@@ -268,7 +269,7 @@ def test_large_query_equals_reference(rng, mode):
     s = np.where(rng.random(n) < 0.5, rng.normal(size=n), rng.integers(0, 5, n) / 4.0)
     y = rng.integers(0, 4, size=n)
     g, h = lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
-    rg, rh = ref_batches.lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
+    rg, rh = fastndcg.reference.lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
     if mode == "default":
         np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
@@ -295,17 +296,17 @@ def test_ranking_of_large_queries_equals_reference(rng, scores):
     y = rng.integers(0, 3, size=n)
     for mode in ("lightgbm",) if scores == "huge-range" else ("lightgbm", "xgboost"):
         g, h = lambda_gradients(s, y, [0, n], mode=mode, truncation=4, score_normalization=False)
-        rg, rh = ref_batches.lambda_gradients(s, y, [0, n], mode=mode, truncation=4, score_normalization=False)
+        rg, rh = fastndcg.reference.lambda_gradients(s, y, [0, n], mode=mode, truncation=4, score_normalization=False)
         assert_bitwise(g, rg)
         assert_bitwise(h, rh)
     key = rng.integers(0, 4, size=n)
     d, _ = lambda_gradients(s, y, [0, n], truncation=4, convention="standard", tie_key=None)
-    rd, _ = ref_batches.lambda_gradients(s, y, [0, n], truncation=4, convention="standard")
+    rd, _ = fastndcg.reference.lambda_gradients(s, y, [0, n], truncation=4, convention="standard")
     np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-15)
     from fastndcg import Convention
     conv = Convention(ties="key_desc")
     d, _ = lambda_gradients(s, y, [0, n], truncation=4, convention=conv, tie_key=key)
-    rd, _ = ref_batches.lambda_gradients(s, y, [0, n], truncation=4, convention=conv, tie_key=key)
+    rd, _ = fastndcg.reference.lambda_gradients(s, y, [0, n], truncation=4, convention=conv, tie_key=key)
     np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-15)
 
 

@@ -13,7 +13,7 @@ import fastndcg
 from fastndcg import Convention, reference
 from fastndcg._core.resolve import FLOAT32_OVERFLOW
 from fastndcg import LambdaMART, delta_ndcg_pairs, lambda_gradients
-from fastndcg.measures._softrank import (SoftNDCGObjective, soft_ndcg, soft_ndcg_grad)
+from fastndcg import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad
 from conftest import require
 
 # ----------------------------------------------------------------------------- float32 overflow

@@ -11,7 +11,7 @@ import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
 from fastndcg.conventions import ScoreOverflowWarning
 from fastndcg import get_preset
-from fastndcg.measures._lambdamart_model import LambdaMART
+from fastndcg import LambdaMART
 
 BIG = 1e39          # finite double, +inf as float32
 LABELS, OFFSETS, KEY = np.array([1, 0]), np.array([0, 2]), np.array([0, 1])   # docs "a" (key 0), "b" (key 1)
@@ -165,7 +165,7 @@ def test_warnings_point_at_the_callers_line_and_name_the_run_lines(tmp_path):
 
 def test_joined_and_table_runs_keep_the_lines_of_scores_beyond_float32(tmp_path):
     from fastndcg.io import align_run, read_qrels, read_run
-    from fastndcg.io._align import join_run_file
+    from fastndcg.io import join_run_file
 
     q, r = _trec_files(tmp_path)
     qrels = read_qrels(q)

@@ -6,9 +6,10 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention
-from fastndcg.reference import _lambdamart_batches as ref_batches, _lambdamart_query as ref_query
+from fastndcg.reference import _lambdamart_query as ref_query
 from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
 from conftest import make_batch
+import fastndcg.reference
 
 MODES = ["default", "lightgbm", "xgboost"]
 
@@ -73,7 +74,7 @@ def test_exact_modes_and_default_equal_reference(rng, mode, options, dtype):
     for trial in range(3):
         s, y, off = batch(rng, dtype, continuous=trial > 0)
         g, h = lambda_gradients(s, y, off, mode=mode, **kw)
-        rg, rh = ref_batches.lambda_gradients(s, y, off, mode=mode, **kw)
+        rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode=mode, **kw)
         if mode == "default":
             assert g.dtype == dtype and h.dtype == dtype
             tol = dict(rtol=1e-12, atol=1e-15) if dtype == np.float64 else dict(rtol=2e-6, atol=1e-7)
@@ -93,7 +94,7 @@ def test_default_mode_under_conventions_equals_reference(rng, conv):
             y = np.minimum(y, len(conv.gain) - 1)
         key = rng.integers(0, 3, size=len(s)) if conv.uses_tie_key else None
         g, h = lambda_gradients(s, y, off, convention=conv, tie_key=key, **options)
-        rg, rh = ref_batches.lambda_gradients(s, y, off, convention=conv, tie_key=key, **options)
+        rg, rh = fastndcg.reference.lambda_gradients(s, y, off, convention=conv, tie_key=key, **options)
         np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
 
@@ -105,7 +106,7 @@ def test_weights_equal_reference(rng, mode):
     qw = rng.uniform(0.2, 3.0, size=nq)
     sw = None if mode == "xgboost" else rng.uniform(0.2, 3.0, size=len(s))
     g, h = lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
-    rg, rh = ref_batches.lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
+    rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
     if mode == "default":
         np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
@@ -119,7 +120,7 @@ def test_lightgbm_mode_custom_label_gain_and_linear_gain(rng):
         conv = Convention(gain=gain)
         s, y, off = batch(rng)
         g, h = lambda_gradients(s, y, off, mode="lightgbm", convention=conv, sigma=1.3)
-        rg, rh = ref_batches.lambda_gradients(s, y, off, mode="lightgbm", convention=conv, sigma=1.3)
+        rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode="lightgbm", convention=conv, sigma=1.3)
         assert_bitwise(g, rg)
         assert_bitwise(h, rh)
 
@@ -245,7 +246,7 @@ def test_default_mode_logistic_is_exact_far_from_the_top(sigma):
         ok = want > 1e-300
         np.testing.assert_allclose(h[ok], want[ok], rtol=1e-12)
         assert np.all(h[~ok] <= 1e-300)
-        rg, rh = ref_batches.lambda_gradients(s, y, off, mode="default", sigma=sigma, truncation=truncation,
+        rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode="default", sigma=sigma, truncation=truncation,
                                       normalize=False, score_normalization=False)
         np.testing.assert_allclose(h, rh, rtol=1e-13, atol=0)
 
@@ -460,14 +461,14 @@ def test_delta_pairs_equal_reference(rng, conv, truncation):
     for cut in (False, True):
         got = delta_ndcg_pairs(s, y, off, convention=conv, truncation=truncation, cut_discount=cut,
                                tie_key=key)
-        want = ref_batches.delta_ndcg_pairs(s, y, off, convention=conv, truncation=truncation,
+        want = fastndcg.reference.delta_ndcg_pairs(s, y, off, convention=conv, truncation=truncation,
                                     cut_discount=cut, tie_key=key)
         for a, b in zip(got[:5], want[:5]):
             np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(got.delta, want[5], rtol=1e-14, atol=0)
     sel = [3, 0, 3]
     some = delta_ndcg_pairs(s, y, off, queries=sel, convention=conv, truncation=truncation, tie_key=key)
-    want = ref_batches.delta_ndcg_pairs(s, y, off, queries=sel, convention=conv, truncation=truncation, tie_key=key)
+    want = fastndcg.reference.delta_ndcg_pairs(s, y, off, queries=sel, convention=conv, truncation=truncation, tie_key=key)
     np.testing.assert_array_equal(some.query, want[0])
     np.testing.assert_array_equal(some.high, want[1])
 

@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 
-from fastndcg.measures._measure_strings import MeasureError, MeasureWarning, parse_measure, parse_measures
+from fastndcg.measures import MeasureError, MeasureWarning, parse_measure, parse_measures
 from conftest import require
 
 pytestmark = [pytest.mark.peers]

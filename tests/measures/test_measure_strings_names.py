@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import fastndcg
-from fastndcg.measures._measure_strings import MeasureError, parse_measure, parse_measures
+from fastndcg.measures import MeasureError, parse_measure, parse_measures
 
 
 @pytest.mark.parametrize("text, name", [("nDCG@10", "nDCG@10"), ("ndcg_cut.10", "ndcg_cut_10"),
@@ -54,7 +54,7 @@ def test_cutoff_given_both_ways_takes_the_at():
     (@k wins); fastndcg refused it as "the cutoff is given twice" (issue 33 item 11)."""
     import warnings
 
-    from fastndcg.measures._measure_strings import MeasureWarning
+    from fastndcg.measures import MeasureWarning
 
     with pytest.warns(MeasureWarning, match=r"cutoff=20 and @10 both give the cutoff; @10 wins") as w:
         m = parse_measure('nDCG(dcg="exp-log2", cutoff=20)@10')[0]

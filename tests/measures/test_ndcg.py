@@ -212,7 +212,7 @@ def test_read_only_inputs(rng, tmp_path, how):
 @pytest.mark.parametrize("conv", CONVENTIONS[:5], ids=lambda c: c.ties)
 @pytest.mark.usefixtures("force_threads")
 def test_bit_identical_for_any_thread_count(conv):
-    from fastndcg.io._datasets import mslr_like
+    from fastndcg.io import mslr_like
 
     data = mslr_like(600, seed=3)
     key = np.arange(data.n_docs)[::-1].copy() if conv.uses_tie_key else None

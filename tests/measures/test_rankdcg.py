@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastndcg import Convention
-from fastndcg.reference import _rankdcg as ref
-from fastndcg.measures._rankdcg import rankdcg
+import fastndcg.reference as ref
+from fastndcg.measures import rankdcg
 from conftest import make_batch
 
 # dkaterenchuk/ranking_measures examples.py

@@ -9,10 +9,10 @@ from fastndcg.measures import aligned_mean_ndcg
 import pytest
 
 import fastndcg.io as readers
-from fastndcg.measures._measurement import from_signature
-from fastndcg.measures._trec_measures import evaluate_trec
-from fastndcg.report._identify import (MATCH_TOLERANCE, identify, identify_data, parse_reported_value,
-                                      read_per_query)
+from fastndcg import from_signature
+from fastndcg.measures import evaluate_trec
+from fastndcg.report._identify import MATCH_TOLERANCE
+from fastndcg.report import identify, identify_data, parse_reported_value, read_per_query
 
 
 def trec_eval_value(path, measure, qid="all"):
@@ -299,7 +299,7 @@ def test_every_variant_listed_with_a_candidate_computes_its_bits(case, generated
     """Soundness of the fields skipped as unable to differ: each grid variant, evaluated on its own,
     gives exactly the per-topic values of the candidate it is listed under. Tier slow: it
     evaluates all 4,608 variants one by one (about 1 s a case on two cores)."""
-    from fastndcg.measures._measurement import Measurement
+    from fastndcg import Measurement
     from fastndcg.report._identify import SOURCE_CHOICES, TIE_CHOICES, _grid, _variant
 
     if case == "generated":
