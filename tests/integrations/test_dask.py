@@ -162,7 +162,7 @@ def test_xgboost_dask_training_gives_the_single_machine_model(client):
 
 
 def test_dask_result_repr_shows_the_means_only():
-    from fastndcg.integrations._dask import DaskResult
+    from fastndcg.integrations import DaskResult
 
     big = object()      # stands for the per-query Dask DataFrame
     assert repr(DaskResult(big, 0.39141, ["nDCG@10|gain:exp"])) == "DaskResult(1 measure, mean nDCG@10=0.3914)"

@@ -110,6 +110,6 @@ def test_bad_input(spark):
 
 
 def test_spark_result_repr_shows_the_means_only():
-    from fastndcg.integrations._spark import SparkResult
+    from fastndcg.integrations import SparkResult
 
     assert repr(SparkResult(object(), 0.25, ["nDCG@10|gain:exp"])) == "SparkResult(1 measure, mean nDCG@10=0.2500)"
