@@ -288,6 +288,20 @@ def _group_sizes(qid):
 _RANKING_CACHE = {}
 
 
+def told_unknown_labels(call):
+    """The :class:`fastndcg.conventions.UnknownLabelWarning` s that calling ``call`` twice
+    gives (a library objective or metric seeing its data set again tells no more)."""
+    import warnings
+
+    from fastndcg.conventions import UnknownLabelWarning
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        call()
+        call()
+    return [w for w in record if issubclass(w.category, UnknownLabelWarning)]
+
+
 def load_ranking_dataset(shared_data, name):
     """(X_train, y_train, group_train, X_test, y_test, group_test)."""
     if name not in _RANKING_CACHE:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-from conftest import require, load_ranking_dataset
+from conftest import require, load_ranking_dataset, told_unknown_labels
 import fastndcg.integrations._lightgbm as flgb
 from fastndcg import Convention
 from fastndcg.io import cascade_clicks
@@ -587,20 +587,10 @@ def test_letor_labels_outside_the_table_are_told_once(shared_data):
     """LightGBM's example data (labels 0-4) under letor4: the objective and the metric said
     nothing about labels 3 and 4 getting gain 0 (issue 33 item 6); one warning each, at the
     caller's line, when they first see the Dataset."""
-    import warnings
-
-    from fastndcg.conventions import UnknownLabelWarning
-
     _, _, _, X, y, group = load_ranking_dataset(shared_data, "lightgbm-rank")
     ds = lgb.Dataset(X, y, group=group, free_raw_data=False).construct()
     preds = np.linspace(0, 1, len(y))
-    for make in (lambda: LambdarankObjective(mode="default", convention="letor4"),
-                 lambda: NDCGMetric([5, 10], convention="letor4")):
-        f = make()
-        with warnings.catch_warnings(record=True) as record:
-            warnings.simplefilter("always")
-            f(preds, ds)
-            f(preds, ds)
-        got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
+    for f in (LambdarankObjective(mode="default", convention="letor4"), NDCGMetric([5, 10], convention="letor4")):
+        got = told_unknown_labels(lambda: f(preds, ds))
         assert len(got) == 1 and got[0].filename == __file__
         assert "labels: 54 of 768 documents have a label outside the gain table (3, 4)" in str(got[0].message)

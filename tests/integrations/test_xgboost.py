@@ -8,7 +8,7 @@ import pytest
 import json
 
 import fastndcg
-from conftest import require, load_ranking_dataset
+from conftest import require, load_ranking_dataset, told_unknown_labels
 from fastndcg.io import cascade_clicks
 import fastndcg.integrations._xgboost as fxgb
 from fastndcg import Convention
@@ -366,19 +366,11 @@ def test_metric_signatures_state_the_measurement():
 def test_letor_labels_outside_the_table_are_told_once(shared_data):
     """As the LightGBM integrations: the objective and the metric under letor4 tell once that
     labels 3 and 4 of LightGBM's example data get gain 0 (issue 33 item 6)."""
-    import warnings
-
-    from fastndcg.conventions import UnknownLabelWarning
-
     _, _, _, X, y, group = load_ranking_dataset(shared_data, "lightgbm-rank")
     d = xgb.DMatrix(X, label=y)
     d.set_group(group)
     preds = np.linspace(0, 1, len(y))
     for f in (RankNDCGObjective(mode="default", convention="letor4"), NDCGMetric(10, convention="letor4")):
-        with warnings.catch_warnings(record=True) as record:
-            warnings.simplefilter("always")
-            f(preds, d)
-            f(preds, d)
-        got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
+        got = told_unknown_labels(lambda: f(preds, d))
         assert len(got) == 1 and got[0].filename == __file__
         assert "labels: 54 of 768 documents have a label outside the gain table (3, 4)" in str(got[0].message)
