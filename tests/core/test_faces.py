@@ -63,3 +63,25 @@ def test_every_listed_name_resolves_and_others_raise(face):
         getattr(module, name)
     with pytest.raises(AttributeError, match=f"module '{face}' has no attribute 'nope'"):
         getattr(module, "nope")
+
+
+def test_a_deprecated_name_resolves_with_a_warning_that_names_its_replacement(tmp_path):
+    import warnings
+
+    stub = tmp_path / "face.pyi"
+    stub.write_text("from fastndcg._core.summary import short_list\n")
+    getattr_, dir_, all_ = faces.attach_stub(
+        "fastndcg", str(tmp_path / "face.py"),
+        deprecated={"old_threads": ("fastndcg._core.threads", "effective_n_threads", "fastndcg.effective_n_threads")})
+    assert all_ == ["short_list"] and "old_threads" not in dir_()
+    with pytest.warns(DeprecationWarning, match=r"fastndcg\.old_threads is deprecated .* use fastndcg\.effective_n_threads"):
+        assert getattr_("old_threads").__name__ == "effective_n_threads"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DeprecationWarning):     # every use warns: the old name is never stored
+            getattr_("old_threads")
+    with pytest.raises(AttributeError):
+        getattr_("nope")
+    with pytest.raises(ImportError, match="both public and deprecated"):
+        faces.attach_stub("fastndcg", str(tmp_path / "face.py"),
+                          deprecated={"short_list": ("fastndcg._core.summary", "short_list", "x")})
