@@ -4,6 +4,8 @@ SoftNDCG, for both libraries): one place, one message per rule, naming the
 argument and the value. Pure Python; the library objects are only read."""
 from __future__ import annotations
 
+import warnings
+
 import math
 import numbers
 import contextlib
@@ -306,3 +308,16 @@ def caller_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return level
+
+
+def renamed_argument(old: str, old_value: Any, new: str, new_value: Any, default: Any) -> Any:
+    """The value of an argument that was renamed (``old=`` is deprecated for ``new=``): ``old_value``
+    with a DeprecationWarning when only it is given, ``new_value`` (or ``default``) otherwise; both
+    given is a ValueError naming them."""
+    if old_value is None:
+        return default if new_value is None else new_value
+    if new_value is not None:
+        raise ValueError(f"give {new}= only ({old}= is its old spelling, deprecated); got both")
+    warnings.warn(f"{old}= is deprecated: use {new}= (the same values)", DeprecationWarning,
+                  stacklevel=caller_stacklevel())
+    return old_value

@@ -6,7 +6,8 @@ import os
 from typing import Optional
 
 from fastndcg.report._format import write_output
-from fastndcg.cli._options import EXIT_OK, FALLBACK_CUTOFFS, _note, progress_for
+from fastndcg.cli._options import EXIT_OK, _note, progress_for
+from fastndcg.conventions._presets import report_cutoffs
 from fastndcg.cli._systems import UsageError, add_input_arguments, add_output_arguments, load_systems, missing_rule, overflow_warnings_at_lines
 from fastndcg.cli._eval import trec_input_set
 
@@ -82,7 +83,7 @@ def cmd_compare(args) -> int:
             _note(n)
         path, line_of = (sys_.row_lines or {}).get("scores", (sys_.path, None))
         runs[sys_.name] = RunData(qids=sys_.qids, **sys_.arrays, run_path=path, score_line=line_of)
-    ks = args.k or FALLBACK_CUTOFFS
+    ks = args.k or report_cutoffs(None)
     # the labels of every system are the data file's (which system a bad score is in, only the message says)
     labels_lines = {a: w for s in inputs.systems[:1] for a, w in (s.row_lines or {}).items() if a == "labels"}
     with at_file_lines(labels_lines), overflow_warnings_at_lines({}):   # an error of every preset; one preset's is its reason

@@ -16,7 +16,8 @@ from fastndcg.report._format import qid_json as _qid_json
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import json_text, write_output
 from fastndcg.cli._messages import error_message
-from fastndcg.cli._options import DEFAULT_CUTOFFS, EXIT_OK, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, _note, progress_for, print_warning
+from fastndcg.cli._options import EXIT_OK, Progress, _note, progress_for, print_warning
+from fastndcg.conventions._presets import follows_trec_eval, get_preset, presets_where, report_cutoffs
 from fastndcg.cli._systems import UsageError, format_value, json_number, qid_text, run_notes, run_names, add_input_arguments, add_output_arguments, evaluate_systems, load_systems, column_names, missing_rule, overflow_warnings_at_lines, convention_for, InputSet
 from fastndcg.measures._measurement import cutoff_measurements
 
@@ -87,7 +88,6 @@ def trec_input_set(args, progress: Progress) -> Tuple[InputSet, Any, str]:
     run), the :class:`InputSet` without systems (the convention, cutoffs and each column's
     measurement) and how judged topics missing from a run are scored (for the notes)."""
     from fastndcg.conventions._trec_levels import LEVEL_UNJUDGED
-    from fastndcg.measures._trec_gain_scoring import BOGUS_RANKING_PRESETS
 
     if len(args.inputs) < 2:
         raise UsageError("TREC mode needs QRELS and at least one RUN (or use --data DATA PRED ...)")
@@ -97,9 +97,9 @@ def trec_input_set(args, progress: Progress) -> Tuple[InputSet, Any, str]:
     args.preset = args.preset or "trec_eval"
     qrels = read_qrels_of(args, progress)
     conv, spec, trec_spec = convention_for(args, float(qrels.relevance.max(initial=0)))
-    ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+    ks: List[Optional[int]] = args.k or report_cutoffs(args.preset)
     cut = False
-    if args.preset in TREC_MEASURE_PRESETS and any(k is not None for k in ks):
+    if follows_trec_eval(conv) and any(k is not None for k in ks):
         # the preset's cutoff is trec_eval's ndcg_cut (its ideal is cut at k; the whole list stays ndcg)
         cut = spec is None
         if spec is not None:
@@ -108,7 +108,7 @@ def trec_input_set(args, progress: Progress) -> Tuple[InputSet, Any, str]:
                           "the whole list")
     missing = missing_rule(args)
     how_missing = "counted as 0"
-    if trec_spec is not None and args.preset in BOGUS_RANKING_PRESETS and LEVEL_UNJUDGED in trec_spec.levels:
+    if trec_spec is not None and conv.missing_ranking == "unjudged" and LEVEL_UNJUDGED in trec_spec.levels:
         how_missing = "ranked as one unjudged document (as trec_eval 10 -c; it has the gain of level -1)"
     inputs = InputSet("trec", [], conv, ks, args.preset, args.inputs[0], spec, cut,
                       cutoff_measurements(ks, conv, ideal=args.ideal, gains=trec_spec, missing=missing,
@@ -150,20 +150,15 @@ def check_judged_options(args) -> None:
     if getattr(args, "stream", False):
         raise UsageError("-J and -l evaluate each run in memory; they do not apply with --stream")
     preset = args.preset or "trec_eval"
-    if preset not in TREC_MEASURE_PRESETS:
-        raise UsageError(f"-J and -l apply to trec_eval's measures (presets {', '.join(TREC_MEASURE_PRESETS)}); "
+    if not follows_trec_eval(get_preset(preset)):
+        raise UsageError(f"-J and -l apply to trec_eval's measures (presets {', '.join(presets_where(follows_trec_eval))}); "
                      f"got --preset {preset}")
     if args.ideal != "auto":
         raise UsageError("--ideal does not apply with -J and -l: trec_eval's measures take the ideal of the qrels")
-    ks: List[Optional[int]] = args.k or DEFAULT_CUTOFFS.get(preset, FALLBACK_CUTOFFS)
+    ks: List[Optional[int]] = args.k or report_cutoffs(preset)
     if getattr(args, "gain", None) is not None and any(k is not None for k in ks):
         raise UsageError("-J with --gain and cutoffs: trec_eval has no cutoff for ndcg with custom gains; "
                      "use -m ndcg.L=G,... and -m ndcg_cut.K")
-
-
-#: --preset with -m: the rules of the trec_eval-syntax measures
-_RULES_OF_PRESET = {None: "trec_eval", "trec_eval": "trec_eval", "trec_eval_cut": "trec_eval",
-                    "pytrec_eval": "pytrec_eval", "pytrec_eval_cut": "pytrec_eval"}
 
 
 @dataclass
@@ -175,7 +170,7 @@ class MeasureRuns:
     measurements: List[Any]
     names: List[str]
     bookkeeping: List[str]
-    rules: str
+    convention: Any
 
 
 def measure_runs(args, progress: Progress) -> MeasureRuns:
@@ -194,12 +189,12 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
         raise UsageError("--stream does not apply with -m yet; -m evaluates each run in memory")
     if args.ideal != "auto":
         raise UsageError("--ideal does not apply with -m: each measure takes its ideal as its tool does (the qrels)")
-    if args.preset not in _RULES_OF_PRESET:
+    conv = get_preset(args.preset or "trec_eval")
+    if not follows_trec_eval(conv):
         raise UsageError(f"--preset {args.preset} does not go with -m: the measures follow trec_eval 10 (--preset "
                      "trec_eval, the default) or trec_eval 9 as pytrec_eval bundles it (--preset pytrec_eval)")
     if len(args.inputs) < 2:
         raise UsageError("TREC mode needs QRELS and at least one RUN")
-    rules = _RULES_OF_PRESET[args.preset]
     try:
         asked = expand_measure_sets(args.measures)
     except ValueError as exc:
@@ -213,7 +208,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MeasureWarning)
         try:
-            measurements = resolve_measurements(strings, rules=rules, missing=missing, max_docs=args.max_docs,
+            measurements = resolve_measurements(strings, convention=conv, missing=missing, max_docs=args.max_docs,
                                                 judged_only=args.judged_only,
                                                 relevance_level=1 if args.level is None else args.level) \
                 if strings else []
@@ -230,7 +225,7 @@ def measure_runs(args, progress: Progress) -> MeasureRuns:
         for r in results:
             r["values"], r["mean"] = r["values"][:, order], r["mean"][order]
     ordered = [measurements[j] for j in order]
-    return MeasureRuns(results, ordered, column_names(ordered, args.format), book, rules)
+    return MeasureRuns(results, ordered, column_names(ordered, args.format), book, conv)
 
 
 def signature_missing_rule(args, strings: List[str]) -> str:
@@ -305,7 +300,8 @@ def _eval_measures(args, progress: Progress) -> int:
     for r in runs.results:
         for n in r["notes"]:
             _note(n)
-    how = {"trec_eval": "trec_eval 10", "pytrec_eval": "trec_eval 9 (pytrec_eval: float32 scores)"}[runs.rules]
+    how = "trec_eval 10" if runs.convention.score_precision == "native" else \
+        "trec_eval 9 (pytrec_eval: float32 scores)"
     meta = dict(preset=args.preset or "trec_eval", convention=f"trec_eval-syntax measures by {how}'s rules; "
                 "ir_measures-syntax measures as ir_measures' providers compute them",
                 cutoffs=None, truth=args.inputs[0], measure_strings=list(args.measures),

@@ -124,15 +124,6 @@ def probability_arg(text: str) -> float:
     return v
 
 
-#: Default cutoffs when -k is not given: each tool's own default measure.
-DEFAULT_CUTOFFS: Dict[str, List[Optional[int]]] = {
-    "trec_eval": [None],                                        # trec_eval's ``ndcg``
-    "pytrec_eval": [None],
-    "trec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],  # trec_eval's ndcg_cut defaults
-    "pytrec_eval_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
-}
-FALLBACK_CUTOFFS: List[Optional[int]] = [1, 3, 5, 10]
-TREC_MEASURE_PRESETS = ("trec_eval", "trec_eval_cut", "pytrec_eval", "pytrec_eval_cut")
 
 
 class Progress:

@@ -17,7 +17,8 @@ from fastndcg.conventions._convention import ScoreOverflowWarning
 
 from fastndcg.cli._messages import error_message
 from fastndcg.measures._measurement import cutoff_measurements
-from fastndcg.cli._options import DEFAULT_CUTOFFS, FALLBACK_CUTOFFS, Progress, TREC_MEASURE_PRESETS, cutoff_list_arg, _gain_spec, nonnegative_int_arg, preset_list_arg, preset_name_arg, print_warning, add_threads_option
+from fastndcg.conventions._presets import follows_trec_eval, report_cutoffs
+from fastndcg.cli._options import Progress, cutoff_list_arg, _gain_spec, nonnegative_int_arg, preset_list_arg, preset_name_arg, print_warning, add_threads_option
 from fastndcg.cli._options import print_warning as _print_warning
 
 
@@ -263,7 +264,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     group = group_file_for(data_path, args.group, choose="--group FILE")
     group = False if group is None else group     # resolved: the readers look no further
     names = run_names(pred_paths, args.command, "PRED")
-    ks = args.k or DEFAULT_CUTOFFS.get(args.preset, FALLBACK_CUTOFFS)
+    ks = args.k or report_cutoffs(args.preset)
     if getattr(args, "stream", False):
 
         if args.qid_order != "contiguous":
@@ -440,7 +441,7 @@ def column_names(measurements: List[Any], fmt: str, cutoffs: Optional[InputSet] 
     if cutoffs is None:
         return [m.label for m in measurements]
     names = []
-    trec = fmt == "trec" and cutoffs.preset in TREC_MEASURE_PRESETS
+    trec = fmt == "trec" and follows_trec_eval(cutoffs.convention)
     for k in cutoffs.cutoffs:
         if trec and cutoffs.gain_spec is None:
             # numeric cutoffs of the trec_eval presets are trec_eval's ndcg_cut (trec_input_set)

@@ -28,6 +28,8 @@ EMPTY_WEIGHT = ("weighted", "unweighted")
 ABOVE_ONE = ("keep", "clamp", "check")
 IDEAL_SOURCES = ("qrels", "run")
 EMPTY_MEAN = ("nan", "zero")
+CUSTOM_GAINS = ("table", "trec_eval", "refuse")
+MISSING_RANKING = ("empty", "unjudged")
 
 # XGBoost's kRtEps (a float32 1e-6): "check" raises above 1 + this.
 ABOVE_ONE_TOLERANCE = float(np.float32(1e-6))
@@ -183,8 +185,23 @@ class Convention:
         ``"nan"``: NaN (nothing was measured); ``"zero"``: 0.0, as
         torchmetrics' ``RetrievalNormalizedDCG`` returns when it has no
         query left (``empty_target_action="skip"``).
+    custom_gains : {"table", "trec_eval", "refuse"}, default "table"
+        How trec_eval-style custom gains (``gains=``, ``--gain``, ``-m ndcg.L=G``)
+        apply to TREC qrels + runs: as a gain table over labels >= 0 (G(l) = the
+        listed gain, l if unlisted; ``"table"``), by trec_eval's level rules
+        (levels -1 unjudged and -2 judged below 0 may have gains, gains may be
+        negative, and trec_eval's ordering quirks are reproduced:
+        ``"trec_eval"``), or refused (``"refuse"``: trec_eval's ``ndcg_cut``
+        takes no gains).
+    missing_ranking : {"empty", "unjudged"}, default "empty"
+        What a judged topic without results ranks when it is scored
+        (``missing="zero"``, trec_eval ``-c``): nothing (``"empty"``; trec_eval
+        9, pytrec_eval), or one document that is not in the qrels
+        (``"unjudged"``: trec_eval 10's ``-c``), which only changes a value
+        when custom gains give level -1 a gain.
     name : str, default "custom"
-        A label for reports; presets set it.
+        A label for reports, and nothing else: two conventions with the same
+        fields compute the same numbers whatever their names. Presets set it.
     """
 
     gain: GainSpec = "exponential"
@@ -204,6 +221,8 @@ class Convention:
     above_one: str = "keep"
     ideal_source: str = "qrels"
     empty_mean: str = "nan"
+    custom_gains: str = "table"
+    missing_ranking: str = "empty"
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -241,6 +260,8 @@ class Convention:
             ("above_one", ABOVE_ONE),
             ("ideal_source", IDEAL_SOURCES),
             ("empty_mean", EMPTY_MEAN),
+            ("custom_gains", CUSTOM_GAINS),
+            ("missing_ranking", MISSING_RANKING),
         ):
             value = getattr(self, name)
             if value not in allowed:

@@ -7,15 +7,50 @@ version of the tool it matches; docs/presets.md has one section per preset
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from fastndcg.conventions._convention import DEFAULT as _DEFAULT
 from fastndcg.conventions._convention import PRESETS, Convention
 
+#: The cutoffs a report shows when none are asked for, unless the preset states its own.
+REPORT_CUTOFFS: Tuple[Optional[int], ...] = (1, 3, 5, 10)
+#: trec_eval's ``ndcg_cut`` defaults.
+TREC_EVAL_CUT_CUTOFFS: Tuple[Optional[int], ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
-def _register(convention: Convention) -> Convention:
+
+@dataclass(frozen=True)
+class PresetRecord:
+    """What a preset states beyond its convention's fields.
+
+    Attributes
+    ----------
+    convention : Convention
+        The fields; its ``name`` is the preset's name.
+    cutoffs : tuple of (int or None)
+        The cutoffs a report shows when none are asked for (the CLI without ``-k``):
+        the tool's own default measures.
+    """
+
+    convention: Convention
+    cutoffs: Tuple[Optional[int], ...] = REPORT_CUTOFFS
+
+
+#: name: record, beside :data:`PRESETS` (name: convention); filled by :func:`_register` only
+RECORDS: Dict[str, PresetRecord] = {}
+
+
+def _register(convention: Convention, cutoffs: Tuple[Optional[int], ...] = REPORT_CUTOFFS) -> Convention:
     PRESETS[convention.name] = convention
+    RECORDS[convention.name] = PresetRecord(convention, tuple(cutoffs))
     return convention
+
+
+def report_cutoffs(preset: Optional[str]) -> List[Optional[int]]:
+    """The cutoffs a report shows when none are asked for: the preset's record (``None``:
+    :data:`REPORT_CUTOFFS`)."""
+    record = RECORDS.get(preset) if preset is not None else None
+    return list(record.cutoffs if record is not None else REPORT_CUTOFFS)
 
 
 #: The textbook definition (Jarvelin & Kekalainen 2002 with Burges et al.'s
@@ -35,10 +70,18 @@ STANDARD = _register(Convention(name="standard"))
 #: k too (trec_eval's ``ndcg`` has no cutoff, and the whole list's ideal "cut"
 #: at the whole list is the full ideal), so ``k=10`` under this preset is the
 #: number trec_eval prints as ``ndcg_cut_10``, in every front-end.
-TREC_EVAL = _register(Convention(gain="linear", ties="key_desc", ideal="cut", name="trec_eval"))
+#: Custom gains follow trec_eval's level rules (``custom_gains="trec_eval"``), and a
+#: judged topic missing from the run ranks one unjudged document under ``-c``
+#: (``missing_ranking="unjudged"``, trec_eval 10). Reports without ``-k`` show
+#: trec_eval's ``ndcg`` (the whole list).
+TREC_EVAL = _register(Convention(gain="linear", ties="key_desc", ideal="cut", custom_gains="trec_eval",
+                                 missing_ranking="unjudged", name="trec_eval"), cutoffs=(None,))
 
-#: trec_eval ``ndcg_cut.k`` (v10.0): the same fields as ``trec_eval`` (kept as the name trec_eval prints).
-TREC_EVAL_CUT = _register(Convention(gain="linear", ties="key_desc", ideal="cut", name="trec_eval_cut"))
+#: trec_eval ``ndcg_cut.k`` (v10.0): as ``trec_eval``, but custom gains are refused
+#: (``custom_gains="refuse"``: ndcg_cut takes no gains), and reports without ``-k``
+#: show trec_eval's ``ndcg_cut`` defaults (5, 10, 15, 20, 30, 100, 200, 500, 1000).
+TREC_EVAL_CUT = _register(TREC_EVAL.replace(custom_gains="refuse", name="trec_eval_cut"),
+                          cutoffs=TREC_EVAL_CUT_CUTOFFS)
 
 #: pytrec_eval (pytrec-eval-terrier 0.5.11, bundling trec_eval 9.0.x) ``ndcg``,
 #: also trec_eval <= 9.0.8 itself: as ``trec_eval`` but scores are stored as
@@ -47,12 +90,13 @@ TREC_EVAL_CUT = _register(Convention(gain="linear", ties="key_desc", ideal="cut"
 #: run ``a 2e39``, ``b 1e39`` with only a relevant: both inf, b first by docno;
 #: a warning names the rows). trec_eval 10 reads scores as double (``atof``).
 PYTREC_EVAL = _register(TREC_EVAL.replace(score_precision="float32", float32_overflow="inf",
-                                          name="pytrec_eval"))
+                                          missing_ranking="empty", name="pytrec_eval"), cutoffs=(None,))
 
 #: pytrec_eval ``ndcg_cut_k`` (and trec_eval <= 9.0.8 ``ndcg_cut.k``): as
 #: ``trec_eval_cut`` with float32 scores (beyond float32: +-inf, as ``pytrec_eval``).
 PYTREC_EVAL_CUT = _register(TREC_EVAL_CUT.replace(score_precision="float32", float32_overflow="inf",
-                                                  name="pytrec_eval_cut"))
+                                                  missing_ranking="empty", name="pytrec_eval_cut"),
+                            cutoffs=TREC_EVAL_CUT_CUTOFFS)
 
 #: gdeval.pl 1.2a/1.3 (TREC Web track, ir_measures' exp-log2): 2**l - 1, ties
 #: by docno descending (``tie_key`` = docno rank), ideal from the judgments cut
@@ -148,6 +192,39 @@ MSLR = _register(LETOR4.replace(gain=(0.0, 1.0, 3.0, 7.0, 15.0), name="mslr"))
 #: discount (ln, same ratio), file order, k clamped, empty queries 1; k = 10
 #: there.
 YAHOO = _register(Convention(empty="one", ideal_source="run", name="yahoo"))
+
+
+#: The fields trec_eval's own rules read (custom gains, the ``-m`` measures, ``-c``); every
+#: other field of a convention under those rules is trec_eval's (:func:`follows_trec_eval`).
+TREC_EVAL_READS = ("score_precision", "float32_overflow", "custom_gains", "missing_ranking", "name")
+
+
+def follows_trec_eval(convention: Any) -> bool:
+    """Whether trec_eval's own rules compute under ``convention`` (its measures ``ndcg_cut``,
+    ``ndcg_rel``, ``Rndcg``, ``ndcg_p``, its custom gains, its output names): every field
+    but those it reads (:data:`TREC_EVAL_READS`) is trec_eval's. Decided by the fields,
+    never by the name: a renamed preset follows the same rules."""
+    conv = as_convention(convention)
+    return all(getattr(conv, f.name) == getattr(TREC_EVAL, f.name) for f in fields(Convention)
+               if f.name not in TREC_EVAL_READS)
+
+
+def with_preset_label(convention: Convention) -> Convention:
+    """``convention``, or the preset with exactly its fields when it has none of its own name
+    (``"custom"``): a label for reports of conventions rebuilt from their fields (a signature),
+    never a change of what is computed."""
+    if convention.name != "custom":
+        return convention
+    key = [getattr(convention, f.name) for f in fields(Convention) if f.name != "name"]
+    for preset in list(PRESETS.values()):
+        if [getattr(preset, f.name) for f in fields(Convention) if f.name != "name"] == key:
+            return preset
+    return convention
+
+
+def presets_where(test: Callable[[Convention], bool]) -> List[str]:
+    """The names of the presets whose convention passes ``test`` (for messages that list them)."""
+    return [name for name, conv in PRESETS.items() if test(conv)]
 
 
 def get_preset(name: str) -> Convention:

@@ -9,8 +9,8 @@ from fastndcg.measures._measurement import FAMILIES, SignatureError, resolve_mea
 from fastndcg.measures._ndcg import ndcg_and_mean
 from fastndcg.measures._rankdcg import rankdcg
 from fastndcg.measures._trec_gain_resolution import GainQuirks, ResolvedGains, resolve_trec_gains
-from fastndcg.measures._trec_gain_scoring import BOGUS_RANKING_PRESETS, GainScorer, bogus_ranking
-from fastndcg.measures._trec_gain_specs import (NO_GAIN_PRESETS, TREC_GAIN_PRESETS, GainSpec, TrecGainQuirkWarning,
+from fastndcg.measures._trec_gain_scoring import GainScorer, bogus_ranking
+from fastndcg.measures._trec_gain_specs import (GainSpec, TrecGainQuirkWarning,
                                                 as_gains, gain_rules, parse_gains, textbook_convention)
 from fastndcg.measures._trec_measures import RULES, TrecResult, evaluate_trec
 
@@ -24,7 +24,7 @@ __all__ = [
     # trec_eval's measures and custom gains; NDCG of a run joined with qrels (fastndcg.io.align_run)
     "aligned_arrays", "aligned_ndcg", "aligned_mean_ndcg",
     "RULES", "TrecResult", "evaluate_trec",
-    "BOGUS_RANKING_PRESETS", "NO_GAIN_PRESETS", "TREC_GAIN_PRESETS", "GainQuirks", "GainScorer", "GainSpec",
+    "GainQuirks", "GainScorer", "GainSpec",
     "ResolvedGains", "TrecGainQuirkWarning", "as_gains", "bogus_ranking", "gain_rules", "parse_gains",
     "resolve_trec_gains", "textbook_convention",
     # measure strings and the measurement model (Measurement, from_signature, measurement: top level)

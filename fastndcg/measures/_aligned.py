@@ -14,7 +14,7 @@ from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention, ideal_source
 from fastndcg.measures._ndcg import mean_ndcg, ndcg
 from fastndcg.measures._trec_gain_resolution import GainQuirks, resolve_trec_gains, warn_quirks
-from fastndcg.measures._trec_gain_scoring import BOGUS_RANKING_PRESETS, GainScorer, bogus_ranking
+from fastndcg.measures._trec_gain_scoring import GainScorer, bogus_ranking
 from fastndcg.measures._trec_gain_specs import as_gains, gain_rules, textbook_convention
 
 __all__ = ["aligned_arrays", "aligned_ndcg", "aligned_mean_ndcg"]
@@ -104,7 +104,7 @@ def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", idea
     * Under trec_eval's rules (:func:`gain_rules`) it adds ``gains`` and
       ``ideal_dcg`` (:func:`resolve_trec_gains`; the ideal from every judgment
       of the qrels, or with ``ideal="run"`` from the retrieved ones) for
-      :class:`GainScorer`. Under the ``trec_eval`` preset (trec_eval 10) a topic
+      :class:`GainScorer`. Under ``missing_ranking="unjudged"`` (trec_eval 10) a topic
       with no retrieved document (a judged topic missing from the run, kept by
       ``missing="zero"``, trec_eval's ``-c``) is ranked as one document that is
       not in the qrels (level -1), as trec_eval 10 ranks it: with a gain listed
@@ -125,9 +125,9 @@ def aligned_inputs(aligned: Any, gains: Any, convention: Any = "trec_eval", idea
         judged, joff = aligned.trec_judged(), aligned.ideal_offsets
     else:
         judged, joff = levels, offsets
-    if conv.name in BOGUS_RANKING_PRESETS:
+    if conv.missing_ranking == "unjudged":
         scores, levels, tie_key, offsets = bogus_ranking(scores, levels, tie_key, offsets)
-    res = resolve_trec_gains(spec, levels, offsets, judged, joff, conv.discount, n_threads)
+    res = resolve_trec_gains(spec, levels, offsets, judged, joff, conv, n_threads)
     kw = dict(scores=scores, offsets=offsets, gains=res.doc_gains, ideal_dcg=res.ideal_dcg)
     if conv.uses_tie_key:
         kw["tie_key"] = tie_key

@@ -45,6 +45,8 @@ from itertools import chain, groupby
 from operator import attrgetter
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
+from fastndcg._core.arguments import renamed_argument
+
 import numpy as np
 
 from fastndcg._core.summary import mean_text, summary_repr
@@ -157,9 +159,9 @@ class Evaluation:
                              "value": self.values.reshape(-1)})
 
 
-def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", missing: str = DEFAULT_MISSING,
+def evaluate(measures: Any, qrels: Any, run: Any, *, convention: Any = None, missing: Optional[str] = None,
              max_docs: Optional[int] = None, judged_only: bool = False, relevance_level: int = 1,
-             n_threads: Optional[int] = None) -> Evaluation:
+             n_threads: Optional[int] = None, rules: Optional[str] = None) -> Evaluation:
     """NDCG measures of a run against qrels, per query and averaged.
 
     Parameters
@@ -178,18 +180,23 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", m
         judgments in the file`` / ``no results in the file``): an evaluation of
         nothing is taken for a mistake upstream (a filter that kept no row, the
         wrong file), not for a mean to report.
-    rules : {"trec_eval", "pytrec_eval"}
-        Rules of the trec_eval-syntax measures: trec_eval 10 or trec_eval 9
-        (pytrec_eval: scores rounded to float32). ir_measures-syntax measures
-        follow ir_measures' providers (pytrec_eval for ``dcg='log2'``, gdeval
-        or ranx for ``'exp-log2'``).
+    convention : Convention or preset name, default "trec_eval"
+        The convention of the trec_eval-syntax measures: ``"trec_eval"`` (trec_eval 10)
+        or ``"pytrec_eval"`` (trec_eval 9: scores rounded to float32), or a
+        convention with their fields (renamed, or with the fields trec_eval reads
+        changed). ir_measures-syntax measures follow ir_measures' providers
+        (pytrec_eval for ``dcg='log2'``, gdeval or ranx for ``'exp-log2'``); a
+        :class:`~fastndcg.Measurement` or signature carries its own.
+        ``rules=`` is its deprecated spelling.
     missing : {"error", "zero", "skip"}, default "error"
         Judged queries without results: an error naming them (trec_eval 10;
         the one default of every front-end,
         :data:`fastndcg.conventions.DEFAULT_MISSING`), scored (``"zero"``: 0 for
         every NDCG measure unless trec_eval gains give unjudged documents a
         gain; ir_measures and trec_eval ``-c``), or left out (``"skip"``:
-        trec_eval 9.x, pytrec_eval).
+        trec_eval 9.x, pytrec_eval). A :class:`~fastndcg.Measurement` or a
+        signature states its own rule; ``missing=`` given beside one that
+        states another is a ValueError naming both.
     max_docs : int, optional
         Only the top ``max_docs`` results of each query (trec_eval ``-M``).
     judged_only : bool
@@ -209,7 +216,8 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, rules: str = "trec_eval", m
         (:mod:`fastndcg.measures._trec_measures`). Aggregates are plain means over the
         evaluated queries.
     """
-    res = _evaluate(measures, qrels, run, rules=rules, missing=missing, max_docs=max_docs,
+    convention = renamed_argument("rules", rules, "convention", convention, "trec_eval")
+    res = _evaluate(measures, qrels, run, convention=convention, missing=missing, max_docs=max_docs,
                     judged_only=judged_only, relevance_level=relevance_level, n_threads=n_threads)
     agg = {m: float(v) for m, v in zip(res.measures, res.means.tolist())}
     return Evaluation(res.measures, [str(q) for q in res.qids.tolist()], res.values, agg, res.run_name,

@@ -31,14 +31,16 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Iterable, List, Optional, Tuple
 
-from fastndcg._core.arguments import check_max_docs
+import warnings
+
+from fastndcg._core.arguments import caller_stacklevel, check_max_docs
 from fastndcg._version import __version__
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
 from fastndcg.conventions._convention import Convention
-from fastndcg.conventions._presets import as_convention, get_preset
-from fastndcg.conventions._convention import PRESETS
+from fastndcg.conventions._presets import (as_convention, follows_trec_eval, get_preset, presets_where,
+                                           with_preset_label)
 from fastndcg.measures._measure_strings import Measure, measure_items, parse_measures
-from fastndcg.measures._trec_gain_specs import GainSpec, parse_gains
+from fastndcg.measures._trec_gain_specs import GainSpec, gain_rules, parse_gains
 
 __all__ = ["Measurement", "SignatureError", "FAMILIES", "cutoff_measurements", "from_signature", "measurement_for",
            "resolve_measurements", "signature"]
@@ -52,10 +54,11 @@ TREC_FAMILIES = ("ndcg_rel", "Rndcg", "ndcg_p", "dcg", "ideal_dcg")
 #: Families computed on arrays only (:func:`fastndcg.soft_ndcg`, :func:`fastndcg.measures.rankdcg`),
 #: not on qrels and a run.
 ARRAY_FAMILIES = ("soft_ndcg", "rankdcg")
+#: Families whose values are the same whether a judged topic without results ranks nothing
+#: or one unjudged document (``missing_ranking``), without custom gains.
+RANKS_MISSING_ALIKE = ("ndcg", "dcg", "ideal_dcg")
 #: Families that take a cutoff.
 CUTOFF_FAMILIES = ("ndcg", "soft_ndcg")
-#: The rules of the trec_eval-syntax measures (``rules=``): the convention of each.
-_RULES = {"trec_eval": ("trec_eval", "trec_eval_cut"), "pytrec_eval": ("pytrec_eval", "pytrec_eval_cut")}
 #: ir_measures' dcg='exp-log2' (gdeval with a cutoff, ranx without): 2**rel - 1, docno-descending ties.
 EXP_LOG2 = Convention(ties="key_desc", name="ir_measures_exp_log2")
 
@@ -67,31 +70,14 @@ class SignatureError(ValueError):
     """A signature that cannot be read (the message names the field)."""
 
 
-def _conv_key(conv: Convention) -> tuple:
-    return tuple(getattr(conv, f.name) for f in fields(conv) if f.name != "name")
+def _trec_rules_error(what: str, conv: Convention) -> str:
+    """The message for a measurement that needs trec_eval's rules under a convention without them."""
+    from fastndcg.conventions._presets import TREC_EVAL_READS, TREC_EVAL
 
-
-#: (number of presets, [(name, fields key)]): rebuilt if a preset is registered later. Replaced
-#: whole (one assignment), so threads that race build the same table and never see a half one.
-_PRESET_KEYS: Tuple[int, List[Tuple[str, tuple]]] = (-1, [])
-
-
-def _preset_keys() -> List[Tuple[str, tuple]]:
-    global _PRESET_KEYS
-    count, keys = _PRESET_KEYS
-    if count != len(PRESETS):
-        keys = [(name, _conv_key(preset)) for name, preset in list(PRESETS.items())]
-        _PRESET_KEYS = (len(keys), keys)
-    return keys
-
-
-def _named(conv: Convention) -> Convention:
-    """The convention, named after the first preset with the same fields (else as it is)."""
-    key = _conv_key(conv)
-    for name, preset_key in _preset_keys():
-        if preset_key == key:
-            return PRESETS[name] if conv.name != name else conv
-    return conv
+    differ = [f"{f.name}={getattr(conv, f.name)!r}" for f in fields(conv)
+              if f.name not in TREC_EVAL_READS and getattr(conv, f.name) != getattr(TREC_EVAL, f.name)]
+    return (f"{what} follow trec_eval's rules: the convention must be trec_eval's (presets "
+            f"{', '.join(presets_where(follows_trec_eval))}); convention {conv.name!r} has {', '.join(differ)}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,7 +133,7 @@ class Measurement:
             raise ValueError(f"cutoff must be an integer >= 1 or None; got {k!r}")
         if k is not None and self.family not in CUTOFF_FAMILIES:
             raise ValueError(f"family {self.family!r} takes no cutoff (as trec_eval); got cutoff {k}")
-        object.__setattr__(self, "convention", _named(as_convention(self.convention)))
+        object.__setattr__(self, "convention", as_convention(self.convention))
         check_missing(self.missing)
         object.__setattr__(self, "max_docs", check_max_docs(self.max_docs))
         if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
@@ -160,11 +146,14 @@ class Measurement:
             if not (math.isfinite(sigma) and sigma > 0):
                 raise ValueError(f"sigma must be a finite number > 0; got {self.sigma!r}")
             object.__setattr__(self, "sigma", sigma)
-        if (self.family in TREC_FAMILIES or self.gains is not None) and self.rules is None:
+        conv = self.convention
+        if (self.family in TREC_FAMILIES or self.gains is not None) and not follows_trec_eval(conv):
             what = f"custom gains ({self.gains})" if self.gains is not None else f"family {self.family!r}"
-            raise ValueError(f"{what} follow trec_eval's rules: the convention must be trec_eval's "
-                             f"(presets {', '.join(p for ps in _RULES.values() for p in ps)}); got "
-                             f"{self.convention.describe()}")
+            raise ValueError(_trec_rules_error(what, conv))
+        if self.gains is not None and gain_rules(conv) != "trec_eval":
+            raise ValueError(f"custom gains ({self.gains}) of a measurement follow trec_eval's level rules: the "
+                             f"convention's custom_gains must be 'trec_eval'; convention {conv.name!r} has "
+                             f"custom_gains={conv.custom_gains!r}")
 
     def __repr__(self) -> str:
         """``Measurement(nDCG@10, name='ndcg_cut_10', convention=Convention(preset='trec_eval'))``:
@@ -193,17 +182,6 @@ class Measurement:
         return hash(self.signature)
 
     # ------------------------------------------------------------------ what it is
-
-    @property
-    def rules(self) -> Optional[str]:
-        """``"trec_eval"`` (trec_eval 10: double scores), ``"pytrec_eval"`` (trec_eval 9:
-        float32 scores), or None when the convention is no trec_eval's."""
-        keys = dict(_preset_keys())
-        key = _conv_key(self.convention)
-        for rules, presets in _RULES.items():
-            if any(keys.get(p) == key for p in presets):
-                return rules
-        return None
 
     @property
     def head(self) -> str:
@@ -241,6 +219,8 @@ class Measurement:
             parts.append(f"unknown:{c.unknown_label}")
         if self.gains is not None:
             parts.append("trec_gains:" + ",".join(f"{lv}={_num(g)}" for lv, g in self.gains.pairs))
+            if c.custom_gains != "table":
+                parts.append(f"gain_rules:{c.custom_gains}")
         if self.relabel is not None:
             parts.append("relabel:" + ",".join(f"{a}={b}" for a, b in self.relabel))
         parts.append("disc:" + (f"jk:{_num(c.discount_base)}" if c.discount == "jk" else
@@ -270,6 +250,9 @@ class Measurement:
         if c.empty_mean != "nan":
             agg.append(f"empty_mean_{c.empty_mean}")
         parts.append("agg:" + ",".join(agg))
+        if c.missing_ranking != "empty" and self.missing == "zero" and (
+                self.gains is not None or self.family not in RANKS_MISSING_ALIKE):
+            parts.append(f"missing_ranking:{c.missing_ranking}")
         parts.append(f"missing:{self.missing}")
         parts.append(f"fastndcg:{__version__}")
         return "|".join(parts)
@@ -355,7 +338,7 @@ def from_signature(text: str) -> Measurement:
             raise SignatureError(f"signature {text!r}: the field {required!r} is missing (a signature states "
                                  "every choice)")
     try:
-        return Measurement(_FAMILY_OF_HEAD[name], cutoff, Convention(**conv), **kw)
+        return Measurement(_FAMILY_OF_HEAD[name], cutoff, with_preset_label(Convention(**conv)), **kw)
     except (TypeError, ValueError) as exc:
         raise SignatureError(f"signature {text!r}: {exc}") from None
 
@@ -377,6 +360,10 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
         conv["unknown_label"] = value
     elif key == "trec_gains":
         kw["gains"] = parse_gains(value, name="trec_gains")
+    elif key == "gain_rules":
+        conv["custom_gains"] = value
+    elif key == "missing_ranking":
+        conv["missing_ranking"] = value
     elif key == "relabel":
         pairs = []
         for p in value.split(","):
@@ -439,18 +426,20 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
 # ----------------------------------------------------------------------------- resolution
 
 
-def _from_measure(m: Measure, rules: str, missing: str, max_docs: Optional[int], judged_only: bool,
+def _from_measure(m: Measure, trec_base: Convention, missing: str, max_docs: Optional[int], judged_only: bool,
                   relevance_level: int) -> Measurement:
     """A parsed trec_eval / ir_measures measure as a measurement.
 
-    trec_eval syntax follows ``rules`` (trec_eval 10 or 9); ir_measures syntax
+    trec_eval syntax follows ``trec_base`` (trec_eval 10's or 9's rules); ir_measures syntax
     follows ir_measures' providers: ``dcg='log2'`` through pytrec_eval
     (trec_eval 9: float32 scores), ``'exp-log2'`` through gdeval/ranx."""
     if m.syntax == "ir_measures":
         base = EXP_LOG2 if m.dcg == "exp-log2" else get_preset("pytrec_eval")
         family = "ndcg"
     else:
-        base = get_preset(_RULES[rules][0])
+        if not follows_trec_eval(trec_base):
+            raise ValueError(_trec_rules_error(f"trec_eval-syntax measures ({m.name})", trec_base))
+        base = trec_base
         family = "ndcg" if m.family == "ndcg_cut" else m.family
     conv = base if m.cutoff is None else base.replace(ideal="cut", name=base.name)
     return Measurement(family, m.cutoff, conv, gains=m.gains, relabel=m.relabel,
@@ -458,7 +447,7 @@ def _from_measure(m: Measure, rules: str, missing: str, max_docs: Optional[int],
                        max_docs=max_docs, missing=missing, name=m.name)
 
 
-def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: str = DEFAULT_MISSING,
+def resolve_measurements(measures: Any, *, convention: Any = "trec_eval", missing: Optional[str] = None,
                          max_docs: Optional[int] = None, judged_only: bool = False,
                          relevance_level: int = 1) -> List[Measurement]:
     """The measurements asked for, from any form a front-end gets them in.
@@ -469,10 +458,19 @@ def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: st
         trec_eval syntax (``ndcg_cut.5,10``, ``ndcg.1=3,2=9``, ``Rndcg``, ...),
         ir_measures syntax (``nDCG@10``, ``nDCG(dcg='exp-log2')@20``), or a
         signature (a string with ``|``).
-    rules : {"trec_eval", "pytrec_eval"}
-        The rules of trec_eval-syntax measures: trec_eval 10 (double scores) or
-        trec_eval 9 as pytrec_eval bundles it (float32 scores).
-    missing, max_docs, judged_only, relevance_level
+    convention : Convention or preset name, default "trec_eval"
+        The convention of trec_eval-syntax measures, one whose fields trec_eval's rules
+        compute (``trec_eval``: trec_eval 10, double scores; ``pytrec_eval``: trec_eval 9
+        as pytrec_eval bundles it, float32 scores; or such a preset renamed or with
+        the fields trec_eval reads changed). ir_measures syntax follows ir_measures'
+        providers whatever this is.
+    missing : {"error", "zero", "skip"}, optional
+        The rule for judged topics missing from the run, of every measure given
+        as trec_eval or ir_measures syntax (default
+        :data:`~fastndcg.conventions.DEFAULT_MISSING`). A signature and a
+        :class:`Measurement` state their own; ``missing`` given beside one that
+        states another is a ValueError naming both (one question, one answer).
+    max_docs, judged_only, relevance_level
         The topic rules of every measure given as a string (a signature and a
         :class:`Measurement` carry their own).
 
@@ -481,21 +479,24 @@ def resolve_measurements(measures: Any, *, rules: str = "trec_eval", missing: st
     list of Measurement
         In the order given; the same measurement asked twice is kept once.
     """
-    if rules not in _RULES:
-        raise ValueError(f"rules must be one of {tuple(_RULES)}; got {rules!r}")
-    check_missing(missing)
+    trec_base = as_convention(convention)
+    asked_missing = missing
+    missing = DEFAULT_MISSING if missing is None else check_missing(missing)
     if relevance_level is None or isinstance(relevance_level, bool) or int(relevance_level) != relevance_level:
         raise ValueError(f"relevance_level must be an integer; got {relevance_level!r}")
     items = measure_items(measures, one=(Measurement,))
     out: List[Measurement] = []
     seen = set()
     for item in items:
-        if isinstance(item, Measurement):
-            got = [item]
-        elif isinstance(item, str) and "|" in item:
-            got = [from_signature(item)]
+        if isinstance(item, Measurement) or (isinstance(item, str) and "|" in item):
+            got = [item if isinstance(item, Measurement) else from_signature(item)]
+            if asked_missing is not None and got[0].missing != asked_missing:
+                raise ValueError(
+                    f"missing={asked_missing!r} contradicts the rule {got[0].label} states itself "
+                    f"(missing={got[0].missing!r}: a Measurement or a signature carries its own): pass "
+                    f"measurement.replace(missing={asked_missing!r}), or leave out missing=")
         else:
-            got = [_from_measure(m, rules, missing, max_docs, bool(judged_only), int(relevance_level))
+            got = [_from_measure(m, trec_base, missing, max_docs, bool(judged_only), int(relevance_level))
                    for m in parse_measures(item)]
         for m in got:
             if m not in seen:
@@ -530,7 +531,8 @@ def column_signatures(ks: Iterable[Optional[int]], convention: Convention, ideal
 def measurement_for(k: Optional[int] = None, *, convention: Any = None, preset: Optional[str] = None,
                     gains: Any = None, missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None,
                     name: str = "") -> Measurement:
-    """The NDCG measurement of a cutoff under a convention or preset, as ``k=``
+    """The NDCG measurement of a cutoff under a convention (a :class:`~fastndcg.Convention` or
+    a preset name; ``preset=`` is its deprecated spelling), as ``k=``
     and ``-k`` mean it in every front-end: NDCG@k with the convention's ideal
     (the presets of trec_eval cut the ideal at k: trec_eval's ``ndcg_cut.k``;
     ``k=None`` is the whole list, or ``convention.default_k``).
@@ -538,9 +540,13 @@ def measurement_for(k: Optional[int] = None, *, convention: Any = None, preset: 
     ``gains``: trec_eval's custom gains, under the trec_eval presets only (other
     conventions take gains as a gain table: :func:`fastndcg.measures.textbook_convention`).
     """
-    if convention is not None and preset is not None:
-        raise ValueError("give convention= or preset=, not both")
-    conv = as_convention(preset if preset is not None else convention if convention is not None else "standard")
+    if preset is not None:
+        if convention is not None:
+            raise ValueError("give convention= only (preset= is its old spelling, deprecated); got both")
+        warnings.warn("measurement(convention=...) is deprecated: use convention=... (a preset name or a Convention)",
+                      DeprecationWarning, stacklevel=caller_stacklevel())
+        convention = preset
+    conv = as_convention(convention if convention is not None else "standard")
     spec = None
     if gains is not None:
         from fastndcg.measures._trec_gain_specs import as_gains

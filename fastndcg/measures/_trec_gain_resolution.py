@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from fastndcg.conventions._convention import Convention
+from fastndcg.conventions._presets import as_convention
 from fastndcg.conventions._trec_levels import LEVEL_NEGATIVE
 from fastndcg.measures._trec_gain_levels import gain_entries, ideal_gains, level_gain
 from fastndcg.measures._trec_gain_specs import GainSpec, MAX_JUDGED_LEVEL, TrecGainQuirkWarning, format_gain
@@ -187,8 +188,15 @@ class _Plan:
         return got
 
 
+def _ideal_convention(convention: Any) -> Convention:
+    """The convention the ideal DCG of resolved gains is summed under: the gains as they
+    are (linear), discounted as ``convention`` discounts (its base included)."""
+    conv = as_convention(convention)
+    return Convention(gain="linear", discount=conv.discount, discount_base=conv.discount_base)
+
+
 def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, judged_offsets: Any,
-                       discount: Any = "log2", n_threads: Optional[int] = None) -> ResolvedGains:
+                       convention: Any = "trec_eval", n_threads: Optional[int] = None) -> ResolvedGains:
     """Resolve trec_eval's custom gains for CSR topics.
 
     Parameters
@@ -204,8 +212,9 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
     judged, judged_offsets : int arrays
         Every judgment of each topic (retrieved or not), negative ones
         included (they are not counted), in CSR form over the same topics.
-    discount : str or array, default "log2"
-        The convention's discount, for the ideal DCG.
+    convention : Convention or preset name, default "trec_eval"
+        The convention whose discount (and its ``discount_base``) the ideal DCG
+        is summed with.
     n_threads : int, optional
         Threads of the kernel that sums the ideal DCGs.
 
@@ -291,7 +300,7 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
     np.cumsum(walk_sizes, out=woff[1:])
     wg = np.asarray(walk_gains, dtype=np.float64)
     wpos = (np.arange(wg.shape[0], dtype=np.int64) - np.repeat(woff[:-1], walk_sizes)).astype(np.float64)
-    ideal = np.asarray(_dcg(-wpos, wg, woff, None, convention=Convention(gain="linear", discount=discount),
+    ideal = np.asarray(_dcg(-wpos, wg, woff, None, convention=_ideal_convention(convention),
                             n_threads=n_threads),
                        dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(ideal))

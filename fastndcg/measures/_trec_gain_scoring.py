@@ -108,13 +108,8 @@ class GainScorer:
 # ----------------------------------------------------------------------------- aligned TREC runs
 
 
-#: Presets of trec_eval 10, whose ``-c`` ranks a topic missing from the run as
-#: one unjudged document (``trec_eval.c``'s ``bogus_ranking``).
-BOGUS_RANKING_PRESETS = frozenset({"trec_eval"})
-
-
 def bogus_ranking(scores: Any, levels: Any, tie_key: Any, offsets: Any):
-    """trec_eval 10's ``-c``: every topic without a retrieved document is ranked
+    """trec_eval 10's ``-c`` (``missing_ranking="unjudged"``): every topic without a retrieved document is ranked
     as one document that is not in the qrels (score 1, level -1, tie key 0),
     as ``trec_eval.c``'s ``bogus_ranking``. Returns ``(scores, levels,
     tie_key, offsets)``, unchanged when no topic is empty."""

@@ -12,13 +12,13 @@ from typing import Any, Dict, List, Mapping, Tuple
 import numpy as np
 
 from fastndcg.conventions._convention import Convention
-from fastndcg.conventions._presets import as_convention
+from fastndcg.conventions._presets import as_convention, presets_where
 from fastndcg._core.arguments import NamedArgumentError, literal
 
 
-TREC_GAIN_PRESETS = frozenset({"trec_eval", "pytrec_eval"})
-#: Presets of trec_eval's ``ndcg_cut``, which takes no gains.
-NO_GAIN_PRESETS = frozenset({"trec_eval_cut", "pytrec_eval_cut"})
+def _trec_gain_presets() -> List[str]:
+    """The presets whose custom gains follow trec_eval's rules (for messages)."""
+    return sorted(presets_where(lambda c: c.custom_gains == "trec_eval"))
 
 _LEVEL = re.compile(r"[+-]?[0-9]+\Z")
 _GAIN = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
@@ -135,19 +135,20 @@ def as_gains(gains: Any, name: str = "gains") -> GainSpec:
 
 
 def gain_rules(convention: Any) -> str:
-    """Which custom-gain rules a convention applies: ``"trec_eval"`` under the
-    ``trec_eval`` and ``pytrec_eval`` presets (:data:`TREC_GAIN_PRESETS`),
-    ``"table"`` (the textbook gain table, :func:`textbook_convention`) under any
-    other convention, including a preset changed with ``replace`` (named
-    "custom"). ValueError under ``trec_eval_cut`` / ``pytrec_eval_cut``:
-    trec_eval's ``ndcg_cut`` takes no gains (it always uses the judgment)."""
+    """Which custom-gain rules a convention applies: its ``custom_gains`` field,
+    ``"trec_eval"`` (trec_eval's level rules: the ``trec_eval`` and ``pytrec_eval``
+    presets) or ``"table"`` (the textbook gain table, :func:`textbook_convention`).
+    ValueError under ``custom_gains="refuse"`` (``trec_eval_cut``,
+    ``pytrec_eval_cut``): trec_eval's ``ndcg_cut`` takes no gains (it always uses
+    the judgment)."""
     conv = as_convention(convention)
-    if conv.name in NO_GAIN_PRESETS:
+    if conv.custom_gains == "refuse":
+        takes = " or ".join(repr(p) for p in _trec_gain_presets())
         raise ValueError(
-            f"custom gains do not apply to preset {conv.name!r}: trec_eval's ndcg_cut takes no gains (it "
-            "always uses the judgment as the gain; its parameters are cutoffs). For trec_eval's ndcg.L=G use "
-            "the 'trec_eval' preset (or 'pytrec_eval'); other presets apply the gains as a gain table")
-    return "trec_eval" if conv.name in TREC_GAIN_PRESETS else "table"
+            f"custom gains do not apply to convention {conv.name!r} (custom_gains='refuse'): trec_eval's "
+            "ndcg_cut takes no gains (it always uses the judgment as the gain; its parameters are cutoffs). "
+            f"For trec_eval's ndcg.L=G use the {takes} preset; other presets apply the gains as a gain table")
+    return conv.custom_gains
 
 
 def textbook_convention(spec: GainSpec, convention: Any, max_label: float) -> Convention:
@@ -169,12 +170,12 @@ def textbook_convention(spec: GainSpec, convention: Any, max_label: float) -> Co
         if level < 0:
             raise NamedArgumentError("{0}: " + literal(
                 f"level {level} ({spec.text!r}): levels -1 (unjudged) and -2 (judged below 0) exist "
-                f"only under trec_eval's rules (presets {sorted(TREC_GAIN_PRESETS)}); under convention "
+                f"only under trec_eval's rules (custom_gains='trec_eval': presets {_trec_gain_presets()}); under convention "
                 f"{conv.name!r} the gains are a table over labels >= 0"), [("gains", None)])
         if gain < 0:
             raise NamedArgumentError("{0}: " + literal(
                 f"level {level} has gain {format_gain(gain)} ({spec.text!r}): negative gains follow "
-                f"trec_eval's rules only under presets {sorted(TREC_GAIN_PRESETS)}; under convention "
+                f"trec_eval's rules only under custom_gains='trec_eval' (presets {_trec_gain_presets()}); under convention "
                 f"{conv.name!r} the gains are a table, which must be >= 0"), [("gains", None)])
     top = int(max(max_label if max_label == max_label else 0, max(spec.levels)))
     table = [float(level) for level in range(top + 1)]

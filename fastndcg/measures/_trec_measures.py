@@ -12,7 +12,7 @@ for the topics of a run and qrels, per topic and averaged:
   are removed from the ranking, the others move up) and ``-l``
   (``relevance_level``, which ``Rndcg`` and ``ndcg_p`` read). The rules are
   written out in :mod:`fastndcg.reference._trec_ndcg` (the pure-Python spec) and
-  :mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``) (custom gains). ``rules="pytrec_eval"`` gives
+  :mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``) (custom gains). ``convention="pytrec_eval"`` gives
   trec_eval 9 as pytrec_eval bundles it: scores rounded to float32, and a
   topic missing from the run is not ranked (it scores 0 with ``-c``).
 * ir_measures' ``nDCG`` (ir-measures 0.4.3), as its default providers
@@ -50,7 +50,7 @@ from fastndcg._core.summary import summary_repr
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import check_scores, overflow_at_file_lines
 from fastndcg.measures._measure_strings import Measure
-from fastndcg.measures._measurement import ARRAY_FAMILIES, Measurement, resolve_measurements
+from fastndcg.measures._measurement import ARRAY_FAMILIES, RANKS_MISSING_ALIKE, Measurement, resolve_measurements
 from fastndcg.measures._trec_gain_scoring import GainScorer, bogus_ranking
 from fastndcg.measures._trec_gain_specs import GainSpec
 from fastndcg.measures._trec_gain_resolution import resolve_trec_gains, warn_quirks
@@ -130,12 +130,9 @@ class _Topics:
         return np.maximum(self.judged, 0)
 
 
-#: Families computed from gain levels >= 0 alone (no custom gains): a document
-#: not in the qrels and one judged below 0 both count as level 0.
-_PLAIN_FAMILIES = ("ndcg", "ndcg_cut", "nDCG", "dcg", "ideal_dcg")
 
 
-def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eval", missing: str = DEFAULT_MISSING,
+def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "trec_eval", missing: Optional[str] = None,
                   max_docs: Optional[int] = None, judged_only: bool = False, relevance_level: int = 1,
                   n_threads: Optional[int] = None, consume_run: bool = False) -> TrecResult:
     """Measures of trec_eval's NDCG family and ir_measures' nDCG on a run.
@@ -149,11 +146,12 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         used as it is.
     measures : str, Measure or a list of them
         trec_eval or ir_measures syntax (:func:`fastndcg.measures.parse_measures`).
-    rules : {"trec_eval", "pytrec_eval"}
-        For the trec_eval-syntax measures: trec_eval 10, or trec_eval 9 as
-        pytrec_eval bundles it (scores rounded to float32; a topic missing
-        from the run is not ranked). ir_measures-syntax measures follow
-        ir_measures' providers whatever this is.
+    convention : Convention or preset name, default "trec_eval"
+        For the trec_eval-syntax measures: ``"trec_eval"`` (trec_eval 10), or
+        ``"pytrec_eval"`` (trec_eval 9 as pytrec_eval bundles it: scores rounded
+        to float32; a topic missing from the run is not ranked), or a convention
+        with their fields. ir_measures-syntax measures follow ir_measures'
+        providers whatever this is.
     missing : {"error", "zero", "skip"}
         Judged topics without results (:func:`fastndcg.io.align_run`):
         an error (trec_eval 10 without ``-c``), evaluated (``-c``; 0 for
@@ -191,7 +189,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     from fastndcg.io._align import JoinedRun, join_run_file, read_qrels_for
     from fastndcg.io._svmlight import at_file_lines
 
-    ms = resolve_measurements(measures, rules=rules, missing=missing, max_docs=max_docs, judged_only=judged_only,
+    ms = resolve_measurements(measures, convention=convention, missing=missing, max_docs=max_docs, judged_only=judged_only,
                               relevance_level=relevance_level)
     on_arrays = [m for m in ms if m.family in ARRAY_FAMILIES]
     if on_arrays:
@@ -243,8 +241,8 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         if first is None:
             first = a
         group = [ms[j] for j in idx]
-        plain = all(m.gains is None and m.family in _PLAIN_FAMILIES for m in group)
-        bogus = ms[idx[0]].rules == "trec_eval" and topic_rule == "zero" and not plain
+        plain = all(m.gains is None and m.family in RANKS_MISSING_ALIKE for m in group)
+        bogus = conv.missing_ranking == "unjudged" and topic_rule == "zero" and not plain
         topics = _topics(a, bogus=bogus, judged_only=jo)
         if bogus or a.score_lines is None:      # (bogus: rows of their own)
             cols = _group_columns(topics, group, conv, level, n_threads)
@@ -371,7 +369,7 @@ def _group_columns(t: _Topics, ms: List[Measurement], base: Convention, relevanc
     for _, idx in by_spec.items():
         given = ms[idx[0]].gains
         spec = given if given is not None else _NO_GAINS
-        res = resolve_trec_gains(spec, t.levels, t.offsets, t.judged, t.judged_offsets, base.discount, n_threads)
+        res = resolve_trec_gains(spec, t.levels, t.offsets, t.judged, t.judged_offsets, base, n_threads)
         if spec.pairs and any(ms[i].family in ("ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg") for i in idx):
             warn_quirks(res.quirks, spec, stacklevel=4)
         fams = {ms[i].family for i in idx}

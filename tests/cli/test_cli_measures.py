@@ -196,8 +196,8 @@ def test_a_signature_states_its_rule_for_missing_topics(tmp_path, capsys):
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
     run.write_text("1 Q0 b 1 2.0 r\n1 Q0 a 2 1.0 r\n")
-    zero = fastndcg.measurement(10, preset="trec_eval", missing="zero").signature
-    skip = fastndcg.measurement(10, preset="trec_eval", missing="skip").signature
+    zero = fastndcg.measurement(10, convention="trec_eval", missing="zero").signature
+    skip = fastndcg.measurement(10, convention="trec_eval", missing="skip").signature
     assert "|missing:zero|" in zero
     one = 1 / np.log2(3)            # topic 1: a at rank 2; topic 2 missing
     code, out, err = run_cli(capsys, "eval", qrels, run, "-m", zero, "--format", "json")

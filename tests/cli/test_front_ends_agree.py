@@ -41,7 +41,7 @@ def files(shared_data):
 @pytest.mark.parametrize("missing", ["zero", "skip"])
 def test_every_front_end_gives_the_same_bits(files, capsys, tmp_path, string, preset, k, missing):
     qrels, run, run2 = files
-    m = measurement_for(k, preset=preset, missing=missing)
+    m = measurement_for(k, convention=preset, missing=missing)
     sig = m.signature
     got = {}
     ev = fastndcg.evaluate(sig, qrels, run)
@@ -49,7 +49,7 @@ def test_every_front_end_gives_the_same_bits(files, capsys, tmp_path, string, pr
     assert ev.signature == sig
     if string is not None:
         rules = "pytrec_eval" if preset.startswith("pytrec") else "trec_eval"
-        ev2 = fastndcg.evaluate(string, qrels, run, missing=missing, rules=rules)
+        ev2 = fastndcg.evaluate(string, qrels, run, missing=missing, convention=rules)
         got["evaluate(string)"] = list(ev2.aggregated.values())[0]
         assert ev2.signature == sig
         np.testing.assert_array_equal(ev2.values, ev.values)

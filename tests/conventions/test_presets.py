@@ -329,7 +329,8 @@ def test_convention_repr_names_the_preset_and_the_fields_that_differ():
     assert repr(trec.replace(ties="stable", name="trec_eval")) == "Convention(preset='trec_eval', ties='stable')"
     # no preset: the fields that differ from Convention(), and a user's own label
     assert repr(Convention()) == "Convention()"
-    assert repr(trec.replace(ties="stable")) == "Convention(gain='linear')"
+    assert repr(trec.replace(ties="stable")) == \
+        "Convention(gain='linear', custom_gains='trec_eval', missing_ranking='unjudged')"
     assert repr(Convention(ties="key", empty="one", name="mine")) == "Convention(name='mine', ties='key', empty='one')"
     long = repr(Convention(discount=np.linspace(1.0, 0.5, 1000)))
     assert long == "Convention(discount=<1000 values: 1, 0.9994994994994995, ..., 0.5>)"

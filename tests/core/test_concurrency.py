@@ -383,24 +383,21 @@ def test_lightgbm_scikit_learn_calls_shared_by_8_trainings(force_threads, monkey
 
 
 def test_measurement_and_jk_discount_caches_from_8_threads():
-    """The presets' key table of fastndcg.measures._measurement (rebuilt when a preset is added)
-    and the jk discount table cached on a shared Convention (grown on demand) are replaced whole:
-    8 threads building measurements and growing one table see whole, equal results."""
+    """The jk discount table cached on a shared Convention (grown on demand) is replaced whole:
+    8 threads building measurements and growing one table see whole, equal results. (A
+    measurement keeps the convention it is given: no table of preset keys is shared.)"""
     from fastndcg import Convention
     from fastndcg._core import resolve
-    from fastndcg.measures import _measurement as measurement
 
     conv = Convention(discount="jk", discount_base=10)
-    want_sig = fastndcg.measurement(10, preset="trec_eval").signature
+    want_sig = fastndcg.measurement(10, convention="trec_eval").signature
     want_table = np.array([resolve.discount(Convention(discount="jk", discount_base=10), 5000)]).ravel()
     errors: List[str] = []
 
     def worker(t: int) -> None:
         for i in range(200):
-            if i % 50 == 0:
-                measurement._PRESET_KEYS = (-1, [])          # force a rebuild while others read
-            m = fastndcg.measurement(10, preset="trec_eval")
-            if m.signature != want_sig or m.rules != "trec_eval":
+            m = fastndcg.measurement(10, convention="trec_eval")
+            if m.signature != want_sig or m.convention is not fastndcg.get_preset("trec_eval"):
                 errors.append(f"thread {t}: {m.signature}")
             n = 100 + (t * 997 + i * 131) % 4900            # tables grown by several threads
             table = resolve.discount(conv, n)

@@ -69,7 +69,7 @@ def test_generated_runs_equal_pytrec_eval():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ScoreOverflowWarning)
                 res = evaluate_trec(_as_run(run), _as_qrels(qrels), [measure.replace("_cut_", "_cut.")],
-                                    rules="pytrec_eval", missing="skip")
+                                    convention="pytrec_eval", missing="skip")
             got = dict(zip(res.qids.tolist(), res.values[:, 0].tolist()))
             for q in want:
                 assert got[q] == pytest.approx(want[q][measure], rel=1e-12, abs=1e-15), (q, run[q], qrels[q])

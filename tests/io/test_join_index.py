@@ -78,8 +78,8 @@ def test_join_against_the_old_semantics(tmp_path, seed):
                 np.testing.assert_array_equal(aligned_ndcg(a, k, convention=preset), want)
         for m in ("ndcg_cut.1,3", "ndcg", "ndcg_rel", "ndcg.1=3,2=9"):
             for rules in ("trec_eval", "pytrec_eval"):
-                ev = fastndcg.evaluate(m, qrels, r, missing="zero", rules=rules, max_docs=2)
-                ev2 = fastndcg.evaluate(m, qrels, readers.read_run(r), missing="zero", rules=rules, max_docs=2)
+                ev = fastndcg.evaluate(m, qrels, r, missing="zero", convention=rules, max_docs=2)
+                ev2 = fastndcg.evaluate(m, qrels, readers.read_run(r), missing="zero", convention=rules, max_docs=2)
                 np.testing.assert_array_equal(ev.values, ev2.values)
         # -M: the top 2 by (score desc, docno desc), as trec_eval ranks them
         for f32 in (False, True):

@@ -226,17 +226,17 @@ def test_a_run_topic_given_as_an_empty_dict_is_an_empty_ranking(rules):
     """pytrec_eval scores a run topic given as {} (an empty ranking: 0, reported) and skips an
     absent one; fastndcg took {} for absent, so no missing= reproduced it (issue 33 item 10)."""
     measures = ["ndcg", "ndcg_cut.10", "nDCG@10", "ndcg_rel", "Rndcg", "ndcg_p", "dcg", "ndcg.1=3,2=9"]
-    skip = fastndcg.evaluate(measures, EMPTY_QRELS, EMPTY_RUN, rules=rules, missing="skip")
+    skip = fastndcg.evaluate(measures, EMPTY_QRELS, EMPTY_RUN, convention=rules, missing="skip")
     assert skip.query_ids == ["q1", "q2"] and skip.missing_query_ids == ["q3"]
     assert skip.values[0, :2].tolist() == [pytest.approx(Q1)] * 2 and skip.by_query["q1"]["ndcg"] == pytest.approx(Q1)
     assert skip.values[1].tolist() == [0.0] * skip.values.shape[1]
     assert skip.aggregated["ndcg_cut_10"] == pytest.approx(Q1 / 2)
-    zero = fastndcg.evaluate(measures, EMPTY_QRELS, EMPTY_RUN, rules=rules, missing="zero")
+    zero = fastndcg.evaluate(measures, EMPTY_QRELS, EMPTY_RUN, convention=rules, missing="zero")
     assert zero.query_ids == ["q1", "q2", "q3"] and zero.values[:2].tolist() == skip.values.tolist()
     # present is not missing: only q3 stops missing="error"
     with pytest.raises(ValueError, match=r"1 judged topic\(s\) have no results in .*'q3'"):
-        fastndcg.evaluate("ndcg", EMPTY_QRELS, EMPTY_RUN, rules=rules)
-    full = fastndcg.evaluate("ndcg", EMPTY_QRELS, dict(EMPTY_RUN, q3={"d": 1.0}), rules=rules)
+        fastndcg.evaluate("ndcg", EMPTY_QRELS, EMPTY_RUN, convention=rules)
+    full = fastndcg.evaluate("ndcg", EMPTY_QRELS, dict(EMPTY_RUN, q3={"d": 1.0}), convention=rules)
     assert full.values[:, 0].tolist() == [pytest.approx(Q1), 0.0, 1.0] and full.missing_query_ids == []
 
 

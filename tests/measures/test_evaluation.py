@@ -245,11 +245,11 @@ def test_missing_error_and_rules():
     a = fastndcg.evaluate("ndcg_cut.2", QRELS, {"q1": {"d1": 0.5, "d3": 0.5 + 1e-12}, "q2": {"d1": 1.0},
                                                  "q3": {"a": 0.0}})
     b = fastndcg.evaluate("ndcg_cut.2", QRELS, {"q1": {"d1": 0.5, "d3": 0.5 + 1e-12}, "q2": {"d1": 1.0},
-                                                 "q3": {"a": 0.0}}, rules="pytrec_eval")
+                                                 "q3": {"a": 0.0}}, convention="pytrec_eval")
     # trec_eval 10 ranks d3 first (by score); trec_eval 9's float32 scores tie, docno descending: d3 too
     assert a.values[0, 0] == b.values[0, 0]
     c = fastndcg.evaluate("ndcg_cut.1", {"q": {"d1": 1, "d2": 0}}, {"q": {"d1": 0.5 + 1e-12, "d2": 0.5}},
-                          rules="pytrec_eval")
+                          convention="pytrec_eval")
     d = fastndcg.evaluate("ndcg_cut.1", {"q": {"d1": 1, "d2": 0}}, {"q": {"d1": 0.5 + 1e-12, "d2": 0.5}})
     assert c.values[0, 0] == 0.0 and d.values[0, 0] == 1.0
 
@@ -349,7 +349,7 @@ def test_empty_run_topics_as_pytrec_eval():
     run = {"q1": {"a": 0.5, "b": 0.9}, "q2": {}, "q4": {"e": 2.0, "f": 1.0}}
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.1,3"}).evaluate(run)
     assert sorted(theirs) == ["q1", "q2", "q4"] and theirs["q2"]["ndcg"] == 0.0
-    ours = fastndcg.evaluate(["ndcg", "ndcg_cut.1,3"], qrels, run, rules="pytrec_eval", missing="skip").by_query
+    ours = fastndcg.evaluate(["ndcg", "ndcg_cut.1,3"], qrels, run, convention="pytrec_eval", missing="skip").by_query
     assert sorted(ours) == sorted(theirs)
     for q in theirs:
         for name in ("ndcg", "ndcg_cut_1", "ndcg_cut_3"):

@@ -148,7 +148,7 @@ def test_warnings_point_at_the_callers_line_and_name_the_run_lines(tmp_path):
     q, r = _trec_files(tmp_path)
     lines = f"{r}:4, {r}:5, {r}:3: 3 score(s) overflow float32 and rank as +-inf"     # topic 1, then 2
     calls = [
-        (lambda: fastndcg.evaluate("ndcg", q, r, rules="pytrec_eval"), lines),
+        (lambda: fastndcg.evaluate("ndcg", q, r, convention="pytrec_eval"), lines),
         (lambda: aligned_ndcg(align_run(r, read_qrels(q)), 10, convention="pytrec_eval_cut"), lines),
         (lambda: aligned_ndcg(align_run(read_run(r), read_qrels(q)), None, convention="pytrec_eval"), lines),
         (lambda: fastndcg.ndcg(np.array([BIG, 2 * BIG]), LABELS, OFFSETS, convention="pytrec_eval", tie_key=KEY),

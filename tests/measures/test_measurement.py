@@ -50,9 +50,9 @@ def test_golden_signature_of_trec_eval_ndcg_cut_10():
         (m,) = resolve_measurements(ask)
         assert m.signature == GOLDEN_CUT10 and m.label == "ndcg_cut_10"
     # -k 10 under the trec_eval preset is the same measurement, whatever names it
-    assert measurement_for(10, preset="trec_eval").signature == GOLDEN_CUT10
-    assert measurement_for(10, preset="trec_eval_cut").signature == GOLDEN_CUT10
-    assert fastndcg.measurement(10, preset="trec_eval") == resolve_measurements("ndcg_cut.10")[0]
+    assert measurement_for(10, convention="trec_eval").signature == GOLDEN_CUT10
+    assert measurement_for(10, convention="trec_eval_cut").signature == GOLDEN_CUT10
+    assert fastndcg.measurement(10, convention="trec_eval") == resolve_measurements("ndcg_cut.10")[0]
     # ir_measures' nDCG@10 is pytrec_eval's ndcg_cut_10: float32 scores, +-inf beyond
     (irm,) = resolve_measurements("nDCG@10", missing="zero")
     assert irm.signature == GOLDEN_CUT10.replace("|agg:", "|prec:f32,inf|agg:").replace("missing:error",
@@ -63,7 +63,7 @@ def test_golden_signature_of_trec_eval_ndcg_cut_10():
 @pytest.mark.parametrize("k", [None, 1, 3, 10])
 @pytest.mark.parametrize("missing", ["error", "zero", "skip"])
 def test_every_preset_round_trips(preset, k, missing):
-    m = measurement_for(k, preset=preset, missing=missing)
+    m = measurement_for(k, convention=preset, missing=missing)
     back = from_signature(m.signature)
     assert back == m and back.signature == m.signature
     for a, b in zip(_values(m, _data(7)), _values(back, _data(7))):
@@ -115,7 +115,7 @@ def test_generated_conventions_round_trip_with_the_same_bits(conv, k, seed, miss
                                   "nDCG(dcg='exp-log2')@20", "nDCG(dcg='exp-log2')"])
 @pytest.mark.parametrize("rules", ["trec_eval", "pytrec_eval"])
 def test_trec_and_ir_measures_strings_round_trip(text, rules):
-    (m,) = resolve_measurements(text, rules=rules, relevance_level=2, missing="zero")
+    (m,) = resolve_measurements(text, convention=rules, relevance_level=2, missing="zero")
     back = from_signature(m.signature)
     assert back == m and back.signature == m.signature
     # a signature is also a measure string: the same measurement
@@ -132,7 +132,7 @@ def test_signatures_evaluate_to_the_same_bits_on_trec_files(shared_data):
     np.testing.assert_array_equal(again.values, ev.values)
     assert [again.signatures[m] for m in again.measures] == sigs
     # a preset that is no trec_eval's, through a signature: the NDCG kernels under that convention
-    std = measurement_for(5, preset="standard", missing="zero").signature
+    std = measurement_for(5, convention="standard", missing="zero").signature
     assert fastndcg.evaluate(std, base / "qrels.test", base / "results.test").signature == std
 
 
@@ -184,7 +184,7 @@ def test_soft_ndcg_and_rankdcg_measurements():
 
 def test_arrays_api_takes_a_measurement():
     scores, labels, offsets, tie_key = _data(3)
-    m = measurement_for(5, preset="letor4")
+    m = measurement_for(5, convention="letor4")
     np.testing.assert_array_equal(fastndcg.ndcg(scores, np.minimum(labels, 2), offsets, measurement=m.signature),
                                   fastndcg.ndcg(scores, np.minimum(labels, 2), offsets, 5, convention="letor4"))
     with pytest.raises(ValueError, match="give measurement= or k= and convention=, not both"):

@@ -713,10 +713,13 @@ def test_negative_first_level_on_command_line(tmp_path, capsys):
 
 
 def test_presets_rules(tmp_path, capsys):
-    """trec_eval / pytrec_eval: trec_eval's rules; ndcg_cut presets: an error;
-    any other convention: the textbook gain table (explicit, with its errors)."""
+    """The custom_gains field decides: trec_eval / pytrec_eval (and any convention with their
+    field, renamed or changed elsewhere) trec_eval's rules; ndcg_cut presets: an error; any other
+    convention: the textbook gain table (explicit, with its errors)."""
+    trec = fastndcg.get_preset("trec_eval")
     assert gain_rules("trec_eval") == gain_rules("pytrec_eval") == "trec_eval"
-    assert gain_rules("standard") == gain_rules(fastndcg.get_preset("trec_eval").replace()) == "table"
+    assert gain_rules(trec.replace(name="mine")) == gain_rules(trec.replace(ties="stable")) == "trec_eval"
+    assert gain_rules("standard") == gain_rules(trec.replace(custom_gains="table")) == "table"
     for cut in ("trec_eval_cut", "pytrec_eval_cut"):
         with pytest.raises(ValueError, match="ndcg_cut takes no gains"):
             gain_rules(cut)
@@ -724,7 +727,7 @@ def test_presets_rules(tmp_path, capsys):
     code, _, err = run_cli(capsys, "eval", q, r, "-c", "--preset", "trec_eval_cut", "--gain", "1=3")
     assert code == EXIT_USAGE and "ndcg_cut takes no gains" in err
     a = readers.align_run(r, q, missing="zero")
-    custom = fastndcg.get_preset("trec_eval").replace()
+    custom = fastndcg.get_preset("trec_eval").replace(custom_gains="table")
     table = textbook_convention(parse_gains("1=3,0=1"), custom, 4)
     assert table.gain == (1.0, 3.0, 2.0, 3.0, 4.0)
     assert np.array_equal(aligned_ndcg(a, convention=custom, gains="1=3,0=1"), aligned_ndcg(a, convention=table))

@@ -177,7 +177,7 @@ def _compare_pytrec(qrels_path, run_path, gains, judged_only, level):
         warnings.simplefilter("ignore", TrecGainQuirkWarning)
         res = evaluate_trec(run_path, qrels_path, [f"ndcg{sfx}", f"ndcg_rel{sfx}", f"Rndcg{sfx}",
                                                    "ndcg_cut.1,3,10,20"],
-                            rules="pytrec_eval", missing="skip", judged_only=judged_only, relevance_level=level)
+                            convention="pytrec_eval", missing="skip", judged_only=judged_only, relevance_level=level)
     want = _Pytrec(qrels, te_measures, relevance_level=level, judged_docs_only_flag=judged_only).evaluate(run)
     assert sorted(want) == sorted(res.qids.tolist())
     keys = ["ndcg", "ndcg_rel", "Rndcg", "ndcg_cut_1", "ndcg_cut_3", "ndcg_cut_10", "ndcg_cut_20"]
@@ -234,7 +234,7 @@ def test_compiled_equals_spec_and_threads(tmp_path, seed, force_threads):
                 ms = [f"{n}{sfx}" for n in names] + ["ndcg_cut.1,3,10"]
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", TrecGainQuirkWarning)
-                    got = [evaluate_trec(r, q, ms, rules=rules, missing="zero", max_docs=max_docs,
+                    got = [evaluate_trec(r, q, ms, convention=rules, missing="zero", max_docs=max_docs,
                                          judged_only=judged_only, relevance_level=level, n_threads=t)
                            for t in (1, 2)]
                 np.testing.assert_array_equal(got[0].values, got[1].values)
@@ -259,7 +259,7 @@ def test_judged_only_with_topics_missing_first_and_last(tmp_path, rules):
     r = tmp_path / "r.txt"
     r.write_text("2 Q0 z 1 3 t\n2 Q0 b 2 2 t\n2 Q0 a 3 1 t\n3 Q0 d 1 2 t\n3 Q0 c 2 1 t\n")
     names = ["ndcg", "dcg", "ndcg_rel", "Rndcg", "ndcg_p"]
-    got = evaluate_trec(r, q, names + ["ndcg_cut.1,3,10"], rules=rules, missing="zero", judged_only=True)
+    got = evaluate_trec(r, q, names + ["ndcg_cut.1,3,10"], convention=rules, missing="zero", judged_only=True)
     qids, want = _spec_values(q, r, (), 1, None, True, "zero", float32=rules == "pytrec_eval")
     assert got.qids.tolist() == qids.tolist() == ["1", "2", "3", "4"]
     for j, n in enumerate(names):
