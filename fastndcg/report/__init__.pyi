@@ -1,6 +1,7 @@
 """Type stub of the public face (also read at run time by fastndcg._core.faces: one list of names)."""
 from fastndcg.report._chunks import Chunk, ChunkEvaluator, NDCGAccumulator, StreamResult, evaluate_chunks
-from fastndcg.report._comparison import ComparedSystem, Comparison, RunData
+from fastndcg.report._compare_compute import ComparedSystem, RunData
+from fastndcg.report._compare_render import Comparison
 from fastndcg.report._frame_chunks import evaluate_parquet, iter_parquet
 from fastndcg.report._frame_ndcg import frame_mean_ndcg, frame_ndcg
 from fastndcg.report._identify import (Candidate, Identification, PerQueryValues, ReportedValue, identify,
