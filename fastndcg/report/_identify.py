@@ -314,7 +314,7 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
         (module docstring; a float has the decimals of its shortest repr, so
         give ``"0.3910"``, not ``0.391``, for a trailing zero). Give ``value``
         or ``per_query``.
-    per_query : path or PerQueryValues, optional
+    per_query : path, optional
         Another tool's per-query output (a trec_eval ``-q`` file, pytrec_eval-style JSON or CSV
         ``qid,value``: read as ``fastndcg identify --per-query`` reads it).
     k : int, optional
