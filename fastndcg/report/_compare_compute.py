@@ -455,12 +455,12 @@ def _evaluate_preset(sys_: ComparedSystem, s: int, j: int, conv: Convention, cut
     per_q[sys_.name][conv.name] = nd.reshape(sys_.n_queries, K)
 
 
-def comparison_fields(scores: Any, labels: Optional[ArrayLike], offsets: Optional[ArrayLike], k: Any,
+def comparison_fields(scores: Any, labels: Optional[ArrayLike], offsets: Optional[ArrayLike], *, k: Any,
                       presets: Any, tie_key: Any, weights: Optional[ArrayLike], ideal_labels: Optional[ArrayLike],
                       ideal_offsets: Optional[ArrayLike], ideal: str, qids: Optional[ArrayLike], per_query: bool,
                       n_threads: Optional[int], explain_error: Callable[[Exception], str]) -> Dict[str, Any]:
-    """The fields of the comparison :func:`fastndcg.compare` returns (its parameters, in order):
-    every system under every preset, with the diagnostics."""
+    """The fields of the comparison :func:`fastndcg.compare` returns (its parameters, documented
+    there): every system under every preset, with the diagnostics."""
     cutoffs = _as_cutoffs(k)
     convs = _as_presets(presets)
     if ideal not in IDEAL_CHOICES:

@@ -1,7 +1,8 @@
 """Rendering a comparison: :class:`Comparison`, the result of :func:`fastndcg.compare` (the numbers
 computed by ``_compare_compute``, read through their public attributes and views) with its outputs:
 an aligned text report, JSON, CSV and the NDCG@1..k plot; and :func:`compare` itself, which wraps
-the computed numbers in it."""
+the computed numbers in it (it lives here, not in compute, since its result carries the renderers
+and compute never imports them)."""
 from __future__ import annotations
 import io
 import math
@@ -485,5 +486,7 @@ def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[A
     >>> round(float(r.mean[0, 0, 1]), 6)   # standard, NDCG@3
     0.586883
     """
-    return Comparison(**comparison_fields(scores, labels, offsets, k, presets, tie_key, weights, ideal_labels,
-                                          ideal_offsets, ideal, qids, per_query, n_threads, explain_error))
+    return Comparison(**comparison_fields(
+        scores, labels, offsets, k=k, presets=presets, tie_key=tie_key, weights=weights, ideal_labels=ideal_labels,
+        ideal_offsets=ideal_offsets, ideal=ideal, qids=qids, per_query=per_query, n_threads=n_threads,
+        explain_error=explain_error))
