@@ -16,7 +16,7 @@ from fastndcg.measures._measurement import measurement_for as measurement
 from fastndcg.measures._ndcg import dcg, ideal_dcg, mean_ndcg, ndcg
 from fastndcg.measures._softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
                                          soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
-from fastndcg.report._comparing import compare
+from fastndcg.report._compare_render import compare
 
 __version__: str
 

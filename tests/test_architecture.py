@@ -406,11 +406,16 @@ FRIENDS = {
     "fastndcg.cli._options:_gain_spec",              # --gain's argparse type, shared by two parsers
     "fastndcg.cli._options:_note",                   # "fastndcg: note:" on stderr
     "fastndcg.measures._lambdamart_checks:_lambdamart",   # the kernel build chosen at import (baseline or AVX2)
-    "fastndcg.report._comparison:_ideal_source",     # compare's ideal of one system under one preset
-    "fastndcg.report._comparison:_scorer",           # compare's scorer of one system
-    "fastndcg.report._comparison_text:_fmt",         # compare's number format
-    "fastndcg.report._comparison_text:_indent",      # compare's indented blocks
 }
+
+
+def test_compare_renders_what_it_computed_and_never_the_other_way():
+    """Computing a comparison and rendering it are two modules: render reads the computed result
+    (and builds the public Comparison from it); compute never imports render, and no private name
+    crosses between them."""
+    compute, render = "fastndcg.report._compare_compute", "fastndcg.report._compare_render"
+    assert render not in GRAPH[compute] and compute in GRAPH[render]
+    assert not {f for f in _private_names_across_modules() if f.startswith((compute + ":", render + ":"))}
 
 
 def test_private_names_cross_module_lines_only_as_friends():

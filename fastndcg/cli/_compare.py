@@ -56,8 +56,8 @@ def _check_writable(path: Optional[str], option: str) -> None:
 
 def cmd_compare(args) -> int:
     from fastndcg.io._svmlight import at_file_lines, file_line_error
-    from fastndcg.report._comparison import RunData
-    from fastndcg.report._comparing import compare
+    from fastndcg.report._compare_compute import RunData
+    from fastndcg.report._compare_render import compare
 
     if args.per_query and args.format == "table":
         _note("--per-query applies to --format json and csv; the table shows the aggregates")

@@ -13,8 +13,8 @@ from typing import Any, Dict, List
 from fastndcg.cli._options import EXIT_OK, cutoff_list_arg, nonnegative_int_arg, _note, add_threads_option
 from fastndcg.cli._systems import UsageError
 from fastndcg.report._format import json_text, table, write_output
-from fastndcg.report._identify import Candidate, Identification, ReportedValue, identify, identify_data, \
-    parse_reported_value, read_per_query
+from fastndcg.io._results import ReportedValue, parse_reported_value, read_per_query
+from fastndcg.report._identify import Candidate, Identification, identify, identify_data
 
 
 def _reported_value(text: str) -> ReportedValue:

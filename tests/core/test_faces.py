@@ -26,7 +26,7 @@ def test_import_fastndcg_leaves_the_other_modules_of_the_rooms_unloaded(tmp_path
         import sys, fastndcg
         print(sorted(m for m in sys.modules if m.startswith(("fastndcg.report._", "fastndcg.integrations._"))))
     """, tmp_path)
-    # the headline API needs compare (report/_comparing and what it uses), nothing of identify,
+    # the headline API needs compare (report/_compare_render, _compare_compute and what they use), nothing of identify,
     # statistics, Parquet, streaming, or the integrations
     loaded = eval(out)
     assert not any(m.rpartition(".")[2] in ("_identify", "_significance", "_frame_chunks", "_trec_stream")

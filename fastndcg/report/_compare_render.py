@@ -1,86 +1,121 @@
-"""The result of :func:`fastndcg.compare`: :class:`RunData` (one system's arrays),
-:class:`Comparison` (NDCG per system, preset and cutoff, with the reasons they differ) and its
-renderers: text table, JSON, CSV and plots; the scorer of one system under one preset."""
+"""Rendering a comparison: :class:`Comparison`, the result of :func:`fastndcg.compare` (the numbers
+computed by ``_compare_compute``, read through their public attributes and views) with its outputs:
+an aligned text report, JSON, CSV and the NDCG@1..k plot; and :func:`compare` itself, which wraps
+the computed numbers in it (it lives here, not in compute, since its result carries the renderers
+and compute never imports them)."""
 from __future__ import annotations
 import io
 import math
-import numbers
-from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-from fastndcg._core.prepared import NDCGScorer
 from fastndcg._core.summary import short_list
+from fastndcg.conventions._convention import Convention
+from fastndcg.report._compare_compute import ArrayLike, ComparisonData, comparison_fields
 from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
 from fastndcg.report._format import json_text
 from fastndcg.report._format import qid_json as _qid
 from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
-from fastndcg.conventions._topics import DEFAULT_MISSING
-from fastndcg.conventions._convention import Convention
-from fastndcg.report._comparison_text import ArrayLike, Cutoff, json_count, count_text, csv_count, _fmt, _indent, matplotlib_figure, json_number, other_fields, rank_of, tiers_text, measure_name, preset_fields
+
+#: Fields of a convention shown in reports, in order: the choices that make tools disagree.
+PRESET_FIELDS = ("gain", "unknown_label", "discount", "ties", "empty", "short", "ideal",
+                 "aggregation", "score_precision")
 
 
-@dataclass
-class RunData:
-    """One system's inputs when runs do not share labels and queries.
-
-    A mapping ``{name: RunData}`` (or any object with these attributes, such as
-    :class:`fastndcg.io.AlignedRun`) can be given to :func:`compare`.
-
-    Attributes
-    ----------
-    scores, labels : arrays of shape (n_docs,)
-    offsets : int array of shape (n_queries + 1,)
-    tie_key : int array of shape (n_docs,), optional
-        Per-document tie key (e.g. the docno rank) for presets with
-        ``ties="key"``/``"key_desc"``.
-    ideal_labels, ideal_offsets : arrays, optional
-        External judgments (every judged document per query) for presets whose
-        tool takes the ideal list from the qrels.
-    qids : array of shape (n_queries,), optional
-        Query names (per-query output).
-    run_path, score_line : optional
-        The file the scores were read from and the file line of score i (None
-        when unknown), as :class:`fastndcg.io.AlignedRun` has them: a score
-        beyond float32 is then named by its line (``run.txt:3``).
-    """
-
-    scores: ArrayLike
-    labels: ArrayLike
-    offsets: ArrayLike
-    tie_key: Optional[ArrayLike] = None
-    ideal_labels: Optional[ArrayLike] = None
-    ideal_offsets: Optional[ArrayLike] = None
-    qids: Optional[ArrayLike] = None
-    run_path: str = ""
-    score_line: Optional[Callable[[int], Optional[int]]] = None
+def preset_fields(conv: Convention) -> Dict[str, str]:
+    """The report's text for each field in :data:`PRESET_FIELDS`, and ``other``:
+    any further field that differs from the default convention (``name=value``)."""
+    return dict({f: _field_text(conv, f) for f in PRESET_FIELDS}, other=other_fields(conv))
 
 
-@dataclass
-class ComparedSystem:
-    name: str
-    scores: np.ndarray
-    labels: np.ndarray
-    offsets: np.ndarray
-    tie_key: Optional[np.ndarray]
-    ideal_labels: Optional[np.ndarray]
-    ideal_offsets: Optional[np.ndarray]
-    qids: np.ndarray
-    weights: Optional[np.ndarray]
-    run_path: str = ""
-    score_line: Optional[Callable[[int], Optional[int]]] = None
-
-    @property
-    def n_queries(self) -> int:
-        return int(self.offsets.shape[0] - 1)
+def other_fields(conv: Convention) -> str:
+    default = Convention()
+    return " ".join(f"{f.name}={getattr(conv, f.name)}" for f in dataclass_fields(conv)
+                    if f.name not in PRESET_FIELDS and f.name not in ("name", "ideal_source")
+                    and getattr(conv, f.name) != getattr(default, f.name)) or "-"
 
 
-@dataclass
-class Comparison:
-    """The result of :func:`compare`.
+def _field_text(conv: Convention, name: str) -> str:
+    value = getattr(conv, name)
+    if name == "gain":
+        if value == "exponential":
+            return "2^l-1"
+        if value == "linear":
+            return "l"
+        vals = list(value)
+        if len(vals) > 6 and all(v == 2.0**i - 1 for i, v in enumerate(vals)):
+            return f"2^l-1 (l<={len(vals) - 1})"
+        return "{" + ",".join(f"{i}:{_short_num(v)}" for i, v in enumerate(vals) if not math.isnan(v)) + "}"
+    if name == "unknown_label":
+        return value if conv.gain_is_table else "-"
+    if name == "discount" and not isinstance(value, str):
+        return f"array[{len(value)}]"
+    return str(value)
+
+
+def _short_num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def _fmt(digits: int):
+    def fmt(v: float) -> str:
+        return "nan" if math.isnan(v) else f"{v:.{digits}f}"
+    return fmt
+
+
+def json_number(v: Any) -> Optional[float]:
+    v = float(v)
+    return None if math.isnan(v) else v
+
+
+def json_count(v: Any) -> Optional[int]:
+    return None if int(v) < 0 else int(v)
+
+
+def count_text(v: Any) -> str:
+    return "?" if int(v) < 0 else str(int(v))
+
+
+def csv_count(v: Any) -> str:
+    return "" if int(v) < 0 else str(int(v))
+
+
+def rank_of(tiers: List[List[str]], name: str) -> Optional[int]:
+    """Competition rank (1 = best; equal means share a rank)."""
+    seen = 0
+    for tier in tiers:
+        if name in tier:
+            return seen + 1
+        seen += len(tier)
+    return None
+
+
+def tiers_text(tiers: List[List[str]]) -> str:
+    return " > ".join(" = ".join(t) for t in tiers) if tiers else "-"
+
+
+def _indent(text: str, pad: str = "  ") -> str:
+    return "".join(pad + line + "\n" for line in text.splitlines())
+
+
+def matplotlib_figure():
+    """matplotlib's Figure (no pyplot: the user's backend and figures are left alone)."""
+    try:
+        from matplotlib import colormaps
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError('the plot needs matplotlib: pip install "fastndcg[plot]"') from None
+    return Figure, colormaps
+
+
+class Comparison(ComparisonData):
+    """The result of :func:`compare`: the numbers, their views (``spread()``, ``rankings()``,
+    ``order_changed()``, ``flips()``, ``curves(max_k)``, ``signatures()``) and the outputs
+    (``to_text()``, ``to_json()``, ``to_dict()``, ``to_csv()``, ``plot(path)``).
 
     Arrays are indexed ``[system, preset, cutoff]`` in the order of
     :attr:`systems`, :attr:`presets` and :attr:`cutoffs`. NaN marks a value
@@ -127,148 +162,6 @@ class Comparison:
     notes : list of str
         Remarks on the inputs (e.g. systems evaluated on different queries).
     """
-
-    cutoffs: List[Cutoff]
-    presets: List[str]
-    conventions: Dict[str, Convention]
-    ideal_sources: Dict[str, str]
-    systems: List[str]
-    n_queries: np.ndarray
-    n_docs: np.ndarray
-    zero_doc_queries: np.ndarray
-    short_queries: np.ndarray
-    empty_queries: np.ndarray
-    mean: np.ndarray
-    tie_worst: np.ndarray
-    tie_best: np.ndarray
-    tied_queries: np.ndarray
-    tie_crossing_queries: np.ndarray
-    reasons: Dict[str, Dict[str, str]]
-    qids: Dict[str, np.ndarray]
-    per_query: Optional[Dict[str, Dict[str, np.ndarray]]] = None
-    notes: List[str] = field(default_factory=list)
-    _inputs: List[ComparedSystem] = field(default_factory=list, repr=False)
-    _ideal: str = field(default="auto", repr=False)
-    _n_threads: Optional[int] = field(default=None, repr=False)
-    #: the rule for judged topics missing from a run, as the inputs were aligned (TREC files)
-    missing: str = DEFAULT_MISSING
-
-    def signature(self, preset: str, cutoff: Cutoff) -> str:
-        """The signature of one column: ``preset`` at ``cutoff``, with the ideal
-        list it was computed from (:mod:`fastndcg.measures._measurement`)."""
-        from fastndcg.measures._measurement import measurement_for
-
-        conv = self.conventions[preset]
-        source = "qrels" if self.ideal_sources[preset] == "qrels" else "run"
-        if source != conv.ideal_source:
-            conv = conv.replace(ideal_source=source)
-        return measurement_for(cutoff, convention=conv, missing=self.missing).signature
-
-    def signatures(self) -> Dict[str, Dict[str, str]]:
-        """{preset: {measure: signature}}."""
-        return {p: {m: self.signature(p, k) for m, k in zip(self.measures, self.cutoffs)} for p in self.presets}
-
-    # ------------------------------------------------------------------ derived views
-    @property
-    def measures(self) -> List[str]:
-        """Column names: ``ndcg@k``, or ``ndcg`` for the whole list."""
-        return [measure_name(k) for k in self.cutoffs]
-
-    @property
-    def baseline(self) -> str:
-        """The preset the others' system order is checked against: ``standard``
-        when compared and it has values, else the first preset that has values
-        (else the first preset)."""
-        has = [p for j, p in enumerate(self.presets) if not np.isnan(self.mean[:, j]).all()]
-        if "standard" in has:
-            return "standard"
-        return has[0] if has else self.presets[0]
-
-    def computable(self, system: str, preset: str) -> bool:
-        return preset not in self.reasons.get(system, {})
-
-    def spread(self) -> List[List[Dict[str, Any]]]:
-        """Per system and cutoff, the largest difference between presets:
-        dicts with ``spread`` (max - min), ``min``, ``max``, ``min_presets``,
-        ``max_presets`` (NaN spread when fewer than one preset has a value)."""
-        out = []
-        for s in range(len(self.systems)):
-            row = []
-            for c in range(len(self.cutoffs)):
-                vals = {p: float(self.mean[s, j, c]) for j, p in enumerate(self.presets)
-                        if not math.isnan(self.mean[s, j, c])}
-                if not vals:
-                    row.append(dict(spread=math.nan, min=math.nan, max=math.nan, min_presets=[], max_presets=[]))
-                    continue
-                lo, hi = min(vals.values()), max(vals.values())
-                row.append(dict(spread=hi - lo, min=lo, max=hi,
-                                min_presets=[p for p, v in vals.items() if v == lo],
-                                max_presets=[p for p, v in vals.items() if v == hi]))
-            out.append(row)
-        return out
-
-    def rankings(self) -> Dict[str, List[List[List[str]]]]:
-        """``rankings()[preset][c]``: the systems from best to worst at cutoff
-        ``cutoffs[c]``, as tiers (systems with exactly equal means share a
-        tier). Systems without a value are left out."""
-        out: Dict[str, List[List[List[str]]]] = {}
-        for j, p in enumerate(self.presets):
-            per_k = []
-            for c in range(len(self.cutoffs)):
-                vals = [(float(self.mean[s, j, c]), name) for s, name in enumerate(self.systems)
-                        if not math.isnan(self.mean[s, j, c])]
-                vals.sort(key=lambda t: -t[0])
-                tiers: List[List[str]] = []
-                last = None
-                for v, name in vals:
-                    if tiers and v == last:
-                        tiers[-1].append(name)
-                    else:
-                        tiers.append([name])
-                    last = v
-                per_k.append(tiers)
-            out[p] = per_k
-        return out
-
-    def order_changed(self) -> Dict[str, List[bool]]:
-        """``order_changed()[preset][c]``: whether the preset orders the systems
-        differently from :attr:`baseline` at cutoff ``cutoffs[c]``."""
-        ranks = self.rankings()
-        base = ranks[self.baseline]
-        return {p: [ranks[p][c] != base[c] and bool(ranks[p][c]) and bool(base[c])
-                    for c in range(len(self.cutoffs))] for p in self.presets}
-
-    def flips(self) -> List[Dict[str, Any]]:
-        """Pairs of systems whose order depends on the preset.
-
-        One dict per (cutoff, pair) where some preset puts ``a`` ahead and
-        another puts ``b`` ahead: ``measure``, ``cutoff``, ``a``, ``b``,
-        ``a_ahead`` / ``b_ahead`` / ``equal`` (preset names), and
-        ``max_a_lead`` / ``max_b_lead`` (largest difference each way).
-        """
-        out = []
-        n = len(self.systems)
-        for c, m in enumerate(self.measures):
-            for i in range(n):
-                for j in range(i + 1, n):
-                    a_ahead, b_ahead, equal, lead_a, lead_b = [], [], [], 0.0, 0.0
-                    for pj, p in enumerate(self.presets):
-                        d = float(self.mean[i, pj, c] - self.mean[j, pj, c])
-                        if math.isnan(d):
-                            continue
-                        if d > 0:
-                            a_ahead.append(p)
-                            lead_a = max(lead_a, d)
-                        elif d < 0:
-                            b_ahead.append(p)
-                            lead_b = max(lead_b, -d)
-                        else:
-                            equal.append(p)
-                    if a_ahead and b_ahead:
-                        out.append(dict(measure=m, cutoff=self.cutoffs[c], a=self.systems[i], b=self.systems[j],
-                                        a_ahead=a_ahead, b_ahead=b_ahead, equal=equal,
-                                        max_a_lead=lead_a, max_b_lead=lead_b))
-        return out
 
     # ------------------------------------------------------------------ outputs
     def to_dict(self) -> Dict[str, Any]:
@@ -453,24 +346,6 @@ class Comparison:
         return (f"Comparison(systems {short_list(self.systems)}, presets {short_list(self.presets)}, "
                 f"measures {short_list(self.measures)}, {queries})")
 
-    # ------------------------------------------------------------------ plot
-    def curves(self, max_k: int) -> np.ndarray:
-        """Aggregate NDCG@1..max_k, shape (n_systems, n_presets, max_k); NaN
-        where a preset is not computable."""
-        if isinstance(max_k, bool) or not isinstance(max_k, (numbers.Integral, np.integer)) or max_k < 1:
-            raise ValueError(f"max_k must be an int >= 1; got {max_k!r}")
-        ks = list(range(1, int(max_k) + 1))
-        out = np.full((len(self.systems), len(self.presets), len(ks)), np.nan)
-        for s, sys_ in enumerate(self._inputs):
-            for j, p in enumerate(self.presets):
-                if not self.computable(sys_.name, p):
-                    continue
-                scorer = _scorer(sys_, ks, self.conventions[p], ideal_arrays(sys_, self.conventions[p], self._ideal),
-                                 self._n_threads)
-                out[s, j] = scorer.mean(sys_.scores, tie_key=tie_key_of(sys_, self.conventions[p]),
-                                        n_threads=self._n_threads)
-        return out
-
     def plot(self, path: str, max_k: Optional[int] = None, *, dpi: int = 100) -> str:
         """Write a PNG of NDCG@1..max_k, one line per preset (one panel per system).
 
@@ -524,27 +399,94 @@ class Comparison:
         return str(path)
 
 
-def _ideal_source(conv: Convention, sys_: ComparedSystem, ideal: str) -> str:
-    if sys_.ideal_labels is None:
-        return "list"
-    if ideal != "auto":
-        return ideal
-    from fastndcg.conventions._presets import ideal_source
+def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[ArrayLike] = None,
+            k: Any = (1, 3, 5, 10), presets: Any = None, *, tie_key: Any = None,
+            weights: Optional[ArrayLike] = None, ideal_labels: Optional[ArrayLike] = None,
+            ideal_offsets: Optional[ArrayLike] = None, ideal: str = "auto", qids: Optional[ArrayLike] = None,
+            per_query: bool = False, n_threads: Optional[int] = None,
+            explain_error: Callable[[Exception], str] = str) -> Comparison:
+    """NDCG of one or more runs under every preset, with the reasons they differ.
 
-    return ideal_source(conv)
+    Parameters
+    ----------
+    scores : array of shape (n_docs,), or mapping {name: scores}
+        One run, or several systems. A mapping's values are score arrays over
+        the same documents (``labels``/``offsets`` shared), or objects with
+        ``scores``, ``labels``, ``offsets`` attributes and optionally
+        ``tie_key``, ``ideal_labels``, ``ideal_offsets``, ``qids``
+        (:class:`RunData`, :class:`fastndcg.io.AlignedRun`): runs that
+        retrieved different documents.
+    labels : array of shape (n_docs,), optional
+        Relevance labels (with array scores).
+    offsets : int array of shape (n_queries + 1,), optional
+        Query q owns rows ``offsets[q]:offsets[q+1]`` (with array scores).
+    k : int, None or sequence, default (1, 3, 5, 10)
+        Cutoffs (None: the whole list). Repeated values are reported once.
+    presets : None, name, Convention or sequence of them
+        None: every registered preset (:func:`fastndcg.list_presets`). A
+        Convention is reported under its ``name``.
+    tie_key : int array of shape (n_docs,) or mapping {name: array}, optional
+        Per-document tie key (e.g. the docno's rank) for presets that break
+        ties by it (``ties="key"``/``"key_desc"``: trec_eval, pytrec_eval,
+        gdeval, ...). **Without it those presets are reported as not
+        computable** (with the reason): input order is never substituted,
+        since it would silently give a different number than the tool.
+    weights : array of shape (n_queries,), optional
+        Query weights for the aggregate (shared by every system).
+    ideal_labels, ideal_offsets : arrays, optional
+        External judgments: every judged document of each query (CSR). Used by
+        presets whose tool takes the ideal from the qrels (see
+        :func:`fastndcg.conventions.ideal_source`); the others use the run's list.
+    ideal : {"auto", "qrels", "run"}, default "auto"
+        Override the ideal source for every preset when judgments are given.
+    qids : array of shape (n_queries,), optional
+        Query names for per-query output (default 0..n_queries-1).
+    per_query : bool, default False
+        Keep every query's NDCG (:attr:`Comparison.per_query`).
+    n_threads : int, optional
+        OpenMP threads; results do not depend on it.
+    explain_error : callable, default str
+        The reason reported for a preset whose own rules refuse the input
+        (``fastndcg compare --data`` names the data file's line).
 
+    Returns
+    -------
+    Comparison
+        Means per system x preset x cutoff, the diagnostics, rankings and
+        flips; ``to_text()``, ``to_json()``, ``to_csv()``, ``plot(path)``.
 
-def ideal_arrays(sys_: ComparedSystem, conv: Convention, ideal: str) -> Dict[str, Any]:
-    if _ideal_source(conv, sys_, ideal) == "qrels":
-        return dict(ideal_labels=sys_.ideal_labels, ideal_offsets=sys_.ideal_offsets)
-    return {}
+    Raises
+    ------
+    ValueError, TypeError
+        Bad cutoffs (``k[0] must be >= 1; got 0``), an unknown preset, runs
+        that do not match their labels, and any input error common to all
+        presets (named by system). An error specific to one preset (labels
+        outside its gain table, ``empty="error"`` with an empty query) does not
+        raise: that preset is reported as not computable with the message.
 
+    Notes
+    -----
+    For each query with documents ranked by score descending, DCG@k =
+    sum_{r <= min(k, n)} G(l_(r)) D(r) and NDCG@k = DCG@k / IDCG@k, with G, D,
+    the tie rule, the empty and short rules and the ideal list taken from the
+    preset. The tie range uses the preset with ``ties="worst"`` (lower gain
+    first among equal scores) and ``ties="best"`` (higher gain first), which
+    bound every tie order, including ``"average"`` and the tools' own. A
+    query counts as "tied at k" when a group of equal scores (after the
+    preset's score precision) holds documents of different gain and starts at
+    a rank <= k; it also "crosses k" when it extends beyond rank k. A query is
+    "empty" for a preset when its ideal DCG is 0 (no document of positive
+    gain), which depends on the preset's gain.
 
-def tie_key_of(sys_: ComparedSystem, conv: Convention) -> Optional[np.ndarray]:
-    return sys_.tie_key if conv.uses_tie_key else None
-
-
-def _scorer(sys_: ComparedSystem, ks: List[Cutoff], conv: Convention, ideal_kw: Dict[str, Any],
-            n_threads: Optional[int]) -> NDCGScorer:
-    return NDCGScorer(sys_.labels, sys_.offsets, ks, convention=conv, weights=sys_.weights,
-                      n_threads=n_threads, **ideal_kw)
+    Examples
+    --------
+    >>> import fastndcg
+    >>> r = fastndcg.compare([3, 2, 1], [0, 1, 2], [0, 3], k=[1, 3],
+    ...                      presets=["standard", "sklearn"])
+    >>> round(float(r.mean[0, 0, 1]), 6)   # standard, NDCG@3
+    0.586883
+    """
+    return Comparison(**comparison_fields(
+        scores, labels, offsets, k=k, presets=presets, tie_key=tie_key, weights=weights, ideal_labels=ideal_labels,
+        ideal_offsets=ideal_offsets, ideal=ideal, qids=qids, per_query=per_query, n_threads=n_threads,
+        explain_error=explain_error))
