@@ -29,7 +29,8 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
-import fastndcg.report as stream
+from fastndcg.stream._chunks import evaluate_chunks
+from fastndcg.stream._trec_stream import evaluate_run
 from fastndcg.measures import ndcg_and_mean
 from fastndcg._core.prepared import one_shot
 from fastndcg._core.threads import threads_for
@@ -162,10 +163,10 @@ def chunks(mslr10k_ties):
 
 def test_stream_one_query_per_chunk(benchmark, chunks):
     d, parts = chunks
-    res = stream.evaluate_chunks(parts, K)
+    res = evaluate_chunks(parts, K)
     assert res.mean == fastndcg.mean_ndcg(d.scores, d.labels, d.offsets, K)
     _info(benchmark, "stream vs one call", "stream.evaluate, 1 query/chunk", ALL, d, vs="mean_ndcg")
-    benchmark.pedantic(lambda: stream.evaluate_chunks(parts, K, per_query=False, keep="sums"),
+    benchmark.pedantic(lambda: evaluate_chunks(parts, K, per_query=False, keep="sums"),
                        rounds=5, iterations=1, warmup_rounds=1)
 
 
@@ -211,10 +212,10 @@ def test_trec_stream_one_topic_per_piece(benchmark, trec_files):
     qpath, rpath, d = trec_files
     qrels = readers.read_qrels(qpath)
     want = _read_align_ndcg(qpath, rpath)[1]
-    assert stream.evaluate_run(qrels, rpath, K, chunk_rows=1).mean == want
-    _info(benchmark, "eval vs read+ndcg", "stream.evaluate_run, 1 topic/piece", ALL, d,
+    assert evaluate_run(qrels, rpath, K, chunk_rows=1).mean == want
+    _info(benchmark, "eval vs read+ndcg", "evaluate_run, 1 topic/piece", ALL, d,
           vs="read + align + ndcg_and_mean")
-    benchmark.pedantic(lambda: stream.evaluate_run(readers.read_qrels(qpath), rpath, K, chunk_rows=1),
+    benchmark.pedantic(lambda: evaluate_run(readers.read_qrels(qpath), rpath, K, chunk_rows=1),
                        rounds=3, iterations=1, warmup_rounds=1)
 
 

@@ -209,7 +209,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     threads = args.threads
     if args.data is None:
         from fastndcg.io._align import join_runs, run_threads
-        from fastndcg.report._trec_stream import align_chunk, evaluate_run
+        from fastndcg.stream._trec_stream import align_chunk, evaluate_run
 
         if trec is None:
             raise ValueError("load_systems: TREC files need their set-up (trec_input_set)")
@@ -381,7 +381,7 @@ def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
     from fastndcg.io._svmlight import at_file_lines
     from fastndcg.measures._ndcg import ndcg_and_mean
-    from fastndcg.report._chunks import evaluate_chunks
+    from fastndcg.stream._chunks import evaluate_chunks
 
     ks = inputs.cutoffs
     out = []

@@ -17,7 +17,7 @@ with the in-memory kernels, and the results come back as a Dask DataFrame
 * The aggregate (:func:`dask_mean_ndcg`) is summed exactly: each partition turns
   its per-query summands (``w_q NDCG_q`` and ``w_q``, or ``w_q DCG_q`` and
   ``w_q IDCG_q`` for ``aggregation="ratio"``, as :meth:`fastndcg.NDCGScorer.mean`)
-  into exact partial sums (:func:`fastndcg.report._chunks.exact_partials`, a few
+  into exact partial sums (:func:`fastndcg.stream._chunks.exact_partials`, a few
   floats), and the driver adds all partials exactly and rounds once. These
   are the correctly rounded exact sums of every in-memory aggregate too, so
   the result does not depend on the partitioning or the order of the
@@ -33,8 +33,8 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.report._chunks import ChunkEvaluator
-from fastndcg.report._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
+from fastndcg.stream._chunks import ChunkEvaluator
+from fastndcg.integrations._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
 from fastndcg._core.summary import frame_result_repr
 from fastndcg._core.validation import plain
 from fastndcg.conventions._convention import Cutoffs

@@ -20,7 +20,7 @@ row per query, and the aggregate as a number.
   input order (``ties="stable"``, the default).
 * The aggregate is summed exactly: each partition turns its per-query
   summands (as :meth:`fastndcg.NDCGScorer.mean`) into exact partial sums
-  (:func:`fastndcg.report._chunks.exact_partials`, a few floats per cutoff), which are
+  (:func:`fastndcg.stream._chunks.exact_partials`, a few floats per cutoff), which are
   collected and added exactly on the driver, then rounded once: the correctly
   rounded exact sum of every in-memory aggregate too, independent of the
   partitioning and of the order in which partitions finish, so the result
@@ -39,9 +39,9 @@ import numpy as np
 
 from fastndcg._core.summary import frame_result_repr
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg.report._chunks import ChunkEvaluator
-from fastndcg.report._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
-from fastndcg.report._frame_chunks import whole_queries
+from fastndcg.stream._chunks import ChunkEvaluator
+from fastndcg.integrations._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
+from fastndcg.stream._frame_chunks import whole_queries
 
 POSITION = "__fastndcg_pos"
 #: Rows handed to the kernels at once within a partition (whole queries; more

@@ -1,7 +1,5 @@
-"""Evaluation over files and frames, and its reports: streaming evaluation of inputs larger
-than memory (query-complete chunks, ``.npy``, Parquet, SVMlight, TREC runs), NDCG of data
-frames, the comparison of conventions and systems, statistics, and which NDCG reproduces a
-reported value. ``fastndcg.compare`` is public at the top level only. The code is in private modules (``_x.py``); the
+"""Reports: the comparison of conventions and systems, statistics, and which NDCG reproduces a
+reported value (streaming evaluation and the NDCG of data frames: :mod:`fastndcg.stream`). ``fastndcg.compare`` is public at the top level only. The code is in private modules (``_x.py``); the
 public names are the imports of ``__init__.pyi``, each module imported on first use.
 """
 from fastndcg._core import faces as _faces

@@ -17,7 +17,7 @@ import fastndcg
 from fastndcg.cli import main
 from fastndcg.io import align_run
 from fastndcg import measurement as measurement_for
-from fastndcg.report import evaluate_run
+from fastndcg.stream._trec_stream import evaluate_run
 
 # (trec_eval-syntax string or None, preset, k): the same measurement
 CASES = [("ndcg_cut.10", "trec_eval", 10), ("ndcg", "trec_eval", None), ("ndcg_cut.5", "pytrec_eval", 5),

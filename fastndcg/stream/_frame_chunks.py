@@ -12,7 +12,7 @@ import numpy as np
 from fastndcg.conventions._convention import Cutoffs
 from fastndcg._core.validation import plain
 from fastndcg.io._frames import query_weights_from_rows
-from fastndcg.report._chunks import Chunk, PathLike, StreamResult, evaluate_chunks
+from fastndcg.stream._chunks import Chunk, PathLike, StreamResult, evaluate_chunks
 
 
 # ----------------------------------------------------------------------------- columns -> chunks

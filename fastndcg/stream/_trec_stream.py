@@ -14,7 +14,7 @@ from fastndcg.conventions._convention import Cutoffs
 from fastndcg.conventions._presets import as_convention
 from fastndcg.measures._aligned import aligned_arrays, aligned_inputs
 from fastndcg.measures._measurement import cutoff_measurements
-from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
+from fastndcg.stream._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 from fastndcg._core.validation import gathered_label_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
