@@ -32,7 +32,7 @@ class System:
     than ``k`` (scores, labels, offsets, and where the convention needs them
     tie_key / ideal_labels / ideal_offsets). ``qids`` names the queries.
     Streamed systems have instead ``chunks`` (SVMlight: yields chunks) or
-    ``stream`` (TREC runs: returns a :class:`fastndcg.report.RunStreamResult`
+    ``stream`` (TREC runs: returns a :class:`fastndcg.stream.StreamResult`
     and the notes, since the run name, per-query values and notes are known
     only once the run has been read).
     """
@@ -197,6 +197,7 @@ def convention_for(args, max_label: Optional[float]):
         raise UsageError(error_message(exc)) from None
 
 
+# over 100 lines: one branch per input (TREC runs in memory or streamed, SVMlight data in memory or streamed)
 def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple[InputSet, Any, str]] = None) -> InputSet:
     """Read the inputs named on the command line into :class:`System` objects. TREC files:
     ``trec`` is their set-up, :func:`fastndcg.cli._eval.trec_input_set` (the qrels read once)."""

@@ -9,7 +9,7 @@ in-memory kernels, whole queries at a time (a query cut between two Arrow
 batches is carried over to the next one). Results: a Spark DataFrame with one
 row per query, and the aggregate as a number.
 
-* Per-query values equal :func:`fastndcg.report.frame_ndcg` on ``df.toPandas()``
+* Per-query values equal :func:`fastndcg.stream.frame_ndcg` on ``df.toPandas()``
   bit for bit: the input position is ``monotonically_increasing_id()`` taken
   before the shuffle (increasing in partition order, then row order), and doc
   ids are ranked within each batch of whole queries. The input order is
@@ -166,7 +166,7 @@ def spark_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "la
                num_partitions: Optional[int] = None, n_threads: Optional[int] = 1) -> Any:
     """Per-query NDCG of a Spark DataFrame, lazily: a Spark DataFrame with the
     query column, ``ndcg@k`` per cutoff and the weight column (if given), one
-    row per query, values bit-identical to :func:`fastndcg.report.frame_ndcg`.
+    row per query, values bit-identical to :func:`fastndcg.stream.frame_ndcg`.
     """
     terms, _, _, hidden = _terms(df, k, query, label, score, doc_id, weight, convention,
                                  num_partitions, n_threads)
@@ -179,7 +179,7 @@ def spark_mean_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str 
                     n_threads: Optional[int] = 1) -> Union[float, Dict[str, float]]:
     """Aggregate NDCG of a Spark DataFrame (runs a job): a float for a single
     k, else {column name: value}; exact sums over partitions (see the module
-    notes), equal to :func:`fastndcg.report.frame_mean_ndcg` to about 1e-16."""
+    notes), equal to :func:`fastndcg.stream.frame_mean_ndcg` to about 1e-16."""
     terms, evaluator, names, _ = _terms(df, k, query, label, score, doc_id, weight, convention,
                                         num_partitions, n_threads)
     return _aggregate(terms, evaluator, names)
