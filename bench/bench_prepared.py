@@ -16,7 +16,7 @@ Rows (NDCG@10; "all" = every CPU the process may use):
   scores checked).
 * ``small call``: one query of 20 documents.
 * ``stream vs one call``: 10,000 queries evaluated one query per chunk
-  (``stream.evaluate``; ``stream.evaluate_run`` on a TREC run, one topic per
+  (``fastndcg.stream.evaluate_stream`` on chunks, and on a TREC run, one topic per
   piece) against one call on the same data.
 * ``eval vs read+ndcg``: ``fastndcg eval`` on a 10,000-topic TREC run against
   reading the files, joining them and one ``ndcg_and_mean`` call.
@@ -29,7 +29,7 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
-import fastndcg.report as stream
+from fastndcg.stream import evaluate_stream
 from fastndcg.measures import ndcg_and_mean
 from fastndcg._core.prepared import one_shot
 from fastndcg._core.threads import threads_for
@@ -162,10 +162,10 @@ def chunks(mslr10k_ties):
 
 def test_stream_one_query_per_chunk(benchmark, chunks):
     d, parts = chunks
-    res = stream.evaluate_chunks(parts, K)
+    res = evaluate_stream(parts, K)
     assert res.mean == fastndcg.mean_ndcg(d.scores, d.labels, d.offsets, K)
     _info(benchmark, "stream vs one call", "stream.evaluate, 1 query/chunk", ALL, d, vs="mean_ndcg")
-    benchmark.pedantic(lambda: stream.evaluate_chunks(parts, K, per_query=False, keep="sums"),
+    benchmark.pedantic(lambda: evaluate_stream(parts, K, per_query=False, keep="sums"),
                        rounds=5, iterations=1, warmup_rounds=1)
 
 
@@ -211,10 +211,10 @@ def test_trec_stream_one_topic_per_piece(benchmark, trec_files):
     qpath, rpath, d = trec_files
     qrels = readers.read_qrels(qpath)
     want = _read_align_ndcg(qpath, rpath)[1]
-    assert stream.evaluate_run(qrels, rpath, K, chunk_rows=1).mean == want
+    assert evaluate_stream(rpath, K, qrels=qrels, chunk_rows=1).mean == want
     _info(benchmark, "eval vs read+ndcg", "stream.evaluate_run, 1 topic/piece", ALL, d,
           vs="read + align + ndcg_and_mean")
-    benchmark.pedantic(lambda: stream.evaluate_run(readers.read_qrels(qpath), rpath, K, chunk_rows=1),
+    benchmark.pedantic(lambda: evaluate_stream(rpath, K, qrels=readers.read_qrels(qpath), chunk_rows=1),
                        rounds=3, iterations=1, warmup_rounds=1)
 
 

@@ -7,7 +7,7 @@ Timed, for 10**6 and 10**7 rows:
 
 * ``kernel``: ``fastndcg.mean_ndcg`` on numpy arrays in one process
   (n_threads = 1 and 2): the baseline;
-* ``frames``: ``fastndcg.report.frame_mean_ndcg`` on one pandas DataFrame
+* ``frames``: ``fastndcg.stream.frame_mean_ndcg`` on one pandas DataFrame
   (the in-memory DataFrame path: grouping + kernel);
 * ``dask``: ``fastndcg.integrations.dask_mean_ndcg`` on a ``distributed.LocalCluster``
   with 1 and 2 single-threaded worker processes, ``shuffle=False`` (the data
@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 import fastndcg
-from fastndcg.report import frame_mean_ndcg
+from fastndcg.stream import frame_mean_ndcg
 import fastndcg.integrations
 
 PARTITION_ROWS = 250_000

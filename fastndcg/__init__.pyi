@@ -21,7 +21,7 @@ from fastndcg.report._compare_render import compare
 __version__: str
 
 # Each public name has one public path: the headline API here, the rest in its room's
-# face (fastndcg.conventions, .measures, .io, .report, .integrations, .reference, .cli).
+# face (fastndcg.conventions, .measures, .io, .stream, .report, .integrations, .reference, .cli).
 __all__ = [
     "Convention",
     "Evaluation",

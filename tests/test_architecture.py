@@ -11,16 +11,18 @@ from typing import Dict, List, Set
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fastndcg"
-ROOMS = ("_core", "conventions", "reference", "measures", "io", "report", "cli", "integrations")
+ROOMS = ("_core", "conventions", "reference", "measures", "io", "stream", "report", "cli", "integrations")
 #: what each room must never import (besides itself); the floors, bottom first
 FORBIDDEN = {
-    "conventions": {"_core", "reference", "measures", "io", "report", "cli", "integrations"},
-    "_core": {"reference", "measures", "io", "report", "cli", "integrations"},
-    "reference": {"_core", "measures", "io", "report", "cli", "integrations"},
+    "conventions": {"_core", "reference", "measures", "io", "stream", "report", "cli", "integrations"},
+    "_core": {"reference", "measures", "io", "stream", "report", "cli", "integrations"},
+    "reference": {"_core", "measures", "io", "stream", "report", "cli", "integrations"},
     # io returns arrays: the measures read runs through io (evaluate_trec, aligned_ndcg), never
     # the other way (no io <-> measures loop)
-    "measures": {"reference", "report", "cli", "integrations"},
-    "io": {"reference", "measures", "report", "cli", "integrations"},
+    "measures": {"reference", "stream", "report", "cli", "integrations"},
+    "io": {"reference", "measures", "stream", "report", "cli", "integrations"},
+    # streaming: chunks of files evaluated with the measures' kernels, above measures and io
+    "stream": {"reference", "report", "cli", "integrations"},
     "report": {"reference", "cli", "integrations"},
     "integrations": {"reference", "cli"},
     "cli": {"reference"},
@@ -199,7 +201,8 @@ def test_only_the_public_faces_reexport():
     reexports = {name for name, path in SOURCES.items() if _only_reexports(path)}
     assert reexports - FACES == set(), sorted(reexports - FACES)
     lazy = sorted(face for face in FACES if (PACKAGE.parent / face.replace(".", "/") / "__init__.pyi").exists())
-    assert lazy == ["fastndcg", "fastndcg.integrations", "fastndcg.io", "fastndcg.measures", "fastndcg.report"]
+    assert lazy == ["fastndcg", "fastndcg.integrations", "fastndcg.io", "fastndcg.measures", "fastndcg.report",
+                    "fastndcg.stream"]
     for face in lazy:
         stub = PACKAGE.parent / face.replace(".", "/") / "__init__.pyi"
         assert _only_reexports(stub), stub

@@ -33,7 +33,7 @@ class System:
     than ``k`` (scores, labels, offsets, and where the convention needs them
     tie_key / ideal_labels / ideal_offsets). ``qids`` names the queries.
     Streamed systems have instead ``chunks`` (SVMlight: yields chunks) or
-    ``stream`` (TREC runs: returns a :class:`fastndcg.report.RunStreamResult`
+    ``stream`` (TREC runs: returns a :class:`fastndcg.stream.StreamResult`
     and the notes, since the run name, per-query values and notes are known
     only once the run has been read).
     """
@@ -198,6 +198,7 @@ def convention_for(args, max_label: Optional[float]):
         raise UsageError(error_message(exc)) from None
 
 
+# over 100 lines: one branch per input (TREC runs in memory or streamed, SVMlight data in memory or streamed)
 def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple[InputSet, Any, str]] = None) -> InputSet:
     """Read the inputs named on the command line into :class:`System` objects. TREC files:
     ``trec`` is their set-up, :func:`fastndcg.cli._eval.trec_input_set` (the qrels read once)."""
@@ -210,7 +211,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     threads = args.threads
     if args.data is None:
         from fastndcg.io._align import join_runs, run_threads
-        from fastndcg.report._trec_stream import align_chunk, evaluate_run
+        from fastndcg.stream._trec_stream import align_chunk, evaluate_run
 
         if trec is None:
             raise ValueError("load_systems: TREC files need their set-up (trec_input_set)")
@@ -382,7 +383,7 @@ def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
     from fastndcg.io._svmlight import at_file_lines
     from fastndcg.measures._ndcg import ndcg_and_mean
-    from fastndcg.report._chunks import evaluate_chunks
+    from fastndcg.stream._chunks import evaluate_chunks
 
     ks = inputs.cutoffs
     out = []

@@ -9,7 +9,7 @@ by query), each partition is sorted by (query, input position) and evaluated
 with the in-memory kernels, and the results come back as a Dask DataFrame
 (one row per query) and, for :func:`dask_mean_ndcg`, a number.
 
-* Per-query values equal :func:`fastndcg.report.frame_ndcg` on the computed frame
+* Per-query values equal :func:`fastndcg.stream.frame_ndcg` on the computed frame
   bit for bit: a query's rows keep their input order (a position column is
   added before the shuffle: partition number * 2**40 + row in partition), and
   doc ids are ranked within each partition, which orders a query's documents
@@ -17,7 +17,7 @@ with the in-memory kernels, and the results come back as a Dask DataFrame
 * The aggregate (:func:`dask_mean_ndcg`) is summed exactly: each partition turns
   its per-query summands (``w_q NDCG_q`` and ``w_q``, or ``w_q DCG_q`` and
   ``w_q IDCG_q`` for ``aggregation="ratio"``, as :meth:`fastndcg.NDCGScorer.mean`)
-  into exact partial sums (:func:`fastndcg.report._chunks.exact_partials`, a few
+  into exact partial sums (:func:`fastndcg.stream._chunks.exact_partials`, a few
   floats), and the driver adds all partials exactly and rounds once. These
   are the correctly rounded exact sums of every in-memory aggregate too, so
   the result does not depend on the partitioning or the order of the
@@ -33,8 +33,8 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from fastndcg.report._chunks import ChunkEvaluator
-from fastndcg.report._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
+from fastndcg.stream._chunks import ChunkEvaluator
+from fastndcg.integrations._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
 from fastndcg._core.summary import frame_result_repr
 from fastndcg._core.validation import plain
 from fastndcg.conventions._convention import Cutoffs
@@ -219,7 +219,7 @@ def dask_ndcg(ddf: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "la
               shuffle: bool = True, npartitions: Optional[int] = None, n_threads: Optional[int] = 1) -> Any:
     """Per-query NDCG of a Dask DataFrame, lazily: a Dask DataFrame with the
     query column, ``ndcg@k`` per cutoff and the weight column (if given), one
-    row per query, values bit-identical to :func:`fastndcg.report.frame_ndcg`.
+    row per query, values bit-identical to :func:`fastndcg.stream.frame_ndcg`.
     """
     terms, _, _, hidden = _terms(ddf, k, query, label, score, doc_id, weight, convention, shuffle,
                                  npartitions, n_threads)
@@ -232,7 +232,7 @@ def dask_mean_ndcg(ddf: Any, k: Cutoffs = 10, *, query: str = "qid", label: str 
                    n_threads: Optional[int] = 1) -> Union[float, Dict[str, float]]:
     """Aggregate NDCG of a Dask DataFrame (computes): a float for a single k,
     else {column name: value}; exact sums over partitions (see the module
-    notes), equal to :func:`fastndcg.report.frame_mean_ndcg` to about 1e-16."""
+    notes), equal to :func:`fastndcg.stream.frame_mean_ndcg` to about 1e-16."""
     return dask_evaluate(ddf, k, query=query, label=label, score=score, doc_id=doc_id, weight=weight,
                     convention=convention, shuffle=shuffle, npartitions=npartitions,
                     n_threads=n_threads, persist=False).mean

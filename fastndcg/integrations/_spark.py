@@ -9,7 +9,7 @@ in-memory kernels, whole queries at a time (a query cut between two Arrow
 batches is carried over to the next one). Results: a Spark DataFrame with one
 row per query, and the aggregate as a number.
 
-* Per-query values equal :func:`fastndcg.report.frame_ndcg` on ``df.toPandas()``
+* Per-query values equal :func:`fastndcg.stream.frame_ndcg` on ``df.toPandas()``
   bit for bit: the input position is ``monotonically_increasing_id()`` taken
   before the shuffle (increasing in partition order, then row order), and doc
   ids are ranked within each batch of whole queries. The input order is
@@ -20,7 +20,7 @@ row per query, and the aggregate as a number.
   input order (``ties="stable"``, the default).
 * The aggregate is summed exactly: each partition turns its per-query
   summands (as :meth:`fastndcg.NDCGScorer.mean`) into exact partial sums
-  (:func:`fastndcg.report._chunks.exact_partials`, a few floats per cutoff), which are
+  (:func:`fastndcg.stream._chunks.exact_partials`, a few floats per cutoff), which are
   collected and added exactly on the driver, then rounded once: the correctly
   rounded exact sum of every in-memory aggregate too, independent of the
   partitioning and of the order in which partitions finish, so the result
@@ -39,9 +39,9 @@ import numpy as np
 
 from fastndcg._core.summary import frame_result_repr
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg.report._chunks import ChunkEvaluator
-from fastndcg.report._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
-from fastndcg.report._frame_chunks import whole_queries
+from fastndcg.stream._chunks import ChunkEvaluator
+from fastndcg.integrations._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
+from fastndcg.stream._frame_chunks import whole_queries
 
 POSITION = "__fastndcg_pos"
 #: Rows handed to the kernels at once within a partition (whole queries; more
@@ -166,7 +166,7 @@ def spark_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str = "la
                num_partitions: Optional[int] = None, n_threads: Optional[int] = 1) -> Any:
     """Per-query NDCG of a Spark DataFrame, lazily: a Spark DataFrame with the
     query column, ``ndcg@k`` per cutoff and the weight column (if given), one
-    row per query, values bit-identical to :func:`fastndcg.report.frame_ndcg`.
+    row per query, values bit-identical to :func:`fastndcg.stream.frame_ndcg`.
     """
     terms, _, _, hidden = _terms(df, k, query, label, score, doc_id, weight, convention,
                                  num_partitions, n_threads)
@@ -179,7 +179,7 @@ def spark_mean_ndcg(df: Any, k: Cutoffs = 10, *, query: str = "qid", label: str 
                     n_threads: Optional[int] = 1) -> Union[float, Dict[str, float]]:
     """Aggregate NDCG of a Spark DataFrame (runs a job): a float for a single
     k, else {column name: value}; exact sums over partitions (see the module
-    notes), equal to :func:`fastndcg.report.frame_mean_ndcg` to about 1e-16."""
+    notes), equal to :func:`fastndcg.stream.frame_mean_ndcg` to about 1e-16."""
     terms, evaluator, names, _ = _terms(df, k, query, label, score, doc_id, weight, convention,
                                         num_partitions, n_threads)
     return _aggregate(terms, evaluator, names)

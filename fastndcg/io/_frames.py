@@ -5,7 +5,7 @@ score column (optionally a doc id column, for tie rules that need one, and a
 query weight column). Rows of a query need not be contiguous. The columns
 become numpy arrays and queries are grouped with vectorised numpy/pandas/polars
 operations (no Python loop per query). The NDCG of a frame is
-:func:`fastndcg.report.frame_ndcg` (io never calls the measures).
+:func:`fastndcg.stream.frame_ndcg` (io never calls the measures).
 """
 from __future__ import annotations
 

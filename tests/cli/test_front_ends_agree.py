@@ -17,7 +17,7 @@ import fastndcg
 from fastndcg.cli import main
 from fastndcg.io import align_run
 from fastndcg import measurement as measurement_for
-from fastndcg.report import evaluate_run
+from fastndcg.stream import evaluate_stream
 
 # (trec_eval-syntax string or None, preset, k): the same measurement
 CASES = [("ndcg_cut.10", "trec_eval", 10), ("ndcg", "trec_eval", None), ("ndcg_cut.5", "pytrec_eval", 5),
@@ -66,8 +66,8 @@ def test_every_front_end_gives_the_same_bits(files, capsys, tmp_path, string, pr
     np.testing.assert_array_equal(fastndcg.ndcg(measurement=m, **arrays), ev.values[:, 0])
 
     # streaming: the run read by whole topics
-    res = evaluate_run(qrels, run, k, convention=preset, missing=missing)
-    got["evaluate_run (streaming)"] = float(res.mean)
+    res = evaluate_stream(run, k, qrels=qrels, convention=preset, missing=missing)
+    got["evaluate_stream (streaming)"] = float(res.mean)
     assert res.signatures == [sig]
 
     common = [qrels, run, run2, "--missing", missing, "--format", "json"]

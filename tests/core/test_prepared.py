@@ -14,9 +14,10 @@ import pytest
 import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
 from fastndcg import compare
-from fastndcg.report import frame_mean_ndcg
+from fastndcg.stream import frame_mean_ndcg
 import fastndcg.io as readers
-import fastndcg.report as stream
+from fastndcg.stream import Chunk
+from fastndcg.stream._chunks import NDCGAccumulator, evaluate_chunks
 from fastndcg.measures import ndcg_and_mean
 from fastndcg._core._exact import ExactSum, column_sums, exact_sum
 from fastndcg._core.prepared import aggregate
@@ -51,12 +52,12 @@ def test_means_are_bit_identical_across_front_ends():
            "ndcg_and_mean": ndcg_and_mean(s, y, off, ks, convention=SKIP, weights=w)[1],
            "summands": aggregate(*scorer.summands(s)[1:], SKIP, False)}
     nq = len(off) - 1
-    chunks = [stream.Chunk(s[off[q]:off[q + 1]], y[off[q]:off[q + 1]], np.array([0, off[q + 1] - off[q]]),
-                           weights=w[q:q + 1]) for q in range(nq)]
+    chunks = [Chunk(s[off[q]:off[q + 1]], y[off[q]:off[q + 1]], np.array([0, off[q + 1] - off[q]]),
+                    weights=w[q:q + 1]) for q in range(nq)]
     for keep in ("queries", "sums"):
-        got[f"stream keep={keep}"] = stream.evaluate_chunks(chunks, ks, convention=SKIP, keep=keep).mean
-        got[f"stream reversed keep={keep}"] = stream.evaluate_chunks(chunks[::-1], ks, convention=SKIP, keep=keep).mean
-        acc = stream.NDCGAccumulator(ks, convention=SKIP, keep=keep)
+        got[f"stream keep={keep}"] = evaluate_chunks(chunks, ks, convention=SKIP, keep=keep).mean
+        got[f"stream reversed keep={keep}"] = evaluate_chunks(chunks[::-1], ks, convention=SKIP, keep=keep).mean
+        acc = NDCGAccumulator(ks, convention=SKIP, keep=keep)
         for ch in chunks:
             acc.add(ch)
         got[f"NDCGAccumulator.add keep={keep}"] = acc.result().mean
@@ -258,20 +259,20 @@ def test_coalesced_stream_names_the_chunk_at_fault():
     bad = next(q for q in range(10, nq) if off[q + 1] > off[q])
     chunks[bad][0][0] = np.nan
     with pytest.raises(ValueError, match=rf"^chunk {bad} \(queries from number {bad}.*scores must be finite"):
-        stream.evaluate_chunks(chunks, 5)
+        evaluate_chunks(chunks, 5)
     # a malformed chunk cannot be hidden by its neighbours' lengths
     chunks[bad][0][0] = 0.0
     s2, y2, o2 = chunks[bad]
     chunks[bad] = (s2, y2, np.array([1, len(s2)]))
     with pytest.raises(ValueError, match=rf"^chunk {bad} .*offsets must start at 0"):
-        stream.evaluate_chunks(chunks, 5)
+        evaluate_chunks(chunks, 5)
 
 
 def test_coalesced_stream_keeps_counts():
     s, y, off, _ = weighted_batch()
     nq = len(off) - 1
     chunks = [(s[off[q]:off[q + 1]], y[off[q]:off[q + 1]], np.array([0, off[q + 1] - off[q]])) for q in range(nq)]
-    res = stream.evaluate_chunks(chunks, [1, 5])
+    res = evaluate_chunks(chunks, [1, 5])
     assert res.n_chunks == nq and res.n_queries == nq and res.n_rows == len(s)
     assert res.max_chunk_rows == int(np.diff(off).max())
     np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(s, y, off, [1, 5]))

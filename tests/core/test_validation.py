@@ -260,7 +260,7 @@ def test_labels_outside_the_gain_table_are_told_once_per_call(preset):
     import warnings
 
     from fastndcg.conventions import UnknownLabelWarning
-    from fastndcg.report import evaluate_chunks
+    from fastndcg.stream._chunks import evaluate_chunks
 
     calls = [
         lambda: fastndcg.ndcg(LTR_S, LTR_Y, LTR_OFF, 2, convention=preset),

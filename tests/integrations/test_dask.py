@@ -6,7 +6,7 @@ import pytest
 
 import fastndcg
 import fastndcg.integrations as fdask
-from fastndcg.report import frame_mean_ndcg, frame_ndcg
+from fastndcg.stream import frame_mean_ndcg, frame_ndcg
 from conftest import require, scattered_frame as _frame
 
 pytestmark = [pytest.mark.distributed]

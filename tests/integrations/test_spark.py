@@ -9,7 +9,7 @@ import pytest
 
 import fastndcg
 import fastndcg.integrations as fspark
-from fastndcg.report import frame_mean_ndcg, frame_ndcg
+from fastndcg.stream import frame_mean_ndcg, frame_ndcg
 from conftest import require, scattered_frame as _frame
 
 pytestmark = [pytest.mark.distributed, pytest.mark.slow]

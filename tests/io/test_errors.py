@@ -103,7 +103,7 @@ def test_streamed_chunks_name_the_lines(tmp_path):
     chunks = list(iter_svmlight(data, pred, chunk_rows=1))
     assert [c.first_row for c in chunks] == [0, 2]
     np.testing.assert_array_equal(chunks[1].lines, [4, 5])
-    from fastndcg.report import NDCGAccumulator
+    from fastndcg.stream._chunks import NDCGAccumulator
 
     acc = NDCGAccumulator(10, convention="standard")
     acc.add(chunks[0].scores, chunks[0].labels, chunks[0].offsets)
@@ -211,7 +211,7 @@ def test_evaluate_with_swapped_files_names_the_arguments(tmp_path):
 def test_evaluate_svmlight_names_the_lines(tmp_path, chunk_rows):
     # the stream evaluator gathers small chunks into one kernel call; a problem is still at its line
     # (before: "chunk 1 (queries from number 1, rows from 2, first query id 2): labels must be ...")
-    from fastndcg.report import evaluate_svmlight
+    from fastndcg.stream._sources import evaluate_svmlight
 
     data = write(tmp_path, "d.svm", "1 qid:1\n0 qid:1\n# c\n1 qid:2\n2.5 qid:2\n0 qid:3\n")
     pred = write(tmp_path, "p.txt", "0.1\n0.2\n0.3\n0.4\n1e39\n")

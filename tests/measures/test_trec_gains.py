@@ -32,7 +32,8 @@ import fastndcg.io as readers
 from fastndcg.reference import _trec_gains as ref
 from fastndcg.cli import main
 from fastndcg.cli._options import EXIT_OK, EXIT_USAGE
-from fastndcg.report import NDCGAccumulator, align_chunk, evaluate_run
+from fastndcg.stream._chunks import NDCGAccumulator
+from fastndcg.stream._trec_stream import align_chunk, evaluate_run
 from fastndcg.measures import GainScorer, TrecGainQuirkWarning, as_gains, gain_rules, parse_gains, resolve_trec_gains, textbook_convention
 from conftest import require
 import fastndcg.reference

@@ -9,7 +9,7 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg.report._chunks import Chunk, PathLike, StreamResult, evaluate_chunks
+from fastndcg.stream._chunks import Chunk, PathLike, StreamResult, evaluate_chunks
 
 
 # ----------------------------------------------------------------------------- .npy

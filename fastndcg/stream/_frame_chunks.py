@@ -12,7 +12,7 @@ import numpy as np
 from fastndcg.conventions._convention import Cutoffs
 from fastndcg._core.validation import plain
 from fastndcg.io._frames import query_weights_from_rows
-from fastndcg.report._chunks import Chunk, PathLike, StreamResult, evaluate_chunks
+from fastndcg.stream._chunks import Chunk, PathLike, StreamResult, evaluate_chunks
 
 
 # ----------------------------------------------------------------------------- columns -> chunks
@@ -131,7 +131,8 @@ def iter_parquet(path: PathLike, *, query: str = "qid", label: str = "label", sc
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError('fastndcg.report.iter_parquet needs pyarrow: pip install "fastndcg[parquet]"') from exc
+        raise ImportError('reading Parquet (fastndcg.stream.evaluate_stream) needs pyarrow: '
+                          'pip install "fastndcg[parquet]"') from exc
     if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}")
     # no pre-buffering, one thread: Arrow then holds one row group's pages of
@@ -162,7 +163,7 @@ def evaluate_parquet(path: PathLike, k: Cutoffs = 10, *, query: str = "qid", lab
 
     ``doc_id`` is needed for ``ties="key"/"key_desc"`` conventions; ``weight``
     is a query weight column (constant within a query). The result equals
-    :func:`fastndcg.report.frame_ndcg` / :func:`fastndcg.report.frame_mean_ndcg` on the
+    :func:`fastndcg.stream.frame_ndcg` / :func:`fastndcg.stream.frame_mean_ndcg` on the
     whole table (queries in file order) bit for bit with ``keep="queries"``.
     """
     return evaluate_chunks(iter_parquet(path, query=query, label=label, score=score, doc_id=doc_id,

@@ -1,4 +1,4 @@
-"""Partitions of a distributed frame (Dask, Spark): each partition's per-query values and
+"""Partitions of a distributed frame, shared by the Dask and Spark back-ends: each partition's per-query values and
 aggregate terms, and their exact combination into the in-memory numbers."""
 from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
@@ -9,8 +9,8 @@ from fastndcg._core._exact import ExactSum
 from fastndcg.conventions._convention import Cutoffs
 from fastndcg._core.validation import plain
 from fastndcg._core.validation import distinct_cutoffs
-from fastndcg.report._chunks import ChunkEvaluator, cutoff_names
-from fastndcg.report._frame_chunks import frame_chunk
+from fastndcg.stream._chunks import ChunkEvaluator, cutoff_names
+from fastndcg.stream._frame_chunks import frame_chunk
 
 
 # ----------------------------------------------------------------------------- partitions (Dask, Spark)

@@ -5,7 +5,7 @@ query, stably) and the NDCG API scores them; per-query results come back as a Da
 caller's library.
 
 >>> import pandas as pd
->>> from fastndcg.report import frame_ndcg
+>>> from fastndcg.stream import frame_ndcg
 >>> df = pd.DataFrame({"qid": [1, 1, 2, 2], "label": [1, 0, 0, 2], "score": [.9, .1, .8, .3]})
 >>> frame_ndcg(df, k=[1, 2])
    qid  ndcg@1   ndcg@2

@@ -1,4 +1,4 @@
-"""Out-of-core evaluation (fastndcg.report): same numbers as in memory, bounded memory."""
+"""Out-of-core evaluation (fastndcg.stream): same numbers as in memory, bounded memory."""
 from __future__ import annotations
 
 import json
@@ -14,11 +14,14 @@ from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg
-from fastndcg.report import frame_mean_ndcg, frame_ndcg
-import fastndcg.report as stream
+from fastndcg.stream import Chunk, frame_mean_ndcg, frame_ndcg
+from fastndcg.stream._chunks import NDCGAccumulator, evaluate_chunks
+from fastndcg.stream._frame_chunks import evaluate_parquet
+from fastndcg.stream._sources import evaluate_npy, evaluate_svmlight, iter_npy
+from fastndcg.stream._trec_stream import aligned_chunk, evaluate_run
 from fastndcg._core._exact import ExactSum
 from fastndcg.io._align import topic_first_line
-from fastndcg.report._chunks import exact_partials
+from fastndcg.stream._chunks import exact_partials
 from conftest import require, make_batch
 
 pytestmark = [pytest.mark.peers]
@@ -49,13 +52,13 @@ def test_npy_stream_is_bit_identical_to_memory(rng, conv, k):
     kw = _kw(conv, tie_key)
     per = fastndcg.ndcg(scores, labels, offsets, k, convention=conv, **kw)
     mean = fastndcg.mean_ndcg(scores, labels, offsets, k, convention=conv, weights=weights, **kw)
-    res = stream.evaluate_npy(scores, labels, offsets, k, convention=conv, weights=weights,
-                              chunk_rows=200, **kw)
+    res = evaluate_npy(scores, labels, offsets, k, convention=conv, weights=weights,
+                       chunk_rows=200, **kw)
     assert res.n_chunks > 10
     np.testing.assert_array_equal(res.ndcg, per)          # bit for bit (NaN == NaN)
     np.testing.assert_array_equal(res.mean, mean)
-    sums = [stream.evaluate_npy(scores, labels, offsets, k, convention=conv, weights=weights,
-                                chunk_rows=c, keep="sums", per_query=False, **kw).mean for c in (1, 77, 10**6)]
+    sums = [evaluate_npy(scores, labels, offsets, k, convention=conv, weights=weights,
+                         chunk_rows=c, keep="sums", per_query=False, **kw).mean for c in (1, 77, 10**6)]
     np.testing.assert_array_equal(sums[0], sums[1])       # the exact sum ignores the chunking
     np.testing.assert_array_equal(sums[0], sums[2])
     np.testing.assert_array_equal(sums[0], mean)
@@ -69,8 +72,8 @@ def test_ratio_skip_short_conventions(rng):
         kw = {"tie_key": tie_key} if conv.uses_tie_key else {}
         mean = fastndcg.mean_ndcg(scores, labels, offsets, [1, 4, None], convention=conv,
                                   weights=weights, **kw)
-        res = stream.evaluate_npy(scores, labels, offsets, [1, 4, None], convention=conv,
-                                  weights=weights, chunk_rows=50, **kw)
+        res = evaluate_npy(scores, labels, offsets, [1, 4, None], convention=conv,
+                           weights=weights, chunk_rows=50, **kw)
         np.testing.assert_array_equal(res.mean, mean)
         assert not np.isnan(res.mean).any()
 
@@ -80,11 +83,11 @@ def test_npy_files_memory_mapped(tmp_path, rng):
     ids = np.arange(offsets.shape[0] - 1) * 10
     for name, arr in (("s", scores), ("l", labels), ("o", offsets), ("w", weights), ("q", ids)):
         np.save(tmp_path / f"{name}.npy", arr)
-    chunks = list(stream.iter_npy(tmp_path / "s.npy", tmp_path / "l.npy", tmp_path / "o.npy",
-                                  weights=tmp_path / "w.npy", query_ids=tmp_path / "q.npy", chunk_rows=100))
+    chunks = list(iter_npy(tmp_path / "s.npy", tmp_path / "l.npy", tmp_path / "o.npy",
+                           weights=tmp_path / "w.npy", query_ids=tmp_path / "q.npy", chunk_rows=100))
     assert all(c.offsets[0] == 0 for c in chunks)
     assert all(c.offsets[-1] <= 100 or c.n_queries == 1 for c in chunks)   # never splits a query
-    res = stream.evaluate_chunks(chunks, 10)
+    res = evaluate_chunks(chunks, 10)
     np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(scores, labels, offsets, 10))
     np.testing.assert_array_equal(res.query_ids, ids)
     assert res.n_rows == scores.shape[0] and res.n_queries == ids.shape[0]
@@ -94,32 +97,32 @@ def test_accumulator_and_tuple_chunks(rng):
     scores, labels, offsets, _, _ = _inputs(rng, 40)
     cut = int(offsets[20])
     parts = [(scores[:cut], labels[:cut], offsets[:21]), (scores[cut:], labels[cut:], offsets[20:] - cut)]
-    res = stream.evaluate_chunks(parts, [2, 8])
+    res = evaluate_chunks(parts, [2, 8])
     np.testing.assert_array_equal(res.mean, fastndcg.mean_ndcg(scores, labels, offsets, [2, 8]))
-    acc = stream.NDCGAccumulator(3)
+    acc = NDCGAccumulator(3)
     first = acc.add(*parts[0])
     np.testing.assert_array_equal(first, fastndcg.ndcg(*parts[0], k=3))
-    acc.add(stream.Chunk(*parts[1]))
+    acc.add(Chunk(*parts[1]))
     assert acc.result().mean == fastndcg.mean_ndcg(scores, labels, offsets, 3)
 
 
 def test_bad_input_is_named(rng):
     scores, labels, offsets, _, _ = _inputs(rng, 10)
     with pytest.raises(ValueError, match="chunk_rows"):
-        list(stream.iter_npy(scores, labels, offsets, chunk_rows=0))
+        list(iter_npy(scores, labels, offsets, chunk_rows=0))
     with pytest.raises(ValueError, match="offsets must start at 0"):
-        list(stream.iter_npy(scores, labels, offsets[:-1]))
+        list(iter_npy(scores, labels, offsets[:-1]))
     with pytest.raises(ValueError, match="labels has"):
-        list(stream.iter_npy(scores, labels[:-1], offsets))
+        list(iter_npy(scores, labels[:-1], offsets))
     with pytest.raises(ValueError, match="keep"):
-        stream.NDCGAccumulator(keep="all")
+        NDCGAccumulator(keep="all")
     with pytest.raises(TypeError, match="chunk 0"):
-        stream.evaluate_chunks([object()])
+        evaluate_chunks([object()])
     bad = scores.copy()
     bad[int(offsets[5])] = np.nan
     with pytest.raises(ValueError, match=r"chunk 1 .*first query id 4"):
-        stream.evaluate_chunks(stream.iter_npy(bad, labels, offsets, query_ids=np.arange(10),
-                                        chunk_rows=int(offsets[4])), 5)
+        evaluate_chunks(iter_npy(bad, labels, offsets, query_ids=np.arange(10),
+                          chunk_rows=int(offsets[4])), 5)
 
 
 def test_exact_sum_is_exact_and_split_free(rng):
@@ -145,7 +148,7 @@ def test_svmlight_stream(tmp_path, rng):
     data.write_text("".join(f"{int(l)} qid:{q} 1:0.5\n" for l, q in zip(labels, qid)))
     pred.write_text("".join(f"{s!r}\n" for s in scores.tolist()))
     for conv in ("letor4", "lightgbm", None):
-        res = stream.evaluate_svmlight(data, pred, [1, 5], convention=conv, chunk_rows=50, block_size=64)
+        res = evaluate_svmlight(data, pred, [1, 5], convention=conv, chunk_rows=50, block_size=64)
         assert res.n_chunks > 3
         np.testing.assert_array_equal(res.ndcg, fastndcg.ndcg(scores, labels, offsets, [1, 5], convention=conv))
         np.testing.assert_array_equal(res.mean, fastndcg.mean_ndcg(scores, labels, offsets, [1, 5], convention=conv))
@@ -171,7 +174,7 @@ def test_parquet_row_groups_split_queries(tmp_path, rng, conv):
     ks = [3, 10]
     want = frame_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
     want_mean = frame_mean_ndcg(df, ks, doc_id=doc, weight="w", convention=conv)
-    res = stream.evaluate_parquet(path, ks, doc_id=doc, weight="w", convention=conv, chunk_rows=90)
+    res = evaluate_parquet(path, ks, doc_id=doc, weight="w", convention=conv, chunk_rows=90)
     assert res.n_chunks > 5
     np.testing.assert_array_equal(res.ndcg, want[["ndcg@3", "ndcg@10"]].to_numpy())
     assert res.query_ids.tolist() == want["qid"].tolist()
@@ -183,25 +186,25 @@ def test_parquet_errors(tmp_path, rng):
     path = tmp_path / "d.parquet"
     pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, row_group_size=10)
     with pytest.raises(ValueError, match="score column 'pred' is not in"):
-        stream.evaluate_parquet(path, score="pred")
+        evaluate_parquet(path, score="pred")
     shuffled = df.iloc[np.r_[0:30, 60:80, 30:60, 80:len(df)]]
     bad = tmp_path / "bad.parquet"
     pq.write_table(pa.Table.from_pandas(shuffled, preserve_index=False), bad, row_group_size=10)
     with pytest.raises(ValueError, match="appears again"):
-        stream.evaluate_parquet(bad, chunk_rows=5)
+        evaluate_parquet(bad, chunk_rows=5)
     df2 = df.copy()
     df2.loc[df2.index[3], "w"] = 99.0
     wpath = tmp_path / "w.parquet"
     pq.write_table(pa.Table.from_pandas(df2, preserve_index=False), wpath)
     with pytest.raises(ValueError, match="weight column 'w' must be constant.*query 0"):
-        stream.evaluate_parquet(wpath, weight="w")
+        evaluate_parquet(wpath, weight="w")
     df3 = df.copy()
     df3["score"] = df3["score"].astype(float)
     df3.loc[df3.index[-1], "score"] = np.nan
     npath = tmp_path / "n.parquet"
     pq.write_table(pa.Table.from_pandas(df3, preserve_index=False), npath)
     with pytest.raises(ValueError, match="score column 'score' has a missing value"):
-        stream.evaluate_parquet(npath)
+        evaluate_parquet(npath)
 
 
 # ----------------------------------------------------------------------------- memory bound
@@ -212,15 +215,16 @@ _MEMORY_SCRIPT = textwrap.dedent("""
     import pyarrow as pa
     import pyarrow.parquet, pandas  # imports are not data: load them before measuring
     pyarrow.array([1]).to_numpy(zero_copy_only=False)
-    import fastndcg.report as stream
+    from fastndcg.stream._frame_chunks import evaluate_parquet
+    from fastndcg.stream._sources import evaluate_npy
     d, source = sys.argv[1], sys.argv[2]
     chunk_rows = 50_000
     tracemalloc.start()
     if source == "npy":
-        res = stream.evaluate_npy(d + "/s.npy", d + "/l.npy", d + "/o.npy", [5, 10],
-                                  chunk_rows=chunk_rows, n_threads=1)
+        res = evaluate_npy(d + "/s.npy", d + "/l.npy", d + "/o.npy", [5, 10],
+                           chunk_rows=chunk_rows, n_threads=1)
     else:
-        res = stream.evaluate_parquet(d + "/d.parquet", [5, 10], chunk_rows=chunk_rows, n_threads=1)
+        res = evaluate_parquet(d + "/d.parquet", [5, 10], chunk_rows=chunk_rows, n_threads=1)
     peak = tracemalloc.get_traced_memory()[1]
     arrow = pa.default_memory_pool().max_memory() or 0
     print(json.dumps({"peak": peak + arrow, "mean": res.mean.tolist(), "rows": res.n_rows,
@@ -317,8 +321,8 @@ def test_run_stream_equals_align_run(tmp_path, rng, conv):
             # (iter_run cuts pieces at block ends: 64-byte blocks and chunk_rows=1 make
             # nearly every topic its own piece) ... one piece
             for chunk_rows, block in ((1, 64), (100, 64), (1 << 20, None)):
-                res = stream.evaluate_run(qrels, rpath, ks, convention=conv, missing=missing,
-                                          max_docs=max_docs, chunk_rows=chunk_rows, block_size=block)
+                res = evaluate_run(qrels, rpath, ks, convention=conv, missing=missing,
+                                   max_docs=max_docs, chunk_rows=chunk_rows, block_size=block)
                 if chunk_rows == 1:
                     assert res.n_chunks > 0.75 * (len(a.qids) + len(a.ignored_qids))
                 np.testing.assert_array_equal(res.ndcg, per)       # bit for bit
@@ -327,8 +331,8 @@ def test_run_stream_equals_align_run(tmp_path, rng, conv):
                 assert res.missing_qids == a.missing_qids and res.ignored_qids == a.ignored_qids
                 assert res.run_name == "tag" + a.run_name[-1:] and res.run_name == a.run_name
             assert res.n_chunks == 1 + (missing == "zero")
-            sums = stream.evaluate_run(qrels, rpath, ks, convention=conv, missing=missing, max_docs=max_docs,
-                                       chunk_rows=1, block_size=64, keep="sums", per_query=False)
+            sums = evaluate_run(qrels, rpath, ks, convention=conv, missing=missing, max_docs=max_docs,
+                                chunk_rows=1, block_size=64, keep="sums", per_query=False)
             assert sums.ndcg is None
             np.testing.assert_array_equal(sums.mean, mean)
 
@@ -341,11 +345,11 @@ def test_run_stream_mean_does_not_depend_on_the_order(tmp_path):
     qrels = readers.read_qrels(qpath)
     a = readers.align_run(rpath, qrels, missing="skip")
     want = aligned_mean_ndcg(a, 10)
-    res = stream.evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=1, block_size=64)
+    res = evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=1, block_size=64)
     assert res.mean == want and res.n_chunks > 200
     pieces = readers.iter_run(rpath, chunk_rows=1, block_size=64)
-    file_order = stream.evaluate_chunks((stream.aligned_chunk(readers.align_run(p, qrels, missing="skip"), "trec_eval")
-                                  for p in pieces), 10, convention="trec_eval")
+    file_order = evaluate_chunks((aligned_chunk(readers.align_run(p, qrels, missing="skip"), "trec_eval")
+                           for p in pieces), 10, convention="trec_eval")
     np.testing.assert_array_equal(np.sort(file_order.ndcg), np.sort(res.ndcg))
     assert file_order.mean == want
 
@@ -358,15 +362,15 @@ def test_run_stream_missing_topics(tmp_path, rng):
     line = topic_first_line(qrels, qrels.topics.tolist().index(first))
     with pytest.raises(ValueError, match=rf"qrels.txt:{line}: {len(a.missing_qids)} judged topic\(s\) have no "
                                          rf"results in .*run.txt: '{first}'"):
-        stream.evaluate_run(qrels, rpath, 10, chunk_rows=5)
-    zero = stream.evaluate_run(qpath, rpath, 10, missing="zero", chunk_rows=5)     # qrels from a path
-    skip = stream.evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=5)
+        evaluate_run(qrels, rpath, 10, chunk_rows=5)
+    zero = evaluate_run(qpath, rpath, 10, missing="zero", chunk_rows=5)     # qrels from a path
+    skip = evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=5)
     ids = zero.query_ids.tolist()
     assert ids == qrels.topics.tolist() and zero.n_queries == skip.n_queries + len(a.missing_qids)
     assert all(zero.ndcg[ids.index(t)] == 0.0 for t in a.missing_qids)
     assert skip.query_ids.tolist() == a.qids.tolist() and not set(a.missing_qids) & set(skip.query_ids)
     # lightgbm takes the ideal from the run: a missing topic is an empty list (empty="one")
-    lgb = stream.evaluate_run(qrels, rpath, 10, convention="lightgbm", missing="zero", chunk_rows=5)
+    lgb = evaluate_run(qrels, rpath, 10, convention="lightgbm", missing="zero", chunk_rows=5)
     assert all(lgb.ndcg[ids.index(t)] == 1.0 for t in a.missing_qids)
     np.testing.assert_array_equal(lgb.ndcg, aligned_ndcg(readers.align_run(rpath, qrels, missing="zero"), 
         10, convention="lightgbm"))
@@ -376,7 +380,7 @@ def test_run_stream_topic_not_in_qrels_and_gzip(tmp_path, rng):
     qpath, rpath = _write_trec(tmp_path, rng, n_topics=50, gz=True)
     assert rpath.read_bytes()[:2] == b"\x1f\x8b"
     qrels = readers.read_qrels(qpath)
-    res = stream.evaluate_run(qrels, rpath, [5, None], missing="skip", chunk_rows=1, block_size=64)
+    res = evaluate_run(qrels, rpath, [5, None], missing="skip", chunk_rows=1, block_size=64)
     assert res.n_chunks > 30
     assert res.ignored_qids == ["999991", "999992"]
     assert not {"999991", "999992"} & set(res.query_ids.tolist())
@@ -386,8 +390,8 @@ def test_run_stream_topic_not_in_qrels_and_gzip(tmp_path, rng):
     only = tmp_path / "only.txt"
     only.write_text("999991 Q0 D001 0 1.0 x\n")
     with pytest.raises(ValueError, match="judged topic"):
-        stream.evaluate_run(qrels, only, 10)
-    empty = stream.evaluate_run(qrels, only, 10, missing="skip")
+        evaluate_run(qrels, only, 10)
+    empty = evaluate_run(qrels, only, 10, missing="skip")
     assert empty.n_queries == 0 and np.isnan(empty.mean) and empty.ignored_qids == ["999991"]
 
 
@@ -402,19 +406,19 @@ def test_run_stream_topic_split_across_file(tmp_path, chunk_rows):
     rpath.write_text("C Q0 d1 1 3 t\nA Q0 d1 1 3 t\nA Q0 d2 2 2 t\n# comment\nB Q0 d1 1 3 t\n"
                      "A Q0 d3 3 1 t\nB Q0 d2 3 1 t\n")
     with pytest.raises(ValueError, match=r"r\.txt:6: topic 'A' appears again after other topics"):
-        stream.evaluate_run(qpath, rpath, 10, chunk_rows=chunk_rows)
+        evaluate_run(qpath, rpath, 10, chunk_rows=chunk_rows)
 
 
 def test_run_stream_bad_arguments(tmp_path, rng):
     qpath, rpath = _write_trec(tmp_path, rng, n_topics=5)
     with pytest.raises(ValueError, match="missing must be one of"):
-        stream.evaluate_run(qpath, rpath, 10, missing="ignore")
+        evaluate_run(qpath, rpath, 10, missing="ignore")
     with pytest.raises(ValueError, match="chunk_rows"):
-        stream.evaluate_run(qpath, rpath, 10, chunk_rows=0)
+        evaluate_run(qpath, rpath, 10, chunk_rows=0)
     bad = tmp_path / "bad.txt"
     bad.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 2 high t\n")
     with pytest.raises(ValueError, match=r"bad\.txt:2: the score"):
-        stream.evaluate_run(qpath, bad, 10, missing="zero")
+        evaluate_run(qpath, bad, 10, missing="zero")
 
 
 def test_accumulator_external_ideal(rng):
@@ -427,7 +431,7 @@ def test_accumulator_external_ideal(rng):
     want = fastndcg.ndcg(scores, labels, offsets, [2, 5], ideal_labels=ilab, ideal_offsets=ioff)
     want_mean = fastndcg.mean_ndcg(scores, labels, offsets, [2, 5], ideal_labels=ilab, ideal_offsets=ioff)
     assert not np.array_equal(want, fastndcg.ndcg(scores, labels, offsets, [2, 5]))
-    acc = stream.NDCGAccumulator([2, 5])
+    acc = NDCGAccumulator([2, 5])
     for q0, q1 in ((0, 25), (25, 60)):
         a, b, ia, ib = offsets[q0], offsets[q1], ioff[q0], ioff[q1]
         acc.add(scores[a:b], labels[a:b], offsets[q0:q1 + 1] - a, ideal_labels=ilab[ia:ib],
@@ -436,8 +440,8 @@ def test_accumulator_external_ideal(rng):
     np.testing.assert_array_equal(res.ndcg, want)
     np.testing.assert_array_equal(res.mean, want_mean)
     with pytest.raises(ValueError, match=r"chunk 0 .*ideal_offsets must describe 60 queries"):
-        stream.evaluate_chunks([stream.Chunk(scores, labels, offsets, ideal_labels=ilab[:int(ioff[-2])],
-                                      ideal_offsets=ioff[:-1])])
+        evaluate_chunks([Chunk(scores, labels, offsets, ideal_labels=ilab[:int(ioff[-2])],
+                        ideal_offsets=ioff[:-1])])
     order = np.arange(60)[::-1]
     rev = acc.result(order)
     np.testing.assert_array_equal(rev.ndcg, want[::-1])
@@ -448,12 +452,12 @@ def test_accumulator_external_ideal(rng):
 _RUN_MEMORY_SCRIPT = textwrap.dedent("""
     import json, sys, tracemalloc
     import fastndcg.io as readers
-    import fastndcg.report as stream
+    from fastndcg.stream._trec_stream import evaluate_run
     d = sys.argv[1]
     qrels = readers.read_qrels(d + "/qrels.txt")      # held in memory: not part of the bound
     tracemalloc.start()
-    res = stream.evaluate_run(qrels, d + "/run.txt", [10, None], chunk_rows=20_000,
-                              block_size=1 << 20, n_threads=1)
+    res = evaluate_run(qrels, d + "/run.txt", [10, None], chunk_rows=20_000,
+                       block_size=1 << 20, n_threads=1)
     print(json.dumps({"peak": tracemalloc.get_traced_memory()[1], "mean": res.mean.tolist(),
                       "rows": res.n_rows, "largest": res.max_chunk_rows, "chunks": res.n_chunks}))
 """)
@@ -501,7 +505,7 @@ def test_a_stream_tells_labels_outside_the_table_once(tmp_path):
     qrels = fastndcg.io.read_qrels(qrels_path)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        stream.evaluate_run(qrels, run_path, 3, convention="letor4", chunk_rows=5)
+        evaluate_run(qrels, run_path, 3, convention="letor4", chunk_rows=5)
     got = [w for w in record if issubclass(w.category, UnknownLabelWarning)]
     assert len(got) == 1 and got[0].filename == __file__
     assert (got[0].message.labels, got[0].message.count, got[0].message.n_docs) == ((3, 4), 8, 20)
@@ -510,7 +514,7 @@ def test_a_stream_tells_labels_outside_the_table_once(tmp_path):
 def test_stream_result_repr_is_a_summary():
     rng = np.random.default_rng(35)
     labels, offsets = rng.integers(0, 3, 10_000), np.arange(0, 10_001, 5)
-    res = stream.evaluate_npy(rng.random(10_000), labels, offsets, [5, 10])
+    res = evaluate_npy(rng.random(10_000), labels, offsets, [5, 10])
     a, b = np.asarray(res.mean).tolist()
     assert repr(res) == (f"StreamResult(2 measures, 2,000 queries, mean nDCG@5={a:.4f}, nDCG@10={b:.4f}, "
                          "10,000 rows in 1 chunk)")

@@ -9,7 +9,7 @@ from fastndcg.measures import aligned_ndcg
 import pytest
 
 import fastndcg
-from fastndcg.report import frame_mean_ndcg, frame_ndcg
+from fastndcg.stream import frame_mean_ndcg, frame_ndcg
 import fastndcg.io as readers
 from conftest import require, make_batch
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 import numpy as np
 
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
-from fastndcg.conventions._convention import Cutoffs
+from fastndcg.conventions._convention import Convention, Cutoffs
 from fastndcg.conventions._presets import as_convention
 from fastndcg.measures._aligned import aligned_arrays, aligned_inputs
 from fastndcg.measures._measurement import cutoff_measurements
-from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
+from fastndcg.stream._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
 from fastndcg._core.validation import gathered_label_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,6 +141,7 @@ def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_thre
     return aligned, chunk, quirks
 
 
+# over 100 lines: 60 of them the docstring; the body is one read-join-evaluate loop over the run
 def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10, *,
                  convention: Any = "trec_eval", ideal: str = "auto", missing: str = DEFAULT_MISSING,
                  max_docs: Optional[int] = None, gains: Any = None, chunk_rows: int = 1 << 18,
@@ -210,8 +211,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     from fastndcg.io._files import input_name
     from fastndcg.io._svmlight import at_file_lines
     from fastndcg.io._trec import Qrels, read_qrels
-    from fastndcg.io._align import (JOIN_BLOCK_SIZE, AlignedRun, iter_joined, judged_ideal, missing_topics_error,
-                                    topic_first_line)
+    from fastndcg.io._align import JOIN_BLOCK_SIZE, iter_joined, missing_topics_error, topic_first_line
 
     check_missing(missing)
     if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
@@ -219,17 +219,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     conv = as_convention(convention)
     if not isinstance(qrels, Qrels):
         qrels = read_qrels(qrels, n_threads=n_threads)
-    spec = quirks = None
-    if gains is not None:
-        from fastndcg.measures._trec_gain_specs import as_gains, gain_rules, textbook_convention
-        from fastndcg.measures._trec_gain_resolution import GainQuirks
-
-        spec = as_gains(gains)
-        if gain_rules(conv) == "table":
-            conv = textbook_convention(spec, conv, float(np.max(qrels.relevance, initial=0)))
-            spec = None
-        else:
-            quirks = GainQuirks()
+    conv, spec, quirks = _run_gains(conv, gains, qrels)
     acc = NDCGAccumulator(k, convention=conv, keep=keep, per_query=per_query, n_threads=n_threads)
     ordered = keep == "queries" or per_query
     seen = np.zeros(qrels.n_topics, dtype=bool)
@@ -266,20 +256,9 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
             raise missing_topics_error(qrels.path, input_name(run), missing_qids,
                                                topic_first_line(qrels, int(np.flatnonzero(~seen)[0])))
         if missing_qids and missing == "zero":
-            # judged topics without results: empty rankings against their judgments
-            unseen = ~seen
-            n = int(unseen.sum())
-            ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, unseen, with_status=True)
-            empty = AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
-                                       np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
-                                       qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
-                                       status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
             if ordered:
-                positions.append(np.flatnonzero(unseen))
-            chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
-            if piece_quirks is not None:
-                quirks.merge(piece_quirks)
-            acc.add(chunk)
+                positions.append(np.flatnonzero(~seen))
+            _add_missing_topics(acc, qrels, ~seen, conv, ideal, spec, quirks, n_threads)
     if quirks is not None:
         from fastndcg.measures._trec_gain_resolution import warn_quirks
 
@@ -295,3 +274,35 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     return RunStreamResult(res.mean, res.ndcg, res.query_ids, res.n_queries, res.n_rows, res.n_chunks,
                            res.max_chunk_rows, signatures, run_name=name, missing_qids=missing_qids,
                            ignored_qids=sorted(set(ignored)))
+
+
+def _run_gains(conv: Convention, gains: Any, qrels: "Qrels") -> Tuple[Convention, Any, Any]:
+    """(convention, trec_eval gain spec or None, GainQuirks or None) of :func:`evaluate_run`'s
+    ``gains``: trec_eval's rules under its presets, a gain table (a textbook convention) otherwise."""
+    if gains is None:
+        return conv, None, None
+    from fastndcg.measures._trec_gain_specs import as_gains, gain_rules, textbook_convention
+    from fastndcg.measures._trec_gain_resolution import GainQuirks
+
+    spec = as_gains(gains)
+    if gain_rules(conv) == "table":
+        return textbook_convention(spec, conv, float(np.max(qrels.relevance, initial=0))), None, None
+    return conv, spec, GainQuirks()
+
+
+def _add_missing_topics(acc: NDCGAccumulator, qrels: "Qrels", unseen: np.ndarray, conv: Convention, ideal: str,
+                        spec: Any, quirks: Any, n_threads: Optional[int]) -> None:
+    """Judged topics without results under ``missing="zero"``: empty rankings against their
+    judgments, evaluated by the same kernels (one chunk)."""
+    from fastndcg.io._align import AlignedRun, judged_ideal
+
+    n = int(unseen.sum())
+    ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, unseen, with_status=True)
+    empty = AlignedRun(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64),
+                       np.zeros(0, dtype=np.int64), ideal_labels, ideal_offsets,
+                       qrels.topics[unseen], [], [], np.zeros(n, dtype=np.int64),
+                       status=np.zeros(0, dtype=np.int8), ideal_status=ideal_status)
+    chunk, piece_quirks = _aligned_chunk(empty, conv, ideal, spec, n_threads)
+    if piece_quirks is not None:
+        quirks.merge(piece_quirks)
+    acc.add(chunk)
