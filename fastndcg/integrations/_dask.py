@@ -99,7 +99,7 @@ def partition_by_query(ddf: Any, query: str = "qid", *, npartitions: Optional[in
     partition by (query, input position). The result suits
     ``xgboost.dask.DaskDMatrix(..., qid=ddf[query])`` for learning to rank
     (XGBoost needs each worker's query ids sorted and each query on one
-    worker): with :class:`fastndcg.integrations.XGBoostRankNDCGObjective` every worker
+    worker): with :class:`fastndcg.integrations.XGBoostObjective` every worker
     then computes the gradients of whole queries, as single-machine training
     does (see docs/scale.md). Persist the result first (``.persist()``):
     the sort computes its divisions when the graph is built, which

@@ -39,7 +39,8 @@ import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
 from fastndcg.conventions import as_convention
 from fastndcg._core.resolve import FLOAT32_OVERFLOW
-from fastndcg import (LambdaMART, SoftNDCGObjective, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients, soft_ndcg,
+from fastndcg.measures._softrank import SoftNDCGObjective
+from fastndcg import (LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients, soft_ndcg,
                       soft_ndcg_grad, soft_rank_distributions)
 from fastndcg.measures import rankdcg
 from conftest import require, fuzz_settings
@@ -1024,7 +1025,7 @@ def library_batches(draw, max_label: int = 4, overflow32_ok: bool = False):
 @given(library_batches(overflow32_ok=True), st.data())
 def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
     lgb = require("lightgbm")
-    from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
+    from fastndcg.integrations import LightGBMObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
     preds, labels, off = batch
     n = len(preds)
@@ -1071,7 +1072,7 @@ def test_lightgbm_objective_and_metric_equal_the_reference(batch, data):
 @given(library_batches(), st.data())
 def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
     xgb = require("xgboost")
-    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
+    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostObjective as RankNDCGObjective
 
     preds, labels, off = batch
     n = len(preds)
@@ -1109,7 +1110,7 @@ def test_xgboost_objective_and_metric_equal_the_reference(batch, data):
 def test_softndcg_library_objectives_equal_the_reference(batch, data):
     lgb = require("lightgbm")
     xgb = require("xgboost")
-    from fastndcg import LightGBMSoftNDCGObjective, XGBoostSoftNDCGObjective
+    from fastndcg.integrations import LightGBMObjective, XGBoostObjective
 
     preds, labels, off = batch
     n = len(preds)
@@ -1123,7 +1124,7 @@ def test_softndcg_library_objectives_equal_the_reference(batch, data):
     row_w = None if w is None else np.repeat(w, sizes)
     ds = lgb.Dataset(np.zeros((n, 1)), label=labels, group=sizes, weight=row_w, free_raw_data=False,
                      params={"verbose": -1}).construct()
-    lobj = LightGBMSoftNDCGObjective(min_hessian=min_h, **kw)
+    lobj = LightGBMObjective("softndcg", min_hessian=min_h, **kw)
     g, h = lobj(preds, ds)
     _, rg, rh = reference.soft_ndcg_grad_hess(preds, labels, off, **dict(kw, convention=lobj.convention))
     rw = np.ones(n) if row_w is None else row_w.astype(np.float64)
@@ -1134,7 +1135,7 @@ def test_softndcg_library_objectives_equal_the_reference(batch, data):
     dm.set_group(sizes)
     if w is not None:
         dm.set_weight(w)
-    xobj = XGBoostSoftNDCGObjective(min_hessian=min_h, **kw)
+    xobj = XGBoostObjective("softndcg", min_hessian=min_h, **kw)
     p32 = preds.astype(np.float32)
     assume(np.isfinite(p32).all())
     g, h = xobj(p32, dm)

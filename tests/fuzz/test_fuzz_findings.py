@@ -8,7 +8,7 @@ import pytest
 
 import fastndcg
 from fastndcg import Convention, reference
-from fastndcg import SoftNDCGObjective
+from fastndcg.measures._softrank import SoftNDCGObjective
 from conftest import require
 import fastndcg.reference
 
@@ -291,12 +291,12 @@ def test_xgboost_softndcg_objective_weights_are_per_group_with_empty_groups():
     # the objective took as per-row (row 1 got the empty group's 5). Before:
     # gradient [-0, 0.5206, -0.2082]; XGBoost weighs both rows of group 2 by 2.
     xgb = require("xgboost")
-    from fastndcg import XGBoostSoftNDCGObjective
+    from fastndcg.integrations import XGBoostObjective
 
     dm = xgb.DMatrix(np.zeros((3, 1)), label=[1, 0, 2])
     dm.set_group([1, 0, 2])
     dm.set_weight(np.array([1.0, 5.0, 2.0], dtype=np.float32))
-    g, h = XGBoostSoftNDCGObjective(sigma=1.0)(np.zeros(3, dtype=np.float32), dm)
+    g, h = XGBoostObjective("softndcg", sigma=1.0)(np.zeros(3, dtype=np.float32), dm)
     want_g, want_h = SoftNDCGObjective(sigma=1.0).grad_hess(np.zeros(3, dtype=np.float32), [1, 0, 2], [0, 1, 1, 3],
                                                             weights=[1.0, 2.0, 2.0])
     np.testing.assert_array_equal(g, want_g)

@@ -5,7 +5,8 @@ import pytest
 
 from fastndcg.reference import _lambdamart_batches as ref_batches, _lambdamart_debias as ref_debias
 from fastndcg.io import cascade_clicks
-from fastndcg.measures import PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
+from fastndcg.measures import PositionBiasedLambdaMART, position_ids
+from fastndcg.integrations._xgboost_ranking import XGBoostRankNDCG
 from fastndcg import LambdaMART, lambda_gradients
 from conftest import make_batch
 import fastndcg.reference
