@@ -48,8 +48,8 @@ def _require_dask():
         import dask
         import dask.dataframe as dd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("fastndcg.integrations' dask_ndcg, dask_mean_ndcg, dask_evaluate and partition_by_query "
-                          'need dask: pip install "fastndcg[dask]"') from exc
+        raise ImportError("fastndcg.integrations' dask_evaluate and partition_by_query need dask: "
+                          'pip install "fastndcg[dask]"') from exc
     return dask, dd
 
 

@@ -37,7 +37,8 @@ def test_the_face_has_one_objective_and_one_metric_per_library():
     (fastndcg.integrations, "spark_mean_ndcg", r"fastndcg.integrations.spark_evaluate\(...\).mean"),
     (fastndcg, "LightGBMSoftNDCGObjective", r"fastndcg.integrations.LightGBMObjective\(loss='softndcg'"),
     (fastndcg, "XGBoostSoftNDCGObjective", r"fastndcg.integrations.XGBoostObjective\(loss='softndcg'"),
-    (fastndcg, "SoftNDCGObjective", r"fastndcg.integrations.LightGBMObjective\(loss='softndcg'.* on arrays as objective\(labels, preds, "
+    (fastndcg, "SoftNDCGObjective", r"fastndcg.integrations.LightGBMObjective\(loss='softndcg'.* on arrays as "
+                                   r"objective\(labels, preds, "
                                    r"weights, group_sizes\)\) or XGBoostObjective"),
     (fastndcg.measures, "XGBoostRankNDCG", r"fastndcg.integrations.XGBoostObjective\(unbiased=True"),
 ])

@@ -26,7 +26,8 @@ def test_the_thread_count_of_a_training_is_read_from_its_dataset():
 def test_a_scikit_learn_call_gives_rows_by_content():
     scores, rows = lightgbm_call("obj", [1, 0, 2], np.array([0.5, 0.1, 0.3]), None, [2, 1])
     assert isinstance(rows, LightGBMRows) and rows.offsets.tolist() == [0, 2, 3]
-    assert rows.same_as(LightGBMRows([1, 0, 2], None, [2, 1])) and not rows.same_as(LightGBMRows([1, 0, 2], None, [1, 2]))
+    assert rows.same_as(LightGBMRows([1, 0, 2], None, [2, 1]))
+    assert not rows.same_as(LightGBMRows([1, 0, 2], None, [1, 2]))
     assert lightgbm_positions(rows) is None
     with pytest.raises(ValueError, match="needs the query groups"):
         lightgbm_call("obj", [1, 0, 2], np.array([0.5, 0.1, 0.3]), None, None)

@@ -1,13 +1,15 @@
 """One objective per library, its loss a choice (fastndcg/integrations/_trainings.py): SoftNDCG
 through LightGBMObjective / XGBoostObjective gives the SoftNDCG loss's numbers bit for bit (what
 the former LightGBMSoftNDCGObjective / XGBoostSoftNDCGObjective computed), and a setting of the
-other loss is refused. Stand-ins of the libraries' data objects: neither library is needed."""
+other loss is refused. Stand-ins of the libraries' data objects: neither library is needed (but
+for the trainings marked peers)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from conftest import make_batch
+import fastndcg
+from conftest import make_batch, require
 from fastndcg.integrations import LightGBMObjective, XGBoostObjective
 from fastndcg.integrations._lightgbm import LightGBMSoftNDCGObjective
 from fastndcg.integrations._xgboost import XGBoostSoftNDCGObjective
@@ -74,7 +76,8 @@ def test_lightgbm_objective_with_softndcg_is_the_softndcg_loss_bit_for_bit(setti
 @pytest.mark.parametrize("settings", SETTINGS)
 def test_xgboost_objective_with_softndcg_is_the_softndcg_loss_bit_for_bit(settings):
     rng = np.random.default_rng(8)
-    scores, labels, offsets = make_batch(rng, n_queries=15, max_docs=12, n_labels=3, dtype=np.float32, p_empty_query=0.0)
+    scores, labels, offsets = make_batch(rng, n_queries=15, max_docs=12, n_labels=3, dtype=np.float32,
+                                         p_empty_query=0.0)
     group_weights = rng.uniform(0.5, 2.0, size=offsets.shape[0] - 1).astype(np.float32)
     want = SoftNDCGObjective(**settings).grad_hess(scores, labels.astype(np.float32), offsets,
                                                    np.repeat(group_weights, np.diff(offsets)))
@@ -94,7 +97,8 @@ def test_xgboost_objective_with_softndcg_is_the_softndcg_loss_bit_for_bit(settin
 def test_a_setting_of_the_other_loss_is_refused():
     for objective in (LightGBMObjective, XGBoostObjective):
         with pytest.raises(ValueError, match=r"truncation= is a setting of loss='lambdamart'; got truncation=10 "
-                                             r"with loss='softndcg' \(pass loss='lambdamart', or leave truncation= out\)"):
+                                             r"with loss='softndcg' \(pass loss='lambdamart', or leave "
+                                             r"truncation= out\)"):
             objective("softndcg", truncation=10)
         with pytest.raises(ValueError, match=r"k= is a setting of loss='softndcg'; got k=10 with loss='lambdamart'"):
             objective(k=10)
@@ -110,3 +114,66 @@ def test_a_setting_of_the_other_loss_is_refused():
         LightGBMObjective("softndcg", sigma=0.0)
     # a setting at its default is no choice: allowed with either loss
     assert LightGBMObjective("softndcg", truncation="auto", mode="lightgbm").loss == "softndcg"
+
+
+# ----------------------------------------------------------------------------- trainings with SoftNDCG
+
+
+def _ranking_problem(seed, n_queries=60):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(5, 21, size=n_queries)
+    n = int(sizes.sum())
+    X = rng.normal(size=(n, 6))
+    latent = X @ np.array([1.0, -0.7, 0.5, 0.0, 0.3, 0.0]) + 0.3 * rng.normal(size=n)
+    labels = np.clip(np.round(latent + 1.0), 0, 4).astype(np.int64)
+    return X, labels, sizes, fastndcg.offsets_from_group_sizes(sizes)
+
+
+@pytest.mark.peers
+def test_lightgbm_training_with_softndcg_improves_training_ndcg():
+    lightgbm = require("lightgbm")
+    X, y, sizes, off = _ranking_problem(0)
+    obj = LightGBMObjective("softndcg", sigma=1.0, k=10)
+    data = lightgbm.Dataset(X, label=y, group=sizes)
+    params = dict(objective=obj, learning_rate=0.3, num_leaves=7, min_data_in_leaf=5,
+                  verbosity=-1, num_threads=1, deterministic=True, force_row_wise=True)
+    before = fastndcg.mean_ndcg(np.zeros(len(y)), y, off, k=10)
+    booster = lightgbm.train(params, data, num_boost_round=15)
+    after = fastndcg.mean_ndcg(booster.predict(X), y, off, k=10)
+    assert after > before + 0.15, (before, after)
+    assert after > 0.85, after
+    assert obj.n_plans_built == 1                 # groups read once, cached over 15 rounds
+    # The objective's SoftNDCG went up too.
+    soft_before = np.mean(fastndcg.soft_ndcg(np.zeros(len(y)), y, off, sigma=1.0, k=10))
+    soft_after = np.mean(fastndcg.soft_ndcg(booster.predict(X), y, off, sigma=1.0, k=10))
+    assert soft_after > soft_before + 0.1
+
+
+@pytest.mark.peers
+def test_xgboost_training_with_softndcg_improves_training_ndcg():
+    xgboost = require("xgboost")
+    X, y, sizes, off = _ranking_problem(1)
+    obj = XGBoostObjective("softndcg", sigma=1.0, k=10, max_docs=15)
+    dtrain = xgboost.DMatrix(X, label=y)
+    dtrain.set_group(sizes)
+    params = dict(tree_method="hist", eta=0.3, max_depth=3, base_score=0.0, min_child_weight=0.01,
+                  nthread=1, disable_default_eval_metric=1)
+    before = fastndcg.mean_ndcg(np.zeros(len(y)), y, off, k=10)
+    booster = xgboost.train(params, dtrain, num_boost_round=15, obj=obj)
+    after = fastndcg.mean_ndcg(booster.predict(dtrain), y, off, k=10)
+    assert after > before + 0.15, (before, after)
+    assert obj.n_plans_built == 1
+
+
+@pytest.mark.peers
+def test_objectives_reject_data_without_groups():
+    lightgbm = require("lightgbm")
+    xgboost = require("xgboost")
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    y = np.arange(200) % 3
+    with pytest.raises(ValueError, match="no query information"):
+        lightgbm.train(dict(objective=LightGBMObjective("softndcg"), verbosity=-1),
+                       lightgbm.Dataset(X, label=y), num_boost_round=1)
+    with pytest.raises(ValueError, match="no query information"):
+        xgboost.train(dict(base_score=0.0), xgboost.DMatrix(X, label=y), num_boost_round=1,
+                      obj=XGBoostObjective("softndcg"))

@@ -7,7 +7,6 @@ import pytest
 import fastndcg
 from fastndcg import Convention
 import fastndcg.reference as ref
-import fastndcg.integrations
 from fastndcg.measures import _softrank as sr
 from conftest import require, make_batch
 
@@ -440,63 +439,3 @@ def test_objective_is_minus_gradient_with_floored_weighted_hessian(rng):
     y0[off[0]:off[1]] = 0
     g0, _ = obj_err.grad_hess(s, y0, off)
     assert np.all(g0[off[0]:off[1]] == 0.0)
-
-
-def _ranking_problem(seed, n_queries=60):
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(5, 21, size=n_queries)
-    n = int(sizes.sum())
-    X = rng.normal(size=(n, 6))
-    latent = X @ np.array([1.0, -0.7, 0.5, 0.0, 0.3, 0.0]) + 0.3 * rng.normal(size=n)
-    labels = np.clip(np.round(latent + 1.0), 0, 4).astype(np.int64)
-    return X, labels, sizes, fastndcg.offsets_from_group_sizes(sizes)
-
-
-@pytest.mark.peers
-def test_lightgbm_training_with_softndcg_improves_training_ndcg():
-    lightgbm = require("lightgbm")
-    X, y, sizes, off = _ranking_problem(0)
-    obj = fastndcg.integrations.LightGBMObjective("softndcg", sigma=1.0, k=10)
-    data = lightgbm.Dataset(X, label=y, group=sizes)
-    params = dict(objective=obj, learning_rate=0.3, num_leaves=7, min_data_in_leaf=5,
-                  verbosity=-1, num_threads=1, deterministic=True, force_row_wise=True)
-    before = fastndcg.mean_ndcg(np.zeros(len(y)), y, off, k=10)
-    booster = lightgbm.train(params, data, num_boost_round=15)
-    after = fastndcg.mean_ndcg(booster.predict(X), y, off, k=10)
-    assert after > before + 0.15, (before, after)
-    assert after > 0.85, after
-    assert obj.n_plans_built == 1                 # groups read once, cached over 15 rounds
-    # The objective's SoftNDCG went up too.
-    soft_before = np.mean(fastndcg.soft_ndcg(np.zeros(len(y)), y, off, sigma=1.0, k=10))
-    soft_after = np.mean(fastndcg.soft_ndcg(booster.predict(X), y, off, sigma=1.0, k=10))
-    assert soft_after > soft_before + 0.1
-
-
-@pytest.mark.peers
-def test_xgboost_training_with_softndcg_improves_training_ndcg():
-    xgboost = require("xgboost")
-    X, y, sizes, off = _ranking_problem(1)
-    obj = fastndcg.integrations.XGBoostObjective("softndcg", sigma=1.0, k=10, max_docs=15)
-    dtrain = xgboost.DMatrix(X, label=y)
-    dtrain.set_group(sizes)
-    params = dict(tree_method="hist", eta=0.3, max_depth=3, base_score=0.0, min_child_weight=0.01,
-                  nthread=1, disable_default_eval_metric=1)
-    before = fastndcg.mean_ndcg(np.zeros(len(y)), y, off, k=10)
-    booster = xgboost.train(params, dtrain, num_boost_round=15, obj=obj)
-    after = fastndcg.mean_ndcg(booster.predict(dtrain), y, off, k=10)
-    assert after > before + 0.15, (before, after)
-    assert obj.n_plans_built == 1
-
-
-@pytest.mark.peers
-def test_objectives_reject_data_without_groups():
-    lightgbm = require("lightgbm")
-    xgboost = require("xgboost")
-    X = np.random.default_rng(0).normal(size=(200, 3))
-    y = np.arange(200) % 3
-    with pytest.raises(ValueError, match="no query information"):
-        lightgbm.train(dict(objective=fastndcg.integrations.LightGBMObjective("softndcg"), verbosity=-1),
-                       lightgbm.Dataset(X, label=y), num_boost_round=1)
-    with pytest.raises(ValueError, match="no query information"):
-        xgboost.train(dict(base_score=0.0), xgboost.DMatrix(X, label=y), num_boost_round=1,
-                      obj=fastndcg.integrations.XGBoostObjective("softndcg"))
