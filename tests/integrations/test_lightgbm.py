@@ -447,7 +447,7 @@ def test_one_objective_two_fits_do_not_mix_state(shared_data):
 
 
 def test_lgbmranker_with_the_soft_ndcg_objective(shared_data):
-    # LightGBMSoftNDCGObjective in the scikit-learn API trains the model lightgbm.train trains.
+    # LightGBMObjective("softndcg") in the scikit-learn API trains the model lightgbm.train trains.
     from fastndcg.integrations import LightGBMObjective
 
     Xtr, ytr, gtr, Xte, _, _ = load(shared_data, "mq2008")
