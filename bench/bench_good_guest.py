@@ -90,12 +90,12 @@ def timed(f):
 
 if lib == "xgboost":
     import xgboost as xgb
-    from fastndcg.integrations import XGBoostNDCGMetric, XGBoostRankNDCGObjective
+    from fastndcg.integrations import XGBoostNDCGMetric, XGBoostObjective
     dm = xgb.DMatrix(X, label=y)
     dm.set_group(group)
     p = {"objective": "rank:ndcg", "nthread": 2, "tree_method": "hist", "disable_default_eval_metric": 1}
     train = lambda **kw: xgb.train(dtrain=dm, num_boost_round=50, evals=[(dm, "train")], verbose_eval=False, **kw)
-    fresh = lambda: (XGBoostRankNDCGObjective.from_params(p, n_threads=n), XGBoostNDCGMetric(10, n_threads=n))
+    fresh = lambda: (XGBoostObjective.from_params(p, n_threads=n), XGBoostNDCGMetric(10, n_threads=n))
     if which == "builtin":
         kw = dict(params=dict(p, eval_metric="ndcg@10"))
         train(**kw)                             # warm-up, as the others have
@@ -114,7 +114,7 @@ if lib == "xgboost":
         kw = dict(params=p, obj=timed(obj), custom_metric=timed(metric))
 else:
     import lightgbm as lgb
-    from fastndcg.integrations import LightGBMLambdarankObjective, LightGBMNDCGMetric
+    from fastndcg.integrations import LightGBMObjective, LightGBMNDCGMetric
     p = {"objective": "lambdarank", "num_threads": 2, "verbose": -1}
     def dataset():
         ds = lgb.Dataset(X, label=y, group=group)
@@ -122,7 +122,7 @@ else:
         return ds
     ds = dataset()
     train = lambda params, **kw: lgb.train(params=params, train_set=ds, num_boost_round=100, valid_sets=[ds], **kw)
-    fresh = lambda: (LightGBMLambdarankObjective.from_params(p, n_threads=n), LightGBMNDCGMetric(10, n_threads=n))
+    fresh = lambda: (LightGBMObjective.from_params(p, n_threads=n), LightGBMNDCGMetric(10, n_threads=n))
     warm = dataset()
     if which == "builtin":
         kw = dict(params=dict(p, metric="ndcg", eval_at=[10]))

@@ -45,10 +45,11 @@ import pytest
 import xgboost as xgb
 
 import fastndcg
-from fastndcg.measures import PositionBiasedLambdaMART, XGBoostRankNDCG
+from fastndcg.measures import PositionBiasedLambdaMART
+from fastndcg.integrations._xgboost_ranking import XGBoostRankNDCG
 from fastndcg import LambdaMART
-from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective
-from fastndcg.integrations import XGBoostRankNDCGObjective as RankNDCGObjective
+from fastndcg.integrations import LightGBMObjective as LambdarankObjective
+from fastndcg.integrations import XGBoostObjective as RankNDCGObjective
 
 ALL = os.cpu_count() or 1
 TRAIN_QUERIES = int(os.environ.get("FASTNDCG_BENCH_TRAIN_QUERIES", "10000"))

@@ -9,7 +9,7 @@ Timed, for 10**6 and 10**7 rows:
   (n_threads = 1 and 2): the baseline;
 * ``frames``: ``fastndcg.stream.frame_mean_ndcg`` on one pandas DataFrame
   (the in-memory DataFrame path: grouping + kernel);
-* ``dask``: ``fastndcg.integrations.dask_mean_ndcg`` on a ``distributed.LocalCluster``
+* ``dask``: ``fastndcg.integrations.dask_evaluate(..., persist=False).mean`` on a ``distributed.LocalCluster``
   with 1 and 2 single-threaded worker processes, ``shuffle=False`` (the data
   is already partitioned by query: kernel + per-partition work) and
   ``shuffle=True`` (a full shuffle by query first, as for raw logs).
@@ -121,8 +121,8 @@ def scaling_table(rows_list: List[int], workers_list: List[int], repeats: int = 
                 ddf = dask_frame(rows).persist()
                 wait(ddf)
                 for shuffle in (False, True):
-                    t, m = _best(lambda r: fastndcg.integrations.dask_mean_ndcg(ddf, K, shuffle=shuffle,
-                                                           convention=fresh_convention()), repeats)
+                    t, m = _best(lambda r: fastndcg.integrations.dask_evaluate(ddf, K, shuffle=shuffle, persist=False,
+                                                           convention=fresh_convention()).mean, repeats)
                     results.append(dict(rows=n, impl="dask" + (" + shuffle" if shuffle else ""),
                                         workers=workers, threads=1, seconds=t, rows_per_s=n / t, mean=m))
     return results

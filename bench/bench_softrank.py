@@ -12,6 +12,7 @@ import fastndcg
 from fastndcg.io import mslr_like
 import fastndcg.reference as _ref
 from fastndcg.measures import rankdcg
+from fastndcg.measures._softrank import SoftNDCGObjective   # the loss on arrays (no longer public)
 
 THREADS = [1, 2]
 
@@ -65,7 +66,7 @@ def test_soft_ndcg_grad(benchmark, letor, k, n_threads):
 def test_objective_grad_hess_cached_plan(benchmark, letor, n_threads):
     # The boosting inner loop: labels/offsets resolved once, kernel per round.
     s, y, off = letor
-    obj = fastndcg.SoftNDCGObjective(sigma=1.0, k=10, n_threads=n_threads)
+    obj = SoftNDCGObjective(sigma=1.0, k=10, n_threads=n_threads)
     plan = obj.plan(y, off)
     _info(benchmark, n_threads, letor)
     benchmark(obj.grad_hess_with, plan, s)
@@ -76,7 +77,7 @@ def test_objective_grad_hess_cached_plan(benchmark, letor, n_threads):
 def test_objective_mslr_like_capped(benchmark, n_threads):
     # Long MSLR-like queries (median ~110 docs) with the max_docs cap.
     data = mslr_like(100, seed=0)
-    obj = fastndcg.SoftNDCGObjective(sigma=1.0, k=10, max_docs=64, n_threads=n_threads)
+    obj = SoftNDCGObjective(sigma=1.0, k=10, max_docs=64, n_threads=n_threads)
     plan = obj.plan(data.labels, data.offsets)
     _info(benchmark, n_threads, data)
     benchmark(obj.grad_hess_with, plan, data.scores)

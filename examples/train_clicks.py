@@ -29,9 +29,9 @@ import xgboost as xgb
 
 import fastndcg
 from fastndcg.io import cascade_clicks
-from fastndcg.integrations import LightGBMLambdarankObjective
+from fastndcg.integrations import LightGBMObjective
 from fastndcg.io import read_svmlight
-from fastndcg.integrations import XGBoostRankNDCGObjective
+from fastndcg.integrations import XGBoostObjective
 
 SESSIONS = 8          # impressions per query in the log
 ROUNDS = 100
@@ -82,7 +82,7 @@ def main(data_dir):
     results["LightGBM lambdarank, clicks"] = test_ndcg(plain.predict(Xte))
     params = dict(LGB, lambdarank_position_bias_regularization=0.5)
     builtin = lgb.train(params, lgb.Dataset(X, clicks, group=group, position=position), ROUNDS)
-    obj = LightGBMLambdarankObjective.from_params(params)
+    obj = LightGBMObjective.from_params(params)
     ours = lgb.train(dict(params, objective=obj), lgb.Dataset(X, clicks, group=group, position=position),
                      ROUNDS)
     results["LightGBM lambdarank, clicks + positions"] = test_ndcg(builtin.predict(Xte))
@@ -96,7 +96,7 @@ def main(data_dir):
     qid = np.repeat(np.arange(len(group)), group)
     xparams = dict(XGB, lambdarank_unbiased=True, lambdarank_num_pair_per_sample=8)
     xbuiltin = xgb.train(xparams, xgb.DMatrix(X, clicks, qid=qid), ROUNDS)
-    xobj = XGBoostRankNDCGObjective.from_params(xparams)
+    xobj = XGBoostObjective.from_params(xparams)
     plain_params = {k: v for k, v in xparams.items() if not k.startswith(("objective", "lambdarank"))}
     xours = xgb.train(plain_params, xgb.DMatrix(X, clicks, qid=qid), ROUNDS, obj=xobj)
     dtest = xgb.DMatrix(Xte)

@@ -27,7 +27,7 @@ import lightgbm as lgb
 import numpy as np
 
 import fastndcg
-from fastndcg.integrations import LightGBMLambdarankObjective
+from fastndcg.integrations import LightGBMObjective
 from fastndcg.io import read_svmlight
 
 ROUNDS = 100
@@ -53,9 +53,9 @@ def main(data_dir):
     letor4 = fastndcg.get_preset("letor4")
     objectives = {
         "built-in lambdarank": "lambdarank",
-        "fastndcg standard": LightGBMLambdarankObjective(mode="default", convention="standard", truncation=10),
-        "fastndcg letor4": LightGBMLambdarankObjective(mode="default", convention=letor4, truncation=10),
-        "fastndcg letor4, short=clamp": LightGBMLambdarankObjective(
+        "fastndcg standard": LightGBMObjective(mode="default", convention="standard", truncation=10),
+        "fastndcg letor4": LightGBMObjective(mode="default", convention=letor4, truncation=10),
+        "fastndcg letor4, short=clamp": LightGBMObjective(
             mode="default", convention=letor4.replace(short="clamp"), truncation=10),
     }
     evaluation = {"standard": "standard", "letor4 (official MQ2008 measure)": letor4}

@@ -14,8 +14,7 @@ from fastndcg.measures._lambdamart_model import LambdaMART
 from fastndcg.measures._measurement import Measurement, from_signature
 from fastndcg.measures._measurement import measurement_for as measurement
 from fastndcg.measures._ndcg import dcg, ideal_dcg, mean_ndcg, ndcg
-from fastndcg.measures._softrank import (LightGBMSoftNDCGObjective, SoftNDCGObjective, XGBoostSoftNDCGObjective,
-                                         soft_ndcg, soft_ndcg_grad, soft_rank_distributions)
+from fastndcg.measures._softrank import soft_ndcg, soft_ndcg_grad, soft_rank_distributions
 from fastndcg.report._compare_render import compare
 
 __version__: str
@@ -27,9 +26,6 @@ __all__ = [
     "Evaluation",
     "LambdaMART",
     "Measurement",
-    "LightGBMSoftNDCGObjective",
-    "SoftNDCGObjective",
-    "XGBoostSoftNDCGObjective",
     "NDCGScorer",
     "PRESETS",
     "calc_aggregate",

@@ -7,14 +7,14 @@ partitions. The rows are shuffled by query so that each query lives in one
 partition (skip with ``shuffle=False`` when the data is already partitioned
 by query), each partition is sorted by (query, input position) and evaluated
 with the in-memory kernels, and the results come back as a Dask DataFrame
-(one row per query) and, for :func:`dask_mean_ndcg`, a number.
+(one row per query) and the aggregate, a number (:func:`dask_evaluate`).
 
 * Per-query values equal :func:`fastndcg.stream.frame_ndcg` on the computed frame
   bit for bit: a query's rows keep their input order (a position column is
   added before the shuffle: partition number * 2**40 + row in partition), and
   doc ids are ranked within each partition, which orders a query's documents
   as a global ranking does.
-* The aggregate (:func:`dask_mean_ndcg`) is summed exactly: each partition turns
+* The aggregate (:attr:`DaskResult.mean`) is summed exactly: each partition turns
   its per-query summands (``w_q NDCG_q`` and ``w_q``, or ``w_q DCG_q`` and
   ``w_q IDCG_q`` for ``aggregation="ratio"``, as :meth:`fastndcg.NDCGScorer.mean`)
   into exact partial sums (:func:`fastndcg.stream._chunks.exact_partials`, a few
@@ -48,8 +48,8 @@ def _require_dask():
         import dask
         import dask.dataframe as dd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("fastndcg.integrations' dask_ndcg, dask_mean_ndcg, dask_evaluate and partition_by_query "
-                          'need dask: pip install "fastndcg[dask]"') from exc
+        raise ImportError("fastndcg.integrations' dask_evaluate and partition_by_query need dask: "
+                          'pip install "fastndcg[dask]"') from exc
     return dask, dd
 
 
@@ -99,7 +99,7 @@ def partition_by_query(ddf: Any, query: str = "qid", *, npartitions: Optional[in
     partition by (query, input position). The result suits
     ``xgboost.dask.DaskDMatrix(..., qid=ddf[query])`` for learning to rank
     (XGBoost needs each worker's query ids sorted and each query on one
-    worker): with :class:`fastndcg.integrations.XGBoostRankNDCGObjective` every worker
+    worker): with :class:`fastndcg.integrations.XGBoostObjective` every worker
     then computes the gradients of whole queries, as single-machine training
     does (see docs/scale.md). Persist the result first (``.persist()``):
     the sort computes its divisions when the graph is built, which

@@ -1,18 +1,18 @@
-"""LightGBM integration: a LambdaMART objective and an NDCG eval metric.
+"""LightGBM integration: one objective (LambdaMART or SoftNDCG) and an NDCG eval metric.
 
-* :class:`LightGBMLambdarankObjective` goes in ``params["objective"]`` (LightGBM 4.x
-  callable form). In ``mode="lightgbm"`` it reproduces the built-in
-  ``objective="lambdarank"`` bit for bit (identical trees, identical
-  predictions), with LightGBM's position debiasing when the Dataset has a
+* :class:`LightGBMObjective` goes in ``params["objective"]`` (LightGBM 4.x
+  callable form). With ``loss="lambdamart"`` (the default) in ``mode="lightgbm"`` it
+  reproduces the built-in ``objective="lambdarank"`` bit for bit (identical trees,
+  identical predictions), with LightGBM's position debiasing when the Dataset has a
   ``position`` column; in ``mode="default"`` it trains under any fastndcg
-  convention.
+  convention. ``loss="softndcg"`` optimises SoftNDCG (SoftRank) instead.
 * :class:`LightGBMNDCGMetric` goes in ``feval=``: NDCG@k under any convention or
   preset; with the ``"lightgbm"`` preset it equals LightGBM's own ``ndcg@k``.
 
 Both read the query structure (and labels, weights) from the ``Dataset`` on
 their first call and cache it, with the ideal DCG, for the following rounds.
 Both work in LightGBM's scikit-learn API too:
-``LGBMRanker(objective=LightGBMLambdarankObjective()).fit(X, y, group=sizes,
+``LGBMRanker(objective=LightGBMObjective()).fit(X, y, group=sizes,
 eval_metric=LightGBMNDCGMetric(10, name="ndcg"), ...)`` trains the built-in
 ``lambdarank`` model and logs the built-in's ``ndcg@10`` (see
 ``docs/lambdamart.md``). LightGBM is imported lazily:
@@ -21,8 +21,8 @@ eval_metric=LightGBMNDCGMetric(10, name="ndcg"), ...)`` trains the built-in
 Example
 -------
 >>> import lightgbm as lgb                                       # doctest: +SKIP
->>> from fastndcg.integrations._lightgbm import LightGBMLambdarankObjective, LightGBMNDCGMetric
->>> params = {"objective": LightGBMLambdarankObjective(), "metric": "None"}
+>>> from fastndcg.integrations import LightGBMObjective, LightGBMNDCGMetric
+>>> params = {"objective": LightGBMObjective(), "metric": "None"}
 >>> booster = lgb.train(params, train_set, 100, valid_sets=[valid_set],
 ...                     feval=LightGBMNDCGMetric([1, 5, 10]))            # doctest: +SKIP
 """
@@ -39,16 +39,20 @@ from fastndcg.conventions._presets import as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
 from fastndcg._core.resolve import resolve
 from fastndcg._core.threads import threads_within
-from fastndcg._core.arguments import (LightGBMRows, check_real, library_bool, lightgbm_call, lightgbm_fields,
-                                      lightgbm_positions, lightgbm_threads, metric_name_prefix)
+from fastndcg._core.arguments import check_real
+from fastndcg.integrations._library_params import library_bool, metric_name_prefix
+from fastndcg.integrations._lightgbm_data import (LightGBMRows, lightgbm_call, lightgbm_fields, lightgbm_positions,
+                                                  lightgbm_threads)
 from fastndcg.conventions._presets import LIGHTGBM
 from fastndcg.measures._debias import PositionBiasedLambdaMART
 from fastndcg.measures._lambdamart_checks import check_mode
 from fastndcg.measures._lambdamart_model import LambdaMART
-from fastndcg.integrations._trainings import ROWS_KEPT, Training, Trainings
+from fastndcg.integrations._trainings import ROWS_KEPT, SoftTraining, Training, Trainings, check_loss
+from fastndcg.measures._softrank import SoftNDCGObjective
 from fastndcg._core.validation import distinct_cutoffs
 
-_INSTALL_HINT = "fastndcg.integrations._lightgbm needs LightGBM; install it with: pip install fastndcg[lightgbm]"
+_INSTALL_HINT = ("fastndcg.integrations.LightGBMObjective and LightGBMNDCGMetric need LightGBM; install it with: "
+                 "pip install fastndcg[lightgbm]")
 
 
 def _require_lightgbm():
@@ -72,11 +76,18 @@ def _as_gain_list(value: Any) -> Optional[Tuple[float, ...]]:
 # ----------------------------------------------------------------------------- objective
 
 
-class LightGBMLambdarankObjective:
-    """LambdaMART objective for ``lightgbm.train(params={"objective": obj, ...})``.
+class LightGBMObjective:
+    """LightGBM objective for ``lightgbm.train(params={"objective": obj, ...})`` and
+    ``lightgbm.LGBMRanker(objective=obj)``: LambdaMART (LightGBM's ``lambdarank``, bit for
+    bit) or SoftNDCG, as ``loss`` says.
 
     Parameters
     ----------
+    loss : {"lambdamart", "softndcg"}, default "lambdamart"
+        ``"lambdamart"``: LambdaMART gradients (the settings ``mode`` ... ``learning_rate``).
+        ``"softndcg"``: the loss sum_q w (1 - SoftNDCG_q) of SoftRank (the settings ``k``,
+        ``max_docs``, ``min_hessian``; see ``docs/softrank.md``). A setting of the other
+        loss is a ValueError. ``sigma``, ``convention`` and ``n_threads`` are both losses'.
     mode : {"lightgbm", "default"}, default "lightgbm"
         ``"lightgbm"`` reproduces LightGBM 4.x ``objective="lambdarank"`` bit
         for bit (set the same ``sigma``, ``truncation``, ``normalize`` and
@@ -84,11 +95,14 @@ class LightGBMLambdarankObjective:
         ``"default"`` is the logistic in double (no table) under any convention.
         (``"xgboost"`` arithmetic is available too, for experiments.)
     convention : Convention, preset name or None
-        The NDCG to optimise; see :class:`fastndcg.LambdaMART`.
+        The NDCG to optimise; see :class:`fastndcg.LambdaMART` (None: ``"lightgbm"`` in
+        lightgbm mode). With SoftNDCG, its gain, discount, ideal and short rule (queries
+        with ideal DCG 0 get gradient 0 whatever ``empty`` says).
     truncation : "auto", int or None, default "auto"
         ``lambdarank_truncation_level`` (30 for "auto").
     sigma : float, default 1.0
-        LightGBM ``sigmoid``.
+        LightGBM ``sigmoid``; with SoftNDCG, the standard deviation of the score noise
+        (see :func:`fastndcg.soft_ndcg`).
     normalize : bool, default True
         LightGBM ``lambdarank_norm``: the list normalisation, and also the
         score-distance normalisation unless ``score_normalization`` is given.
@@ -104,11 +118,17 @@ class LightGBMLambdarankObjective:
         The boosting learning rate: LightGBM scales the position-bias step by
         it (set it to the training's ``learning_rate``; :meth:`from_params`
         does).
+    k : int, optional
+        SoftNDCG's cut (SoftNDCG@k); also bounds its cost, O(n^2 min(k, n)) per query.
+    max_docs : int, optional
+        SoftNDCG: the documents taking part per query (the highest-scored ones).
+    min_hessian : float, default 1e-6
+        SoftNDCG: the floor of the hessian, so that every row has a positive one.
     n_threads : int, optional
         Threads for the gradient kernel (bit-identical results for any value).
         None: :func:`fastndcg.effective_n_threads`'s default (the CPUs other
-        work does not hold), capped at the training's ``num_threads`` (or an
-        alias) when ``lightgbm.train`` was given one.
+        work does not hold), for LambdaMART capped at the training's ``num_threads``
+        (or an alias) when ``lightgbm.train`` was given one.
 
     Notes
     -----
@@ -117,28 +137,58 @@ class LightGBMLambdarankObjective:
     API (``LGBMRanker(objective=...)``; ``group`` holds the query sizes, and
     no positions are passed). The labels, query boundaries, row weights and
     positions are read once (on the first call for that Dataset, or for
-    arrays of that content) and the ideal DCG is cached with them. Row weights multiply each document's gradient and hessian, as
-    LightGBM does. With a ``position`` column (LightGBM >= 4.1), the gradients
-    are LightGBM's position-debiased ones: see
+    arrays of that content) and the ideal DCG is cached with them. Row weights multiply
+    each document's gradient and hessian, as LightGBM does. With a ``position`` column
+    (LightGBM >= 4.1), LambdaMART's gradients are LightGBM's position-debiased ones: see
     :class:`fastndcg.measures.PositionBiasedLambdaMART`; the learned factors are
     :attr:`position_factors`. LightGBM's own factors are bit-identical when it
     trains with ``num_threads=1`` (with more threads it sums the factors'
-    derivatives in an order that follows its thread schedule).
+    derivatives in an order that follows its thread schedule). With a custom objective
+    LightGBM computes no metric by default: set ``params["metric"] = "ndcg"`` or pass a
+    :class:`LightGBMNDCGMetric` as ``feval``.
 
     Threads: the state kept between rounds (model, position factors, output
     buffers) is per Dataset, so one object may serve trainings on different
     Datasets at once, from several threads. Two trainings on the same Dataset
     object at once are not supported (they would share its position factors
     and buffers): give each its own objective.
+
+    Examples
+    --------
+    >>> import lightgbm as lgb                                              # doctest: +SKIP
+    >>> from fastndcg.integrations import LightGBMObjective
+    >>> params = {"objective": LightGBMObjective(), "metric": "ndcg"}       # lambdarank, bit for bit
+    >>> soft = {"objective": LightGBMObjective("softndcg", sigma=1.0, k=10), "metric": "ndcg"}
+    >>> booster = lgb.train(soft, train_set, 100)                          # doctest: +SKIP
     """
 
-    def __init__(self, *, mode: str = "lightgbm", convention: Any = None,
+    convention: Convention       # the NDCG optimised (for SoftNDCG: with empty="error" made "zero")
+
+    def __init__(self, loss: str = "lambdamart", *, mode: str = "lightgbm", convention: Any = None,
                  truncation: Union[str, int, None] = "auto", sigma: float = 1.0,
                  normalize: bool = True, score_normalization: Optional[bool] = None,
                  label_gain: Optional[Sequence[float]] = None,
                  position_bias_regularization: float = 0.0, learning_rate: float = 0.1,
+                 k: Optional[int] = None, max_docs: Optional[int] = None, min_hessian: float = 1e-6,
                  n_threads: Optional[int] = None) -> None:
+        self.loss = check_loss(loss, LightGBMObjective.__init__, dict(
+            mode=mode, convention=convention, truncation=truncation, sigma=sigma, normalize=normalize,
+            score_normalization=score_normalization, label_gain=label_gain,
+            position_bias_regularization=position_bias_regularization, learning_rate=learning_rate,
+            k=k, max_docs=max_docs, min_hessian=min_hessian, n_threads=n_threads))
+        self.n_threads = n_threads
+        # one training per Dataset, so that trainings on different Datasets may share this object
+        self._trainings = Trainings()
+        self._soft: Optional[SoftNDCGObjective] = None
+        if self.loss == "softndcg":
+            # the SoftNDCG loss never needed LightGBM here: it only reads the data it is given
+            self._soft = SoftNDCGObjective(sigma=sigma, k=k, convention=convention, max_docs=max_docs,
+                                           min_hessian=min_hessian, n_threads=n_threads)
+            self.mode, self.convention, self.sigma = mode, self._soft.convention, self._soft.sigma
+            self.k, self.max_docs, self.min_hessian = self._soft.k, self._soft.max_docs, self._soft.min_hessian
+            return
         _require_lightgbm()
+        self.k, self.max_docs, self.min_hessian = k, max_docs, min_hessian
         self.mode = check_mode(mode)
         if convention is None and self.mode == "lightgbm":
             convention = "lightgbm"
@@ -146,7 +196,7 @@ class LightGBMLambdarankObjective:
         gains = _as_gain_list(label_gain)
         if gains is not None:
             conv = conv.replace(gain=gains, name=f"{conv.name}+label_gain")
-        self.convention: Convention = conv
+        self.convention = conv
         self.truncation = truncation
         self.sigma = sigma
         self.normalize = normalize
@@ -154,17 +204,14 @@ class LightGBMLambdarankObjective:
         self.position_bias_regularization = check_real(position_bias_regularization,
                                                         "position_bias_regularization")
         self.learning_rate = check_real(learning_rate, "learning_rate")
-        self.n_threads = n_threads
-        # one Training per Dataset, so that trainings on different Datasets may share this object
-        self._trainings = Trainings()
         # Build a throw-away model to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=self.score_normalization)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any], *, mode: str = "lightgbm", convention: Any = None,
-                    n_threads: Optional[int] = None) -> "LightGBMLambdarankObjective":
-        """The objective that matches a LightGBM parameter dict.
+                    n_threads: Optional[int] = None) -> "LightGBMObjective":
+        """The LambdaMART objective that matches a LightGBM parameter dict.
 
         Reads ``sigmoid``, ``lambdarank_truncation_level``, ``lambdarank_norm``,
         ``label_gain``, ``lambdarank_position_bias_regularization`` and
@@ -180,7 +227,7 @@ class LightGBMLambdarankObjective:
                    position_bias_regularization=float(params.get("lambdarank_position_bias_regularization", 0.0)),
                    learning_rate=float(rate), n_threads=n_threads)
 
-    def __deepcopy__(self, memo) -> "LightGBMLambdarankObjective":
+    def __deepcopy__(self, memo) -> "LightGBMObjective":
         # lightgbm.train deep-copies params; share this object (and its cache)
         # instead of copying the cached model.
         return self
@@ -193,14 +240,16 @@ class LightGBMLambdarankObjective:
         self.__dict__.update(state)
         self._trainings = Trainings()
 
-    def _training_for(self, dataset) -> Training:
+    def _training_for(self, dataset) -> Any:
         """The state of a ``lightgbm.Dataset`` (by identity) or of the
-        :class:`~fastndcg._core.arguments.LightGBMRows` of a scikit-learn call
+        :class:`~fastndcg.integrations._lightgbm_data.LightGBMRows` of a scikit-learn call
         (by content), built on first use."""
         return self._trainings.get(dataset, self._new_training)
 
-    def _new_training(self, dataset) -> Training:
+    def _new_training(self, dataset) -> Any:
         labels, offsets, weights = lightgbm_fields(dataset)
+        if self._soft is not None:
+            return SoftTraining(self._soft, labels, offsets, weights)
         host = lightgbm_threads(dataset)
         options: Dict[str, Any] = dict(mode=self.mode, convention=self.convention, truncation=self.truncation,
                        sigma=self.sigma, normalize=self.normalize,
@@ -214,9 +263,16 @@ class LightGBMLambdarankObjective:
             learning_rate=self.learning_rate, **options)
         return Training(debiased.model, debiased, host_threads=host)
 
-    def model_for(self, dataset) -> LambdaMART:
-        """The cached :class:`LambdaMART` of ``dataset`` (built on first use)."""
+    def model_for(self, dataset) -> Optional[LambdaMART]:
+        """The cached :class:`LambdaMART` of ``dataset`` (built on first use); None with
+        ``loss="softndcg"``."""
         return self._training_for(dataset).model
+
+    @property
+    def n_plans_built(self) -> int:
+        """With ``loss="softndcg"``: how many times training data was read and planned (once
+        per Dataset, or per content of the scikit-learn API's arrays); 0 otherwise."""
+        return 0 if self._soft is None else self._soft.n_plans_built
 
     @property
     def _model(self) -> Optional[LambdaMART]:
@@ -232,7 +288,7 @@ class LightGBMLambdarankObjective:
     def position_factors(self) -> Optional[np.ndarray]:
         """The learned float32 position-bias factor per position id (LightGBM's
         ``pos_biases_``) of the Dataset of the last call, or None when it has no
-        positions."""
+        positions (or with ``loss="softndcg"``)."""
         debiased = self._debiased
         return None if debiased is None else debiased.position_factors
 
@@ -246,9 +302,20 @@ class LightGBMLambdarankObjective:
         """
         scores, data = lightgbm_call(type(self).__name__, preds_or_y_true, dataset_or_y_pred, weight, group)
         training = self._training_for(data)
-        if scores.ndim != 1:
+        if self._soft is None and scores.ndim != 1:
             raise ValueError(f"expected one raw score per row; got predictions of shape {scores.shape}")
         return training.gradients(scores, self.n_threads)
+
+
+class LightGBMSoftNDCGObjective(LightGBMObjective):
+    """``LightGBMObjective(loss="softndcg", ...)`` under its former name (deprecated:
+    ``fastndcg.LightGBMSoftNDCGObjective`` warns and names the replacement)."""
+
+    def __init__(self, *, sigma: float = 1.0, k: Optional[int] = None, convention: Any = None,
+                 max_docs: Optional[int] = None, min_hessian: float = 1e-6,
+                 n_threads: Optional[int] = None) -> None:
+        super().__init__("softndcg", sigma=sigma, k=k, convention=convention, max_docs=max_docs,
+                         min_hessian=min_hessian, n_threads=n_threads)
 
 
 # ----------------------------------------------------------------------------- metric
@@ -387,7 +454,7 @@ class LightGBMNDCGMetric:
     def values(self, preds: np.ndarray, dataset) -> np.ndarray:
         """The metric per cutoff (float64 array, one entry per k): ``dataset``
         is a ``lightgbm.Dataset`` or the
-        :class:`~fastndcg._core.arguments.LightGBMRows` of a scikit-learn call."""
+        :class:`~fastndcg.integrations._lightgbm_data.LightGBMRows` of a scikit-learn call."""
         st = self._state_for(dataset)
         conv = self.convention
         dcg = st.scorer.dcg(np.asarray(preds), n_threads=threads_within(st.host_threads, self.n_threads))
@@ -419,4 +486,4 @@ class LightGBMNDCGMetric:
         return [(f"{self.name}@{k}", float(v), True) for k, v in zip(self.k, vals)]
 
 
-__all__ = ["LightGBMLambdarankObjective", "LightGBMNDCGMetric"]
+__all__ = ["LightGBMNDCGMetric", "LightGBMObjective", "LightGBMSoftNDCGObjective"]

@@ -53,7 +53,7 @@ def _require_spark():
     try:
         from pyspark.sql import DataFrame, functions, types
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("fastndcg.integrations' spark_ndcg, spark_mean_ndcg and spark_evaluate need pyspark: "
+        raise ImportError("fastndcg.integrations' spark_evaluate needs pyspark: "
                           'pip install "fastndcg[spark]"') from exc
     return DataFrame, functions, types
 

@@ -1,11 +1,14 @@
-"""XGBoost integration: a LambdaMART objective (``obj=``) and an NDCG metric (``custom_metric=``).
+"""XGBoost integration: one objective (``obj=``; LambdaMART or SoftNDCG) and an NDCG metric
+(``custom_metric=``).
 
-* :class:`XGBoostRankNDCGObjective`: in ``mode="xgboost"`` it reproduces XGBoost
+* :class:`XGBoostObjective`: with ``loss="lambdamart"`` (the default) in ``mode="xgboost"``
+  it reproduces XGBoost
   3.x ``objective="rank:ndcg"`` bit for bit (identical trees and predictions
   with ``tree_method="hist"`` and an explicit ``base_score``), including the
   ``mean`` pair method (3.0-3.3) and Unbiased LambdaMART
   (``lambdarank_unbiased``) with their round-to-round state; in
-  ``mode="default"`` it trains under any fastndcg convention.
+  ``mode="default"`` it trains under any fastndcg convention. ``loss="softndcg"``
+  optimises SoftNDCG (SoftRank) instead.
 * :class:`XGBoostNDCGMetric`: NDCG@k under any convention or preset.
 
 Both read the query structure (``group_ptr``), labels and group weights from
@@ -22,9 +25,9 @@ with ``xgboost.train`` and a ``DMatrix`` built with ``qid=`` (or ``group=``).
 Example
 -------
 >>> import xgboost as xgb                                             # doctest: +SKIP
->>> from fastndcg.integrations._xgboost import XGBoostRankNDCGObjective, XGBoostNDCGMetric
+>>> from fastndcg.integrations import XGBoostObjective, XGBoostNDCGMetric
 >>> booster = xgb.train({"tree_method": "hist", "base_score": 0.0}, dtrain, 100,
-...                     obj=XGBoostRankNDCGObjective(), custom_metric=XGBoostNDCGMetric([5, 10]),
+...                     obj=XGBoostObjective(), custom_metric=XGBoostNDCGMetric([5, 10]),
 ...                     evals=[(dvalid, "valid")])                    # doctest: +SKIP
 """
 from __future__ import annotations
@@ -37,16 +40,19 @@ import numpy as np
 from fastndcg._core.prepared import NDCGScorer
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
-from fastndcg._core.arguments import (check_flag, check_real, library_bool, metric_name_prefix, require_dmatrix,
-                                      xgboost_fields)
-from fastndcg.measures._debias import PAIR_METHODS, XGBoostRankNDCG
-from fastndcg.integrations._trainings import Training, Trainings
+from fastndcg._core.arguments import check_flag, check_real
+from fastndcg.integrations._library_params import library_bool, metric_name_prefix
+from fastndcg.integrations._xgboost_data import require_dmatrix, xgboost_fields, xgboost_row_weights
+from fastndcg.integrations._xgboost_ranking import PAIR_METHODS, XGBoostRankNDCG
+from fastndcg.integrations._trainings import SoftTraining, Training, Trainings, check_loss
+from fastndcg.measures._softrank import SoftNDCGObjective
 from fastndcg.measures._lambdamart_checks import check_mode
 from fastndcg.measures._lambdamart_model import LambdaMART
 from fastndcg.conventions._presets import XGBOOST
 from fastndcg._core.validation import distinct_cutoffs
 
-_INSTALL_HINT = "fastndcg.integrations._xgboost needs XGBoost; install it with: pip install fastndcg[xgboost]"
+_INSTALL_HINT = ("fastndcg.integrations.XGBoostObjective and XGBoostNDCGMetric need XGBoost; install it with: "
+                 "pip install fastndcg[xgboost]")
 
 #: XGBoost's own ndcg@k: the "xgboost" preset (exponential gain for labels
 #: 0..31, float32 predictions ranked in input order on ties, k clamped, a query
@@ -83,11 +89,17 @@ def mean_seed_offset(version: str) -> int:
                      "(3.4 seeds its pair sampling from the booster's own random engine)")
 
 
-class XGBoostRankNDCGObjective:
-    """LambdaMART objective for ``xgboost.train(..., obj=objective)``.
+class XGBoostObjective:
+    """XGBoost objective for ``xgboost.train(..., obj=objective)``: LambdaMART (XGBoost's
+    ``rank:ndcg``, bit for bit) or SoftNDCG, as ``loss`` says.
 
     Parameters
     ----------
+    loss : {"lambdamart", "softndcg"}, default "lambdamart"
+        ``"lambdamart"``: LambdaMART gradients (the settings ``mode`` ... ``seed_offset``).
+        ``"softndcg"``: the loss sum_q w (1 - SoftNDCG_q) of SoftRank (the settings ``k``,
+        ``max_docs``, ``min_hessian``; see ``docs/softrank.md``). A setting of the other
+        loss is a ValueError. ``sigma``, ``convention`` and ``n_threads`` are both losses'.
     mode : {"xgboost", "default"}, default "xgboost"
         ``"xgboost"`` reproduces ``rank:ndcg`` bit for bit; ``"default"``
         is the logistic in double (no table) under any convention (its hessian is
@@ -96,6 +108,7 @@ class XGBoostRankNDCGObjective:
     convention : Convention, preset name or None
         The NDCG to optimise. In xgboost mode only the gain may be chosen:
         ``"exponential"`` (``ndcg_exp_gain=True``, the default) or ``"linear"``.
+        With SoftNDCG, its gain, discount, ideal and short rule.
     truncation : "auto", int or None, default "auto"
         ``lambdarank_num_pair_per_sample``: topk's k (32 for "auto"), or the
         pairs drawn per document with ``pair_method="mean"`` (1 for "auto").
@@ -104,7 +117,8 @@ class XGBoostRankNDCGObjective:
     score_normalization : bool, default True
         ``lambdarank_score_normalization``.
     sigma : float, default 1.0
-        Must stay 1 in xgboost mode.
+        Must stay 1 in xgboost mode; with SoftNDCG, the standard deviation of the score
+        noise (see :func:`fastndcg.soft_ndcg`).
     pair_method : {"topk", "mean"}, default "topk"
         ``lambdarank_pair_method`` (xgboost mode).
     unbiased : bool, default False
@@ -116,8 +130,16 @@ class XGBoostRankNDCGObjective:
         The boosting round of the first call (the ``mean`` seed); counts up by
         one per call. Set it when training continues from an existing model.
     seed_offset : int, default 1
-        See :class:`fastndcg.measures.XGBoostRankNDCG` (:meth:`from_params` sets
-        it from the installed XGBoost version).
+        The ``mean`` method's seed is (iteration + seed_offset) · n_groups + g: 1 in
+        XGBoost 3.1-3.3, 0 in 3.0 (:meth:`from_params` sets it from the installed XGBoost
+        version).
+    k : int, optional
+        SoftNDCG's cut (SoftNDCG@k); also bounds its cost, O(n^2 min(k, n)) per query.
+    max_docs : int, optional
+        SoftNDCG: the documents taking part per query (the highest-scored ones).
+    min_hessian : float, default 1e-6
+        SoftNDCG: the floor of the hessian (lower ``min_child_weight`` too: XGBoost's
+        default of 1 can stop all splits on small queries).
     n_threads : int, optional
         Threads for the gradient kernel (bit-identical results for any value).
 
@@ -128,22 +150,54 @@ class XGBoostRankNDCGObjective:
     group by w_g · n_groups / Σ w, as XGBoost does. Train with an explicit
     ``base_score`` when comparing with the built-in objective (XGBoost fits an
     intercept otherwise). The state of the ``mean`` method and of Unbiased
-    LambdaMART is kept by :class:`fastndcg.measures.XGBoostRankNDCG`; the learned
-    ratios are :attr:`t_plus` and :attr:`t_minus` (XGBoost saves them, rounded
+    LambdaMART is kept per DMatrix, round to round; the learned ratios are :attr:`t_plus` and :attr:`t_minus` (XGBoost saves them, rounded
     to float32, as ``"ti+"`` and ``"tj-"`` in ``Booster.save_config()``).
 
     Threads: the state kept between rounds is per DMatrix, so one object may
     serve trainings on different DMatrix objects at once, from several threads.
     Two trainings on the same DMatrix object at once are not supported (they
     would share its round state and buffers): give each its own objective.
+
+    With SoftNDCG, the weights (per group) weigh each group's rows, the predictions arrive
+    as float32 and the gradient is returned as float32; set ``base_score`` explicitly.
+
+    Examples
+    --------
+    >>> import xgboost as xgb                                                 # doctest: +SKIP
+    >>> from fastndcg.integrations import XGBoostObjective
+    >>> lambdamart = XGBoostObjective()                                      # rank:ndcg, bit for bit
+    >>> soft = XGBoostObjective("softndcg", sigma=1.0, k=10)
+    >>> booster = xgb.train({"base_score": 0.0, "min_child_weight": 0.01}, dtrain, 100,
+    ...                     obj=soft)                                         # doctest: +SKIP
     """
 
-    def __init__(self, *, mode: str = "xgboost", convention: Any = None,
+    convention: Convention       # the NDCG optimised (for SoftNDCG: with empty="error" made "zero")
+
+    def __init__(self, loss: str = "lambdamart", *, mode: str = "xgboost", convention: Any = None,
                  truncation: Union[str, int, None] = "auto", normalize: bool = True,
                  score_normalization: bool = True, sigma: float = 1.0, pair_method: str = "topk",
                  unbiased: bool = False, bias_norm: float = 1.0, iteration: int = 0,
-                 seed_offset: int = 1, n_threads: Optional[int] = None) -> None:
+                 seed_offset: int = 1, k: Optional[int] = None, max_docs: Optional[int] = None,
+                 min_hessian: float = 1e-6, n_threads: Optional[int] = None) -> None:
+        self.loss = check_loss(loss, XGBoostObjective.__init__, dict(
+            mode=mode, convention=convention, truncation=truncation, normalize=normalize,
+            score_normalization=score_normalization, sigma=sigma, pair_method=pair_method, unbiased=unbiased,
+            bias_norm=bias_norm, iteration=iteration, seed_offset=seed_offset, k=k, max_docs=max_docs,
+            min_hessian=min_hessian, n_threads=n_threads))
+        self.n_threads = n_threads
+        # one training per DMatrix, so that trainings on different DMatrix objects may share this object
+        self._trainings = Trainings()
+        self._soft: Optional[SoftNDCGObjective] = None
+        self.pair_method, self.unbiased = pair_method, unbiased
+        if self.loss == "softndcg":
+            # the SoftNDCG loss never needed XGBoost here: it only reads the data it is given
+            self._soft = SoftNDCGObjective(sigma=sigma, k=k, convention=convention, max_docs=max_docs,
+                                           min_hessian=min_hessian, n_threads=n_threads)
+            self.mode, self.convention, self.sigma = mode, self._soft.convention, self._soft.sigma
+            self.k, self.max_docs, self.min_hessian = self._soft.k, self._soft.max_docs, self._soft.min_hessian
+            return
         _require_xgboost()
+        self.k, self.max_docs, self.min_hessian = k, max_docs, min_hessian
         self.mode = check_mode(mode)
         if pair_method not in PAIR_METHODS:
             raise ValueError(f"pair_method must be one of {PAIR_METHODS}; got {pair_method!r}")
@@ -156,14 +210,11 @@ class XGBoostRankNDCGObjective:
             raise ValueError("pair_method='mean' and unbiased=True follow XGBoost's arithmetic: use mode='xgboost'")
         if convention is None and self.mode == "lightgbm":
             convention = "lightgbm"
-        self.convention: Convention = as_convention(convention)
+        self.convention = as_convention(convention)
         self.truncation = truncation
         self.normalize = normalize
         self.score_normalization = score_normalization
         self.sigma = sigma
-        self.n_threads = n_threads
-        # one Training per DMatrix, so that trainings on different DMatrix objects may share this object
-        self._trainings = Trainings()
         # Build throw-away models to validate the settings now, not at round 1.
         LambdaMART([0], [0, 1], mode=self.mode, convention=self.convention, truncation=truncation,
                    sigma=sigma, normalize=normalize, score_normalization=score_normalization)
@@ -172,7 +223,7 @@ class XGBoostRankNDCGObjective:
 
     @property
     def _needs_state(self) -> bool:
-        return self.pair_method != "topk" or self.unbiased
+        return self._soft is None and (self.pair_method != "topk" or self.unbiased)
 
     def _stateful(self, labels, offsets, weights) -> XGBoostRankNDCG:
         if self.truncation is None and self.pair_method == "topk":
@@ -187,8 +238,8 @@ class XGBoostRankNDCGObjective:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any], *, mode: str = "xgboost",
-                    n_threads: Optional[int] = None) -> "XGBoostRankNDCGObjective":
-        """The objective that matches an XGBoost ``rank:ndcg`` parameter dict.
+                    n_threads: Optional[int] = None) -> "XGBoostObjective":
+        """The LambdaMART objective that matches an XGBoost ``rank:ndcg`` parameter dict.
 
         Reads ``lambdarank_pair_method``, ``lambdarank_num_pair_per_sample``,
         ``lambdarank_normalization``, ``lambdarank_score_normalization``,
@@ -217,11 +268,13 @@ class XGBoostRankNDCGObjective:
         self.__dict__.update(state)
         self._trainings = Trainings()
 
-    def _training_for(self, dmat) -> Training:
+    def _training_for(self, dmat) -> Any:
         require_dmatrix(dmat)      # before the look-up: arrays from the scikit-learn API say what works
         return self._trainings.get(dmat, self._new_training)
 
-    def _new_training(self, dmat) -> Training:
+    def _new_training(self, dmat) -> Any:
+        if self._soft is not None:
+            return SoftTraining(self._soft, *xgboost_row_weights(dmat))
         labels, offsets, weights = xgboost_fields(dmat)
         if self._needs_state:
             state = self._stateful(labels, offsets, weights)
@@ -231,9 +284,16 @@ class XGBoostRankNDCGObjective:
                                     score_normalization=self.score_normalization, query_weights=weights,
                                     n_threads=self.n_threads))
 
-    def model_for(self, dmat) -> LambdaMART:
-        """The cached :class:`LambdaMART` of ``dmat`` (built on first use)."""
+    def model_for(self, dmat) -> Optional[LambdaMART]:
+        """The cached :class:`LambdaMART` of ``dmat`` (built on first use); None with
+        ``loss="softndcg"``."""
         return self._training_for(dmat).model
+
+    @property
+    def n_plans_built(self) -> int:
+        """With ``loss="softndcg"``: how many times training data was read and planned (once
+        per DMatrix); 0 otherwise."""
+        return 0 if self._soft is None else self._soft.n_plans_built
 
     @property
     def _model(self) -> Optional[LambdaMART]:
@@ -258,8 +318,22 @@ class XGBoostRankNDCGObjective:
         return state.t_minus if state is not None and self.unbiased else None
 
     def __call__(self, predt: np.ndarray, dtrain) -> Tuple[np.ndarray, np.ndarray]:
+        """(grad, hess) at the margins ``predt``; ``xgboost.train`` calls ``obj(predt, dtrain)``."""
         training = self._training_for(dtrain)
+        if self._soft is not None:
+            return training.gradients(predt)
         return training.gradients(np.asarray(predt).reshape(-1), self.n_threads)
+
+
+class XGBoostSoftNDCGObjective(XGBoostObjective):
+    """``XGBoostObjective(loss="softndcg", ...)`` under its former name (deprecated:
+    ``fastndcg.XGBoostSoftNDCGObjective`` warns and names the replacement)."""
+
+    def __init__(self, *, sigma: float = 1.0, k: Optional[int] = None, convention: Any = None,
+                 max_docs: Optional[int] = None, min_hessian: float = 1e-6,
+                 n_threads: Optional[int] = None) -> None:
+        super().__init__("softndcg", sigma=sigma, k=k, convention=convention, max_docs=max_docs,
+                         min_hessian=min_hessian, n_threads=n_threads)
 
 
 class XGBoostNDCGMetric:
@@ -332,4 +406,4 @@ class XGBoostNDCGMetric:
         return [(f"{self.name}@{k}", float(v)) for k, v in zip(self.k, self.values(predt, dmat))]
 
 
-__all__ = ["XGBoostNDCGMetric", "XGBoostRankNDCGObjective", "XGBOOST_NDCG"]
+__all__ = ["XGBoostNDCGMetric", "XGBoostObjective", "XGBoostSoftNDCGObjective", "XGBOOST_NDCG"]

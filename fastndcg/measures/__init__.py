@@ -12,4 +12,9 @@ on first use; the code is in private modules, ``_x.py``).
 from fastndcg._core import faces as _faces
 
 # the names and their modules are the imports of __init__.pyi; each module is imported on first use
-__getattr__, __dir__, __all__ = _faces.attach_stub(__name__, __file__)
+# XGBoostRankNDCG (XGBoost's rank:ndcg state) went to the XGBoost objective, in integrations
+__getattr__, __dir__, __all__ = _faces.attach_stub(__name__, __file__, deprecated={
+    "XGBoostRankNDCG": ("fastndcg.integrations._xgboost_ranking", "XGBoostRankNDCG",
+                        "fastndcg.integrations.XGBoostObjective(unbiased=True, pair_method=...) with "
+                        "xgboost.train (its state per DMatrix: .t_plus, .t_minus)"),
+})

@@ -1,6 +1,6 @@
 """Type stub of the public face (also read at run time by fastndcg._core.faces: one list of names)."""
 from fastndcg.measures._aligned import aligned_arrays, aligned_mean_ndcg, aligned_ndcg
-from fastndcg.measures._debias import PAIR_METHODS, PositionBiasedLambdaMART, XGBoostRankNDCG, position_ids
+from fastndcg.measures._debias import PositionBiasedLambdaMART, position_ids
 from fastndcg.measures._evaluation import CalcResults, Metric, as_qrels, as_run, calc
 from fastndcg.measures._lambdamart_checks import DEFAULT_TRUNCATION, MODES, DeltaNDCGPairs
 from fastndcg.measures._measure_strings import (GAIN_MEASURES, NDCG_CUT_DEFAULTS, TREC_MEASURES, Measure,
@@ -17,7 +17,7 @@ from fastndcg.measures._trec_measures import RULES, TrecResult, evaluate_trec
 __all__ = [
     # LambdaMART (LambdaMART, lambda_gradients, delta_ndcg_pairs/matrix: top level)
     "DEFAULT_TRUNCATION", "MODES", "DeltaNDCGPairs",
-    "PAIR_METHODS", "PositionBiasedLambdaMART", "XGBoostRankNDCG", "position_ids",
+    "PositionBiasedLambdaMART", "position_ids",
     # NDCG (ndcg, mean_ndcg, dcg, ideal_dcg, NDCGScorer: top level)
     "ndcg_and_mean",
     "rankdcg",

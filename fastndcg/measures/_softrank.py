@@ -1,4 +1,4 @@
-"""SoftNDCG (SoftRank) with its exact gradient, and boosting objectives built on it.
+"""SoftNDCG (SoftRank) with its exact gradient, and the boosting loss built on it.
 
 Taylor, Guiver, Robertson, Minka, "SoftRank: optimizing non-smooth rank
 metrics", WSDM 2008. Each score s_j is smoothed into S_j ~ N(s_j, sigma^2);
@@ -7,24 +7,22 @@ those distributions give in expectation. It is differentiable in the scores,
 so it can be optimised directly.
 
 Public functions: :func:`soft_ndcg`, :func:`soft_ndcg_grad`,
-:func:`soft_rank_distributions`; objectives :class:`SoftNDCGObjective`,
-:class:`LightGBMSoftNDCGObjective` (``params["objective"]``) and
-:class:`XGBoostSoftNDCGObjective` (``obj=``). The pure-Python spec is
-:mod:`fastndcg.reference._softrank`; the user guide is ``docs/softrank.md``.
+:func:`soft_rank_distributions`; the loss :class:`SoftNDCGObjective` (gradient and hessian
+on arrays), which the LightGBM and XGBoost objectives of ``fastndcg.integrations`` drive
+with ``loss="softndcg"``. The pure-Python spec is :mod:`fastndcg.reference._softrank`;
+the user guide is ``docs/softrank.md``.
 """
 from __future__ import annotations
 
 import threading
-import weakref
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from fastndcg._core import _softrank
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
-from fastndcg._core.arguments import (LightGBMRows, check_count, check_real, lightgbm_call, lightgbm_fields,
-                                      xgboost_fields)
+from fastndcg._core.arguments import check_count, check_real
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.prepared import NDCGScorer
 from fastndcg._core.resolve import discount, gain_tables, resolve, table_labels
@@ -36,8 +34,6 @@ __all__ = [
     "soft_ndcg_grad",
     "soft_rank_distributions",
     "SoftNDCGObjective",
-    "LightGBMSoftNDCGObjective",
-    "XGBoostSoftNDCGObjective",
 ]
 
 ArrayLike = Any
@@ -344,9 +340,6 @@ class SoftNDCGObjective:
         self.convention = conv
         effective_n_threads(n_threads)
         self.n_threads = n_threads
-        # (reference to the data, its plan), replaced as one object so that a
-        # thread never pairs one dataset with another's plan
-        self._cached: Optional[Tuple[Callable[[], Any], Tuple[_SoftPlan, Optional[np.ndarray]]]] = None
         self._count_lock = threading.Lock()
         self.n_plans_built = 0
 
@@ -394,42 +387,18 @@ class SoftNDCGObjective:
         return self.grad_hess_with(self.plan(labels, offsets, weights), preds)
 
     def __deepcopy__(self, memo: Any) -> "SoftNDCGObjective":
-        # lightgbm.train deep-copies its params (objective included) on every
-        # call; sharing the instance keeps one cache of the group structure.
-        # The object holds only immutable settings and that cache.
+        # the object holds only immutable settings (and a counter): a copy would be the same
         return self
 
     def __getstate__(self) -> dict:
-        # settings only (a fitted LGBMRanker keeps this object as its objective):
-        # the cache and the lock are rebuilt on unpickling
+        # settings only: the lock is rebuilt on unpickling
         state = dict(self.__dict__)
-        state.update(_cached=None, _count_lock=None)
+        state.update(_count_lock=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._count_lock = threading.Lock()
-
-    # -- caching by dataset object (by content for LightGBMRows) ----------------------
-    def _plan_for(self, data: Any, read: Callable[[Any], Tuple[Any, Any, Any]]):
-        # Safe from several threads: the cache is read once and replaced whole;
-        # threads on different datasets at once each get their own data's plan
-        # (rebuilt when they alternate: one object per training avoids that).
-        cached = self._cached
-        if cached is not None:
-            seen = cached[0]()
-            if seen is data or (isinstance(data, LightGBMRows) and data.same_as(seen)):
-                return cached[1]
-        labels, offsets, weights = read(data)
-        built = self.plan(labels, offsets, weights)
-        ref: Callable[[], Any]
-        try:
-            ref = weakref.ref(data)
-        except TypeError:  # not weak-referenceable: keep it alive instead
-            def ref() -> Any:
-                return data
-        self._cached = (ref, built)
-        return built
 
 
 def _row_weights(weights: ArrayLike, offsets: np.ndarray) -> np.ndarray:
@@ -450,53 +419,3 @@ def _row_weights(weights: ArrayLike, offsets: np.ndarray) -> np.ndarray:
         return np.repeat(w, np.diff(offsets))
     raise ValueError(f"weights must have one entry per row ({n_docs}) or per query ({n_queries}); "
                      f"got length {w.shape[0]}")
-
-
-class LightGBMSoftNDCGObjective(SoftNDCGObjective):
-    """SoftNDCG objective for LightGBM: ``params["objective"] = LightGBMSoftNDCGObjective(...)``.
-
-    Called as ``(preds, train_data) -> (grad, hess)`` by ``lightgbm.train``
-    (LightGBM >= 4.0), and as ``(y_true, y_pred, weight, group)`` by
-    LightGBM's scikit-learn API (``LGBMRanker(objective=...)``). The
-    labels, groups (``Dataset(group=...)``) and row weights are read on the
-    first call and cached for as long as the same Dataset (or, from the
-    scikit-learn API, arrays of the same content) is used. Weights are per
-    row, as LightGBM's lambdarank applies them. With a
-    custom objective LightGBM computes no metric by default: set
-    ``params["metric"] = "ndcg"`` (or a fastndcg ``feval``). See
-    :class:`SoftNDCGObjective` for the hessian.
-    """
-
-    def __call__(self, preds_or_y_true: np.ndarray, dataset_or_y_pred: Any, weight: Optional[np.ndarray] = None,
-                 group: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
-        preds, data = lightgbm_call(type(self).__name__, preds_or_y_true, dataset_or_y_pred, weight, group)
-        return self.grad_hess_with(self._plan_for(data, _lightgbm_rows), preds)
-
-
-class XGBoostSoftNDCGObjective(SoftNDCGObjective):
-    """SoftNDCG objective for XGBoost: ``xgboost.train(params, dtrain, obj=XGBoostSoftNDCGObjective(...))``.
-
-    Called as ``(preds, dtrain) -> (grad, hess)``. Groups come from the
-    DMatrix (``group=`` or ``qid=``, read as ``group_ptr``), weights are per
-    group as XGBoost ranking uses them (per-row weights are also accepted);
-    read once and cached for the same DMatrix. Predictions arrive as float32
-    and the gradient is returned as float32. Set ``base_score`` explicitly
-    and consider a small ``min_child_weight`` (see :class:`SoftNDCGObjective`).
-    XGBoost's scikit-learn API cannot call it: ``XGBRanker`` refuses custom
-    objectives and ``XGBRegressor`` passes no query groups (a TypeError says
-    so); use ``xgboost.train`` with a DMatrix built with ``qid=`` or ``group=``.
-    """
-
-    def __call__(self, preds: np.ndarray, dtrain: Any) -> Tuple[np.ndarray, np.ndarray]:
-        return self.grad_hess_with(self._plan_for(dtrain, _xgboost_rows), preds)
-
-
-def _lightgbm_rows(data: Any):
-    # labels, offsets, per-row weights (LightGBM's weights are per row)
-    return lightgbm_fields(data)
-
-
-def _xgboost_rows(dtrain: Any):
-    # XGBoost's ranking weights are per group: one per row here
-    labels, ptr, weights = xgboost_fields(dtrain)
-    return labels, ptr, None if weights is None else np.repeat(weights, np.diff(ptr))

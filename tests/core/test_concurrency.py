@@ -28,7 +28,9 @@ import pytest
 import fastndcg
 from fastndcg import Convention
 from fastndcg.measures import _lambdamart_checks as lambdamart_checks
-from fastndcg.measures import PositionBiasedLambdaMART, XGBoostRankNDCG
+from fastndcg.measures import PositionBiasedLambdaMART
+from fastndcg.integrations._xgboost_ranking import XGBoostRankNDCG
+from fastndcg.measures._softrank import SoftNDCGObjective
 from fastndcg.measures import rankdcg
 
 from conftest import make_batch, require
@@ -141,8 +143,8 @@ def call_kinds(data, fresh_conventions: Callable[[], List[Convention]], n: int =
     scorer = fastndcg.NDCGScorer(labels0, offsets0, [1, 3, 10], n_threads=n)
     models = {mode: fastndcg.LambdaMART(labels0, offsets0, mode=mode, n_threads=n)
               for mode in fastndcg.measures.MODES}
-    soft_objective = fastndcg.SoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
-    lightgbm_soft = fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
+    soft_objective = SoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
+    lightgbm_soft = fastndcg.integrations.LightGBMObjective("softndcg", sigma=0.5, k=10, n_threads=n)
     datasets = [FakeLightGBMDataset(lab, off) for _, lab, off in data]
     qrels, runs = trec_inputs(data)
 
@@ -278,7 +280,7 @@ def trainings_at_once(make_objective, make_metric, datasets, scores) -> List[str
 @pytest.mark.peers
 def test_lightgbm_objectives_and_metric_shared_by_8_trainings(force_threads):
     lgb = require("lightgbm")
-    from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
+    from fastndcg.integrations import LightGBMObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
     inputs = peer_inputs(7)
     datasets = []
@@ -289,7 +291,7 @@ def test_lightgbm_objectives_and_metric_shared_by_8_trainings(force_threads):
     scores = [s for s, *_ in inputs]
     for make_objective in (lambda: LambdarankObjective(sigma=1.5, n_threads=OPENMP_THREADS),
                            lambda: LambdarankObjective(mode="default", n_threads=OPENMP_THREADS),
-                           lambda: fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
+                           lambda: fastndcg.integrations.LightGBMObjective("softndcg", sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
         problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
                                      datasets, scores)
         assert not problems, problems[:3]
@@ -298,7 +300,7 @@ def test_lightgbm_objectives_and_metric_shared_by_8_trainings(force_threads):
 @pytest.mark.peers
 def test_xgboost_objectives_and_metric_shared_by_8_trainings(force_threads):
     xgb = require("xgboost")
-    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
+    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostObjective as RankNDCGObjective
 
     inputs = peer_inputs(8)
     dmats = []
@@ -308,7 +310,7 @@ def test_xgboost_objectives_and_metric_shared_by_8_trainings(force_threads):
     scores = [s.astype(np.float32) for s, *_ in inputs]
     for make_objective in (lambda: RankNDCGObjective(pair_method="mean", unbiased=True, n_threads=OPENMP_THREADS),
                            lambda: RankNDCGObjective(n_threads=OPENMP_THREADS),
-                           lambda: fastndcg.XGBoostSoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
+                           lambda: fastndcg.integrations.XGBoostObjective("softndcg", sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
         problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
                                      dmats, scores)
         assert not problems, problems[:3]
@@ -369,14 +371,14 @@ def test_lightgbm_scikit_learn_calls_shared_by_8_trainings(force_threads, monkey
     # one objective and one metric shared by 8 LGBMRanker fits at once: each fit's
     # state is found by the content of its arrays (a new copy every call)
     require("lightgbm")
-    from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
+    from fastndcg.integrations import LightGBMObjective as LambdarankObjective, LightGBMNDCGMetric as NDCGMetric
 
     inputs = peer_inputs(9)
     datasets = [ScikitLearnCalls(labels, offsets) for _, labels, offsets, _, _ in inputs]
     scores = [s for s, *_ in inputs]
     monkeypatch.setattr(sys.modules[__name__], "rounds_of", sklearn_rounds_of)
     for make_objective in (lambda: LambdarankObjective(sigma=1.5, n_threads=OPENMP_THREADS),
-                           lambda: fastndcg.LightGBMSoftNDCGObjective(sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
+                           lambda: fastndcg.integrations.LightGBMObjective("softndcg", sigma=0.5, k=10, n_threads=OPENMP_THREADS)):
         problems = trainings_at_once(make_objective, lambda: NDCGMetric([1, 5], n_threads=OPENMP_THREADS),
                                      datasets, scores)
         assert not problems, problems[:3]

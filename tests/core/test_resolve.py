@@ -11,7 +11,8 @@ from fastndcg import Convention
 from fastndcg._core import _ndcg, prepared, validation
 from fastndcg._core.resolve import EMPTY_VALUES, resolve
 from fastndcg import LambdaMART
-from fastndcg import SoftNDCGObjective, soft_ndcg
+from fastndcg import soft_ndcg
+from fastndcg.measures._softrank import SoftNDCGObjective
 
 
 @pytest.fixture

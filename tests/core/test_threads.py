@@ -164,26 +164,13 @@ def test_the_workers_of_this_threads_team_are_known_from_the_real_runtime():
 
 def test_threads_within_a_host_library_cap_only_the_default(monkeypatch):
     from fastndcg._core import threads
-    from fastndcg._core.arguments import lightgbm_threads
-
+    
     monkeypatch.setattr(threads, "effective_n_threads", lambda n=None: 2 if n is None else n)
     assert threads.threads_within(None) is None           # no host count: the default as it is
     assert threads.threads_within(0) is None              # <= 0: the library's own default
     assert threads.threads_within(1) == 1
     assert threads.threads_within(8) == 2                 # a cap, not a count
     assert threads.threads_within(1, 2) == 2              # the caller's count stands
-
-    class Dataset:                                        # what lightgbm.train leaves on its Dataset
-        def __init__(self, params):
-            self.params = params
-
-    assert lightgbm_threads(Dataset({"num_threads": 3})) == 3
-    assert lightgbm_threads(Dataset({"nthread": "1"})) == 1
-    assert lightgbm_threads(Dataset({"num_threads": 0})) is None
-    assert lightgbm_threads(Dataset({"num_threads": -1})) is None
-    assert lightgbm_threads(Dataset({})) is None
-    assert lightgbm_threads(Dataset(None)) is None
-    assert lightgbm_threads(object()) is None
 
 
 def test_the_load_is_read_safely_from_many_threads(monkeypatch):

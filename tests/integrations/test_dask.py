@@ -138,7 +138,7 @@ def test_xgboost_dask_training_gives_the_single_machine_model(client):
     import xgboost as xgb
     import xgboost.dask  # noqa: F401
 
-    from fastndcg.integrations import XGBoostRankNDCGObjective as RankNDCGObjective
+    from fastndcg.integrations import XGBoostObjective as RankNDCGObjective
 
     rng = np.random.default_rng(8)
     n_queries = 80

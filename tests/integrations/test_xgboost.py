@@ -12,7 +12,8 @@ from conftest import require, load_ranking_dataset, told_unknown_labels
 from fastndcg.io import cascade_clicks
 import fastndcg.integrations._xgboost as fxgb
 from fastndcg import Convention
-from fastndcg.integrations import XGBOOST_NDCG, XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
+from fastndcg.integrations._xgboost import XGBOOST_NDCG
+from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostObjective as RankNDCGObjective
 
 pytestmark = [pytest.mark.peers]
 
@@ -301,9 +302,9 @@ def test_objective_validation():
 
 def test_xgbranker_refuses_custom_objectives():
     # XGBoost's own refusal (documented in docs/lambdamart.md): the way that works is xgboost.train.
-    from fastndcg import XGBoostSoftNDCGObjective
+    from fastndcg.integrations import XGBoostObjective
 
-    for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):
+    for obj in (RankNDCGObjective(), XGBoostObjective("softndcg")):
         with pytest.raises(ValueError, match="custom objective function not supported by XGBRanker"):
             xgb.XGBRanker(objective=obj)
 
@@ -314,10 +315,10 @@ HOW = r"expected an xgboost.DMatrix; got ndarray. XGBoost's scikit-learn API pas
 def test_scikit_learn_calls_say_what_to_do_instead(shared_data):
     # Issue 24.8: XGBRegressor(objective=RankNDCGObjective()) said only "expected an xgboost.DMatrix;
     # got ndarray", and XGBRanker(eval_metric=NDCGMetric()) failed with "unhashable type: 'numpy.ndarray'".
-    from fastndcg import XGBoostSoftNDCGObjective
+    from fastndcg.integrations import XGBoostObjective
 
     Xtr, ytr, qtr, Xte, yte, qte = load(shared_data, "mq2008")
-    for obj in (RankNDCGObjective(), XGBoostSoftNDCGObjective()):
+    for obj in (RankNDCGObjective(), XGBoostObjective("softndcg")):
         with pytest.raises(TypeError, match=HOW):      # called as objective(y_true, y_pred): no groups
             xgb.XGBRegressor(objective=obj, n_estimators=1).fit(Xtr, ytr)
     with pytest.raises(TypeError, match=HOW):          # called once per query

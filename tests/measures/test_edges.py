@@ -13,7 +13,8 @@ import fastndcg
 from fastndcg import Convention, reference
 from fastndcg._core.resolve import FLOAT32_OVERFLOW
 from fastndcg import LambdaMART, delta_ndcg_pairs, lambda_gradients
-from fastndcg import SoftNDCGObjective, soft_ndcg, soft_ndcg_grad
+from fastndcg import soft_ndcg, soft_ndcg_grad
+from fastndcg.measures._softrank import SoftNDCGObjective
 from conftest import require
 
 # ----------------------------------------------------------------------------- float32 overflow
@@ -98,7 +99,7 @@ def test_reference_rejects_overflow_too():
 def test_xgboost_objective_and_metric_reject_overflow():
     xgb = require("xgboost")
 
-    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostRankNDCGObjective as RankNDCGObjective
+    from fastndcg.integrations import XGBoostNDCGMetric as NDCGMetric, XGBoostObjective as RankNDCGObjective
 
     dm = xgb.DMatrix(np.zeros((2, 1)), label=[1, 0])
     dm.set_group([2])
@@ -159,7 +160,7 @@ def test_lambdamart_truncation_none_is_the_whole_list_whatever_default_k(conv):
 def test_lambdarank_objective_default_mode_truncation_none_under_xgboost_preset():
     lgb = require("lightgbm")
 
-    from fastndcg.integrations import LightGBMLambdarankObjective as LambdarankObjective
+    from fastndcg.integrations import LightGBMObjective as LambdarankObjective
 
     rng = np.random.default_rng(3)
     n = 50

@@ -64,8 +64,8 @@ def test_kernel_equals_reference_continuous_scores_and_hessian(rng, dtype):
         s, y, off = make_batch(rng, n_queries=8, max_docs=9, n_score_values=10**6, dtype=dtype)
         s = (s / 1e5).astype(dtype)
         values, grad, hess = ref.soft_ndcg_grad_hess(s.astype(np.float64), y, off, sigma=0.7, k=k)
-        plan = fastndcg.SoftNDCGObjective(sigma=0.7, k=k, min_hessian=0.0).plan(y, off)
-        g, h = fastndcg.SoftNDCGObjective(sigma=0.7, k=k, min_hessian=0.0).grad_hess_with(plan, s)
+        plan = sr.SoftNDCGObjective(sigma=0.7, k=k, min_hessian=0.0).plan(y, off)
+        g, h = sr.SoftNDCGObjective(sigma=0.7, k=k, min_hessian=0.0).grad_hess_with(plan, s)
         np.testing.assert_allclose(-g, grad, **grad_tol(dtype))
         np.testing.assert_allclose(h, hess, **grad_tol(dtype))
         assert np.all(h >= 0)
@@ -94,12 +94,12 @@ def test_pair_cache_and_per_row_paths_are_bit_identical(rng):
     from fastndcg._core import _softrank
 
     s, y, off = make_batch(rng, n_queries=12, max_docs=20, n_score_values=6)
-    cached = fastndcg.SoftNDCGObjective(sigma=0.5, k=4, min_hessian=0.0).grad_hess(s, y, off)
+    cached = sr.SoftNDCGObjective(sigma=0.5, k=4, min_hessian=0.0).grad_hess(s, y, off)
     values = fastndcg.soft_ndcg_grad(s, y, off, sigma=0.5)
     dist = fastndcg.soft_rank_distributions(s, off, sigma=0.5)
     old = _softrank._set_pair_cache_limit(0)
     try:
-        per_row = fastndcg.SoftNDCGObjective(sigma=0.5, k=4, min_hessian=0.0).grad_hess(s, y, off)
+        per_row = sr.SoftNDCGObjective(sigma=0.5, k=4, min_hessian=0.0).grad_hess(s, y, off)
         values_row = fastndcg.soft_ndcg_grad(s, y, off, sigma=0.5)
         dist_row = fastndcg.soft_rank_distributions(s, off, sigma=0.5)
     finally:
@@ -177,8 +177,8 @@ def test_bit_identical_for_any_thread_count(rng, dtype):
     two = fastndcg.soft_ndcg_grad(s, y, off, sigma=0.5, k=5, convention=conv, n_threads=2)
     np.testing.assert_array_equal(one[0], two[0])
     np.testing.assert_array_equal(one[1], two[1])
-    obj1 = fastndcg.SoftNDCGObjective(sigma=0.5, max_docs=10, n_threads=1).grad_hess(s, y, off)
-    obj2 = fastndcg.SoftNDCGObjective(sigma=0.5, max_docs=10, n_threads=2).grad_hess(s, y, off)
+    obj1 = sr.SoftNDCGObjective(sigma=0.5, max_docs=10, n_threads=1).grad_hess(s, y, off)
+    obj2 = sr.SoftNDCGObjective(sigma=0.5, max_docs=10, n_threads=2).grad_hess(s, y, off)
     np.testing.assert_array_equal(obj1[0], obj2[0])
     np.testing.assert_array_equal(obj1[1], obj2[1])
     np.testing.assert_array_equal(fastndcg.soft_rank_distributions(s, off, sigma=0.5, n_threads=1),
@@ -398,11 +398,11 @@ def test_validation_of_arrays():
     with pytest.raises(ValueError, match=r"sigma=0\.0"):
         ref.soft_ndcg([0.5, 0.1, 0.3], y, off, sigma=0.0)
     with pytest.raises(ValueError, match=r"min_hessian must be finite and >= 0; got min_hessian=-1\.0"):
-        fastndcg.SoftNDCGObjective(min_hessian=-1.0)
+        sr.SoftNDCGObjective(min_hessian=-1.0)
     with pytest.raises(ValueError, match=r"weights must have one entry per row \(3\) or per query \(1\); got length 2"):
-        fastndcg.SoftNDCGObjective().grad_hess([0.5, 0.1, 0.3], y, off, weights=[1.0, 2.0])
+        sr.SoftNDCGObjective().grad_hess([0.5, 0.1, 0.3], y, off, weights=[1.0, 2.0])
     with pytest.raises(ValueError, match=r"preds must be finite; got preds\[0\]=inf"):
-        fastndcg.SoftNDCGObjective().grad_hess([np.inf, 0.1, 0.3], y, off)
+        sr.SoftNDCGObjective().grad_hess([np.inf, 0.1, 0.3], y, off)
 
 
 def test_scratch_guard_suggests_a_cap(monkeypatch):
@@ -419,7 +419,7 @@ def test_scratch_guard_suggests_a_cap(monkeypatch):
 
 def test_objective_is_minus_gradient_with_floored_weighted_hessian(rng):
     s, y, off = make_batch(rng, n_queries=10, max_docs=10)
-    obj = fastndcg.SoftNDCGObjective(sigma=0.5, k=5, min_hessian=1e-3)
+    obj = sr.SoftNDCGObjective(sigma=0.5, k=5, min_hessian=1e-3)
     g, h = obj.grad_hess(s, y, off)
     _, grad = fastndcg.soft_ndcg_grad(s, y, off, sigma=0.5, k=5)
     np.testing.assert_array_equal(g, -grad)
@@ -434,68 +434,8 @@ def test_objective_is_minus_gradient_with_floored_weighted_hessian(rng):
     gq, _ = obj.grad_hess(s, y, off, weights=w_q)
     np.testing.assert_array_equal(gq, g * np.repeat(w_q, np.diff(off)))
     # empty="error" does not stop training: such queries just get gradient 0.
-    obj_err = fastndcg.SoftNDCGObjective(sigma=0.5, convention=Convention(empty="error"))
+    obj_err = sr.SoftNDCGObjective(sigma=0.5, convention=Convention(empty="error"))
     y0 = y.copy()
     y0[off[0]:off[1]] = 0
     g0, _ = obj_err.grad_hess(s, y0, off)
     assert np.all(g0[off[0]:off[1]] == 0.0)
-
-
-def _ranking_problem(seed, n_queries=60):
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(5, 21, size=n_queries)
-    n = int(sizes.sum())
-    X = rng.normal(size=(n, 6))
-    latent = X @ np.array([1.0, -0.7, 0.5, 0.0, 0.3, 0.0]) + 0.3 * rng.normal(size=n)
-    labels = np.clip(np.round(latent + 1.0), 0, 4).astype(np.int64)
-    return X, labels, sizes, fastndcg.offsets_from_group_sizes(sizes)
-
-
-@pytest.mark.peers
-def test_lightgbm_training_with_softndcg_improves_training_ndcg():
-    lightgbm = require("lightgbm")
-    X, y, sizes, off = _ranking_problem(0)
-    obj = fastndcg.LightGBMSoftNDCGObjective(sigma=1.0, k=10)
-    data = lightgbm.Dataset(X, label=y, group=sizes)
-    params = dict(objective=obj, learning_rate=0.3, num_leaves=7, min_data_in_leaf=5,
-                  verbosity=-1, num_threads=1, deterministic=True, force_row_wise=True)
-    before = fastndcg.mean_ndcg(np.zeros(len(y)), y, off, k=10)
-    booster = lightgbm.train(params, data, num_boost_round=15)
-    after = fastndcg.mean_ndcg(booster.predict(X), y, off, k=10)
-    assert after > before + 0.15, (before, after)
-    assert after > 0.85, after
-    assert obj.n_plans_built == 1                 # groups read once, cached over 15 rounds
-    # The objective's SoftNDCG went up too.
-    soft_before = np.mean(fastndcg.soft_ndcg(np.zeros(len(y)), y, off, sigma=1.0, k=10))
-    soft_after = np.mean(fastndcg.soft_ndcg(booster.predict(X), y, off, sigma=1.0, k=10))
-    assert soft_after > soft_before + 0.1
-
-
-@pytest.mark.peers
-def test_xgboost_training_with_softndcg_improves_training_ndcg():
-    xgboost = require("xgboost")
-    X, y, sizes, off = _ranking_problem(1)
-    obj = fastndcg.XGBoostSoftNDCGObjective(sigma=1.0, k=10, max_docs=15)
-    dtrain = xgboost.DMatrix(X, label=y)
-    dtrain.set_group(sizes)
-    params = dict(tree_method="hist", eta=0.3, max_depth=3, base_score=0.0, min_child_weight=0.01,
-                  nthread=1, disable_default_eval_metric=1)
-    before = fastndcg.mean_ndcg(np.zeros(len(y)), y, off, k=10)
-    booster = xgboost.train(params, dtrain, num_boost_round=15, obj=obj)
-    after = fastndcg.mean_ndcg(booster.predict(dtrain), y, off, k=10)
-    assert after > before + 0.15, (before, after)
-    assert obj.n_plans_built == 1
-
-
-@pytest.mark.peers
-def test_objectives_reject_data_without_groups():
-    lightgbm = require("lightgbm")
-    xgboost = require("xgboost")
-    X = np.random.default_rng(0).normal(size=(200, 3))
-    y = np.arange(200) % 3
-    with pytest.raises(ValueError, match="no query information"):
-        lightgbm.train(dict(objective=fastndcg.LightGBMSoftNDCGObjective(), verbosity=-1),
-                       lightgbm.Dataset(X, label=y), num_boost_round=1)
-    with pytest.raises(ValueError, match="no query information"):
-        xgboost.train(dict(base_score=0.0), xgboost.DMatrix(X, label=y), num_boost_round=1,
-                      obj=fastndcg.XGBoostSoftNDCGObjective())
