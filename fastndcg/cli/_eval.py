@@ -273,7 +273,7 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
     path, qids, values (n_topics, n_measurements), mean, notes. ``max_docs``: -M, for the runid /
     num_q-only output of ``-m`` (no measurement carries it then); ``missing``: the rule for
     judged topics missing from a run (:func:`signature_missing_rule`; None: :func:`missing_rule`)."""
-    from fastndcg.io._align import join_runs, run_threads
+    from fastndcg.io._joining import join_runs, run_threads
     from fastndcg.measures._trec_measures import evaluate_trec
 
     missing = missing_rule(args) if missing is None else missing

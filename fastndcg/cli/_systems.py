@@ -208,7 +208,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     progress = progress or Progress(False)
     threads = args.threads
     if args.data is None:
-        from fastndcg.io._align import join_runs, run_threads
+        from fastndcg.io._joining import join_runs, run_threads
         from fastndcg.report._trec_stream import align_chunk, evaluate_run
 
         if trec is None:

@@ -192,7 +192,7 @@ cdef class DocnoIndex:
     """The docnos of qrels, each topic's in a hash table (open addressing,
     linear probing; a slot holds the high half of the docno's hash and its row):
     a run's docno is found, or found absent, in about one probe, without
-    sorting the run. Built once per qrels (:func:`fastndcg.io._align.docno_index`);
+    sorting the run. Built once per qrels (:func:`fastndcg.io._joining.docno_index`);
     read-only afterwards, so any number of threads may join runs with it."""
 
     cdef readonly object pool, start, length, offsets, table_start, table

@@ -521,7 +521,8 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
     Identification
     """
     from fastndcg.io._trec import Qrels
-    from fastndcg.io._align import join_run_file, read_qrels_for
+    from fastndcg.io._alignment import read_qrels_for
+    from fastndcg.io._joining import join_run_file
     from fastndcg.measures._trec_measures import evaluate_trec
 
     reported = _reported(value, per_query, measure)

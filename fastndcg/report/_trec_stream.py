@@ -18,7 +18,8 @@ from fastndcg.report._chunks import Chunk, NDCGAccumulator, PathLike, StreamResu
 from fastndcg._core.validation import gathered_label_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fastndcg.io._align import AlignedRun, JoinedRun
+    from fastndcg.io._alignment import AlignedRun
+    from fastndcg.io._joining import JoinedRun
     from fastndcg.io._trec import Qrels, Run
 
 
@@ -122,7 +123,8 @@ def align_chunk(run: Union["Run", "JoinedRun", PathLike], qrels: Union["Qrels", 
 def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads, progress=None, owned=False):
     """:func:`align_chunk`; ``owned``: a JoinedRun ``run`` is the caller's to free
     (``aligned(consume=True)``), as one joined here from a path is."""
-    from fastndcg.io._align import JoinedRun, align_run, join_run_file, read_qrels_for
+    from fastndcg.io._alignment import read_qrels_for
+    from fastndcg.io._joining import JoinedRun, align_run, join_run_file
     from fastndcg.io._trec import Qrels
 
     conv = as_convention(convention)
@@ -190,7 +192,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     keep, per_query, n_threads
         See :class:`NDCGAccumulator`.
     block_size : int, optional
-        Bytes read at a time (default :data:`fastndcg.io._align.JOIN_BLOCK_SIZE`).
+        Bytes read at a time (default :data:`fastndcg.io._joining.JOIN_BLOCK_SIZE`).
     progress : callable(done, total), optional
         Progress callback of the reader (bytes of the run file).
 
@@ -210,8 +212,8 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     from fastndcg.io._files import input_name
     from fastndcg.io._svmlight import at_file_lines
     from fastndcg.io._trec import Qrels, read_qrels
-    from fastndcg.io._align import (JOIN_BLOCK_SIZE, AlignedRun, iter_joined, judged_ideal, missing_topics_error,
-                                    topic_first_line)
+    from fastndcg.io._alignment import AlignedRun, judged_ideal, missing_topics_error, topic_first_line
+    from fastndcg.io._joining import JOIN_BLOCK_SIZE, iter_joined
 
     check_missing(missing)
     if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:

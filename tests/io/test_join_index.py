@@ -14,7 +14,7 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
-from fastndcg.io import _align as align
+from fastndcg.io import _joining as align
 from fastndcg.measures import aligned_ndcg
 from fastndcg.io import Qrels
 from fastndcg.measures import evaluate_trec

@@ -481,7 +481,7 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
     # issue 27: a run path is joined with the qrels while it is read (pieces of whole
     # topics; a run whose topics come back is read again as one piece): the same arrays
     # as align_run on the Run table, for any piece size and thread count
-    from fastndcg.io import _align as align
+    from fastndcg.io import _joining as align
 
     base = shared_data / "trectools-robust03"
     qrels = readers.read_qrels(base / "robust03_qrels.txt")
@@ -515,7 +515,7 @@ def test_join_run_file_errors_as_read_run(tmp_path):
     # the joined path keeps read_run's errors and their order: a malformed line further
     # on is reported before a duplicate docno found in an earlier piece, and an error in
     # the run before one in the qrels (the run used to be read first)
-    from fastndcg.io import _align as align
+    from fastndcg.io import _joining as align
 
     qrels = write(tmp_path, "q.txt", "1 0 a 1\n2 0 b 1\n")
     lines = ["1 Q0 a 1 1 t", "1 Q0 a 2 1 t"] + [f"2 Q0 d{i} 1 1 t" for i in range(50)] + ["2 Q0 x 1 oops t"]

@@ -17,7 +17,7 @@ import fastndcg
 from fastndcg.report import frame_mean_ndcg, frame_ndcg
 import fastndcg.report as stream
 from fastndcg._core._exact import ExactSum
-from fastndcg.io._align import topic_first_line
+from fastndcg.io._alignment import topic_first_line
 from fastndcg.report._chunks import exact_partials
 from conftest import require, make_batch
 
