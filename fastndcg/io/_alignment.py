@@ -283,25 +283,25 @@ class PlacedRows:
     big_lines: List[np.ndarray] = field(default_factory=list, repr=False)
 
 
-def keep_top(placed: PlacedRows, n_topics: int, max_docs: int, float32_scores: bool) -> np.ndarray:
-    """trec_eval's ``-M``: which rows are among the ``max_docs`` best of their topic, ranked
-    as trec_eval ranks (score descending, then docno descending), and each topic's count."""
-    qtopic = np.repeat(np.asarray(placed.qidx, dtype=np.int64), placed.sizes)
-    with np.errstate(over="ignore"):     # a score beyond float32 ranks as +-inf, as the tools cast it
-        ranked = placed.scores.astype(np.float32) if float32_scores else placed.scores
-    by_rank = np.lexsort((-placed.tie_key, -ranked.astype(np.float64), qtopic))
-    counts_all = np.zeros(n_topics, dtype=np.int64)
-    counts_all[placed.qidx] = placed.sizes
-    first = np.zeros(n_topics + 1, dtype=np.int64)
-    np.cumsum(counts_all, out=first[1:])
-    pos = np.empty_like(by_rank)
-    pos[by_rank] = np.arange(by_rank.size)
-    return (pos - first[qtopic]) < max_docs
+def keep_top(placed: PlacedRows, max_docs: int, float32_scores: bool, n_threads: Optional[int] = None) -> np.ndarray:
+    """trec_eval's ``-M``: which rows are among the ``max_docs`` best of their topic (a bool
+    mask), ranked as trec_eval ranks (score descending, then docno descending) by the one
+    comparator of the kernels (compiled, ``fastndcg/_core/_rank.pxd``); ``float32_scores``:
+    ranked rounded to float32 (a score beyond float32 ranks as +-inf, as the tools cast it)."""
+    n = placed.scores.shape[0]
+    kept = np.zeros(n, dtype=np.uint8)
+    if n:
+        offsets = np.zeros(placed.sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(placed.sizes, out=offsets[1:])
+        _parse.keep_top(np.ascontiguousarray(placed.scores, dtype=np.float64),
+                        np.ascontiguousarray(placed.tie_key, dtype=np.int64), offsets,
+                        min(int(max_docs), int(placed.sizes.max())), float32_scores, kept, threads_for(n, n_threads))
+    return kept.view(bool)
 
 
 def finish_alignment(qrels: Qrels, placed: PlacedRows, in_run: np.ndarray, missing_qids: List[str],
                      ignored: List[str], run_name: str, run_path: str, missing: str, max_docs: Optional[int],
-                     float32_scores: bool) -> AlignedRun:
+                     float32_scores: bool, n_threads: Optional[int] = None) -> AlignedRun:
     """The :class:`AlignedRun` of placed rows: the top ``max_docs`` of each topic
     (:func:`keep_top`), the evaluated topics (those not retrieved too unless ``missing="skip"``),
     trec_eval's ideal of each (:func:`judged_ideal`)."""
@@ -311,7 +311,7 @@ def finish_alignment(qrels: Qrels, placed: PlacedRows, in_run: np.ndarray, missi
     counts_all = np.zeros(nq, dtype=np.int64)
     counts_all[placed.qidx] = placed.sizes
     if max_docs is not None:
-        kept = keep_top(placed, nq, max_docs, float32_scores)
+        kept = keep_top(placed, max_docs, float32_scores, n_threads)
         qtopic = np.repeat(np.asarray(placed.qidx, dtype=np.int64), placed.sizes)
         scores, labels, tie_key, status = scores[kept], labels[kept], tie_key[kept], status[kept]
         if big_rows:            # the kept rows move up

@@ -120,7 +120,7 @@ def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], ru
                             threads_for(int(pc.scores.shape[0]), n_threads))
         del pc
     return finish_alignment(qrels, placed, in_run, missing_qids, ignored, run_name, run_path, missing, max_docs,
-                            float32_scores)
+                            float32_scores, n_threads)
 
 
 @dataclass
