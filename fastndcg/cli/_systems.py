@@ -45,7 +45,7 @@ class System:
     runid: str = ""                              # TREC runs: the run tag (trec_eval's runid)
     chunks: Optional[Callable[[], Any]] = None   # streaming: yields arrays dicts
     stream: Optional[Callable[[], Any]] = None   # streaming TREC run: () -> (RunStreamResult, notes)
-    #: data + predictions: where each row of labels and scores is (fastndcg.io._svmlight.RowLines)
+    #: data + predictions: where each row of labels and scores is (fastndcg.io._row_lines.RowLines)
     row_lines: Optional[Dict[str, Any]] = None
 
     @property
@@ -342,7 +342,7 @@ def check_stdin_once(args) -> None:
 def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None) -> Iterator[None]:
     """Print the block's :class:`~fastndcg.conventions.ScoreOverflowWarning` as
     ``fastndcg: warning: run.txt:12, run.txt:13: ...``: the file and line of the
-    rows it names (``rows`` as :func:`fastndcg.io._svmlight.at_file_lines`, or the
+    rows it names (``rows`` as :func:`fastndcg.io._row_lines.at_file_lines`, or the
     warning's own ``at``), or, for rows without a line, ``path: message``. Other
     warnings are passed on."""
     from fastndcg._core.validation import overflow_lines_message
@@ -379,7 +379,7 @@ def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._row_lines import at_file_lines
     from fastndcg.measures._ndcg import ndcg_and_mean
     from fastndcg.report._chunks import evaluate_chunks
 

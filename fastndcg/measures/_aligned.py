@@ -87,7 +87,7 @@ def _scored(aligned: Any, k: Any, convention: Any, ideal: str, gains: Any, n_thr
         return (mean_ndcg if mean else ndcg)(k=k, convention=conv, n_threads=n_threads, **arrays)
     # a score beyond float32 (warned about or refused) is named by its run file line
     from fastndcg._core.validation import overflow_at_file_lines
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._row_lines import at_file_lines
 
     line_of = aligned.score_line
     with at_file_lines({"scores": (aligned.run_path, line_of)}), overflow_at_file_lines(aligned.run_path, line_of):

@@ -189,7 +189,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     from fastndcg.io._trec import Qrels, Run
     from fastndcg.io._alignment import read_qrels_for
     from fastndcg.io._joining import JoinedRun, align_run, join_run_file
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._row_lines import at_file_lines
 
     ms = resolve_measurements(measures, rules=rules, missing=missing, max_docs=max_docs, judged_only=judged_only,
                               relevance_level=relevance_level)

@@ -210,7 +210,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     """
     from fastndcg._core.validation import overflow_at_file_lines
     from fastndcg.io._files import input_name
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._row_lines import at_file_lines
     from fastndcg.io._trec import Qrels, read_qrels
     from fastndcg.io._alignment import AlignedRun, judged_ideal, missing_topics_error, topic_first_line
     from fastndcg.io._joining import JOIN_BLOCK_SIZE, iter_joined
