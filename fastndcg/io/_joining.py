@@ -293,6 +293,7 @@ class RunJoiner:
             pieces = list(self.pieces(path, progress=progress, stream=False, whole=True))
         return _concat_pieces(self.qrels, pieces)
 
+    # over 100 lines: one generator owns the parser, the buffers and the piece joined on a helper thread
     def pieces(self, path: PathLike, progress: Progress = None, stream: bool = True,
                whole: bool = False) -> Iterator[JoinedRun]:
         """The run file in pieces of whole topics, each joined (:func:`iter_joined`;
