@@ -144,8 +144,8 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
     ----------
     run, qrels : :class:`fastndcg.io.Run` / :class:`~fastndcg.io.Qrels` or paths
         A run path is joined with the qrels while it is read
-        (:func:`fastndcg.io.join_run_file`); a
-        :class:`fastndcg.io.JoinedRun` (joined with these ``qrels``) is
+        (:func:`fastndcg.io._joining.join_run_file`); a
+        :class:`fastndcg.io._joining.JoinedRun` (joined with these ``qrels``) is
         used as it is.
     measures : str, Measure or a list of them
         trec_eval or ir_measures syntax (:func:`fastndcg.measures.parse_measures`).
@@ -172,7 +172,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, rules: str = "trec_eva
         retrieved one.
     n_threads : int, optional
     consume_run : bool
-        A :class:`fastndcg.io.JoinedRun` given as ``run`` is freed as
+        A :class:`fastndcg.io._joining.JoinedRun` given as ``run`` is freed as
         it is evaluated (``JoinedRun.aligned(consume=True)``: a peak of about
         25 bytes a result instead of 41); it cannot be evaluated again. A run
         given as a path is always joined, and freed, here.

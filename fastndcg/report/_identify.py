@@ -500,7 +500,7 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
     Parameters
     ----------
     qrels, run : paths, or :class:`~fastndcg.io.Qrels` and a run path
-        The run is joined with the qrels once (:func:`fastndcg.io.join_run_file`).
+        The run is joined with the qrels once (:func:`fastndcg.io._joining.join_run_file`).
     value : str or float, optional
         The reported mean as printed (``"0.3914"``): its decimals set the match
         (module docstring; a float has the decimals of its shortest repr, so

@@ -1,5 +1,5 @@
 """A TREC run against qrels held in memory, the run read by whole topics
-(:func:`fastndcg.io.iter_joined`) and each piece joined with the qrels as
+(:func:`fastndcg.io._joining.iter_joined`) and each piece joined with the qrels as
 :func:`fastndcg.io.align_run` does: :func:`evaluate_run`, :func:`align_chunk`."""
 from __future__ import annotations
 import numbers
@@ -101,9 +101,9 @@ def align_chunk(run: Union["Run", "JoinedRun", PathLike], qrels: Union["Qrels", 
     ranked in float32 when the convention scores in float32, as trec_eval 9.x
     and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
     custom gains, see there). A run path is joined with the qrels while it
-    is read (:func:`fastndcg.io.join_run_file`; ``progress``: its
-    callback, bytes of the run file); a :class:`fastndcg.io.JoinedRun`
-    (joined with these qrels, e.g. by :func:`fastndcg.io.join_runs`) is
+    is read (:func:`fastndcg.io._joining.join_run_file`; ``progress``: its
+    callback, bytes of the run file); a :class:`fastndcg.io._joining.JoinedRun`
+    (joined with these qrels, e.g. by :func:`fastndcg.io._joining.join_runs`) is
     used as it is.
 
     Returns
@@ -154,7 +154,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
 
     The qrels are held in memory (:func:`fastndcg.io.read_qrels`); the
     run is read in pieces of whole topics, each joined with the qrels as it is
-    read (:func:`fastndcg.io.iter_joined`), as :func:`fastndcg.io.align_run` does
+    read (:func:`fastndcg.io._joining.iter_joined`), as :func:`fastndcg.io.align_run` does
     (:func:`align_chunk`: docno tie key, judged documents as the ideal list
     where the convention's tool takes it from the qrels, ``max_docs``) and
     evaluated with the in-memory kernels. Judged topics that never appear in
