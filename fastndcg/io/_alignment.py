@@ -1,10 +1,10 @@
-"""The alignment rules: joined rows of a run become the CSR arrays of :func:`fastndcg.ndcg`
-(:class:`fastndcg.io.AlignedRun`), judged and ranked as trec_eval does: unjudged documents and
-negative judgments, judged topics missing from the run (``missing=``), the top ``max_docs`` of
-each topic (``-M``, ranked by the one comparator of ``fastndcg/_core/_rank.pxd``), the ideal from
-the qrels. The rows come from a :class:`Run` table (:func:`align_table`) or from the join of a run
-file while it is read (:mod:`fastndcg.io._joining`, whose :func:`fastndcg.io.align_run` is the door).
-Arrays out: the measures take them; io never imports the measures or the kernels."""
+"""trec_eval's alignment rules on a run's joined rows: the judged topics missing from the run
+(``missing=``), the top ``max_docs`` of each topic (``-M``, ranked by the one comparator of
+``fastndcg/_core/_rank.pxd``), the evaluated topics and their ideal from the qrels, and the
+result, :class:`fastndcg.io.AlignedRun` (the CSR arrays of :func:`fastndcg.ndcg`). The rows are
+joined and placed by :mod:`fastndcg.io._joining` (a run file while it is read, a :class:`Run`
+table through :func:`table_piece`), whose :func:`fastndcg.io.align_run` is the door: the join
+calls these rules, never the other way. Arrays out: io never imports the measures or the kernels."""
 from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple, Union

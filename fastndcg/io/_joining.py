@@ -232,7 +232,7 @@ def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optiona
 
 def _duplicate_error(rows: ParsedRows, names: List[str], order: np.ndarray, offsets: np.ndarray,
                      g: int) -> ValueError:
-    """The error for topic ``g``'s duplicate docnos, as :func:`read_run` reports them: the
+    """The error for topic ``g``'s duplicate docnos, as :func:`fastndcg.io.read_run` reports them: the
     bytewise smallest docno given twice, at the line of its second occurrence."""
     ids = order[offsets[g]:offsets[g + 1]].tolist()
     ends = [int(rows.dstart[r + 1]) if r + 1 < rows.n_rows else rows.pool_end for r in ids]
@@ -432,7 +432,7 @@ def iter_joined(path: PathLike, qrels: Qrels, *, chunk_rows: Optional[int] = 1 <
     Memory: a piece (about ``chunk_rows`` results, more if one topic is
     larger; ``None``: the whole file is one piece) plus a block. Each topic's
     lines must be contiguous (``stream``: an error naming the line where a
-    topic comes back, as :func:`iter_run`; otherwise the internal
+    topic comes back, as :func:`fastndcg.io._trec.iter_run`; otherwise the internal
     :class:`_TopicAgain`). Pieces come in file order. Many runs: one
     :class:`RunJoiner`'s ``pieces``.
     """
@@ -483,7 +483,7 @@ def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
     (about 80 bytes per result of ``chunk_rows`` results, at least a block's)
     plus a block. A run whose topics are not each one stretch of lines
     (legal, rare) is read again as one piece: about 75 bytes per result.
-    Errors as :func:`read_run`.
+    Errors as :func:`fastndcg.io.read_run`.
     """
     return RunJoiner(qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads).join(path, progress)
 

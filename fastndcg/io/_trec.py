@@ -441,7 +441,7 @@ def read_run(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE, progress: 
     """Read a TREC run: ``topic Q0 docno rank score tag`` per line.
 
     As trec_eval: the rank column is ignored (ranking comes from the score,
-    see :func:`align_run`), fields after the tag are ignored, blank and ``#``
+    see :func:`fastndcg.io.align_run`), fields after the tag are ignored, blank and ``#``
     lines are skipped, lines may come in any topic order, and a docno
     retrieved twice for one topic is an error. The score must be a finite
     number (``nan`` would make trec_eval's order undefined).
