@@ -177,7 +177,9 @@ def keep_top(const double[::1] scores,       # IN (rows): rows grouped by topic
         widest = max(widest, <Py_ssize_t>(offsets[t + 1] - offsets[t]))
     if widest == 0 or max_docs < 1:
         return
-    docs = <RankedDoc*>malloc(slots * widest * sizeof(RankedDoc))    # a query's room per thread
+    # a query's room per thread: no more threads than keep it within 2 x the rows (48 bytes a row)
+    slots = <int>min(<int64_t>slots, max(<int64_t>1, 2 * (offsets[nt] - offsets[0]) // widest))
+    docs = <RankedDoc*>malloc(slots * widest * sizeof(RankedDoc))
     if docs == NULL:
         raise MemoryError()
     try:
