@@ -246,7 +246,7 @@ def test_many_runs_one_qrels(benchmark, tmp_path):
     ``fastndcg eval`` call, (time(100 runs) - time(1 run)) / 99, against the time to parse
     that run (``iter_line_blocks`` + ``TrecParser.parse``, default threads, in this process).
     The same at ``--threads 1`` (same denominator; the 1-thread parse is printed too)."""
-    from fastndcg.io import iter_line_blocks
+    from fastndcg.io._files import iter_line_blocks
     from fastndcg.io._trec import TrecParser
 
     run, qrels = write_trec_files(str(tmp_path), n_topics=100)

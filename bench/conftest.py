@@ -10,7 +10,8 @@
 import numpy as np
 import pytest
 
-from fastndcg.io import RankingData, mslr_like
+from fastndcg.io import mslr_like
+from fastndcg.io._datasets import RankingData
 
 #: Fraction of scores rounded to 0.1 that makes ~20% of queries hold a tie between
 #: different labels (seed 0: 0.2030 of 10,000 queries, 0.2020 of 100,000; 0.05 gives 0.185).

@@ -38,9 +38,10 @@ import spec
 from spec import Reject
 
 import fastndcg.io as readers
+from fastndcg.io import _files, _trec
 
 SEP = b"\n@@@@\n"
-BLOCK_SIZES = (readers.DEFAULT_BLOCK_SIZE, 1, 2, 3, 5, 8, 64, 4096)
+BLOCK_SIZES = (_files.DEFAULT_BLOCK_SIZE, 1, 2, 3, 5, 8, 64, 4096)
 COMPRESS = (None, "gz", "bz2", "xz")
 CHUNK_ROWS = (1, 2, 3, 5, 8, 64, 1 << 20, 1)
 
@@ -83,7 +84,7 @@ def _compress(kind: Optional[str], data: bytes) -> bytes:
 
 def _decompress(raw: bytes) -> Tuple[bytes, bool]:
     """What the reader sees: (content, complete). Compressed files are
-    recognised by their first bytes, as readers.open_binary does; content
+    recognised by their first bytes, as _files.open_binary does; content
     is everything the decompressor gives before an error."""
     if raw[:2] == b"\x1f\x8b":
         stream = gzip.GzipFile(fileobj=io.BytesIO(raw), mode="rb")
@@ -488,7 +489,7 @@ def target_group(data: bytes, tmpdir: str) -> None:
 # ----------------------------------------------------------------------------- TREC
 
 
-def _check_table(t: readers.TrecTable, want: spec.Trec, is_run: bool) -> None:
+def _check_table(t: _trec.TrecTable, want: spec.Trec, is_run: bool) -> None:
     n = len(want.docnos)
     same("topics", t.topics.tolist(), [_text(x) for x in want.topics])
     check_offsets("offsets", t.offsets, n)
@@ -534,7 +535,7 @@ def target_trec(data: bytes, tmpdir: str, is_run: bool) -> None:
     reader = readers.read_run if is_run else readers.read_qrels
     threads = 2 if inp.flags >> 3 == 31 else 1    # 1 input in 32: OpenMP start-up costs ms on a busy machine
     run = lambda: reader(path, block_size=inp.block_size, n_threads=threads)  # noqa: E731
-    it = lambda: list(readers.iter_run(path, chunk_rows=chunk_rows, block_size=inp.block_size,  # noqa: E731
+    it = lambda: list(_trec.iter_run(path, chunk_rows=chunk_rows, block_size=inp.block_size,  # noqa: E731
                                        n_threads=threads))
     if not files.all_complete:
         expect_or_ok(run, files)

@@ -96,11 +96,57 @@ def test_import_direction(room):
     assert not bad, "\n".join(bad)
 
 
+def _header_only(module: str) -> bool:
+    """A Cython header (``.pxd``) with no module of its own: its inline code is compiled into
+    each module that cimports it, which imports nothing (``_core/_rank.pxd``, the comparator)."""
+    base = PACKAGE.parent / module.replace(".", "/")
+    return base.with_suffix(".pxd").exists() and not base.with_suffix(".pyx").exists()
+
+
 def test_io_never_imports_the_ndcg_kernels():
-    # the compiled modules of the core (fastndcg._core._*); io has its own parser
+    # the compiled modules of the core (fastndcg._core._*); io has its own parser, which compiles
+    # in the one comparator of the kernels (a header) for trec_eval's -M
     bad = [f"{m} imports {dep}" for m in sorted(GRAPH) if _room(m) == "io"
-           for dep in sorted(GRAPH[m]) if dep.startswith("fastndcg._core._")]
+           for dep in sorted(GRAPH[m]) if dep.startswith("fastndcg._core._") and not _header_only(dep)]
     assert not bad, "\n".join(bad)
+    assert _header_only("fastndcg._core._rank") and not _header_only("fastndcg._core._exact")
+    assert "fastndcg._core._rank" in GRAPH["fastndcg.io._parse"]      # -M ranks by the one comparator
+
+
+#: Modules of other rooms still over 600 lines, each split on its own branch (issue 35).
+OVER_600_PENDING = {"fastndcg/report/_identify.py", "fastndcg/_core/validation.py"}
+#: Functions of other rooms over 100 lines with no reason beside them yet (issue 35).
+LONG_PENDING = {"cli/_systems.py:load_systems", "measures/_lambdamart_model.py:_validate",
+                "measures/_trec_gain_resolution.py:resolve_trec_gains", "measures/_trec_measures.py:evaluate_trec",
+                "report/_comparing.py:compare", "report/_trec_stream.py:evaluate_run"}
+
+
+def _long_functions_without_a_reason() -> Set[str]:
+    """``room/_module.py:function`` of each function over 100 lines without a ``# over 100 lines:
+    <why>`` comment on the line above it (above its decorators)."""
+    out: Set[str] = set()
+    for path in SOURCES.values():
+        if path.suffix != ".py":
+            continue
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 100:
+                top = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                if not lines[top - 2].strip().startswith("# over 100 lines: "):
+                    out.add(f"{path.relative_to(PACKAGE)}:{node.name}")
+    return out
+
+
+def test_no_module_over_600_lines():
+    over = {str(p.relative_to(PACKAGE.parent)) for p in SOURCES.values()
+            if p.suffix in (".py", ".pyx", ".pxi") and len(p.read_text().splitlines()) > 600}
+    assert over <= OVER_600_PENDING, sorted(over - OVER_600_PENDING)
+
+
+def test_no_function_over_100_lines_without_a_reason_beside_it():
+    found = _long_functions_without_a_reason()
+    assert found <= LONG_PENDING, sorted(found - LONG_PENDING)
+    assert not {f for f in found if f.startswith("io/")}
 
 
 def test_reference_imports_nothing_compiled():

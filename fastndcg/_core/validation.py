@@ -73,7 +73,7 @@ class ValueAtError(ValueError):
 
     ``argument`` names the argument, ``index`` is the position and ``detail``
     the message without the position, for front-ends that read the array from
-    a file and name the file's line instead (:func:`fastndcg.io._svmlight.at_file_lines`).
+    a file and name the file's line instead (:func:`fastndcg.io._row_lines.at_file_lines`).
     Re-raised wrappers (``type(exc)(message)``) leave them None.
     """
 

@@ -55,7 +55,7 @@ def _check_writable(path: Optional[str], option: str) -> None:
 
 
 def cmd_compare(args) -> int:
-    from fastndcg.io._svmlight import at_file_lines, file_line_error
+    from fastndcg.io._row_lines import at_file_lines, file_line_error
     from fastndcg.report._compare_compute import RunData
     from fastndcg.report._compare_render import compare
 

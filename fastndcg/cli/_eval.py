@@ -262,13 +262,13 @@ def signature_missing_rule(args, strings: List[str]) -> str:
 def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress, *, max_docs: Optional[int] = None,
                   how_missing: str = "counted as 0", missing: Optional[str] = None) -> List[Dict[str, Any]]:
     """Every run of ``QRELS RUN ...`` (in memory), against qrels read once: joined with them while it
-    is read (:func:`fastndcg.io.join_runs`: small runs side by side, one thread each; arrays out),
+    is read (:func:`fastndcg.io._joining.join_runs`: small runs side by side, one thread each; arrays out),
     then the measurements evaluated on it, in order
     (:func:`fastndcg.measures.evaluate_trec`, which calls the kernels). One dict per run: name, runid,
     path, qids, values (n_topics, n_measurements), mean, notes. ``max_docs``: -M, for the runid /
     num_q-only output of ``-m`` (no measurement carries it then); ``missing``: the rule for
     judged topics missing from a run (:func:`signature_missing_rule`; None: :func:`missing_rule`)."""
-    from fastndcg.io._align import join_runs, run_threads
+    from fastndcg.io._joining import join_runs, run_threads
     from fastndcg.measures._trec_measures import evaluate_trec
 
     missing = missing_rule(args) if missing is None else missing

@@ -46,7 +46,7 @@ class System:
     runid: str = ""                              # TREC runs: the run tag (trec_eval's runid)
     chunks: Optional[Callable[[], Any]] = None   # streaming: yields arrays dicts
     stream: Optional[Callable[[], Any]] = None   # streaming TREC run: () -> (RunStreamResult, notes)
-    #: data + predictions: where each row of labels and scores is (fastndcg.io._svmlight.RowLines)
+    #: data + predictions: where each row of labels and scores is (fastndcg.io._row_lines.RowLines)
     row_lines: Optional[Dict[str, Any]] = None
 
     @property
@@ -210,7 +210,7 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
     progress = progress or Progress(False)
     threads = args.threads
     if args.data is None:
-        from fastndcg.io._align import join_runs, run_threads
+        from fastndcg.io._joining import join_runs, run_threads
         from fastndcg.stream._trec_stream import align_chunk, evaluate_run
 
         if trec is None:
@@ -344,7 +344,7 @@ def check_stdin_once(args) -> None:
 def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None) -> Iterator[None]:
     """Print the block's :class:`~fastndcg.conventions.ScoreOverflowWarning` as
     ``fastndcg: warning: run.txt:12, run.txt:13: ...``: the file and line of the
-    rows it names (``rows`` as :func:`fastndcg.io._svmlight.at_file_lines`, or the
+    rows it names (``rows`` as :func:`fastndcg.io._row_lines.at_file_lines`, or the
     warning's own ``at``), or, for rows without a line, ``path: message``. Other
     warnings are passed on."""
     from fastndcg._core.validation import overflow_lines_message
@@ -381,7 +381,7 @@ def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per-query NDCG and means of every system: list of dicts with keys
     name, path, qids, values (n_queries, n_cutoffs), mean (n_cutoffs,), notes."""
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._row_lines import at_file_lines
     from fastndcg.measures._ndcg import ndcg_and_mean
     from fastndcg.stream._chunks import evaluate_chunks
 

@@ -337,6 +337,7 @@ def _background(chunks: Iterator[Tuple[Any, int]], depth: int = 4) -> Generator[
         t.join()
 
 
+# over 100 lines: one generator owns the buffer, its fill level and the line count of a broken stream
 def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
                      progress: Progress = None, buffers: Optional[List[bytearray]] = None) -> Iterator[memoryview]:
     """Yield the file's content in blocks of whole lines, each ending in b"\\n".

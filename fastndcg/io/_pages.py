@@ -1,7 +1,7 @@
 """Arrays that hold memory only where they are written, and give it back when freed.
 
 A run of millions of results is joined into pieces, then placed in the qrels' topic
-order while the pieces are freed one by one (:func:`fastndcg.io.join_run_file`).
+order while the pieces are freed one by one (:func:`fastndcg.io._joining.join_run_file`).
 For the peak to stay at about the size of the result, both ends must behave:
 
 * numpy gives an array of 4 MiB or more transparent huge pages (``madvise``): the

@@ -21,11 +21,14 @@
 # Numbers: floats go through libc strtod (correctly rounded), integers
 # through a digit loop with an overflow check. A token must be consumed
 # entirely ("1.5x" is an error, unlike atof), and floats must be finite.
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.math cimport isfinite
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, strtod
 from libc.string cimport memchr, memcmp, memcpy
+
+# the one comparator of the NDCG kernels (a header: compiled into this module, no kernel imported)
+from fastndcg._core._rank cimport RankedDoc, select_top
 
 import numpy as np
 

@@ -157,6 +157,49 @@ def tie_keys(const uint8_t[::1] pool,
         free(ids)
 
 
+def keep_top(const double[::1] scores,       # IN (rows): rows grouped by topic
+             const int64_t[::1] tie_key,     # IN (rows): AlignedRun.tie_key (docno order within equal scores)
+             const int64_t[::1] offsets,     # IN (topics + 1): each topic's rows
+             int64_t max_docs,               # the rows kept per topic, <= the largest topic
+             bint round_f32,                 # rank the scores rounded to float32
+             uint8_t[::1] kept,              # OUT (rows, zeros in): 1 for the max_docs best of their topic
+             int n_threads):
+    """trec_eval's ``-M``: mark the ``max_docs`` best rows of each topic, ranked by the one
+    comparator of the NDCG kernels (``select_top`` of ``fastndcg/_core/_rank.pxd``: score
+    descending, then the tie key descending (``key_desc``: docno descending), then position).
+    The comparator is a total order: any thread count marks the same rows."""
+    cdef Py_ssize_t nt = offsets.shape[0] - 1, t, j, widest = 0
+    cdef int64_t a, n, m
+    cdef RankedDoc* docs
+    cdef RankedDoc* mine
+    cdef int slots = n_threads if n_threads > 1 else 1
+    for t in range(nt):
+        widest = max(widest, <Py_ssize_t>(offsets[t + 1] - offsets[t]))
+    if widest == 0 or max_docs < 1:
+        return
+    # a query's room per thread: no more threads than keep it within 2 x the rows (48 bytes a row)
+    slots = <int>min(<int64_t>slots, max(<int64_t>1, 2 * (offsets[nt] - offsets[0]) // widest))
+    docs = <RankedDoc*>malloc(slots * widest * sizeof(RankedDoc))
+    if docs == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for t in prange(nt, schedule="dynamic", num_threads=slots, use_threads_if=slots > 1):
+                a = offsets[t]
+                n = offsets[t + 1] - a
+                m = max_docs if max_docs < n else n
+                if m == n:
+                    for j in range(n):
+                        kept[a + j] = 1
+                else:
+                    mine = docs + threadid() * widest
+                    select_top(&scores[a], &tie_key[a], True, round_f32, n, m, mine)
+                    for j in range(m):
+                        kept[a + mine[j].idx] = 1
+    finally:
+        free(docs)
+
+
 cdef class RunRows:
     """A parsed piece of a run, the input :meth:`DocnoIndex.join` takes: the
     docno bytes ``pool`` (``pool_end`` of them used), each row's docno start
@@ -192,7 +235,7 @@ cdef class DocnoIndex:
     """The docnos of qrels, each topic's in a hash table (open addressing,
     linear probing; a slot holds the high half of the docno's hash and its row):
     a run's docno is found, or found absent, in about one probe, without
-    sorting the run. Built once per qrels (:func:`fastndcg.io._align.docno_index`);
+    sorting the run. Built once per qrels (:func:`fastndcg.io._joining.docno_index`);
     read-only afterwards, so any number of threads may join runs with it."""
 
     cdef readonly object pool, start, length, offsets, table_start, table

@@ -4,9 +4,8 @@ whole file, rows in file order, with :class:`SvmlightData`) and :func:`iter_svml
 from __future__ import annotations
 import os
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
+from typing import Any, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -15,62 +14,7 @@ from fastndcg._core.arguments import Setting
 from fastndcg._core.groups import offsets_from_group_sizes, offsets_from_qid
 from fastndcg.io._files import DEFAULT_BLOCK_SIZE, PathLike, Progress, S, EMPTY_F64, EMPTY_I64, EMPTY_U8, Growable, PARSE_MESSAGES, line_error, pool_strings, iter_line_blocks, input_name, rereadable
 from fastndcg.io._numbers import NumberStream, prediction_line, read_group_file
-
-
-# ----------------------------------------------------------------------------- rows to file lines
-
-#: Where the rows of arrays read from files come from: for an argument name
-#: (``labels``, ``scores``), the file and the 1-based line of the argument's row i.
-RowLines = Dict[str, Tuple[str, Callable[[int], Optional[int]]]]
-
-
-def _value_at(exc: BaseException) -> Optional[BaseException]:
-    """The error about one value of an array argument in exc or what it
-    re-raises (its cause or context), or None. Such errors
-    (:class:`fastndcg._core.validation.ValueAtError`, raised by the checks of
-    every kernel) carry ``argument``, ``index`` and ``detail``; wrappers
-    that add context to the message carry None."""
-    seen = set()
-    e: Optional[BaseException] = exc
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if getattr(e, "argument", None) is not None and getattr(e, "index", None) is not None:
-            return e
-        e = e.__cause__ or e.__context__
-    return None
-
-
-def file_line_error(exc: BaseException, rows: RowLines) -> Optional[ValueError]:
-    """``exc`` as ``path:line: message`` when it is about row i of an argument
-    of ``rows`` (see :func:`at_file_lines`), else None."""
-    bad = _value_at(exc)
-    if bad is None or getattr(bad, "argument") not in rows:
-        return None
-    path, line_of = rows[getattr(bad, "argument")]
-    line = line_of(int(getattr(bad, "index")))
-    if line is None:        # a row that kept no line (a run joined while read keeps few)
-        return None
-    return line_error(path, line, getattr(bad, "detail"))
-
-
-@contextmanager
-def at_file_lines(rows: RowLines) -> Iterator[None]:
-    """Errors about one value of an array read from a file name the file and line.
-
-    Inside the block, a ValueError about row i of an argument of ``rows``
-    (e.g. ``labels must be non-negative integers ...; got labels[7]=2.5 (query
-    1, ...)``, also when a wrapper re-raised it) becomes ``path:line: labels
-    must be ...; got 2.5``, the one error rule of every reader. Other errors
-    pass unchanged. The front-ends that evaluate files (``fastndcg eval``,
-    ``test``, ``compare``, streamed or not) evaluate inside it.
-    """
-    try:
-        yield
-    except ValueError as exc:
-        err = file_line_error(exc, rows)
-        if err is None:
-            raise
-        raise err from exc
+from fastndcg.io._row_lines import RowLines
 
 
 # ----------------------------------------------------------------------------- SVMlight
@@ -138,7 +82,7 @@ class SvmlightData:
 
     def row_lines(self, predictions: Optional[PathLike] = None) -> RowLines:
         """Where row i of :meth:`grouped` labels (and of the scores of the
-        prediction file ``predictions``) is: for :func:`at_file_lines`."""
+        prediction file ``predictions``) is: for :func:`fastndcg.io._row_lines.at_file_lines`."""
         out: RowLines = {"labels": (self.path, lambda i: int(self.lines[self.file_row(i)]))}
         if predictions is not None:
             out["scores"] = (input_name(predictions), lambda i: prediction_line(self.file_row(i)))
@@ -475,7 +419,7 @@ class SvmlightChunk:
         return int(self.labels.shape[0])
 
     def row_lines(self) -> RowLines:
-        """Where row i of the chunk's labels and scores is: for :func:`at_file_lines`."""
+        """Where row i of the chunk's labels and scores is: for :func:`fastndcg.io._row_lines.at_file_lines`."""
         out: RowLines = {}
         if self.path is not None and self.lines is not None:
             lines = self.lines
@@ -485,6 +429,7 @@ class SvmlightChunk:
         return out
 
 
+# over 100 lines: one generator owns the parser, the prediction stream and the query count its closures share
 def iter_svmlight(path: PathLike, predictions: Optional[PathLike] = None, *, group: Any = None,
                   docids: bool = False, prediction_column: Optional[int] = None,
                   chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,

@@ -441,7 +441,7 @@ def read_run(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE, progress: 
     """Read a TREC run: ``topic Q0 docno rank score tag`` per line.
 
     As trec_eval: the rank column is ignored (ranking comes from the score,
-    see :func:`align_run`), fields after the tag are ignored, blank and ``#``
+    see :func:`fastndcg.io.align_run`), fields after the tag are ignored, blank and ``#``
     lines are skipped, lines may come in any topic order, and a docno
     retrieved twice for one topic is an error. The score must be a finite
     number (``nan`` would make trec_eval's order undefined).
@@ -455,3 +455,81 @@ def read_run(path: PathLike, *, block_size: int = DEFAULT_BLOCK_SIZE, progress: 
     (p, topics, offsets, pool, s, ln, lines, scores, order, tag) = _read_trec(
         path, True, block_size, progress, n_threads)
     return Run(p, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order, name=tag)
+
+
+#: what a stream of a run (:func:`iter_run`, the join of a run file) needs of its lines
+CONTIGUOUS_TOPICS = ("streaming needs each topic's lines to be contiguous (sort the run by topic "
+                      "first, e.g. sort -s -k1,1)")
+
+
+def check_topics_contiguous(ps, names, offsets, order, lines) -> None:
+    """Within one piece (rows grouped by topic), each topic's file rows must
+    be one contiguous stretch: a topic interrupted by another is an error at
+    the line where it comes back, however the file is cut into pieces."""
+    off = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(off)
+    nonempty = np.flatnonzero(sizes > 0)
+    if nonempty.size == 0:
+        return
+    starts = off[nonempty]
+    order = np.asarray(order)
+    span = np.maximum.reduceat(order, starts) - np.minimum.reduceat(order, starts) + 1
+    broken = nonempty[span != sizes[nonempty]]
+    if broken.size == 0:
+        return
+    bad_line = None
+    bad_topic = None
+    for i in broken:
+        a, b = int(off[i]), int(off[i + 1])
+        idx = np.argsort(order[a:b], kind="stable")
+        rows = order[a:b][idx]
+        k = int(np.flatnonzero(np.diff(rows) != 1)[0]) + 1
+        line = int(lines[a + idx[k]])
+        if bad_line is None or line < bad_line:
+            bad_line, bad_topic = line, names[i]
+    raise line_error(ps, bad_line, f"topic {bad_topic!r} appears again after other topics; {CONTIGUOUS_TOPICS}")
+
+
+def iter_run(path: PathLike, *, chunk_rows: int = 1 << 20, block_size: int = DEFAULT_BLOCK_SIZE,
+             n_threads: Optional[int] = None, progress: Progress = None) -> Iterator[Run]:
+    """Stream a TREC run as :class:`Run` pieces of whole topics.
+
+    For runs larger than memory: memory is a piece (about ``chunk_rows``
+    results, more if one topic is larger) plus a block. Each topic's lines
+    must be contiguous in the file (a topic that reappears after another is
+    an error naming the line). Within a piece topics are in bytewise order;
+    pieces come in file order. ``file_row`` counts from the file's first
+    result line.
+    """
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    p = TrecParser(path, True, n_threads)
+    seen: set = set()
+    row0 = 0
+
+    def piece(n_rows: int) -> Run:
+        nonlocal row0
+        (ps, topics, offsets, pool, s, ln, lines, scores, order, tag) = p.table(n_rows, n_threads, copy=True)
+        names = topics.tolist()
+        again = [i for i, t in enumerate(names) if t in seen]
+        if again:
+            i = again[0]
+            raise line_error(ps, int(lines[offsets[i]:offsets[i + 1]].min()),
+                        f"topic {names[i]!r} appears again after other topics; {CONTIGUOUS_TOPICS}")
+        check_topics_contiguous(ps, names, offsets, order, lines)
+        seen.update(names)
+        run = Run(ps, topics, offsets, pool, s, ln, lines, scores=scores, file_row=order + row0, name=tag)
+        p.drop_front(n_rows)
+        row0 += n_rows
+        return run
+
+    for block in iter_line_blocks(path, block_size, progress):
+        p.parse(block)
+        if p.values.n >= chunk_rows:
+            cut = p.last_topic_start()
+            if cut > 0:
+                yield piece(cut)
+    if p.values.n:
+        yield piece(p.values.n)
+    elif row0 == 0:
+        raise no_rows_error(path, True, p.line)

@@ -46,7 +46,7 @@ def aligned_arrays(aligned: Any, convention: Any = "trec_eval", ideal: str = "au
 
 def aligned_ndcg(aligned: Any, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
                  gains: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
-    """Per-topic NDCG of an aligned run (:func:`fastndcg.io.align_run`, :meth:`fastndcg.io.JoinedRun.aligned`).
+    """Per-topic NDCG of an aligned run (:func:`fastndcg.io.align_run`, :meth:`fastndcg.io._joining.JoinedRun.aligned`).
 
     For topic q, DCG@k = sum_{r <= k} G(l_r) / log2(r + 1) over its ranking (score descending,
     ties as the convention says: trec_eval's by docno descending), NDCG@k = DCG@k / IDCG@k with
@@ -87,7 +87,7 @@ def _scored(aligned: Any, k: Any, convention: Any, ideal: str, gains: Any, n_thr
         return (mean_ndcg if mean else ndcg)(k=k, convention=conv, n_threads=n_threads, **arrays)
     # a score beyond float32 (warned about or refused) is named by its run file line
     from fastndcg._core.validation import overflow_at_file_lines
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._row_lines import at_file_lines
 
     line_of = aligned.score_line
     with at_file_lines({"scores": (aligned.run_path, line_of)}), overflow_at_file_lines(aligned.run_path, line_of):

@@ -141,8 +141,8 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
     ----------
     run, qrels : :class:`fastndcg.io.Run` / :class:`~fastndcg.io.Qrels` or paths
         A run path is joined with the qrels while it is read
-        (:func:`fastndcg.io.join_run_file`); a
-        :class:`fastndcg.io.JoinedRun` (joined with these ``qrels``) is
+        (:func:`fastndcg.io._joining.join_run_file`); a
+        :class:`fastndcg.io._joining.JoinedRun` (joined with these ``qrels``) is
         used as it is.
     measures : str, Measure or a list of them
         trec_eval or ir_measures syntax (:func:`fastndcg.measures.parse_measures`).
@@ -170,7 +170,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
         retrieved one.
     n_threads : int, optional
     consume_run : bool
-        A :class:`fastndcg.io.JoinedRun` given as ``run`` is freed as
+        A :class:`fastndcg.io._joining.JoinedRun` given as ``run`` is freed as
         it is evaluated (``JoinedRun.aligned(consume=True)``: a peak of about
         25 bytes a result instead of 41); it cannot be evaluated again. A run
         given as a path is always joined, and freed, here.
@@ -185,9 +185,9 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
         :mod:`fastndcg.reference._trec_ndcg` defines them.
     """
     from fastndcg.io._trec import Qrels, Run
-    from fastndcg.io._align import align_run
-    from fastndcg.io._align import JoinedRun, join_run_file, read_qrels_for
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._alignment import read_qrels_for
+    from fastndcg.io._joining import JoinedRun, align_run, join_run_file
+    from fastndcg.io._row_lines import at_file_lines
 
     ms = resolve_measurements(measures, convention=convention, missing=missing, max_docs=max_docs, judged_only=judged_only,
                               relevance_level=relevance_level)

@@ -308,7 +308,7 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
     Parameters
     ----------
     qrels, run : paths, or :class:`~fastndcg.io.Qrels` and a run path
-        The run is joined with the qrels once (:func:`fastndcg.io.join_run_file`).
+        The run is joined with the qrels once (:func:`fastndcg.io._joining.join_run_file`).
     value : str or float, optional
         The reported mean as printed (``"0.3914"``): its decimals set the match
         (module docstring; a float has the decimals of its shortest repr, so
@@ -330,7 +330,8 @@ def identify(qrels: Any, run: Any, *, value: Any = None, per_query: Any = None, 
     Identification
     """
     from fastndcg.io._trec import Qrels
-    from fastndcg.io._align import join_run_file, read_qrels_for
+    from fastndcg.io._alignment import read_qrels_for
+    from fastndcg.io._joining import join_run_file
     from fastndcg.measures._trec_measures import evaluate_trec
 
     reported = _reported(value, per_query, measure)

@@ -61,7 +61,7 @@ class Chunk:
     ideal_dcg : float array (n_queries,), optional
         An external ideal DCG per query (instead of an ideal list).
     row_lines : dict, optional
-        Where the rows were read from (:data:`fastndcg.io._svmlight.RowLines`;
+        Where the rows were read from (:data:`fastndcg.io._row_lines.RowLines`;
         the chunks of ``iter_svmlight`` have it): a bad label or score is then
         reported as ``path:line: ...``.
     """
@@ -278,7 +278,7 @@ class NDCGAccumulator:
             nd, num, den = self.evaluator.terms(chunk)
         except (ValueError, TypeError) as exc:
             if chunk.row_lines:     # read from files: the readers' path:line: rule
-                from fastndcg.io._svmlight import file_line_error
+                from fastndcg.io._row_lines import file_line_error
 
                 located = file_line_error(exc, chunk.row_lines)
                 if located is not None:

@@ -1,6 +1,6 @@
 """NDCG of pandas and polars DataFrames: :func:`frame_ndcg`, :func:`frame_mean_ndcg`.
 
-The frame becomes CSR arrays in io (:func:`fastndcg.io.frame_arrays`: rows grouped by
+The frame becomes CSR arrays in io (:func:`fastndcg.io._frames.frame_arrays`: rows grouped by
 query, stably) and the NDCG API scores them; per-query results come back as a DataFrame of the
 caller's library.
 

@@ -1,5 +1,5 @@
 """A TREC run against qrels held in memory, the run read by whole topics
-(:func:`fastndcg.io.iter_joined`) and each piece joined with the qrels as
+(:func:`fastndcg.io._joining.iter_joined`) and each piece joined with the qrels as
 :func:`fastndcg.io.align_run` does: :func:`evaluate_run`, :func:`align_chunk`."""
 from __future__ import annotations
 import numbers
@@ -18,7 +18,8 @@ from fastndcg.stream._chunks import Chunk, NDCGAccumulator, PathLike, StreamResu
 from fastndcg._core.validation import gathered_label_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fastndcg.io._align import AlignedRun, JoinedRun
+    from fastndcg.io._alignment import AlignedRun
+    from fastndcg.io._joining import JoinedRun
     from fastndcg.io._trec import Qrels, Run
 
 
@@ -100,9 +101,9 @@ def align_chunk(run: Union["Run", "JoinedRun", PathLike], qrels: Union["Qrels", 
     ranked in float32 when the convention scores in float32, as trec_eval 9.x
     and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
     custom gains, see there). A run path is joined with the qrels while it
-    is read (:func:`fastndcg.io.join_run_file`; ``progress``: its
-    callback, bytes of the run file); a :class:`fastndcg.io.JoinedRun`
-    (joined with these qrels, e.g. by :func:`fastndcg.io.join_runs`) is
+    is read (:func:`fastndcg.io._joining.join_run_file`; ``progress``: its
+    callback, bytes of the run file); a :class:`fastndcg.io._joining.JoinedRun`
+    (joined with these qrels, e.g. by :func:`fastndcg.io._joining.join_runs`) is
     used as it is.
 
     Returns
@@ -122,7 +123,8 @@ def align_chunk(run: Union["Run", "JoinedRun", PathLike], qrels: Union["Qrels", 
 def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_threads, progress=None, owned=False):
     """:func:`align_chunk`; ``owned``: a JoinedRun ``run`` is the caller's to free
     (``aligned(consume=True)``), as one joined here from a path is."""
-    from fastndcg.io._align import JoinedRun, align_run, join_run_file, read_qrels_for
+    from fastndcg.io._alignment import read_qrels_for
+    from fastndcg.io._joining import JoinedRun, align_run, join_run_file
     from fastndcg.io._trec import Qrels
 
     conv = as_convention(convention)
@@ -153,7 +155,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
 
     The qrels are held in memory (:func:`fastndcg.io.read_qrels`); the
     run is read in pieces of whole topics, each joined with the qrels as it is
-    read (:func:`fastndcg.io.iter_joined`), as :func:`fastndcg.io.align_run` does
+    read (:func:`fastndcg.io._joining.iter_joined`), as :func:`fastndcg.io.align_run` does
     (:func:`align_chunk`: docno tie key, judged documents as the ideal list
     where the convention's tool takes it from the qrels, ``max_docs``) and
     evaluated with the in-memory kernels. Judged topics that never appear in
@@ -191,7 +193,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     keep, per_query, n_threads
         See :class:`NDCGAccumulator`.
     block_size : int, optional
-        Bytes read at a time (default :data:`fastndcg.io._align.JOIN_BLOCK_SIZE`).
+        Bytes read at a time (default :data:`fastndcg.io._joining.JOIN_BLOCK_SIZE`).
     progress : callable(done, total), optional
         Progress callback of the reader (bytes of the run file).
 
@@ -209,9 +211,10 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     """
     from fastndcg._core.validation import overflow_at_file_lines
     from fastndcg.io._files import input_name
-    from fastndcg.io._svmlight import at_file_lines
+    from fastndcg.io._row_lines import at_file_lines
     from fastndcg.io._trec import Qrels, read_qrels
-    from fastndcg.io._align import JOIN_BLOCK_SIZE, iter_joined, missing_topics_error, topic_first_line
+    from fastndcg.io._alignment import AlignedRun, judged_ideal, missing_topics_error, topic_first_line
+    from fastndcg.io._joining import JOIN_BLOCK_SIZE, iter_joined
 
     check_missing(missing)
     if not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
@@ -294,7 +297,7 @@ def _add_missing_topics(acc: NDCGAccumulator, qrels: "Qrels", unseen: np.ndarray
                         spec: Any, quirks: Any, n_threads: Optional[int]) -> None:
     """Judged topics without results under ``missing="zero"``: empty rankings against their
     judgments, evaluated by the same kernels (one chunk)."""
-    from fastndcg.io._align import AlignedRun, judged_ideal
+    from fastndcg.io._alignment import AlignedRun, judged_ideal
 
     n = int(unseen.sum())
     ideal_labels, ideal_offsets, ideal_status = judged_ideal(qrels, unseen, with_status=True)

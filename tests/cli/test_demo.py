@@ -20,7 +20,7 @@ def test_demo_rejects_bad_cutoffs(capsys):
 
 def test_example_files_are_deterministic_and_evaluable(tmp_path):
     import fastndcg.io as readers
-    from fastndcg.io import write_examples
+    from fastndcg.io._example_files import write_examples
 
     a = write_examples(tmp_path / "a")
     b = write_examples(tmp_path / "b")

@@ -57,10 +57,10 @@ class _ModuleSpy:
 @pytest.fixture
 def recorder(monkeypatch):
     from fastndcg._core import prepared
-    from fastndcg.io import _align, _parse, _trec
+    from fastndcg.io import _alignment, _joining, _parse, _trec
 
     rec = _Recorder()
-    for module in (_align, _trec):
+    for module in (_alignment, _joining, _trec):
         monkeypatch.setattr(module, "_parse", _ModuleSpy(_parse, "io/_parse.pyx", rec))
 
     class SpyKernel(prepared.NDCGKernel):     # a real kernel (the Cython type checks pass)
@@ -119,5 +119,5 @@ def test_eval_reaches_the_kernels_through_at_most_8_files(tmp_path, recorder, ca
 
 
 def test_the_path_check_can_fail():
-    assert _turns_back(["cli/_app.py", "cli/_eval.py", "io/_align.py", "cli/_eval.py"]) == {"cli/_eval.py"}
+    assert _turns_back(["cli/_app.py", "cli/_eval.py", "io/_joining.py", "cli/_eval.py"]) == {"cli/_eval.py"}
     assert _turns_back(["cli/_app.py", "cli/_app.py", "cli/_eval.py"]) == set()

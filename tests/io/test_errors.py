@@ -10,8 +10,9 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
-from fastndcg.io._svmlight import at_file_lines
-from fastndcg.io import group_file_for, iter_svmlight, read_svmlight
+from fastndcg.io._row_lines import at_file_lines
+from fastndcg.io import iter_svmlight, read_svmlight
+from fastndcg.io._svmlight import group_file_for
 
 
 def write(tmp_path, name, data):

@@ -16,6 +16,7 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
+from fastndcg.io import _files, _joining, _trec
 from fastndcg.io._files import BOM, ByteOrderMarkWarning
 
 QRELS = b"1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 d 1\n"
@@ -106,7 +107,7 @@ def test_readers_take_a_pipe_a_fifo_and_stdin(tmp_path, monkeypatch, how, gz):
     with source(RUN) as path:
         _same_aligned(readers.align_run(path, qrels), want)
     with source(RUN) as path:
-        assert readers.join_run_file(path, qrels).n_results == 5
+        assert _joining.join_run_file(path, qrels).n_results == 5
     with source(RUN) as path:
         _same_aligned(fastndcg.io.align_run(path, qrels, n_threads=2), want)
 
@@ -116,12 +117,12 @@ def test_a_large_pipe_is_read_whole_block_by_block(tmp_path):
     lines = b"".join(b"%d Q0 d%d %d %r tag\n" % (i // 1000, i, i % 1000, (i * 7919 % 1000) / 7) for i in range(20000))
     (tmp_path / "r.txt").write_bytes(lines)
     with os_pipe(lines) as path:
-        got = b"".join(bytes(b) for b in readers.iter_line_blocks(path, 1 << 15))
+        got = b"".join(bytes(b) for b in _files.iter_line_blocks(path, 1 << 15))
     assert got == lines
     with os_pipe(lines) as path:
         _same_table(readers.read_run(path), readers.read_run(tmp_path / "r.txt"))
     with os_pipe(lines) as path:
-        pieces = list(readers.iter_run(path, chunk_rows=3000, block_size=1 << 14))
+        pieces = list(_trec.iter_run(path, chunk_rows=3000, block_size=1 << 14))
     assert sum(len(p) for p in pieces) == 20000 and len(pieces) > 5
 
 
@@ -147,12 +148,12 @@ def test_errors_on_a_pipe_name_it_and_the_line(tmp_path, monkeypatch):
 
 def test_open_binary_reads_a_pipe(tmp_path):
     with os_pipe(gzip.compress(RUN)) as path:
-        stream, raw = readers.open_binary(path)
+        stream, raw = _files.open_binary(path)
         with stream:
             assert stream.read() == RUN
         assert raw.tell() > 0
     with os_pipe(RUN) as path:
-        stream, _ = readers.open_binary(path)
+        stream, _ = _files.open_binary(path)
         with stream:
             assert stream.read() == RUN
 
@@ -175,7 +176,7 @@ def test_byte_order_mark_is_skipped_with_one_warning(tmp_path, gz):
     with pytest.warns(ByteOrderMarkWarning):
         _same_aligned(readers.align_run(rb, readers.read_qrels(q)), readers.align_run(r, readers.read_qrels(q)))
     with pytest.warns(ByteOrderMarkWarning):
-        assert [len(p) for p in readers.iter_run(put("sorted", BOM + b"".join(sorted(RUN.splitlines(True)))))] == [5]
+        assert [len(p) for p in _trec.iter_run(put("sorted", BOM + b"".join(sorted(RUN.splitlines(True)))))] == [5]
     with warnings.catch_warnings():
         warnings.simplefilter("error")      # no mark: no warning; a mark further on is data
         readers.read_qrels(q)
@@ -188,11 +189,11 @@ def test_byte_order_mark_is_skipped_with_one_warning(tmp_path, gz):
 def test_byte_order_mark_with_small_blocks(tmp_path, block_size):
     (tmp_path / "q").write_bytes(BOM + QRELS)
     with pytest.warns(ByteOrderMarkWarning):
-        got = b"".join(bytes(b) for b in readers.iter_line_blocks(tmp_path / "q", block_size))
+        got = b"".join(bytes(b) for b in _files.iter_line_blocks(tmp_path / "q", block_size))
     assert got == QRELS
     (tmp_path / "e").write_bytes(BOM)
     with pytest.warns(ByteOrderMarkWarning):
-        assert b"".join(bytes(b) for b in readers.iter_line_blocks(tmp_path / "e", block_size)) == b""
+        assert b"".join(bytes(b) for b in _files.iter_line_blocks(tmp_path / "e", block_size)) == b""
 
 
 def test_byte_order_mark_in_svmlight_predictions_and_group_files(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
-from fastndcg.io import _align as align
+from fastndcg.io import _joining as align
 from fastndcg.measures import aligned_ndcg
 from fastndcg.io import Qrels
 from fastndcg.measures import evaluate_trec
@@ -127,7 +127,7 @@ def test_duplicate_docnos_name_both_lines(tmp_path, lines, line, other, doc, top
     with pytest.raises(ValueError, match=msg):
         readers.align_run(run, q)
     with pytest.raises(ValueError, match=msg):
-        list(fastndcg.io.iter_joined(run, q, stream=False))
+        list(align.iter_joined(run, q, stream=False))
     with pytest.raises(ValueError, match=msg):
         readers.read_run(run)
 
@@ -230,8 +230,8 @@ def _runs(tmp_path, n):
 def test_join_runs_gives_every_run_in_order(tmp_path, n_threads):
     q, paths = _runs(tmp_path, 7)
     assert align.run_threads(paths, n_threads) == ((min(n_threads, 7), 1) if n_threads > 1 else (1, 1))
-    want = [fastndcg.io.join_run_file(p, q).aligned(missing="zero") for p in paths]
-    got = [j.aligned(missing="zero") for j in fastndcg.io.join_runs(paths, q, n_threads=n_threads)]
+    want = [align.join_run_file(p, q).aligned(missing="zero") for p in paths]
+    got = [j.aligned(missing="zero") for j in align.join_runs(paths, q, n_threads=n_threads)]
     assert [g.run_name for g in got] == [f"t{i}" for i in range(7)]
     for g, w in zip(got, want):
         for f in ("scores", "labels", "tie_key", "offsets", "status"):
@@ -245,7 +245,7 @@ def test_join_runs_raises_the_first_failing_run_in_order(tmp_path):
     order = paths[:2] + [bad] + paths[2:4] + [worse] + paths[4:]
     seen = []
     with pytest.raises(ValueError, match=f"{re.escape(str(bad))}:3001: duplicate docno 'd0'"):
-        for j in fastndcg.io.join_runs(order, q, n_threads=2):
+        for j in align.join_runs(order, q, n_threads=2):
             seen.append(j.run_path)
     assert seen == [str(p) for p in paths[:2]]
 
@@ -269,9 +269,9 @@ def test_qrels_with_their_index_pickle(tmp_path):
     import pickle
 
     q, paths = _runs(tmp_path, 2)
-    want = fastndcg.io.join_run_file(paths[0], q).aligned(missing="zero")
+    want = align.join_run_file(paths[0], q).aligned(missing="zero")
     assert "_docno_index" in q.__dict__
     q2 = pickle.loads(pickle.dumps(q))
-    got = fastndcg.io.join_run_file(paths[0], q2).aligned(missing="zero")
+    got = align.join_run_file(paths[0], q2).aligned(missing="zero")
     for f in ("scores", "labels", "tie_key", "offsets", "status"):
         np.testing.assert_array_equal(getattr(got, f), getattr(want, f))

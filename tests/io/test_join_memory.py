@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fastndcg.io as readers
-from fastndcg.io import _align as align
+from fastndcg.io import _joining as align
 from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES, page_array
 from fastndcg.measures import evaluate_trec
 
@@ -70,13 +70,13 @@ def test_evaluate_trec_frees_the_run_at_its_last_alignment(tmp_path):
     r, q, _ = random_files(tmp_path, np.random.default_rng(3))
     qrels = readers.read_qrels(q)
     measures = ["ndcg_cut.10", "nDCG(gains={0:0,1:1,2:5})@10", "nDCG(judged_only=True)@10", "ndcg"]
-    expected = evaluate_trec(readers.join_run_file(r, qrels), qrels, measures, missing="zero")
-    joined = readers.join_run_file(r, qrels)
+    expected = evaluate_trec(align.join_run_file(r, qrels), qrels, measures, missing="zero")
+    joined = align.join_run_file(r, qrels)
     got = evaluate_trec(joined, qrels, measures, missing="zero", consume_run=True)
     assert joined.consumed
     np.testing.assert_array_equal(got.values, expected.values)
     np.testing.assert_array_equal(got.means, expected.means)
-    kept = readers.join_run_file(r, qrels)
+    kept = align.join_run_file(r, qrels)
     evaluate_trec(kept, qrels, measures, missing="zero")
     assert not kept.consumed                             # the caller's run stays usable
     np.testing.assert_array_equal(evaluate_trec(kept, qrels, measures, missing="zero").values, expected.values)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fastndcg.io as readers
-from fastndcg.io import _align as align
+from fastndcg.io import _joining as align
 from fastndcg.io._trec import TrecParser
 from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES
 from fastndcg.measures import evaluate_trec

@@ -14,6 +14,7 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
+from fastndcg.io import _files, _joining, _trec
 from conftest import require
 import fastndcg.io
 
@@ -481,7 +482,7 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
     # issue 27: a run path is joined with the qrels while it is read (pieces of whole
     # topics; a run whose topics come back is read again as one piece): the same arrays
     # as align_run on the Run table, for any piece size and thread count
-    from fastndcg.io import _align as align
+    from fastndcg.io import _joining as align
 
     base = shared_data / "trectools-robust03"
     qrels = readers.read_qrels(base / "robust03_qrels.txt")
@@ -498,7 +499,7 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
         _assert_same_alignment(ref, readers.align_run(path, qrels, **kw), f"path {kw}")
         for chunk_rows, block_size, threads in ((1, 4096, 1), (3000, 65536, 2), (None, 1 << 20, 2)):
             try:
-                pieces = list(fastndcg.io.iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size,
+                pieces = list(_joining.iter_joined(path, qrels, chunk_rows=chunk_rows, block_size=block_size,
                                                 n_threads=threads, stream=False))
             except align._TopicAgain:
                 assert shuffle and chunk_rows is not None
@@ -507,7 +508,7 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
             got = joined.aligned(n_threads=threads, **kw)
             _assert_same_alignment(ref, got, f"{kw} chunk_rows={chunk_rows} block_size={block_size}")
         # small pieces: a shuffled run's topics come back, and the file is read again as one piece
-        joined = fastndcg.io.join_run_file(path, qrels, chunk_rows=500, block_size=8192)
+        joined = _joining.join_run_file(path, qrels, chunk_rows=500, block_size=8192)
         _assert_same_alignment(ref, joined.aligned(**kw), f"join_run_file small pieces {kw}")
 
 
@@ -515,16 +516,16 @@ def test_join_run_file_errors_as_read_run(tmp_path):
     # the joined path keeps read_run's errors and their order: a malformed line further
     # on is reported before a duplicate docno found in an earlier piece, and an error in
     # the run before one in the qrels (the run used to be read first)
-    from fastndcg.io import _align as align
+    from fastndcg.io import _joining as align
 
     qrels = write(tmp_path, "q.txt", "1 0 a 1\n2 0 b 1\n")
     lines = ["1 Q0 a 1 1 t", "1 Q0 a 2 1 t"] + [f"2 Q0 d{i} 1 1 t" for i in range(50)] + ["2 Q0 x 1 oops t"]
     run = write(tmp_path, "r.txt", "\n".join(lines) + "\n")
     q = readers.read_qrels(qrels)
     with raises_at(run, 53, "score"):
-        list(fastndcg.io.iter_joined(run, q, chunk_rows=1, block_size=32, stream=False))
+        list(_joining.iter_joined(run, q, chunk_rows=1, block_size=32, stream=False))
     with raises_at(run, 2, "duplicate docno 'a' for topic '1' .also on line 1."):
-        list(fastndcg.io.iter_joined(run, q, chunk_rows=1, block_size=32, stream=True))
+        list(_joining.iter_joined(run, q, chunk_rows=1, block_size=32, stream=True))
     dup_only = write(tmp_path, "d.txt", "1 Q0 a 1 1 t\n1 Q0 b 1 1 t\n1 Q0 a 1 1 t\n")
     with raises_at(dup_only, 3, "duplicate docno 'a' for topic '1' .also on line 1."):
         readers.align_run(dup_only, q)
@@ -538,7 +539,7 @@ def test_join_run_file_errors_as_read_run(tmp_path):
 def test_iter_run_pieces(shared_data, tmp_path):
     path = shared_data / "trectools-robust03" / "runs" / "input.humR03dc.gz"
     whole = readers.read_run(path)
-    pieces = list(readers.iter_run(path, chunk_rows=2500, block_size=20000))
+    pieces = list(_trec.iter_run(path, chunk_rows=2500, block_size=20000))
     assert len(pieces) > 2 and sum(len(p) for p in pieces) == len(whole)
     assert sorted(t for p in pieces for t in p.topics.tolist()) == whole.topics.tolist()
     got = {}
@@ -551,13 +552,13 @@ def test_iter_run_pieces(shared_data, tmp_path):
         assert got[t] == (wd[s:e].tolist(), whole.scores[s:e].tolist())
     bad = write(tmp_path, "r.txt", "1 Q0 a 1 1 t\n2 Q0 a 1 1 t\n1 Q0 b 1 1 t\n")
     with raises_at(bad, 3, "topic '1' appears again"):
-        list(readers.iter_run(bad, chunk_rows=1))
+        list(_trec.iter_run(bad, chunk_rows=1))
     # the interruption inside one piece (the whole file is one piece) is caught too
     with raises_at(bad, 3, "topic '1' appears again"):
-        list(readers.iter_run(bad, chunk_rows=10**6))
+        list(_trec.iter_run(bad, chunk_rows=10**6))
     bad2 = write(tmp_path, "r2.txt", "2 Q0 a 1 1 t\n1 Q0 a 1 1 t\n1 Q0 c 1 1 t\n2 Q0 b 1 1 t\n1 Q0 b 1 1 t\n")
     with raises_at(bad2, 4, "topic '2' appears again"):
-        list(readers.iter_run(bad2, chunk_rows=10**6))
+        list(_trec.iter_run(bad2, chunk_rows=10**6))
 
 
 def test_ideal_source():
@@ -580,7 +581,7 @@ def test_trec_nul_byte_is_refused(tmp_path):
     with raises_at(r, 3, "NUL byte"):
         readers.read_run(r)
     with raises_at(r, 3, "NUL byte"):
-        list(readers.iter_run(r))
+        list(_trec.iter_run(r))
 
 
 def test_svmlight_nul_byte_in_docid_is_refused(tmp_path):
@@ -686,7 +687,7 @@ def test_compressed_files_with_several_members(tmp_path, kind):
     path = write(tmp_path, "q." + kind, comp(body[:777]) + comp(body[777:]), mode="wb")
     plain = write(tmp_path, "q.txt", body, mode="wb")
     for block_size in (100, 1 << 20):
-        assert b"".join(bytes(b) for b in readers.iter_line_blocks(path, block_size)) == body
+        assert b"".join(bytes(b) for b in _files.iter_line_blocks(path, block_size)) == body
     np.testing.assert_array_equal(readers.read_qrels(path).relevance, readers.read_qrels(plain).relevance)
 
 
@@ -710,7 +711,7 @@ def test_whole_file_errors_name_a_line(tmp_path):
     with raises_at(empty, 3, "no results in the file"):
         readers.read_run(empty)
     with raises_at(empty, 3, "no results in the file"):
-        list(readers.iter_run(empty))
+        list(_trec.iter_run(empty))
     nothing = write(tmp_path, "n.txt", "")
     with raises_at(nothing, 1, "the file is empty"):
         readers.read_run(nothing)

@@ -165,7 +165,7 @@ def test_warnings_point_at_the_callers_line_and_name_the_run_lines(tmp_path):
 
 def test_joined_and_table_runs_keep_the_lines_of_scores_beyond_float32(tmp_path):
     from fastndcg.io import align_run, read_qrels, read_run
-    from fastndcg.io import join_run_file
+    from fastndcg.io._joining import join_run_file
 
     q, r = _trec_files(tmp_path)
     qrels = read_qrels(q)

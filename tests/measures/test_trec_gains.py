@@ -29,6 +29,7 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
+from fastndcg.io import _files
 from fastndcg.reference import _trec_gains as ref
 from fastndcg.cli import main
 from fastndcg.cli._options import EXIT_OK, EXIT_USAGE
@@ -609,7 +610,7 @@ def test_pytrec_eval_robust03(shared_data):
         path = base / "runs" / f"{name}.gz"
         a = readers.align_run(path, qrels, missing="skip", float32_scores=True)
         run = {}
-        for block in readers.iter_line_blocks(path):
+        for block in _files.iter_line_blocks(path):
             for line in bytes(block).decode().splitlines():
                 t, _, d, _, s = line.split()[:5]
                 run.setdefault(t, {})[d] = float(s)

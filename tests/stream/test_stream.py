@@ -20,7 +20,7 @@ from fastndcg.stream._frame_chunks import evaluate_parquet
 from fastndcg.stream._sources import evaluate_npy, evaluate_svmlight, iter_npy
 from fastndcg.stream._trec_stream import aligned_chunk, evaluate_run
 from fastndcg._core._exact import ExactSum
-from fastndcg.io._align import topic_first_line
+from fastndcg.io._alignment import topic_first_line
 from fastndcg.stream._chunks import exact_partials
 from conftest import require, make_batch
 
@@ -274,6 +274,7 @@ def test_memory_bound(big_data, source):
 # ----------------------------------------------------------------------------- TREC runs
 
 import fastndcg.io as readers  # noqa: E402
+from fastndcg.io import _trec
 
 
 def _write_trec(tmp_path, rng, n_topics=240, gz=False):
@@ -347,7 +348,7 @@ def test_run_stream_mean_does_not_depend_on_the_order(tmp_path):
     want = aligned_mean_ndcg(a, 10)
     res = evaluate_run(qrels, rpath, 10, missing="skip", chunk_rows=1, block_size=64)
     assert res.mean == want and res.n_chunks > 200
-    pieces = readers.iter_run(rpath, chunk_rows=1, block_size=64)
+    pieces = _trec.iter_run(rpath, chunk_rows=1, block_size=64)
     file_order = evaluate_chunks((aligned_chunk(readers.align_run(p, qrels, missing="skip"), "trec_eval")
                            for p in pieces), 10, convention="trec_eval")
     np.testing.assert_array_equal(np.sort(file_order.ndcg), np.sort(res.ndcg))

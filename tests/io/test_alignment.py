@@ -1,0 +1,79 @@
+"""trec_eval's alignment rules on joined rows (fastndcg/io/_alignment.py): ``-M`` (``max_docs``)
+ranks through the one comparator of the kernels (``fastndcg/_core/_rank.pxd``) and keeps the very
+rows the former ``np.lexsort`` of its own kept (issue 35)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fastndcg.io
+from fastndcg.io import _alignment
+from fastndcg.io._alignment import PlacedRows, keep_top
+
+
+def lexsort_kept(scores, tie_key, sizes, max_docs, float32_scores):
+    """The rows -M kept before issue 35: its own np.lexsort (topic, score descending, tie key
+    descending; stable: position last)."""
+    qtopic = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    with np.errstate(over="ignore"):
+        ranked = scores.astype(np.float32) if float32_scores else scores
+    by_rank = np.lexsort((-tie_key, -ranked.astype(np.float64), qtopic))
+    first = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=first[1:])
+    pos = np.empty_like(by_rank)
+    pos[by_rank] = np.arange(by_rank.size)
+    return (pos - first[qtopic]) < max_docs
+
+
+def tied_rows(rng, n_topics, distinct_keys=True):
+    """Topics heavy with ties: few distinct scores (0.0 and -0.0, values equal only in float32,
+    values beyond float32's range); tie keys a permutation within each topic (as a join gives
+    them), or with repeats (the position decides)."""
+    sizes = rng.integers(1, 150, n_topics).astype(np.int64)
+    pool = np.array([0.0, -0.0, 1.0, 1.0 + 2.0 ** -40, 0.5, -3.0, 1e39, -1e39, 3.4028235e38, 2.0])
+    scores = pool[rng.integers(0, pool.size, int(sizes.sum()))]
+    keys = [rng.permutation(s) if distinct_keys else rng.integers(0, 3, s) for s in sizes.tolist()]
+    return scores, np.concatenate(keys).astype(np.int64), sizes
+
+
+@pytest.mark.parametrize("distinct_keys", [True, False])
+@pytest.mark.parametrize("float32_scores", [False, True])
+def test_max_docs_keeps_the_rows_of_the_former_lexsort(distinct_keys, float32_scores):
+    rng = np.random.default_rng(35 + distinct_keys + 2 * float32_scores)
+    for _ in range(5):
+        scores, tie_key, sizes = tied_rows(rng, 40, distinct_keys)
+        placed = PlacedRows(np.arange(sizes.shape[0], dtype=np.int64), sizes, scores, tie_key,
+                            np.zeros(scores.shape[0], np.int32), np.zeros(scores.shape[0], np.int8))
+        for max_docs in (1, 2, 3, 5, 17, 33, 40, 149, 150, 10 ** 30):
+            want = lexsort_kept(scores, tie_key, sizes, max_docs, float32_scores)
+            for n_threads in (1, 2):
+                got = keep_top(placed, max_docs, float32_scores, n_threads)
+                np.testing.assert_array_equal(got, want, err_msg=f"max_docs={max_docs} threads={n_threads}")
+
+
+def test_max_docs_of_a_run_file_heavy_with_ties(tmp_path):
+    # end to end: a run whose topics tie on few scores, -M cutting through the ties; the kept
+    # rows are those of the former lexsort over the whole aligned run
+    rng = np.random.default_rng(7)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{t} 0 d{d} {d % 3}\n" for t in range(1, 9) for d in range(0, 40, 2)))
+    values = ["1", "0.5", "-0", "0", "1e39", "2.0000000001", "2"]
+    run.write_text("".join(f"{t} Q0 d{d} 0 {values[rng.integers(len(values))]} r\n"
+                           for t in range(1, 9) for d in rng.permutation(40)))
+    for float32_scores in (False, True):
+        whole = fastndcg.io.align_run(str(run), str(qrels), missing="zero", float32_scores=float32_scores)
+        sizes = np.diff(whole.offsets)
+        for max_docs in (1, 4, 9, 25):
+            want = lexsort_kept(whole.scores, whole.tie_key, sizes, max_docs, float32_scores)
+            for source in (str(run), fastndcg.io.read_run(run)):
+                got = fastndcg.io.align_run(source, str(qrels), missing="zero", max_docs=max_docs,
+                                            float32_scores=float32_scores)
+                np.testing.assert_array_equal(got.scores, whole.scores[want])
+                np.testing.assert_array_equal(got.tie_key, whole.tie_key[want])
+                np.testing.assert_array_equal(got.labels, whole.labels[want])
+
+
+def test_max_docs_has_no_comparator_of_its_own():
+    import inspect
+
+    assert "lexsort" not in inspect.getsource(_alignment) and "argsort(-" not in inspect.getsource(_alignment)
