@@ -13,6 +13,8 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from fastndcg.conventions._fields import ANY, KEY, FieldInfo, conv_field
+
 GAINS = ("exponential", "linear")
 DISCOUNTS = ("log2", "letor", "reciprocal", "jk")
 TIES = ("stable", "key", "key_desc", "average", "worst", "best")
@@ -204,25 +206,71 @@ class Convention:
         fields compute the same numbers whatever their names. Presets set it.
     """
 
-    gain: GainSpec = "exponential"
-    unknown_label: str = "error"
-    discount: DiscountSpec = "log2"
-    discount_base: float = 2.0
-    ties: str = "stable"
-    empty: str = "zero"
-    short: str = "clamp"
-    ideal: str = "cut"
-    aggregation: str = "mean"
-    score_precision: str = "native"
-    float32_overflow: str = "error"
-    default_k: Optional[int] = None
-    weight_precision: str = "native"
-    empty_weight: str = "weighted"
-    above_one: str = "keep"
-    ideal_source: str = "qrels"
-    empty_mean: str = "nan"
-    custom_gains: str = "table"
-    missing_ranking: str = "empty"
+    gain: GainSpec = conv_field("exponential", FieldInfo(
+        "G(l): 2**l - 1, l, or a table by label", GAINS, "gain", 10, stated=True, column="gain",
+        spelled={"exponential": "exp", "linear": "lin"},
+        grid=("exponential", "linear"), exact={"lightgbm": ANY, "xgboost": ("exponential", "linear")}))
+    unknown_label: str = conv_field("error", FieldInfo(
+        "a label outside a gain table: an error or gain 0", UNKNOWN_LABEL, "unknown", 20,
+        matters=("a gain table",), column="unknown_label", exact={"lightgbm": ANY, "xgboost": ANY}))
+    discount: DiscountSpec = conv_field("log2", FieldInfo(
+        "D(r) for 1-based rank r, or an array", DISCOUNTS, "disc", 50, stated=True,
+        spelled={"reciprocal": "recip"}, column="discount", grid=("log2", "letor")))
+    discount_base: float = conv_field(2.0, FieldInfo(
+        "the log base of discount='jk'", None, "disc", 50, option=True, matters=("discount='jk'",)))
+    ties: str = conv_field("stable", FieldInfo(
+        "the order of documents with equal scores", TIES, "ties", 60, stated=True, column="ties",
+        grid=("key_desc", "key", "stable", "average", "worst", "best")))
+    empty: str = conv_field("zero", FieldInfo(
+        "NDCG of a query whose ideal DCG is 0", EMPTY, "empty", 70, stated=True, column="empty",
+        matters=("a query without a positive gain",), grid=("zero", "one", "skip"),
+        exact={"lightgbm": ANY, "xgboost": ANY}))
+    short: str = conv_field("clamp", FieldInfo(
+        "NDCG@k of a query with fewer than k documents", SHORT, "short", 80, stated=True, column="short",
+        matters=("a query shorter than k",), grid=("clamp", "zero")))
+    ideal: str = conv_field("cut", FieldInfo(
+        "the ideal DCG cut at k or over the whole ideal list", IDEAL, "ideal", 90, stated=True,
+        column="ideal", matters=("a query with more than k positive gains",), grid=("cut", "full")))
+    aggregation: str = conv_field("mean", FieldInfo(
+        "mean of per-query NDCG or ratio of sums", AGGREGATIONS, "agg", 150, stated=True,
+        column="aggregation", exact={"lightgbm": ANY, "xgboost": ANY}))
+    score_precision: str = conv_field("native", FieldInfo(
+        "scores ranked as given or rounded to float32 first", SCORE_PRECISION, "prec", 110,
+        spelled={"float32": "f32"}, column="score_precision", grid=("native", "float32"),
+        exact={"xgboost": ANY}, trec_eval_reads=True))
+    float32_overflow: str = conv_field("error", FieldInfo(
+        "a double beyond float32 under score_precision='float32': an error or +-inf",
+        FLOAT32_OVERFLOW_CHOICES, "prec", 110, option=True, matters=("score_precision='float32'",),
+        exact={"lightgbm": ANY, "xgboost": ANY}, trec_eval_reads=True))
+    default_k: Optional[int] = conv_field(None, FieldInfo(
+        "the cutoff k=None stands for", None, "k_default", 100, matters=("k=None",),
+        exact={"lightgbm": ANY, "xgboost": ANY}))
+    weight_precision: str = conv_field("native", FieldInfo(
+        "query weights as given or rounded to float32", WEIGHT_PRECISION, "agg", 150, option=True,
+        spelled={"float32": "wf32"}, matters=("weights",), exact={"lightgbm": ANY, "xgboost": ANY}))
+    empty_weight: str = conv_field("weighted", FieldInfo(
+        "an empty query's value in a weighted mean: weighted or bare", EMPTY_WEIGHT, "agg", 150, option=True,
+        spelled={"unweighted": "empty_unweighted"}, matters=("weights",),
+        exact={"lightgbm": ANY, "xgboost": ANY}))
+    above_one: str = conv_field("keep", FieldInfo(
+        "an aggregate above 1: kept, clamped, or checked", ABOVE_ONE, "agg", 150, option=True,
+        spelled={"clamp": "above_one_clamp", "check": "above_one_check"}, matters=("an aggregate above 1",),
+        exact={"lightgbm": ANY, "xgboost": ANY}))
+    ideal_source: str = conv_field("qrels", FieldInfo(
+        "the ideal list of TREC qrels + runs: every judgment or the retrieved documents", IDEAL_SOURCES,
+        "ideal", 90, option=True, stated=True, matters=("qrels and a run",), grid=("qrels", "run"),
+        exact={"lightgbm": ANY, "xgboost": ANY}))
+    empty_mean: str = conv_field("nan", FieldInfo(
+        "the aggregate when no query counts", EMPTY_MEAN, "agg", 150, option=True,
+        spelled={"zero": "empty_mean_zero"}, matters=("no query counted",),
+        exact={"lightgbm": ANY, "xgboost": ANY}))
+    custom_gains: str = conv_field("table", FieldInfo(
+        "trec_eval-style custom gains: a gain table, trec_eval's level rules, or refused", CUSTOM_GAINS,
+        "gain_rules", 35, matters=("custom gains",), exact={"lightgbm": ANY, "xgboost": ANY},
+        trec_eval_reads=True))
+    missing_ranking: str = conv_field("empty", FieldInfo(
+        "a judged topic without results, when scored: ranks nothing or one unjudged document",
+        MISSING_RANKING, "missing_ranking", 155, matters=("custom gains", "trec_eval measures"), exact={"lightgbm": ANY, "xgboost": ANY}, trec_eval_reads=True))
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -246,26 +294,11 @@ class Convention:
         if self.discount_base != 2.0 and self.discount != "jk":
             raise ValueError(f"discount_base={self.discount_base!r} applies to discount='jk' only; got "
                              f"discount={self.discount if isinstance(self.discount, str) else 'an array'!r}")
-        for name, allowed in (
-            ("unknown_label", UNKNOWN_LABEL),
-            ("ties", TIES),
-            ("empty", EMPTY),
-            ("short", SHORT),
-            ("ideal", IDEAL),
-            ("aggregation", AGGREGATIONS),
-            ("score_precision", SCORE_PRECISION),
-            ("float32_overflow", FLOAT32_OVERFLOW_CHOICES),
-            ("weight_precision", WEIGHT_PRECISION),
-            ("empty_weight", EMPTY_WEIGHT),
-            ("above_one", ABOVE_ONE),
-            ("ideal_source", IDEAL_SOURCES),
-            ("empty_mean", EMPTY_MEAN),
-            ("custom_gains", CUSTOM_GAINS),
-            ("missing_ranking", MISSING_RANKING),
-        ):
-            value = getattr(self, name)
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+        for info in described_fields(self):     # the fields with named choices only (gain and discount: above)
+            if info.choices is not None and info.name not in ("gain", "discount"):
+                value = getattr(self, info.name)
+                if not isinstance(value, str) or value not in info.choices:
+                    raise ValueError(f"{info.name} must be one of {info.choices}; got {value!r}")
         k = self.default_k
         if k is not None:
             if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
@@ -418,6 +451,34 @@ def _fmt(v: float) -> str:
         return "-"
     return str(int(v)) if float(v).is_integer() else repr(v)
 
+
+#: class -> its fields' descriptions; each entry is stored whole once (threads that race store equal tuples)
+_DESCRIBED: Dict[type, Tuple[FieldInfo, ...]] = {}
+
+
+def described_fields(convention: Any) -> Tuple[FieldInfo, ...]:
+    """The descriptions (:class:`~fastndcg.conventions._fields.FieldInfo`) of the fields of a
+    convention or convention class, in declaration order: :data:`FIELDS` for
+    :class:`Convention`, more for a subclass that declares fields of its own."""
+    cls = convention if isinstance(convention, type) else type(convention)
+    got = _DESCRIBED.get(cls)
+    if got is None:
+        out = []
+        for f in fields(cls):
+            if f.name != "name":
+                info = f.metadata.get(KEY)
+                if info is None:
+                    raise TypeError(f"{cls.__name__}.{f.name}: a convention field is declared with conv_field(...)")
+                info = replace(info, name=f.name, default=f.default)
+                out.append(info)
+        got = _DESCRIBED[cls] = tuple(out)
+    return got
+
+
+#: Every field's description (:class:`~fastndcg.conventions._fields.FieldInfo`), in declaration order.
+FIELDS: Tuple[FieldInfo, ...] = described_fields(Convention)
+#: The same by name.
+FIELD_INFO: Dict[str, FieldInfo] = {info.name: info for info in FIELDS}
 
 DEFAULT = Convention()
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from fastndcg.conventions._convention import DEFAULT as _DEFAULT
-from fastndcg.conventions._convention import PRESETS, Convention
+from fastndcg.conventions._convention import FIELDS, PRESETS, Convention, described_fields
 
 #: The cutoffs a report shows when none are asked for, unless the preset states its own.
 REPORT_CUTOFFS: Tuple[Optional[int], ...] = (1, 3, 5, 10)
@@ -194,9 +194,10 @@ MSLR = _register(LETOR4.replace(gain=(0.0, 1.0, 3.0, 7.0, 15.0), name="mslr"))
 YAHOO = _register(Convention(empty="one", ideal_source="run", name="yahoo"))
 
 
-#: The fields trec_eval's own rules read (custom gains, the ``-m`` measures, ``-c``); every
-#: other field of a convention under those rules is trec_eval's (:func:`follows_trec_eval`).
-TREC_EVAL_READS = ("score_precision", "float32_overflow", "custom_gains", "missing_ranking", "name")
+#: The fields trec_eval's own rules read (custom gains, the ``-m`` measures, ``-c``), from the
+#: fields' descriptions; every other field of a convention under those rules is trec_eval's
+#: (:func:`follows_trec_eval`).
+TREC_EVAL_READS = tuple(info.name for info in FIELDS if info.trec_eval_reads)
 
 
 def follows_trec_eval(convention: Any) -> bool:
@@ -205,8 +206,8 @@ def follows_trec_eval(convention: Any) -> bool:
     but those it reads (:data:`TREC_EVAL_READS`) is trec_eval's. Decided by the fields,
     never by the name: a renamed preset follows the same rules."""
     conv = as_convention(convention)
-    return all(getattr(conv, f.name) == getattr(TREC_EVAL, f.name) for f in fields(Convention)
-               if f.name not in TREC_EVAL_READS)
+    return all(getattr(conv, info.name) == getattr(TREC_EVAL, info.name, info.default)
+               for info in described_fields(conv) if not info.trec_eval_reads)
 
 
 def with_preset_label(convention: Convention) -> Convention:

@@ -12,7 +12,8 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 import numpy as np
 
 from fastndcg._core import _lambdamart as _baseline
-from fastndcg.conventions._convention import Convention
+from fastndcg.conventions._convention import Convention, described_fields
+from fastndcg.conventions._fields import ANY
 from fastndcg._core.validation import one_dimensional, check_same_length, finite_nonnegative
 from fastndcg._core.arguments import check_real
 
@@ -124,20 +125,24 @@ def check_sample_weights(weights: Any, n_docs: int, name: str = "sample_weights"
 
 
 def check_exact_convention(conv: Convention, mode: str) -> None:
-    """lightgbm / xgboost modes reproduce a library: only the gain may change."""
-    fixed = {"discount": "log2", "ties": "stable", "short": "clamp", "ideal": "cut"}
-    if mode == "lightgbm":
-        fixed["score_precision"] = "native"      # LightGBM ranks its double scores
-    for field, value in fixed.items():
-        got = getattr(conv, field)
-        if not (isinstance(got, str) and got == value):
-            shown = f"array[{len(got)}]" if not isinstance(got, str) else repr(got)
+    """lightgbm / xgboost modes reproduce a library: a field may differ from its default only
+    where its description allows it in that mode (an allow-list: a new field is refused here
+    until its description says it applies, :attr:`FieldInfo.exact`)."""
+    for info in described_fields(conv):
+        got = getattr(conv, info.name)
+        allowed = info.allowed_in(mode)
+        default = info.default
+        if allowed == ANY or got == default or (allowed is not None and isinstance(got, str) and got in allowed):
+            continue
+        shown = repr(got) if isinstance(got, (str, int, float, type(None))) else \
+            f"a {'table' if info.name == 'gain' else 'array'} of {len(got)}"
+        if allowed is None:
             raise ValueError(
-                f"mode={mode!r} reproduces the library, whose {field} is {value!r}; the convention "
-                f"has {field}={shown}. Use mode='default' to train under other conventions")
-    if mode == "xgboost" and conv.gain not in ("exponential", "linear"):
-        raise ValueError("mode='xgboost' takes gain='exponential' (ndcg_exp_gain=True) or 'linear' "
-                         f"(ndcg_exp_gain=False); got a gain table {conv.gain!r}")
+                f"mode={mode!r} reproduces the library, whose {info.name} is {default!r}; the convention "
+                f"has {info.name}={shown}. Use mode='default' to train under other conventions")
+        raise ValueError(f"mode={mode!r} takes {info.name}=" + " or ".join(repr(v) for v in allowed) +
+                         f" (the library's choices); the convention has {info.name}={shown}. Use mode='default' "
+                         "to train under other conventions")
 
 
 def check_out_arrays(out: Any, name: str, n: int, dtype: np.dtype, inputs) -> np.ndarray:

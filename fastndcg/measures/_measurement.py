@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import warnings
 
 from fastndcg._core.arguments import caller_stacklevel, check_max_docs
 from fastndcg._version import __version__
 from fastndcg.conventions._topics import DEFAULT_MISSING, check_missing
-from fastndcg.conventions._convention import Convention
+from fastndcg.conventions._convention import Convention, described_fields
+from fastndcg.conventions._fields import FieldInfo
 from fastndcg.conventions._presets import (as_convention, follows_trec_eval, get_preset, presets_where,
                                            with_preset_label)
 from fastndcg.measures._measure_strings import Measure, measure_items, parse_measures
@@ -62,8 +63,6 @@ CUTOFF_FAMILIES = ("ndcg", "soft_ndcg")
 #: ir_measures' dcg='exp-log2' (gdeval with a cutoff, ranx without): 2**rel - 1, docno-descending ties.
 EXP_LOG2 = Convention(ties="key_desc", name="ir_measures_exp_log2")
 
-_SHORT_NAMES = {"gain": {"exponential": "exp", "linear": "lin"}, "discount": {"reciprocal": "recip"}}
-_LONG_NAMES = {f: {v: k for k, v in m.items()} for f, m in _SHORT_NAMES.items()}
 
 
 class SignatureError(ValueError):
@@ -75,7 +74,7 @@ def _trec_rules_error(what: str, conv: Convention) -> str:
     from fastndcg.conventions._presets import TREC_EVAL_READS, TREC_EVAL
 
     differ = [f"{f.name}={getattr(conv, f.name)!r}" for f in fields(conv)
-              if f.name not in TREC_EVAL_READS and getattr(conv, f.name) != getattr(TREC_EVAL, f.name)]
+              if f.name not in TREC_EVAL_READS + ("name",) and getattr(conv, f.name) != getattr(TREC_EVAL, f.name)]
     return (f"{what} follow trec_eval's rules: the convention must be trec_eval's (presets "
             f"{', '.join(presets_where(follows_trec_eval))}); convention {conv.name!r} has {', '.join(differ)}")
 
@@ -209,53 +208,70 @@ class Measurement:
 
     @property
     def signature(self) -> str:
-        """The canonical signature (module docstring): every field that decides the number."""
-        c = self.convention
-        parts = [self.head]
+        """The canonical signature (module docstring): every field that decides the number, in
+        the places the fields' descriptions give (:data:`~fastndcg.conventions._convention.FIELDS`)."""
+        parts: List[Tuple[int, str]] = [(0, self.head)]
         if self.sigma is not None:
-            parts.append(f"sigma:{self.sigma!r}")
-        parts.append("gain:" + _gain_text(c))
-        if c.unknown_label != "error":
-            parts.append(f"unknown:{c.unknown_label}")
+            parts.append((5, f"sigma:{self.sigma!r}"))
         if self.gains is not None:
-            parts.append("trec_gains:" + ",".join(f"{lv}={_num(g)}" for lv, g in self.gains.pairs))
-            if c.custom_gains != "table":
-                parts.append(f"gain_rules:{c.custom_gains}")
+            parts.append((30, "trec_gains:" + ",".join(f"{lv}={_num(g)}" for lv, g in self.gains.pairs)))
         if self.relabel is not None:
-            parts.append("relabel:" + ",".join(f"{a}={b}" for a, b in self.relabel))
-        parts.append("disc:" + (f"jk:{_num(c.discount_base)}" if c.discount == "jk" else
-                                _SHORT_NAMES["discount"].get(c.discount, c.discount) if isinstance(c.discount, str)
-                                else "array:" + ",".join(_num(v) for v in c.discount)))
-        parts.append(f"ties:{c.ties}")
-        parts.append(f"empty:{c.empty}")
-        parts.append(f"short:{c.short}")
-        parts.append(f"ideal:{c.ideal},{c.ideal_source}")
-        if c.default_k is not None:
-            parts.append(f"k_default:{c.default_k}")
-        if c.score_precision != "native":
-            parts.append("prec:" + ("f32,inf" if c.float32_overflow == "inf" else "f32"))
+            parts.append((40, "relabel:" + ",".join(f"{a}={b}" for a, b in self.relabel)))
         if self.judged_only:
-            parts.append("judged:only")
+            parts.append((120, "judged:only"))
         if self.relevance_level != 1:
-            parts.append(f"level:{self.relevance_level}")
+            parts.append((130, f"level:{self.relevance_level}"))
         if self.max_docs is not None:
-            parts.append(f"max_docs:{self.max_docs}")
-        agg = [c.aggregation]
-        if c.weight_precision != "native":
-            agg.append("wf32")
-        if c.empty_weight != "weighted":
-            agg.append("empty_unweighted")
-        if c.above_one != "keep":
-            agg.append(f"above_one_{c.above_one}")
-        if c.empty_mean != "nan":
-            agg.append(f"empty_mean_{c.empty_mean}")
-        parts.append("agg:" + ",".join(agg))
-        if c.missing_ranking != "empty" and self.missing == "zero" and (
-                self.gains is not None or self.family not in RANKS_MISSING_ALIKE):
-            parts.append(f"missing_ranking:{c.missing_ranking}")
-        parts.append(f"missing:{self.missing}")
-        parts.append(f"fastndcg:{__version__}")
-        return "|".join(parts)
+            parts.append((140, f"max_docs:{self.max_docs}"))
+        parts.append((160, f"missing:{self.missing}"))
+        parts.append((170, f"fastndcg:{__version__}"))
+        for token, infos in _tokens_of(self.convention).items():
+            text = _token_text(self, token, infos)
+            if text is not None:
+                parts.append((infos[0].at, f"{token}:{text}"))
+        return "|".join(text for _, text in sorted(parts, key=lambda p: p[0]))
+
+
+def _tokens_of(convention: Any) -> Dict[str, List[FieldInfo]]:
+    """A convention's signature tokens and their fields, head first (from the fields' descriptions)."""
+    tokens: Dict[str, List[FieldInfo]] = {}
+    for info in described_fields(convention):
+        tokens.setdefault(info.token, []).append(info)
+    for infos in tokens.values():
+        infos.sort(key=lambda i: i.option)
+    return tokens
+
+
+_TOKENS = _tokens_of(Convention)
+#: Tokens that every signature states.
+_STATED = tuple(t for t, infos in _TOKENS.items() if infos[0].stated) + ("missing",)
+
+
+def _written(m: "Measurement", token: str) -> bool:
+    """Whether a field that matters for some inputs only is written for this measurement (it can
+    change its value): the custom-gain rules with custom gains; the ranking of a judged topic
+    without results when such topics are scored and the measure can tell an empty ranking from
+    one unjudged document."""
+    if token == "gain_rules":
+        return m.gains is not None
+    if token == "missing_ranking":
+        return m.missing == "zero" and (m.gains is not None or m.family not in RANKS_MISSING_ALIKE)
+    return True
+
+
+def _token_text(m: "Measurement", token: str, infos: List[FieldInfo]) -> Optional[str]:
+    """``head,option,...`` of one token, or None when it is not written."""
+    c = m.convention
+    if token == "gain":
+        return _gain_text(c)
+    if token == "disc":
+        return (f"jk:{_num(c.discount_base)}" if c.discount == "jk" else infos[0].text(c.discount)
+                if isinstance(c.discount, str) else "array:" + ",".join(_num(v) for v in c.discount))
+    head, value = infos[0], getattr(c, infos[0].name)
+    if not _written(m, token) or (not head.stated and value == head.default):
+        return None
+    options = [o.text(getattr(c, o.name)) for o in infos[1:] if o.stated or getattr(c, o.name) != o.default]
+    return ",".join([head.text(value)] + options)
 
 
 def _num(v: float) -> str:
@@ -270,7 +286,7 @@ def _gain_text(c: Convention) -> str:
     0..30 (LightGBM's, XGBoost's), ``table:lin:0-4`` for l over 0..4, else every entry."""
     gain = c.gain
     if isinstance(gain, str):
-        return _SHORT_NAMES["gain"][gain]
+        return _TOKENS["gain"][0].text(gain)
     top = len(gain) - 1
     for short, rule in (("exp", lambda i: float(2 ** i - 1)), ("lin", float)):
         if all(v == rule(i) for i, v in enumerate(gain)):
@@ -333,7 +349,7 @@ def from_signature(text: str) -> Measurement:
             raise SignatureError(f"signature {text!r}: {exc}") from None
         except ValueError as exc:
             raise SignatureError(f"signature {text!r}: field {key}:{value}: {exc}") from None
-    for required in ("gain", "disc", "ties", "empty", "short", "ideal", "agg", "missing"):
+    for required in _STATED:
         if required not in seen:
             raise SignatureError(f"signature {text!r}: the field {required!r} is missing (a signature states "
                                  "every choice)")
@@ -344,26 +360,25 @@ def from_signature(text: str) -> Measurement:
 
 
 def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
-    def floats(s: str) -> Tuple[float, ...]:
-        return tuple(math.nan if x == "-" else float(x) for x in s.split(","))
-
     if key == "gain":
         if value.startswith("table:"):
             conv["gain"] = _gain_table(value[6:])
-        elif value in _LONG_NAMES["gain"]:
-            conv["gain"] = _LONG_NAMES["gain"][value]
+        elif value in ("exp", "lin"):
+            conv["gain"] = _TOKENS["gain"][0].read(value)
         else:
             raise SignatureError(f"gain {value!r} is not exp, lin or table:g0,g1,...")
+    elif key == "disc":
+        if value.startswith("jk:"):
+            conv["discount"], conv["discount_base"] = "jk", float(value[3:])
+        else:
+            conv["discount"] = tuple(math.nan if x == "-" else float(x) for x in value[6:].split(",")) \
+                if value.startswith("array:") else _TOKENS["disc"][0].read(value)
+    elif key in _TOKENS:
+        _read_token(key, value, conv)
     elif key == "sigma":
         kw["sigma"] = float(value)
-    elif key == "unknown":
-        conv["unknown_label"] = value
     elif key == "trec_gains":
         kw["gains"] = parse_gains(value, name="trec_gains")
-    elif key == "gain_rules":
-        conv["custom_gains"] = value
-    elif key == "missing_ranking":
-        conv["missing_ranking"] = value
     elif key == "relabel":
         pairs = []
         for p in value.split(","):
@@ -372,26 +387,6 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
                 raise SignatureError(f"relabel pair {p!r} is not a=b")
             pairs.append((int(a), int(b)))
         kw["relabel"] = tuple(pairs)
-    elif key == "disc":
-        if value.startswith("jk:"):
-            conv["discount"], conv["discount_base"] = "jk", float(value[3:])
-        else:
-            conv["discount"] = floats(value[6:]) if value.startswith("array:") else \
-                _LONG_NAMES["discount"].get(value, value)
-    elif key in ("ties", "empty", "short"):
-        conv[key] = value
-    elif key == "ideal":
-        ideal, comma, source = value.partition(",")
-        conv["ideal"] = ideal
-        if comma:
-            conv["ideal_source"] = source
-    elif key == "k_default":
-        conv["default_k"] = int(value)
-    elif key == "prec":
-        if value not in ("f32", "f32,inf"):
-            raise SignatureError(f"prec {value!r} is not f32 or f32,inf")
-        conv["score_precision"] = "float32"
-        conv["float32_overflow"] = "inf" if value.endswith(",inf") else "error"
     elif key == "judged":
         if value != "only":
             raise SignatureError(f"judged {value!r} is not 'only'")
@@ -400,27 +395,26 @@ def _read_field(key: str, value: str, conv: dict, kw: dict) -> None:
         kw["relevance_level"] = int(value)
     elif key == "max_docs":
         kw["max_docs"] = int(value)
-    elif key == "agg":
-        agg, *more = value.split(",")
-        conv["aggregation"] = agg
-        for m in more:
-            if m == "wf32":
-                conv["weight_precision"] = "float32"
-            elif m == "empty_unweighted":
-                conv["empty_weight"] = "unweighted"
-            elif m.startswith("above_one_"):
-                conv["above_one"] = m[len("above_one_"):]
-            elif m.startswith("empty_mean_"):
-                conv["empty_mean"] = m[len("empty_mean_"):]
-            else:
-                raise SignatureError(f"agg option {m!r} is not wf32, empty_unweighted, above_one_clamp|check "
-                                     "or empty_mean_zero")
     elif key == "missing":
         kw["missing"] = value
     elif key == "fastndcg":
         pass        # the version that wrote it; the fields above state the measurement
     else:
         raise SignatureError(f"unknown field {key!r}")
+
+
+def _read_token(token: str, value: str, conv: dict) -> None:
+    """A convention token ``head,option,...`` (the inverse of :func:`_token_text`): the head's
+    value (checked by the Convention, which names the field), then each option by its text."""
+    head, *options = _TOKENS[token]
+    first, *rest = value.split(",")
+    conv[head.name] = int(first) if head.name == "default_k" else head.read(first)
+    texts = {o.text(v): (o.name, v) for o in options for v in (o.choices or ())}
+    for part in rest:
+        if part not in texts:
+            raise SignatureError(f"{token} option {part!r} is not one of {', '.join(texts)}")
+        name, v = texts[part]
+        conv[name] = v
 
 
 # ----------------------------------------------------------------------------- resolution

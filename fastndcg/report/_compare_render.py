@@ -6,13 +6,13 @@ and compute never imports them)."""
 from __future__ import annotations
 import io
 import math
-from dataclasses import fields as dataclass_fields
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from fastndcg._core.summary import short_list
-from fastndcg.conventions._convention import Convention
+from fastndcg.conventions._convention import FIELDS, Convention, described_fields
+from fastndcg.conventions._fields import TREC_MEASURE_INPUTS
 from fastndcg.report._compare_compute import ArrayLike, ComparisonData, comparison_fields
 from fastndcg.report._format import csv_field as _csv
 from fastndcg.report._format import csv_num as _csv_num
@@ -22,8 +22,8 @@ from fastndcg.report._format import table as _table
 from fastndcg.report._format import write_output
 
 #: Fields of a convention shown in reports, in order: the choices that make tools disagree.
-PRESET_FIELDS = ("gain", "unknown_label", "discount", "ties", "empty", "short", "ideal",
-                 "aggregation", "score_precision")
+#: The fields that are columns of the report (from the fields' descriptions).
+PRESET_FIELDS = tuple(info.name for info in FIELDS if info.column is not None)
 
 
 def preset_fields(conv: Convention) -> Dict[str, str]:
@@ -33,10 +33,12 @@ def preset_fields(conv: Convention) -> Dict[str, str]:
 
 
 def other_fields(conv: Convention) -> str:
-    default = Convention()
-    return " ".join(f"{f.name}={getattr(conv, f.name)}" for f in dataclass_fields(conv)
-                    if f.name not in PRESET_FIELDS and f.name not in ("name", "ideal_source")
-                    and getattr(conv, f.name) != getattr(default, f.name)) or "-"
+    # ideal_source has its own column (the source each preset used); fields that only trec_eval's
+    # measures read (custom gains) cannot change a comparison
+    return " ".join(f"{info.name}={getattr(conv, info.name)}" for info in described_fields(conv)
+                    if info.column is None and info.name != "ideal_source"
+                    and not set(info.matters) <= set(TREC_MEASURE_INPUTS)
+                    and getattr(conv, info.name) != info.default) or "-"
 
 
 def _field_text(conv: Convention, name: str) -> str:

@@ -39,22 +39,19 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from fastndcg._core.summary import mean_text, short_list
-from fastndcg.conventions._convention import Convention
-from fastndcg.conventions._convention import PRESETS
+from fastndcg.conventions._convention import FIELD_INFO, FIELDS, PRESETS, Convention
 from fastndcg.measures._measurement import Measurement, measurement_for
 from fastndcg._core.validation import gathered_label_warnings
 from fastndcg.io._results import MATCH_RULE, PerQueryValues, ReportedValue, parse_reported_value, read_per_query
 
 __all__ = ["Candidate", "Identification", "identify", "identify_data"]
 
-GAIN_CHOICES = ("exponential", "linear")
-DISCOUNT_CHOICES = ("log2", "letor")
-TIE_CHOICES = ("key_desc", "key", "stable", "average", "worst", "best")
-IDEAL_CHOICES = ("cut", "full")
-SOURCE_CHOICES = ("qrels", "run")
-EMPTY_CHOICES = ("zero", "one", "skip")
-SHORT_CHOICES = ("clamp", "zero")
-PRECISION_CHOICES = ("native", "float32")
+#: The tie rules tried (from the field's description; the first is the one evaluated when ties
+#: cannot matter).
+TIE_CHOICES = FIELD_INFO["ties"].grid
+SOURCE_CHOICES = FIELD_INFO["ideal_source"].grid
+#: The fields the grid varies: those whose descriptions give values to try (``grid``).
+_GRID_ORDER = tuple(info.name for info in FIELDS if info.grid)
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -257,12 +254,15 @@ def _canonical(conv: Convention, k: Optional[int], p: _Props) -> Convention:
 
 
 def _grid(sources: Sequence[str], ties: Sequence[str]) -> List[Convention]:
+    """Every combination of the values the fields' descriptions give identify to try (``grid``),
+    with ``sources`` and ``ties`` as these inputs allow."""
+    grids = [tuple(sources) if name == "ideal_source" else tuple(ties) if name == "ties" else FIELD_INFO[name].grid
+             for name in _GRID_ORDER]
     out = []
-    for g, d, t, i, s, e, sh, pr in itertools.product(GAIN_CHOICES, DISCOUNT_CHOICES, ties, IDEAL_CHOICES, sources,
-                                                      EMPTY_CHOICES, SHORT_CHOICES, PRECISION_CHOICES):
+    for values in itertools.product(*grids):
+        ch = dict(zip(_GRID_ORDER, values))
         # float32 as the tools that store scores in float32 cast them (C's cast: +-inf beyond float32)
-        out.append(Convention(gain=g, discount=d, ties=t, ideal=i, ideal_source=s, empty=e, short=sh,
-                              score_precision=pr, float32_overflow="inf" if pr == "float32" else "error"))
+        out.append(Convention(**ch, float32_overflow="inf" if ch["score_precision"] == "float32" else "error"))
     return out
 
 
