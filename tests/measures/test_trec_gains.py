@@ -784,3 +784,22 @@ def test_gain_scorer_negative_gains_and_empty_rules():
                    ideal_dcg=[2.0, 0.0, 1.0])
     got = s.ndcg(scores)
     assert math.isnan(got[1]) and s.mean(scores) == pytest.approx((got[0] + got[2]) / 2)
+
+
+def test_the_ideal_of_custom_gains_is_discounted_with_the_conventions_base(tmp_path):
+    """trec_eval's gain rules under a jk discount of base 10: the ideal DCG is summed with the
+    same discount as the DCG (base included), so a ranking in ideal order scores 1."""
+    q = tmp_path / "qrels"
+    r = tmp_path / "run"
+    q.write_text("".join(f"1 0 d{i} {lv}\n" for i, lv in enumerate([3, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0])))
+    r.write_text("".join(f"1 Q0 d{i} {i + 1} {100 - i} run\n" for i in range(12)))
+    a = readers.align_run(str(r), readers.read_qrels(str(q)), missing="skip")
+    conv = fastndcg.get_preset("trec_eval").replace(discount="jk", discount_base=10.0)
+    got = aligned_ndcg(a, convention=conv, gains="1=1,2=5,3=9")
+    assert got.tolist() == [1.0]
+    # and base 10 is not base 2: the DCG itself differs
+    base2 = fastndcg.get_preset("trec_eval").replace(discount="jk", discount_base=2.0)
+    r.write_text("".join(f"1 Q0 d{i} {i + 1} {i} run\n" for i in range(12)))     # reversed: not ideal
+    a = readers.align_run(str(r), readers.read_qrels(str(q)), missing="skip")
+    assert aligned_ndcg(a, convention=conv, gains="1=1,2=5,3=9")[0] != aligned_ndcg(a, convention=base2,
+                                                                                    gains="1=1,2=5,3=9")[0]
