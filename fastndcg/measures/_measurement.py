@@ -69,6 +69,40 @@ class SignatureError(ValueError):
     """A signature that cannot be read (the message names the field)."""
 
 
+#: The array function that computes each family on CSR arrays (the others need qrels and a run).
+ARRAY_FUNCTIONS = {"ndcg": "fastndcg.ndcg", "dcg": "fastndcg.dcg", "ideal_dcg": "fastndcg.ideal_dcg",
+                   "soft_ndcg": "fastndcg.soft_ndcg", "rankdcg": "fastndcg.rankdcg"}
+
+
+def array_arguments(measurement: Any, family: str, **given: Any) -> dict:
+    """The arguments a ``measurement=`` (a :class:`Measurement` or its signature) stands for in the
+    array function of ``family`` (``k``, ``convention``, ``sigma``), or ``given`` when it is None.
+
+    Raises
+    ------
+    ValueError
+        When arguments it states are given too, when it is another family (naming the function
+        that computes it), or when it needs qrels and a run (custom gains, relabelling, -J, -M).
+    """
+    if measurement is None:
+        return given
+    m = measurement if isinstance(measurement, Measurement) else from_signature(measurement)
+    both = [name for name, value in given.items() if value is not None]
+    if both:
+        raise ValueError(f"give measurement= or {'= and '.join(given)}=, not both (a measurement states its "
+                         f"cutoff and convention); got {', '.join(f'{b}=' for b in both)} too")
+    if m.family != family:
+        where = f"is computed by {ARRAY_FUNCTIONS[m.family]}" if m.family in ARRAY_FUNCTIONS else \
+            "is trec_eval's: measures that need qrels and a run are computed by fastndcg.evaluate"
+        raise ValueError(f"measurement={m.head}: {ARRAY_FUNCTIONS[family]} computes {FAMILIES[family]}; "
+                         f"{FAMILIES[m.family]} {where}")
+    if m.gains is not None or m.relabel is not None or m.judged_only or m.max_docs is not None:
+        raise ValueError(f"measurement={m.signature!r}: on arrays a measurement states a cutoff and a convention; "
+                         "trec_eval's custom gains, relabelling, -J and -M need qrels and a run (fastndcg.evaluate)")
+    out = dict(k=m.cutoff, convention=m.convention, sigma=m.sigma)
+    return {name: out[name] for name in given}
+
+
 def _trec_rules_error(what: str, conv: Convention) -> str:
     """The message for a measurement that needs trec_eval's rules under a convention without them."""
     from fastndcg.conventions._presets import TREC_EVAL_READS, TREC_EVAL
@@ -537,7 +571,7 @@ def measurement_for(k: Optional[int] = None, *, convention: Any = None, preset: 
     if preset is not None:
         if convention is not None:
             raise ValueError("give convention= only (preset= is its old spelling, deprecated); got both")
-        warnings.warn("measurement(convention=...) is deprecated: use convention=... (a preset name or a Convention)",
+        warnings.warn("measurement(preset=...) is deprecated: use convention=... (a preset name or a Convention)",
                       DeprecationWarning, stacklevel=caller_stacklevel())
         convention = preset
     conv = as_convention(convention if convention is not None else "standard")

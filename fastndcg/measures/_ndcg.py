@@ -20,22 +20,15 @@ from fastndcg._core.resolve import discount
 ArrayLike = Any
 
 
-def _measured(measurement: Any, k: Cutoffs, convention: Any) -> Any:
+def _measured(measurement: Any, k: Cutoffs, convention: Any, family: str = "ndcg") -> Any:
     """(k, convention) of ``measurement=`` (a :class:`~fastndcg.Measurement` or its
-    signature), or the arguments as given."""
+    signature), or the arguments as given (:func:`~fastndcg.measures._measurement.array_arguments`)."""
     if measurement is None:
         return k, convention
-    from fastndcg.measures._measurement import Measurement, from_signature
+    from fastndcg.measures._measurement import array_arguments
 
-    if k is not None or convention is not None:
-        raise ValueError("give measurement= or k= and convention=, not both (a measurement states its cutoff and "
-                         "convention)")
-    m = measurement if isinstance(measurement, Measurement) else from_signature(measurement)
-    if m.family != "ndcg" or m.gains is not None or m.relabel is not None or m.judged_only or m.max_docs is not None:
-        raise ValueError(f"measurement={m.signature!r}: NDCG on arrays takes a cutoff and a convention; "
-                         "trec_eval's families, custom gains, relabelling, -J and -M need qrels and a run "
-                         "(fastndcg.evaluate)")
-    return m.cutoff, m.convention
+    got = array_arguments(measurement, family, k=k, convention=convention)
+    return got["k"], got["convention"]
 
 
 def discount_table(convention, n: int) -> np.ndarray:
@@ -110,21 +103,26 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
 
 def dcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
         convention: Any = None, tie_key: Optional[ArrayLike] = None,
-        n_threads: Optional[int] = None) -> np.ndarray:
-    """DCG per query: sum_{r=1}^{min(k,n)} G(l_(r)) D(r); shapes and tie rule as :func:`ndcg`."""
+        n_threads: Optional[int] = None, measurement: Any = None) -> np.ndarray:
+    """DCG per query: sum_{r=1}^{min(k,n)} G(l_(r)) D(r); shapes and tie rule as :func:`ndcg`
+    (``measurement=``: a DCG :class:`~fastndcg.Measurement` or its signature, for ``k`` and
+    ``convention``)."""
+    k, convention = _measured(measurement, k, convention, "dcg")
     scorer, sc, key = one_shot(scores, labels, offsets, k, convention, tie_key)
     return scorer._shape(scorer._run(sc, key, n_threads, with_ndcg=False)[0])
 
 
 def ideal_dcg(labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
-              convention: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
+              convention: Any = None, n_threads: Optional[int] = None, measurement: Any = None) -> np.ndarray:
     """Ideal DCG per query: the DCG of the query's labels sorted by gain, descending.
 
     Cut at min(k, n) unless ``convention.ideal == "full"`` (then all n ranks).
     Integer labels with small gain tables are counted, not sorted.
     Shapes as :func:`ndcg`. An ideal DCG of 0 is returned as 0 whatever
-    ``convention.empty`` says (that rule is about NDCG).
+    ``convention.empty`` says (that rule is about NDCG). ``measurement=``: an IDCG
+    :class:`~fastndcg.Measurement` or its signature, for ``k`` and ``convention``.
     """
+    k, convention = _measured(measurement, k, convention, "ideal_dcg")
     conv = as_convention(convention)
     if conv.empty == "error":       # that rule is about NDCG: an ideal DCG of 0 is a value here
         conv = conv.replace(empty="zero", name=conv.name)

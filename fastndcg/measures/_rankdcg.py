@@ -51,7 +51,7 @@ def _degenerate(ref: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
-            convention: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
+            convention: Any = None, n_threads: Optional[int] = None, measurement: Any = None) -> np.ndarray:
     """RankDCG per query over CSR inputs.
 
     Parameters
@@ -66,6 +66,8 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
         Query q owns rows ``offsets[q]:offsets[q+1]``.
     convention : Convention, preset name or None
         Only ``empty`` is used: the value of a degenerate query (see Notes).
+    measurement : Measurement or str, optional
+        A RankDCG :class:`~fastndcg.Measurement` (or its signature) in place of ``convention``.
     n_threads : int, optional
         OpenMP threads (None: the CPUs other work does not hold now, see
         :func:`fastndcg.effective_n_threads`); results are bit-identical for any value.
@@ -117,6 +119,10 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
     >>> float(rankdcg([9, 3, 1], [5, 1, 7], [0, 3])[0])
     0.12499999999999992
     """
+    if measurement is not None:
+        from fastndcg.measures._measurement import array_arguments
+
+        convention = array_arguments(measurement, "rankdcg", convention=convention)["convention"]
     conv = as_convention(convention)
     effective_n_threads(n_threads)      # checks n_threads now; the kernels take it per call
     ref_raw = np.asarray(reference)

@@ -160,9 +160,22 @@ _COMMON_NOTES = """
 """
 
 
-def soft_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma: float,
+def _measured(measurement: Any, sigma: Optional[float], k: Optional[int], convention: Any) -> Tuple[Any, Any, Any]:
+    """(sigma, k, convention) of ``measurement=``, or as given (one rule for every family:
+    :func:`fastndcg.measures._measurement.array_arguments`)."""
+    if measurement is not None:
+        from fastndcg.measures._measurement import array_arguments
+
+        got = array_arguments(measurement, "soft_ndcg", sigma=sigma, k=k, convention=convention)
+        return got["sigma"], got["k"], got["convention"]
+    if sigma is None:
+        raise TypeError("sigma is required (the standard deviation of the score noise), or measurement=")
+    return sigma, k, convention
+
+
+def soft_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma: Optional[float] = None,
               k: Optional[int] = None, convention: Any = None, max_docs: Optional[int] = None,
-              n_threads: Optional[int] = None) -> np.ndarray:
+              n_threads: Optional[int] = None, measurement: Any = None) -> np.ndarray:
     """SoftNDCG@k per query (SoftRank, Taylor et al. 2008).
 
     Parameters
@@ -184,6 +197,9 @@ def soft_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma
         cut applies to the soft DCG and to the ideal.
     convention : Convention, preset name or None
         Gain, discount, ideal, short- and empty-query rules.
+    measurement : Measurement or str, optional
+        A SoftNDCG :class:`~fastndcg.Measurement` (or its signature) in place of
+        ``sigma``, ``k`` and ``convention``, which it states.
     max_docs : int, optional
         Cap on the documents taking part per query (see Notes).
     n_threads : int, optional
@@ -208,13 +224,14 @@ def soft_ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma
     >>> round(float(v[0]), 12)
     1.0
     """
+    sigma, k, convention = _measured(measurement, sigma, k, convention)
     sc, plan, sigma = _validated(scores, labels, offsets, sigma, k, convention, max_docs, n_threads)
     return plan.run(sc, sigma, False, False, n_threads)[0]
 
 
-def soft_ndcg_grad(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma: float,
+def soft_ndcg_grad(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, sigma: Optional[float] = None,
                    k: Optional[int] = None, convention: Any = None, max_docs: Optional[int] = None,
-                   n_threads: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+                   n_threads: Optional[int] = None, measurement: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     """SoftNDCG@k per query and its exact gradient with respect to every score.
 
     Parameters are those of :func:`soft_ndcg`.
@@ -242,6 +259,7 @@ def soft_ndcg_grad(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *, 
     is cast to the score dtype.
     {common_notes}
     """
+    sigma, k, convention = _measured(measurement, sigma, k, convention)
     sc, plan, sigma = _validated(scores, labels, offsets, sigma, k, convention, max_docs, n_threads)
     values, grad, _ = plan.run(sc, sigma, True, False, n_threads)
     return values, grad

@@ -193,8 +193,8 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
                               relevance_level=relevance_level)
     on_arrays = [m for m in ms if m.family in ARRAY_FAMILIES]
     if on_arrays:
-        raise ValueError(f"measures: {on_arrays[0].head} is computed on arrays (fastndcg.soft_ndcg, "
-                         "fastndcg.measures.rankdcg), not on qrels and a run")
+        raise ValueError(f"measures: {on_arrays[0].head} is computed on arrays (fastndcg.soft_ndcg / "
+                         "fastndcg.rankdcg, with measurement=), not on qrels and a run")
     labels = [m.label for m in ms]
     # two different measurements printed under one name (signatures share their heads): named by the signature
     ms = [m.replace(name=m.signature) if labels.count(m.label) > 1 else m for m in ms]

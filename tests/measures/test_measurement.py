@@ -210,3 +210,58 @@ def test_measurement_repr_is_one_line_with_what_differs():
     assert repr(ms[0]) == "Measurement(nDCG@10, name='ndcg_cut_10', convention=Convention(preset='trec_eval'))"
     m = Measurement("ndcg", 5, "standard", missing="zero", max_docs=100)
     assert repr(m) == "Measurement(nDCG@5, convention=Convention(preset='standard'), max_docs=100, missing='zero')"
+
+
+def test_every_array_family_is_computed_from_its_measurement_and_its_signature():
+    """soft_ndcg and rankdcg too: a Measurement (or its signature) states everything, so the family's
+    function computes it from ``measurement=`` alone: the same bits as called with the fields."""
+    rng = np.random.default_rng(7)
+    offsets = np.array([0, 5, 5, 12, 13, 30])
+    labels = rng.integers(0, 4, 30).astype(float)
+    scores = np.round(rng.normal(size=30), 1)        # heavy with ties
+    std = get_preset("standard")
+    cases = [
+        (Measurement("ndcg", 5, std), fastndcg.ndcg(scores, labels, offsets, 5, convention=std)),
+        (Measurement("ndcg", None, get_preset("lightgbm")),
+         fastndcg.ndcg(scores, labels, offsets, None, convention="lightgbm")),
+        (Measurement("soft_ndcg", 5, std, sigma=0.5), fastndcg.soft_ndcg(scores, labels, offsets, sigma=0.5, k=5)),
+        (Measurement("rankdcg", None, std), fastndcg.measures.rankdcg(labels, scores, offsets)),
+    ]
+    functions = {"ndcg": lambda m: fastndcg.ndcg(scores, labels, offsets, measurement=m),
+                 "soft_ndcg": lambda m: fastndcg.soft_ndcg(scores, labels, offsets, measurement=m),
+                 "rankdcg": lambda m: fastndcg.measures.rankdcg(labels, scores, offsets, measurement=m)}
+    for m, want in cases:
+        for form in (m, m.signature, fastndcg.from_signature(m.signature)):
+            assert functions[m.family](form).tobytes() == np.asarray(want).tobytes(), m.head
+    soft = cases[2][0]
+    assert fastndcg.soft_ndcg(scores, labels, offsets, measurement=soft.signature).tobytes() == cases[2][1].tobytes()
+    assert fastndcg.measures.rankdcg(labels, scores, offsets, measurement=cases[3][0]).tobytes() == cases[3][1].tobytes()
+    with pytest.raises(ValueError, match="fastndcg.soft_ndcg computes SoftNDCG; RankDCG is computed by fastndcg.rankdcg"):
+        fastndcg.soft_ndcg(scores, labels, offsets, measurement=cases[3][0])
+    with pytest.raises(ValueError, match="give measurement= or sigma= and k= and convention=, not both"):
+        fastndcg.soft_ndcg(scores, labels, offsets, sigma=0.5, measurement=soft)
+    with pytest.raises(ValueError, match="RnDCG is trec_eval's: measures that need qrels and a run"):
+        fastndcg.soft_ndcg(scores, labels, offsets, measurement=Measurement("Rndcg", None, get_preset("trec_eval")))
+
+
+def test_one_spelling_for_the_convention_and_the_old_ones_warn():
+    trec = get_preset("trec_eval")
+    with pytest.warns(DeprecationWarning, match=r"measurement\(preset=...\) is deprecated: use convention="):
+        old = fastndcg.measurement(10, preset="trec_eval_cut")
+    assert old.convention is get_preset("trec_eval_cut")            # it keeps the preset it was built from
+    renamed = trec.replace(name="mine")
+    assert fastndcg.measurement(10, convention=renamed).convention.name == "mine"
+    assert resolve_measurements("ndcg_cut.10", convention="pytrec_eval")[0].convention.score_precision == "float32"
+    with pytest.raises(ValueError, match="follow trec_eval's rules"):
+        resolve_measurements("ndcg_cut.10", convention="sklearn")
+
+
+def test_a_measurements_missing_rule_and_the_calls_that_contradict_are_refused(shared_data):
+    base = shared_data / "trec_eval-test"
+    m = fastndcg.measurement(10, convention="trec_eval")          # missing="error", stated
+    with pytest.raises(ValueError, match=r"missing='zero' contradicts the rule nDCG@10 states itself \(missing='error'"):
+        fastndcg.evaluate([m], base / "qrels.test", base / "results.test", missing="zero")
+    # the same rule twice is one answer; a string measure takes the call's rule
+    same = fastndcg.evaluate([m.replace(missing="zero")], base / "qrels.test", base / "results.test", missing="zero")
+    text = fastndcg.evaluate("ndcg_cut.10", base / "qrels.test", base / "results.test", missing="zero")
+    assert list(same.aggregated.values()) == list(text.aggregated.values())
