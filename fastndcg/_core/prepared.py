@@ -26,7 +26,7 @@ from fastndcg.conventions._convention import PRESETS
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
-from fastndcg._core.resolve import discount, float32_reason, resolve
+from fastndcg._core.resolve import discount, float32_reason, resolve, short_limits
 from fastndcg._core.threads import threads_for
 from fastndcg._core.validation import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, FLAG_LABELS, FLAG_NDCG_OVERFLOW,
                                        FLAG_SCORES, FULL_LIST, OVERFLOW_HINT, as_labels, as_scores,
@@ -142,8 +142,7 @@ class NDCGScorer:
         nc = self._cutoffs.shape[0]
         depth = int(min(int(self._cutoffs[-1]), max_n))
         self._disc = discount(conv, depth)
-        self._short_limit = (np.where(self._cutoffs == FULL_LIST, 0, self._cutoffs).astype(np.int64)
-                             if res.short_zero else np.zeros(nc, dtype=np.int64))
+        self._short_limit = short_limits(conv, [None if c == FULL_LIST else int(c) for c in self._cutoffs])
         self._idcg = np.zeros((self.n_queries, nc), dtype=np.float64)
         self._labels_checked = False
         self._ideal_ready = False

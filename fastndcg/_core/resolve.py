@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -111,6 +111,15 @@ def resolve(convention: Convention) -> Resolution:
                      short_zero=conv.short == "zero", empty_value=EMPTY_VALUES[conv.empty])
     object.__setattr__(convention, "_resolution", out)     # frozen dataclass: cache, not state
     return out
+
+
+def short_limits(convention: Convention, cutoffs: Sequence[Optional[int]]) -> np.ndarray:
+    """The short-query limit of each cutoff (one column each; None: the whole list), the one rule
+    every family reads (NDCG, LambdaMART's truncation, SoftNDCG, the library metrics): under
+    ``short="zero"`` a query with fewer documents than its column's limit scores 0; a limit of 0
+    is none (``short="clamp"``, or the whole list, which no query is shorter than)."""
+    zero = resolve(convention).short_zero
+    return np.array([k if (zero and k is not None) else 0 for k in cutoffs], dtype=np.int64)
 
 
 def float32_reason(convention: Convention) -> Optional[str]:

@@ -37,7 +37,7 @@ from fastndcg._core.prepared import NDCGScorer, apply_above_one, empty_mean_valu
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
-from fastndcg._core.resolve import resolve
+from fastndcg._core.resolve import resolve, short_limits
 from fastndcg._core.threads import threads_within
 from fastndcg._core.arguments import check_real
 from fastndcg.integrations._library_params import library_bool, metric_name_prefix
@@ -330,7 +330,7 @@ class _MetricState:
         self.idcg = idcg
         self.inv = inverse_ideal_dcg(idcg)
         sizes = np.diff(offsets)[:, None]
-        self.short = (sizes < np.asarray(k)[None, :]) & resolve(scorer.convention).short_zero
+        self.short = sizes < short_limits(scorer.convention, k)[None, :]
         self.weights = query_weights
 
 

@@ -8,7 +8,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer, tie_key_for, inverse_ideal_dcg
-from fastndcg._core.resolve import (MODE_CODES, TIE_CODES, builtin_discount, discount, gain_tables, resolve,
+from fastndcg._core.resolve import (MODE_CODES, TIE_CODES, builtin_discount, discount, gain_tables, resolve, short_limits,
                                     table_labels)
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
@@ -221,9 +221,8 @@ class LambdaMART:
         # discount over every rank a pair can touch (the libraries' is log2)
         depth = max(self._max_n, 1)
         self._disc = discount(conv, depth) if self.mode == "default" else builtin_discount("log2", depth)
-        self._short_limit = 0
-        if self.mode == "default" and res.short_zero and self.truncation is not None:
-            self._short_limit = self.truncation
+        # the libraries have no short rule; truncation is the cutoff the rule reads
+        self._short_limit = int(short_limits(conv, [self.truncation])[0]) if self.mode == "default" else 0
         if self.mode == "lightgbm":
             self._sig = sigmoid_table(self.sigma)
         else:

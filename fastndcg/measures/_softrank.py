@@ -25,7 +25,7 @@ from fastndcg.conventions._presets import as_convention
 from fastndcg._core.arguments import check_count, check_real
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.prepared import NDCGScorer
-from fastndcg._core.resolve import discount, gain_tables, resolve, table_labels
+from fastndcg._core.resolve import discount, gain_tables, resolve, short_limits, table_labels
 from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
                                   check_offsets, check_scores, max_query_size)
 
@@ -81,7 +81,7 @@ class _SoftPlan:
         self.idcg = np.ascontiguousarray(
             NDCGScorer._checked(unit, labels, offsets, self.max_n, k, n_threads).ideal_dcg, dtype=np.float64)
         res = resolve(conv)
-        self.short_limit = k if (res.short_zero and k is not None) else 0
+        self.short_limit = int(short_limits(conv, [k])[0])
         self.kernel_tables = _softrank.SoftNDCGTables(self.table, self.linear, self.disc, self.kcut,
                                                       self.doc_cap, self.short_limit, self.idcg,
                                                       res.empty_value, self.max_n)
