@@ -237,6 +237,10 @@ def _only_reexports(path: Path) -> bool:
 #: The public faces: the top level and the public rooms' ``__init__``. Each public name has one
 #: public path, in one of them; everything else is a private module (``_x.py``) or a private room.
 FACES = {"fastndcg"} | {f"fastndcg.{room}" for room in ROOMS if not room.startswith("_")}
+#: Transitional (issue 35): the old path of the input checks, split into _core/query_checks.py
+#: and _core/score_checks.py, kept for the modules edited on another branch meanwhile; the
+#: branch's last commit switches their imports and removes it (and this set).
+SPLIT_SHIMS = {"fastndcg._core.validation"}
 
 
 def test_only_the_public_faces_reexport():
@@ -245,7 +249,7 @@ def test_only_the_public_faces_reexport():
     its names once, as the stub's imports from its own room's private modules (the top level's:
     from the rooms' private modules), and its ``__all__`` is exactly those names."""
     reexports = {name for name, path in SOURCES.items() if _only_reexports(path)}
-    assert reexports - FACES == set(), sorted(reexports - FACES)
+    assert reexports - FACES - SPLIT_SHIMS == set(), sorted(reexports - FACES - SPLIT_SHIMS)
     lazy = sorted(face for face in FACES if (PACKAGE.parent / face.replace(".", "/") / "__init__.pyi").exists())
     assert lazy == ["fastndcg", "fastndcg.integrations", "fastndcg.io", "fastndcg.measures", "fastndcg.report",
                     "fastndcg.stream"]
@@ -294,7 +298,8 @@ def _defined_names(path: Path) -> Set[str]:
 def _imports_through_another_module() -> List[str]:
     """``module: from X import name`` where X is a Python module of the package that does not
     define ``name`` (it imported it: a second path to a name)."""
-    defined = {m: _defined_names(p) for m, p in SOURCES.items() if p.suffix == ".py" and m not in FACES}
+    defined = {m: _defined_names(p) for m, p in SOURCES.items()
+               if p.suffix == ".py" and m not in FACES and m not in SPLIT_SHIMS}
     bad = []
     for mod, path in SOURCES.items():
         if path.suffix != ".py":
@@ -402,7 +407,7 @@ def test_kernel_entry_points_take_at_most_ten_arguments():
 
 
 def test_kernel_codes_are_defined_once():
-    from fastndcg._core import resolve, validation
+    from fastndcg._core import query_checks, resolve, score_checks
     defined: Dict[str, List[str]] = {}
     for p in _KERNEL_SOURCES:
         for name in kernel_enum_members(p.read_text()):
@@ -414,7 +419,7 @@ def test_kernel_codes_are_defined_once():
     python = {f"TIES_{'INPUT' if v == 0 else k.upper()}": v for k, v in resolve.TIE_CODES.items()}
     python.update((f"DISCOUNT_{k.upper()}", v) for k, v in resolve.DISCOUNT_CODES.items())
     python.update((f"MODE_{k.upper()}", v) for k, v in resolve.MODE_CODES.items())
-    python.update((name, getattr(validation, name)) for name in codes
+    python.update((name, getattr(query_checks, name, getattr(score_checks, name, None))) for name in codes
                   if name.startswith(("SCORE_", "LABEL_", "FLAG_", "OFFSETS_")))
     python["PROBLEM_NONE"] = 0
     assert codes == python
@@ -451,7 +456,8 @@ def _private_names_across_modules() -> Set[str]:
 
 #: The deliberate friend APIs: private names a module lends another module of its room (at most 20).
 FRIENDS = {
-    "fastndcg._core.validation:_where",             # the position text of a bad value (prepared's messages)
+    "fastndcg._core.query_checks:_where",           # the position text of a bad value (score and LambdaMART messages)
+    "fastndcg._core.query_checks:_value_at",        # a bad value's error with its position (the score checks')
     "fastndcg.cli._options:_gain_spec",              # --gain's argparse type, shared by two parsers
     "fastndcg.cli._options:_note",                   # "fastndcg: note:" on stderr
     "fastndcg.measures._lambdamart_checks:_lambdamart",   # the kernel build chosen at import (baseline or AVX2)

@@ -347,7 +347,7 @@ def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None)
     rows it names (``rows`` as :func:`fastndcg.io._row_lines.at_file_lines`, or the
     warning's own ``at``), or, for rows without a line, ``path: message``. Other
     warnings are passed on."""
-    from fastndcg._core.validation import overflow_lines_message
+    from fastndcg._core.score_checks import overflow_lines_message
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

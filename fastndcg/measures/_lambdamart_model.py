@@ -16,7 +16,9 @@ from fastndcg._core.groups import offsets_from_sizes
 from fastndcg._core.threads import threads_for
 from fastndcg._core.resolve import FLOAT32_OVERFLOW
 from fastndcg._core.arguments import check_flag
-from fastndcg._core.validation import OVERFLOW_HINT, one_dimensional, shown_value, _where, check_labels, check_no_overflow, check_offsets, check_query_weights, check_same_length, check_scores, max_query_size
+from fastndcg._core.query_checks import (_where, check_labels, check_offsets, check_query_weights, check_same_length,
+                                         max_query_size, one_dimensional, shown_value)
+from fastndcg._core.score_checks import OVERFLOW_HINT, check_no_overflow, check_scores
 from fastndcg._core.resolve import float32_reason
 from fastndcg.measures._lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, Truncation, XGBOOST_MAX_LABEL, NO_TRUNCATION, check_exact_convention, check_mode, check_out_arrays, check_sample_weights, check_sigma, check_truncation, _lambdamart, sigmoid_table
 

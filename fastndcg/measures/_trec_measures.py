@@ -48,7 +48,7 @@ from fastndcg._core.prepared import NDCGScorer, aggregate
 from fastndcg.measures._trec_gain_levels import gain_entries, ndcg_p_gains
 from fastndcg._core.summary import summary_repr
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import check_scores, overflow_at_file_lines
+from fastndcg._core.score_checks import check_scores, overflow_at_file_lines
 from fastndcg.measures._measure_strings import Measure
 from fastndcg.measures._measurement import ARRAY_FAMILIES, RANKS_MISSING_ALIKE, Measurement, resolve_measurements
 from fastndcg.measures._trec_gain_scoring import GainScorer, bogus_ranking
