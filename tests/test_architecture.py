@@ -290,10 +290,6 @@ def _only_reexports(path: Path) -> bool:
 #: The public faces: the top level and the public rooms' ``__init__``. Each public name has one
 #: public path, in one of them; everything else is a private module (``_x.py``) or a private room.
 FACES = {"fastndcg"} | {f"fastndcg.{room}" for room in ROOMS if not room.startswith("_")}
-#: Transitional (issue 35): the old path of the input checks, split into _core/query_checks.py
-#: and _core/score_checks.py, kept for the modules edited on another branch meanwhile; the
-#: branch's last commit switches their imports and removes it (and this set).
-SPLIT_SHIMS = {"fastndcg._core.validation"}
 
 
 def test_only_the_public_faces_reexport():
@@ -302,7 +298,7 @@ def test_only_the_public_faces_reexport():
     its names once, as the stub's imports from its own room's private modules (the top level's:
     from the rooms' private modules), and its ``__all__`` is exactly those names."""
     reexports = {name for name, path in SOURCES.items() if _only_reexports(path)}
-    assert reexports - FACES - SPLIT_SHIMS == set(), sorted(reexports - FACES - SPLIT_SHIMS)
+    assert reexports - FACES == set(), sorted(reexports - FACES)
     lazy = sorted(face for face in FACES if (PACKAGE.parent / face.replace(".", "/") / "__init__.pyi").exists())
     assert lazy == ["fastndcg", "fastndcg.integrations", "fastndcg.io", "fastndcg.measures", "fastndcg.report",
                     "fastndcg.stream"]
@@ -351,8 +347,7 @@ def _defined_names(path: Path) -> Set[str]:
 def _imports_through_another_module() -> List[str]:
     """``module: from X import name`` where X is a Python module of the package that does not
     define ``name`` (it imported it: a second path to a name)."""
-    defined = {m: _defined_names(p) for m, p in SOURCES.items()
-               if p.suffix == ".py" and m not in FACES and m not in SPLIT_SHIMS}
+    defined = {m: _defined_names(p) for m, p in SOURCES.items() if p.suffix == ".py" and m not in FACES}
     bad = []
     for mod, path in SOURCES.items():
         if path.suffix != ".py":
