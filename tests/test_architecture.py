@@ -113,40 +113,93 @@ def test_io_never_imports_the_ndcg_kernels():
     assert "fastndcg._core._rank" in GRAPH["fastndcg.io._parse"]      # -M ranks by the one comparator
 
 
-#: Modules of other rooms still over 600 lines, each split on its own branch (issue 35).
-OVER_600_PENDING = {"fastndcg/report/_identify.py", "fastndcg/_core/validation.py"}
-#: Functions of other rooms over 100 lines with no reason beside them yet (issue 35).
-LONG_PENDING = {"cli/_systems.py:load_systems", "measures/_lambdamart_model.py:_validate",
-                "measures/_trec_gain_resolution.py:resolve_trec_gains", "measures/_trec_measures.py:evaluate_trec",
-                "report/_comparing.py:compare", "report/_trec_stream.py:evaluate_run"}
+#: Every source file of the package, one by one (a ``.pyx`` and its ``.pxd`` share a module name).
+_ALL_SOURCE_FILES = sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".pyx", ".pxi", ".pxd")
+                           and "__pycache__" not in p.parts)
+_REASON = "# over 100 lines: "
+#: A Cython function: ``def``, ``cpdef`` or ``cdef`` (any return type, ``inline``) with its name
+#: before its parameters; not a ``cdef class/struct/enum/extern`` nor a variable.
+_CYTHON_DEF = re.compile(r"^(\s*)(?:async\s+)?(?:def|cpdef|cdef)\s+"
+                         r"(?!(?:class|struct|union|enum|extern|packed|fused|readonly)\b)[^=(:#]*?\b(\w+)\s*\(")
+
+
+def _has_reason(lines: List[str], first: int) -> bool:
+    """The line above the function (above its decorators; ``first`` is 0-based) gives its reason."""
+    i = first - 1
+    while i >= 0 and lines[i].strip().startswith("@"):
+        i -= 1
+    return i >= 0 and lines[i].strip().startswith(_REASON)
+
+
+def cython_functions(text: str) -> Dict[str, tuple]:
+    """{name: (first line, last line)} (0-based) of each Cython function with a body: from its
+    ``def`` to its last line indented deeper (blank and comment lines aside). A simple reader:
+    a multi-line string at column 0 would end a body early."""
+    lines = text.splitlines()
+    out: Dict[str, tuple] = {}
+    for i, line in enumerate(lines):
+        m = _CYTHON_DEF.match(line)
+        if not m:
+            continue
+        indent, depth, j = len(m.group(1)), 0, i
+        while j < len(lines):       # the header: to the line that closes its parentheses
+            depth += lines[j].split("#")[0].count("(") - lines[j].split("#")[0].count(")")
+            if depth <= 0:
+                break
+            j += 1
+        if j >= len(lines) or not lines[j].split("#")[0].rstrip().endswith(":"):
+            continue                # a declaration (.pxd, extern): no body
+        end = j
+        for k in range(j + 1, len(lines)):
+            s = lines[k].strip()
+            if not s or s.startswith("#"):
+                continue
+            if len(lines[k]) - len(lines[k].lstrip()) <= indent:
+                break
+            end = k
+        out[m.group(2) if m.group(2) not in out else f"{m.group(2)}@{i + 1}"] = (i, end)
+    return out
 
 
 def _long_functions_without_a_reason() -> Set[str]:
     """``room/_module.py:function`` of each function over 100 lines without a ``# over 100 lines:
-    <why>`` comment on the line above it (above its decorators)."""
+    <why>`` comment on the line above it (above its decorators); Cython's too."""
     out: Set[str] = set()
-    for path in SOURCES.values():
-        if path.suffix != ".py":
-            continue
+    for path in _ALL_SOURCE_FILES:
         lines = path.read_text().splitlines()
-        for node in ast.walk(ast.parse("\n".join(lines))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 100:
-                top = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                if not lines[top - 2].strip().startswith("# over 100 lines: "):
-                    out.add(f"{path.relative_to(PACKAGE)}:{node.name}")
+        if path.suffix == ".py":
+            spans = [(node.name, min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1,
+                      node.lineno - 1, node.end_lineno - 1) for node in ast.walk(ast.parse("\n".join(lines)))
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        else:
+            spans = [(name, first, first, last) for name, (first, last) in cython_functions("\n".join(lines)).items()]
+        for name, top, first, last in spans:
+            if last - first >= 100 and not _has_reason(lines, top):
+                out.add(f"{path.relative_to(PACKAGE)}:{name}")
     return out
 
 
 def test_no_module_over_600_lines():
-    over = {str(p.relative_to(PACKAGE.parent)) for p in SOURCES.values()
-            if p.suffix in (".py", ".pyx", ".pxi") and len(p.read_text().splitlines()) > 600}
-    assert over <= OVER_600_PENDING, sorted(over - OVER_600_PENDING)
+    """Every source file: Python, Cython modules, their includes (.pxi) and headers (.pxd)."""
+    over = {str(p.relative_to(PACKAGE.parent)) for p in _ALL_SOURCE_FILES if len(p.read_text().splitlines()) > 600}
+    assert over == set(), sorted(over)
 
 
 def test_no_function_over_100_lines_without_a_reason_beside_it():
     found = _long_functions_without_a_reason()
-    assert found <= LONG_PENDING, sorted(found - LONG_PENDING)
-    assert not {f for f in found if f.startswith("io/")}
+    assert found == set(), sorted(found)
+
+
+def test_the_long_function_checks_can_fail(tmp_path):
+    body = "".join(f"    x{i} = {i}\n" for i in range(100))
+    text = ("cdef extern from 'm.h':\n    double erfc(double x) nogil\n"
+            "cdef double x = f(2)\ncdef struct S:\n    int a\n\n"
+            "cdef inline Py_ssize_t _f(int a,\n                          int b) noexcept nogil:\n" + body +
+            "\n# over 100 lines: a reason\n@cython.boundscheck(False)\ndef g():\n    # c\n" + body + "\nh = 1\n")
+    assert cython_functions(text) == {"_f": (6, 107), "g": (111, 212)}
+    lines = text.splitlines()
+    assert not _has_reason(lines, 6) and _has_reason(lines, 111)
+    assert "fastndcg/_core/_softrank.pyx" in {str(p.relative_to(PACKAGE.parent)) for p in _ALL_SOURCE_FILES}
 
 
 def test_reference_imports_nothing_compiled():
@@ -402,7 +455,7 @@ def test_kernel_entry_points_take_at_most_ten_arguments():
 
 
 def test_kernel_codes_are_defined_once():
-    from fastndcg._core import resolve, validation
+    from fastndcg._core import query_checks, resolve, score_checks
     defined: Dict[str, List[str]] = {}
     for p in _KERNEL_SOURCES:
         for name in kernel_enum_members(p.read_text()):
@@ -414,7 +467,7 @@ def test_kernel_codes_are_defined_once():
     python = {f"TIES_{'INPUT' if v == 0 else k.upper()}": v for k, v in resolve.TIE_CODES.items()}
     python.update((f"DISCOUNT_{k.upper()}", v) for k, v in resolve.DISCOUNT_CODES.items())
     python.update((f"MODE_{k.upper()}", v) for k, v in resolve.MODE_CODES.items())
-    python.update((name, getattr(validation, name)) for name in codes
+    python.update((name, getattr(query_checks, name, getattr(score_checks, name, None))) for name in codes
                   if name.startswith(("SCORE_", "LABEL_", "FLAG_", "OFFSETS_")))
     python["PROBLEM_NONE"] = 0
     assert codes == python
@@ -451,7 +504,8 @@ def _private_names_across_modules() -> Set[str]:
 
 #: The deliberate friend APIs: private names a module lends another module of its room (at most 20).
 FRIENDS = {
-    "fastndcg._core.validation:_where",             # the position text of a bad value (prepared's messages)
+    "fastndcg._core.query_checks:_where",           # the position text of a bad value (score and LambdaMART messages)
+    "fastndcg._core.query_checks:_value_at",        # a bad value's error with its position (the score checks')
     "fastndcg.cli._options:_gain_spec",              # --gain's argparse type, shared by two parsers
     "fastndcg.cli._options:_note",                   # "fastndcg: note:" on stderr
     "fastndcg.measures._lambdamart_checks:_lambdamart",   # the kernel build chosen at import (baseline or AVX2)

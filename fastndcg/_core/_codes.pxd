@@ -2,7 +2,7 @@
 # LambdaMART mode) to the kernels, and by which the kernels report a bad row:
 # the one Cython copy, cimported by every kernel module. Python's copy is in
 # fastndcg/_core/resolve.py (TIE_CODES, DISCOUNT_CODES, MODE_CODES) and
-# fastndcg/_core/validation.py (problem codes, flags); tests/test_architecture.py
+# fastndcg/_core/score_checks.py and query_checks.py (problem codes, flags); tests/test_architecture.py
 # checks that they agree.
 
 # Tie rules (resolve.TIE_CODES): how equal scores are ordered.
@@ -24,7 +24,7 @@ cdef enum:
     MODE_LIGHTGBM = 1
     MODE_XGBOOST = 2
 
-# A row's problem (validation.py: SCORE_*, LABEL_*), found by the kernels' checks.
+# A row's problem (score_checks.py: SCORE_*; query_checks.py: LABEL_*), found by the kernels' checks.
 cdef enum:
     PROBLEM_NONE = 0
     SCORE_NOT_FINITE = 1
@@ -35,7 +35,7 @@ cdef enum:
     LABEL_OUTSIDE_TABLE = 6
     SCORE_FLOAT32_TO_INF = 7    # not an error: float32_overflow="inf" ranks the score as +-inf
 
-# Per-query flags of the NDCG kernels (bits; validation.py: FLAG_*).
+# Per-query flags of the NDCG kernels (bits; score_checks.py: FLAG_*, query_checks.py: FLAG_LABELS).
 cdef enum:
     FLAG_SCORES = 1
     FLAG_LABELS = 2
@@ -44,7 +44,7 @@ cdef enum:
     FLAG_NDCG_OVERFLOW = 16     # DCG / IDCG: an ideal far smaller than the DCG
     FLAG_SCORES_TO_INF = 32     # not an error: float32_overflow="inf" made a score infinite
 
-# What is wrong with an offsets array (_check.offsets_problem; validation.py: OFFSETS_*).
+# What is wrong with an offsets array (_check.offsets_problem; query_checks.py: OFFSETS_*).
 cdef enum:
     OFFSETS_OK = 0
     OFFSETS_FIRST_NOT_ZERO = 1

@@ -155,6 +155,68 @@ cdef inline void _pair(double si, double sj, double c, double* pij, double* pji)
         pij[0] = 1.0 - t
 
 
+cdef inline Py_ssize_t _forward(Py_ssize_t m, Py_ssize_t j, Py_ssize_t K, bint store,
+                                Scratch* w) noexcept nogil:
+    """The forward pass of document j (w.pin, w.pout hold its pi): row t of w.rows holds p_j
+    after t of the other documents, support r < min(t + 1, K); every row is kept with
+    ``store`` (the backward pass reads them), else two rows alternate. Returns the support
+    of the last row, row m - 1."""
+    cdef Py_ssize_t i, r, t = 0, L = 1
+    cdef double a, b
+    cdef double* rows = w.rows
+    cdef double* prev
+    cdef double* nxt
+    rows[0] = 1.0
+    for i in range(m):
+        if i == j:
+            continue
+        if store:
+            prev = rows + t * K
+            nxt = rows + (t + 1) * K
+        else:
+            prev = rows + (t & 1) * K
+            nxt = rows + ((t + 1) & 1) * K
+        a = w.pin[i]
+        b = w.pout[i]
+        nxt[0] = prev[0] * b
+        for r in range(1, L):
+            nxt[r] = prev[r - 1] * a + prev[r] * b
+        if L < K:
+            nxt[L] = prev[L - 1] * a
+            L += 1
+        t += 1
+    return L
+
+
+cdef inline void _soft_hessian(Py_ssize_t m, double c, double norm, Scratch* w) noexcept nogil:
+    """w.hacc[i] = sum_u |B_iu| psi_iu^2 / (pi_iu pi_ui), from the A_iu the backward passes
+    left in w.amat (B_iu = A_iu - A_ui)."""
+    cdef Py_ssize_t i, j
+    cdef double h, bij, z, psi, both, a, b
+    cdef double* s = w.s
+    cdef double* pmat = w.pmat
+    for i in range(m):
+        h = 0.0
+        for j in range(m):
+            if j == i:
+                continue
+            bij = w.amat[i * m + j] - w.amat[j * m + i]
+            if s[i] == s[j] and w.g[i] == w.g[j]:
+                bij = 0.0                    # interchangeable (see the gradient)
+            z = (s[i] - s[j]) * c
+            psi = norm * exp(-z * z)
+            if pmat != NULL:
+                both = pmat[i * m + j] * pmat[j * m + i]
+            else:
+                _pair(s[i], s[j], c, &a, &b)
+                both = a * b
+            if both > 0.0 and psi > 0.0:
+                # left to right, as the reference: |B| = 0 gives 0 even where
+                # psi * psi overflows (tiny sigma), not 0 * inf = NaN
+                h = h + fabs(bij) * psi * psi / both
+        w.hacc[i] = h
+
+
 cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double* disc,
                        Py_ssize_t big_k, bint want_grad, bint want_hess,
                        double* dist, Py_ssize_t dist_stride, Scratch* w) noexcept nogil:
@@ -169,9 +231,8 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
     cdef Py_ssize_t i, j, r, t, L, lp
     cdef double c = 0.5 / sigma
     cdef double norm = 1.0 / (2.0 * sigma * SQRT_PI)
-    cdef double total = 0.0, v, a, b, d, sj, z, psi, bij, both, h
+    cdef double total = 0.0, v, a, b, d, sj, z, psi
     cdef double* prev
-    cdef double* nxt
     cdef double* last
     cdef bint store = want_grad
     cdef double* s = w.s
@@ -200,28 +261,8 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
             for i in range(m):
                 if i != j:
                     _pair(s[i], sj, c, &w.pin[i], &w.pout[i])
-        # Forward: row t holds p_j after t documents, support r < min(t + 1, K).
-        rows[0] = 1.0
-        L = 1
-        t = 0
-        for i in range(m):
-            if i == j:
-                continue
-            if store:
-                prev = rows + t * K
-                nxt = rows + (t + 1) * K
-            else:
-                prev = rows + (t & 1) * K
-                nxt = rows + ((t + 1) & 1) * K
-            a = w.pin[i]
-            b = w.pout[i]
-            nxt[0] = prev[0] * b
-            for r in range(1, L):
-                nxt[r] = prev[r - 1] * a + prev[r] * b
-            if L < K:
-                nxt[L] = prev[L - 1] * a
-                L += 1
-            t += 1
+        L = _forward(m, j, K, store, w)
+        t = m - 1         # one step per other document
         last = rows + (t * K if store else (t & 1) * K)
         if dist != NULL:
             for r in range(L):
@@ -266,26 +307,7 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
                 w.amat[i * m + j] = d
             t -= 1
     if want_hess:
-        for i in range(m):
-            h = 0.0
-            for j in range(m):
-                if j == i:
-                    continue
-                bij = w.amat[i * m + j] - w.amat[j * m + i]
-                if s[i] == s[j] and w.g[i] == w.g[j]:
-                    bij = 0.0                    # interchangeable (see the gradient)
-                z = (s[i] - s[j]) * c
-                psi = norm * exp(-z * z)
-                if pmat != NULL:
-                    both = pmat[i * m + j] * pmat[j * m + i]
-                else:
-                    _pair(s[i], s[j], c, &a, &b)
-                    both = a * b
-                if both > 0.0 and psi > 0.0:
-                    # left to right, as the reference: |B| = 0 gives 0 even where
-                    # psi * psi overflows (tiny sigma), not 0 * inf = NaN
-                    h = h + fabs(bij) * psi * psi / both
-            w.hacc[i] = h
+        _soft_hessian(m, c, norm, w)
     return total
 
 

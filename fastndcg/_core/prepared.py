@@ -28,11 +28,11 @@ from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
 from fastndcg._core.resolve import discount, float32_reason, resolve, short_limits
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, FLAG_LABELS, FLAG_NDCG_OVERFLOW,
-                                       FLAG_SCORES, FULL_LIST, OVERFLOW_HINT, as_labels, as_scores,
-                                       check_csr_lengths, check_cutoffs, check_ideal_dcg, check_query_weights,
-                                       check_same_length, check_tie_key, label_error, prepare_offsets,
-                                       raise_score_problem, warn_scores_to_inf, warn_unknown_labels)
+from fastndcg._core.query_checks import (FLAG_LABELS, FULL_LIST, as_labels, check_csr_lengths, check_cutoffs,
+                                         check_ideal_dcg, check_query_weights, check_same_length, check_tie_key,
+                                         label_error, prepare_offsets, warn_unknown_labels)
+from fastndcg._core.score_checks import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, FLAG_NDCG_OVERFLOW, FLAG_SCORES,
+                                         OVERFLOW_HINT, as_scores, raise_score_problem, warn_scores_to_inf)
 
 ArrayLike = Any
 

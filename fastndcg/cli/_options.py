@@ -31,8 +31,8 @@ def cutoffs_arg(text: str) -> List[int]:
 
 def _distinct(values: List[_K]) -> List[_K]:
     """A repeated cutoff is the same column: each once, first appearance first (the one rule of
-    results keyed by cutoff, :func:`fastndcg._core.validation.distinct_cutoffs`)."""
-    from fastndcg._core.validation import distinct_cutoffs
+    results keyed by cutoff, :func:`fastndcg._core.query_checks.distinct_cutoffs`)."""
+    from fastndcg._core.query_checks import distinct_cutoffs
 
     return distinct_cutoffs(values)
 

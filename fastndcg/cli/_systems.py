@@ -198,15 +198,10 @@ def convention_for(args, max_label: Optional[float]):
         raise UsageError(error_message(exc)) from None
 
 
-# over 100 lines: one branch per input (TREC runs in memory or streamed, SVMlight data in memory or streamed)
 def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple[InputSet, Any, str]] = None) -> InputSet:
     """Read the inputs named on the command line into :class:`System` objects. TREC files:
-    ``trec`` is their set-up, :func:`fastndcg.cli._eval.trec_input_set` (the qrels read once)."""
-    from fastndcg.conventions._presets import get_preset
-    from fastndcg.io._svmlight import iter_svmlight, read_svmlight
-    from fastndcg.io._numbers import read_predictions
-    from fastndcg.io._svmlight import group_file_for
-
+    ``trec`` is their set-up, :func:`fastndcg.cli._eval.trec_input_set` (the qrels read once);
+    SVMlight data and predictions: :func:`_data_systems`."""
     progress = progress or Progress(False)
     threads = args.threads
     if args.data is None:
@@ -252,8 +247,16 @@ def load_systems(args, progress: Optional[Progress] = None, trec: Optional[Tuple
             systems.append(System(name, path, a.qids, arrays, notes, runid=a.run_name, row_lines=row_lines))
         inputs.systems = systems
         return inputs
+    return _data_systems(args, progress)
 
-    # data + predictions
+
+def _data_systems(args, progress: Progress) -> InputSet:
+    """SVMlight data and prediction files (``--data``), in memory or streamed (``--stream``)."""
+    from fastndcg.conventions._presets import get_preset
+    from fastndcg.io._svmlight import iter_svmlight, read_svmlight
+    from fastndcg.io._numbers import read_predictions
+    from fastndcg.io._svmlight import group_file_for
+
     for opt, flag in (("missing", "--missing/-c/--skip-missing"), ("max_docs", "-M")):
         if getattr(args, opt) is not None:
             raise UsageError(f"{flag} only applies to TREC qrels + runs")
@@ -347,7 +350,7 @@ def overflow_warnings_at_lines(rows: Dict[str, Any], path: Optional[str] = None)
     rows it names (``rows`` as :func:`fastndcg.io._row_lines.at_file_lines`, or the
     warning's own ``at``), or, for rows without a line, ``path: message``. Other
     warnings are passed on."""
-    from fastndcg._core.validation import overflow_lines_message
+    from fastndcg._core.score_checks import overflow_lines_message
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -36,7 +36,7 @@ import numpy as np
 from fastndcg.stream._chunks import ChunkEvaluator
 from fastndcg.integrations._partitions import combine_partial_rows, FRAME_PARAMS_DOC, frame_plan, partial_rows, partition_terms, term_columns
 from fastndcg._core.summary import frame_result_repr
-from fastndcg._core.validation import plain
+from fastndcg._core.query_checks import plain
 from fastndcg.conventions._convention import Cutoffs
 
 POSITION = "__fastndcg_pos"

@@ -49,7 +49,7 @@ from fastndcg.measures._lambdamart_checks import check_mode
 from fastndcg.measures._lambdamart_model import LambdaMART
 from fastndcg.integrations._trainings import ROWS_KEPT, SoftTraining, Training, Trainings, check_loss
 from fastndcg.measures._softrank import SoftNDCGObjective
-from fastndcg._core.validation import distinct_cutoffs
+from fastndcg._core.query_checks import distinct_cutoffs
 
 _INSTALL_HINT = ("fastndcg.integrations.LightGBMObjective and LightGBMNDCGMetric need LightGBM; install it with: "
                  "pip install fastndcg[lightgbm]")

@@ -7,8 +7,8 @@ import numpy as np
 
 from fastndcg._core._exact import ExactSum
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg._core.validation import plain
-from fastndcg._core.validation import distinct_cutoffs
+from fastndcg._core.query_checks import plain
+from fastndcg._core.query_checks import distinct_cutoffs
 from fastndcg.stream._chunks import ChunkEvaluator, cutoff_names
 from fastndcg.stream._frame_chunks import frame_chunk
 

@@ -120,7 +120,7 @@ def _collect(df: Any) -> list:
         if type(exc).__name__ != "PythonException":
             raise
         # the worker's exception by its (qualified) class name: ValueError, TypeError
-        # or one of fastndcg's subclasses of them (fastndcg._core.validation.ValueAtError)
+        # or one of fastndcg's subclasses of them (fastndcg._core.query_checks.ValueAtError)
         found = [(kind, message) for name, message in
                  re.findall(r"^([A-Za-z_][\w.]*Error): (.+)$", str(exc), flags=re.MULTILINE)
                  for kind in [_builtin_kind(name)] if kind is not None]

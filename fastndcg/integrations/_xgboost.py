@@ -49,7 +49,7 @@ from fastndcg.measures._softrank import SoftNDCGObjective
 from fastndcg.measures._lambdamart_checks import check_mode
 from fastndcg.measures._lambdamart_model import LambdaMART
 from fastndcg.conventions._presets import XGBOOST
-from fastndcg._core.validation import distinct_cutoffs
+from fastndcg._core.query_checks import distinct_cutoffs
 
 _INSTALL_HINT = ("fastndcg.integrations.XGBoostObjective and XGBoostNDCGMetric need XGBoost; install it with: "
                  "pip install fastndcg[xgboost]")

@@ -14,7 +14,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from fastndcg.conventions._presets import as_convention
-from fastndcg._core.validation import plain
+from fastndcg._core.query_checks import plain
 
 
 

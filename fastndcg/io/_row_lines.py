@@ -18,7 +18,7 @@ RowLines = Dict[str, Tuple[str, Callable[[int], Optional[int]]]]
 def _value_at(exc: BaseException) -> Optional[BaseException]:
     """The error about one value of an array argument in exc or what it
     re-raises (its cause or context), or None. Such errors
-    (:class:`fastndcg._core.validation.ValueAtError`, raised by the checks of
+    (:class:`fastndcg._core.query_checks.ValueAtError`, raised by the checks of
     every kernel) carry ``argument``, ``index`` and ``detail``; wrappers
     that add context to the message carry None."""
     seen = set()

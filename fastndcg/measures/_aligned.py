@@ -86,7 +86,7 @@ def _scored(aligned: Any, k: Any, convention: Any, ideal: str, gains: Any, n_thr
     if getattr(aligned, "score_lines", None) is None or arrays["scores"] is not aligned.scores:
         return (mean_ndcg if mean else ndcg)(k=k, convention=conv, n_threads=n_threads, **arrays)
     # a score beyond float32 (warned about or refused) is named by its run file line
-    from fastndcg._core.validation import overflow_at_file_lines
+    from fastndcg._core.score_checks import overflow_at_file_lines
     from fastndcg.io._row_lines import at_file_lines
 
     line_of = aligned.score_line

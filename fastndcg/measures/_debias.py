@@ -23,7 +23,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from fastndcg._core import _lambdamart
-from fastndcg._core.validation import check_tie_key
+from fastndcg._core.query_checks import check_tie_key
 from fastndcg._core.arguments import check_flag, check_real
 from fastndcg.measures._lambdamart_checks import ArrayLike
 from fastndcg.measures._lambdamart_model import LambdaMART

@@ -14,7 +14,7 @@ import numpy as np
 from fastndcg._core import _lambdamart as _baseline
 from fastndcg.conventions._convention import Convention, described_fields
 from fastndcg.conventions._fields import ANY
-from fastndcg._core.validation import one_dimensional, check_same_length, finite_nonnegative
+from fastndcg._core.query_checks import one_dimensional, check_same_length, finite_nonnegative
 from fastndcg._core.arguments import check_real
 
 

@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from fastndcg._core.validation import check_lengths_agree, check_offsets
+from fastndcg._core.query_checks import check_lengths_agree, check_offsets
 from fastndcg.measures._lambdamart_checks import ArrayLike, DEFAULT_TRUNCATION, DeltaNDCGPairs, MODES, Truncation
 from fastndcg.measures._lambdamart_model import LambdaMART
 

@@ -16,7 +16,9 @@ from fastndcg._core.groups import offsets_from_sizes
 from fastndcg._core.threads import threads_for
 from fastndcg._core.resolve import FLOAT32_OVERFLOW
 from fastndcg._core.arguments import check_flag
-from fastndcg._core.validation import OVERFLOW_HINT, one_dimensional, shown_value, _where, check_labels, check_no_overflow, check_offsets, check_query_weights, check_same_length, check_scores, max_query_size
+from fastndcg._core.query_checks import (_where, check_labels, check_offsets, check_query_weights, check_same_length,
+                                         max_query_size, one_dimensional, shown_value)
+from fastndcg._core.score_checks import OVERFLOW_HINT, check_no_overflow, check_scores
 from fastndcg._core.resolve import float32_reason
 from fastndcg.measures._lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, Truncation, XGBOOST_MAX_LABEL, NO_TRUNCATION, check_exact_convention, check_mode, check_out_arrays, check_sample_weights, check_sigma, check_truncation, _lambdamart, sigmoid_table
 
@@ -125,6 +127,17 @@ class LambdaMART:
     def _validate(self, labels, off, mode, convention, truncation, sigma, normalize,
                   score_normalization, query_weights, sample_weights, tie_key,
                   other: str = "labels", n_threads: Optional[int] = None) -> None:
+        """Every argument checked once, in order: the scalars and the convention, the labels
+        (with the limits of the library modes), the weights, then the ranking rule."""
+        conv = self._check_scalars(mode, convention, truncation, sigma, normalize, score_normalization)
+        self.offsets = off
+        self.n_queries = off.shape[0] - 1
+        self._max_n = max_query_size(off)
+        self._check_labels(labels, off, conv, other, n_threads)
+        self._check_weights(query_weights, sample_weights)
+        self._ranking(conv, tie_key)
+
+    def _check_scalars(self, mode, convention, truncation, sigma, normalize, score_normalization) -> Convention:
         self.mode = check_mode(mode)
         if convention is None:
             convention = "lightgbm" if self.mode == "lightgbm" else None
@@ -139,9 +152,10 @@ class LambdaMART:
         self.sigma = check_sigma(sigma, self.mode)
         self.normalize = check_flag(normalize, "normalize")
         self.score_normalization = check_flag(score_normalization, "score_normalization")
-        self.offsets = off
-        self.n_queries = off.shape[0] - 1
-        self._max_n = max_query_size(off)
+        return conv
+
+    def _check_labels(self, labels, off, conv: Convention, other: str, n_threads: Optional[int]) -> None:
+        """The labels as the convention and the mode need them; their gain table."""
         lab, top = check_labels(labels, int(off[-1]), conv, off, other=other,
                                 n_threads=threads_for(int(off[-1]), n_threads))
         if self.mode == "xgboost" and lab.dtype == np.float64:
@@ -178,7 +192,9 @@ class LambdaMART:
                                  f"{_where(i, off)}")
             self._table = np.arange(int(top) + 1, dtype=np.float64)
             self._linear = False
-        # weights (the exact modes multiply by them in float32)
+
+    def _check_weights(self, query_weights, sample_weights) -> None:
+        """The weights (the exact modes multiply by them in float32) and XGBoost's factor."""
         in_f32 = None if self.mode == "default" else f"mode={self.mode!r} applies weights in float32"
         self.query_weights = None if query_weights is None else check_query_weights(
             query_weights, self.n_queries, name="query_weights", float32=in_f32)
@@ -199,7 +215,10 @@ class LambdaMART:
                 if self._w_norm >= FLOAT32_OVERFLOW:        # applied as a float32
                     raise ValueError(f"query_weights sum to {total!r}: XGBoost's factor n_queries / sum = "
                                      f"{self._w_norm!r} overflows float32 in mode='xgboost'")
-        # ranking: the convention's resolution (resolve.py), as for NDCG
+
+    def _ranking(self, conv: Convention, tie_key) -> None:
+        """The ranking from the convention's resolution (resolve.py), as for NDCG: the tie key,
+        the discount over every rank a pair can touch, the short-list rule and the sigmoid."""
         res = resolve(conv)
         self._round_f32 = self.mode == "xgboost" or res.round_f32
         self._key_desc = False
@@ -209,6 +228,7 @@ class LambdaMART:
                 # the gain rank as tie key: equal scores are ordered by gain
                 if tie_key is not None:
                     raise ValueError(f"tie_key was given but the convention breaks ties by {conv.ties!r}")
+                lab = self.labels
                 gains = lab.astype(np.float64) if self._linear else self._table[lab.astype(np.int64)]
                 _, rank = np.unique(gains, return_inverse=True)
                 self._tie_key = np.ascontiguousarray(rank.reshape(-1), dtype=np.int64)

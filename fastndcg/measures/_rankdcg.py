@@ -18,7 +18,8 @@ from fastndcg._core import _rankdcg
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.resolve import resolve
 from fastndcg._core.threads import effective_n_threads, threads_for
-from fastndcg._core.validation import check_lengths_agree, check_offsets, check_same_length, check_scores, max_query_size
+from fastndcg._core.query_checks import check_lengths_agree, check_offsets, check_same_length, max_query_size
+from fastndcg._core.score_checks import check_scores
 
 __all__ = ["rankdcg"]
 

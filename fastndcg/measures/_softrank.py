@@ -26,8 +26,8 @@ from fastndcg._core.arguments import check_count, check_real
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.prepared import NDCGScorer
 from fastndcg._core.resolve import discount, gain_tables, resolve, short_limits, table_labels
-from fastndcg._core.validation import (FULL_LIST, OVERFLOW_HINT, check_csr, check_labels, check_no_overflow,
-                                  check_offsets, check_scores, max_query_size)
+from fastndcg._core.query_checks import FULL_LIST, check_labels, check_offsets, max_query_size
+from fastndcg._core.score_checks import OVERFLOW_HINT, check_csr, check_no_overflow, check_scores
 
 __all__ = [
     "soft_ndcg",

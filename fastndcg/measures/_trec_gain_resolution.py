@@ -233,12 +233,24 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
     ValueError
         A level below -2, or gains so large that an ideal DCG overflows.
     """
-    from fastndcg.measures._ndcg import dcg as _dcg
-
     lev = np.ascontiguousarray(levels, dtype=np.int64)
     off = np.ascontiguousarray(offsets, dtype=np.int64)
     jud = np.ascontiguousarray(judged, dtype=np.int64)
     joff = np.ascontiguousarray(judged_offsets, dtype=np.int64)
+    n_topics = off.shape[0] - 1
+    _check_levels(lev, off, joff)
+    u_level, u_count, tstart, n_levels = _judged_levels(jud, joff, n_topics)
+    plans: Dict[int, _Plan] = {}
+    quirks = GainQuirks(n_topics=n_topics)
+    walk_gains, walk_sizes = _walk_topics(spec, plans, quirks, n_levels, u_level, u_count, tstart)
+    ideal, wg, woff = _ideal_dcg(spec, walk_gains, walk_sizes, convention, n_threads)
+    doc_gains, distinct = _document_gains(spec, plans, lev, off, n_levels)
+    _duplicate_quirks(spec, plans, quirks, distinct, lev, u_level)
+    return ResolvedGains(doc_gains, ideal, quirks, wg, woff)
+
+
+def _check_levels(lev: np.ndarray, off: np.ndarray, joff: np.ndarray) -> None:
+    """The levels of the run's documents in trec_eval's range, the judgments over the same topics."""
     n_topics = off.shape[0] - 1
     if joff.shape[0] != off.shape[0]:
         raise ValueError(f"judged_offsets must describe {n_topics} topics; got {joff.shape[0] - 1}")
@@ -249,7 +261,13 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
     if lev.size and int(lev.max()) > MAX_JUDGED_LEVEL:
         i = int(np.argmax(lev))
         raise ValueError(f"levels[{i}]={int(lev[i])}: custom gains take levels up to {MAX_JUDGED_LEVEL}")
-    # judged documents per (topic, level >= 0)
+
+
+def _judged_levels(jud: np.ndarray, joff: np.ndarray, n_topics: int
+                   ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The judged documents per (topic, level >= 0): the levels ``u_level`` and their counts
+    ``u_count``, topic by topic (topic q's from ``tstart[q]`` to ``tstart[q + 1]``), and each
+    topic's number of levels (its highest judgment + 1, 0 without judgments)."""
     jtopic = np.repeat(np.arange(n_topics, dtype=np.int64), np.diff(joff))
     keep = jud >= 0
     pair_topic, pair_level = jtopic[keep], jud[keep]
@@ -268,11 +286,16 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
         q = int(np.argmax(n_levels))
         raise ValueError(f"topic {q} has a judgment of {int(n_levels[q]) - 1}: custom gains take judgments up to "
                          f"{MAX_JUDGED_LEVEL} (trec_eval keeps one gain entry per level up to the highest)")
+    return u_level, u_count, tstart, n_levels
 
-    plans: Dict[int, _Plan] = {}
-    quirks = GainQuirks(n_topics=n_topics)
+
+def _walk_topics(spec: GainSpec, plans: Dict[int, _Plan], quirks: GainQuirks, n_levels: np.ndarray,
+                 u_level: np.ndarray, u_count: np.ndarray, tstart: np.ndarray) -> Tuple[List[float], np.ndarray]:
+    """trec_eval's ideal walk of each topic: the gains of the walk, topic after topic, and each
+    topic's number of them. Adds a plan per number of levels to ``plans`` and counts the
+    topics whose walk shows a quirk in ``quirks``."""
     walk_gains: List[float] = []
-    walk_sizes = np.zeros(n_topics, dtype=np.int64)
+    walk_sizes = np.zeros(n_levels.shape[0], dtype=np.int64)
     u_level_l, u_count_l, tstart_l = u_level.tolist(), u_count.tolist(), tstart.tolist()
     for q, nl in enumerate(n_levels.tolist()):
         plan = plans.get(nl)
@@ -294,8 +317,16 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
         if stop_q:
             quirks.stop_topics += 1
             quirks.example("stop", stop_ex)
+    return walk_gains, walk_sizes
 
-    # ideal DCG: the walk's gains in walk order, summed by the DCG kernel
+
+def _ideal_dcg(spec: GainSpec, walk_gains: List[float], walk_sizes: np.ndarray, convention: Any,
+               n_threads: Optional[int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal DCG of each topic: the walk's gains in walk order, summed by the DCG kernel;
+    with the gains and their offsets."""
+    from fastndcg.measures._ndcg import dcg as _dcg
+
+    n_topics = walk_sizes.shape[0]
     woff = np.zeros(n_topics + 1, dtype=np.int64)
     np.cumsum(walk_sizes, out=woff[1:])
     wg = np.asarray(walk_gains, dtype=np.float64)
@@ -307,8 +338,13 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
     if bad.size:
         raise ValueError(f"gains {spec.text!r}: the ideal DCG of topic {int(bad[0])} overflows a double; "
                          "use smaller gains")
+    return ideal, wg, woff
 
-    # each document's DCG gain: one lookup table row per number of judged levels
+
+def _document_gains(spec: GainSpec, plans: Dict[int, _Plan], lev: np.ndarray, off: np.ndarray,
+                    n_levels: np.ndarray) -> Tuple[np.ndarray, List[int]]:
+    """Each document's DCG gain, from one lookup table row per number of judged levels (the
+    distinct numbers, returned too; a missing plan is added to ``plans``)."""
     sizes = np.diff(off)
     doc_nl = np.repeat(n_levels, sizes)
     top = int(max(lev.max(initial=0), n_levels.max(initial=0)))
@@ -323,9 +359,12 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
         for level in range(LEVEL_NEGATIVE, top + 1):
             lut[r, level - LEVEL_NEGATIVE] = plan.level_gain(level)
     doc_gains = lut[row_of[doc_nl], lev - LEVEL_NEGATIVE] if lev.size else np.zeros(0)
-    doc_gains = np.ascontiguousarray(doc_gains, dtype=np.float64)
+    return np.ascontiguousarray(doc_gains, dtype=np.float64), distinct
 
-    # a level listed twice with different gains, present in the data
+
+def _duplicate_quirks(spec: GainSpec, plans: Dict[int, _Plan], quirks: GainQuirks, distinct: List[int],
+                      lev: np.ndarray, u_level: np.ndarray) -> None:
+    """A level listed twice with different gains, present in the data, goes to ``quirks``."""
     dup = spec.duplicates()
     if dup:
         in_run = set(np.unique(lev).tolist()) if lev.size else set()
@@ -335,4 +374,3 @@ def resolve_trec_gains(spec: GainSpec, levels: Any, offsets: Any, judged: Any, j
                 nl = max(distinct)
                 g_ideal = next(g for lv, g in spec.pairs if lv == level)
                 quirks.duplicate(level, plans[nl].level_gain(level), g_ideal, nl)
-    return ResolvedGains(doc_gains, ideal, quirks, wg, woff)

@@ -48,7 +48,7 @@ from fastndcg._core.prepared import NDCGScorer, aggregate
 from fastndcg.measures._trec_gain_levels import gain_entries, ndcg_p_gains
 from fastndcg._core.summary import summary_repr
 from fastndcg._core.threads import threads_for
-from fastndcg._core.validation import check_scores, overflow_at_file_lines
+from fastndcg._core.score_checks import check_scores, overflow_at_file_lines
 from fastndcg.measures._measure_strings import Measure
 from fastndcg.measures._measurement import ARRAY_FAMILIES, RANKS_MISSING_ALIKE, Measurement, resolve_measurements
 from fastndcg.measures._trec_gain_scoring import GainScorer, bogus_ranking
@@ -184,11 +184,22 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
         judgment of the topic (0 when the ideal is 0); the other measures as
         :mod:`fastndcg.reference._trec_ndcg` defines them.
     """
-    from fastndcg.io._trec import Qrels, Run
-    from fastndcg.io._alignment import read_qrels_for
-    from fastndcg.io._joining import JoinedRun, align_run, join_run_file
-    from fastndcg.io._row_lines import at_file_lines
+    ms, topic_rule = _measurements(measures, convention, missing, max_docs, judged_only, relevance_level)
+    qrels, joined, consume_run = _qrels_and_joined_run(run, qrels, n_threads, consume_run)
+    columns, first = _evaluate_groups(ms, run, qrels, joined, topic_rule, consume_run, n_threads)
+    nq = first.n_queries
+    values = np.empty((nq, len(ms)), dtype=np.float64)
+    means = np.empty(len(ms), dtype=np.float64)
+    for j in range(len(ms)):
+        values[:, j], means[j] = columns[j]
+    return TrecResult([m.key for m in ms], first.qids, values, means, first.run_name, list(first.missing_qids),
+                      list(first.ignored_qids), measurements=ms)
 
+
+def _measurements(measures: Any, convention: Any, missing: Optional[str], max_docs: Optional[int],
+                  judged_only: bool, relevance_level: int) -> Tuple[List[Measurement], str]:
+    """The measurements asked for (two printed under one name are named by their signature)
+    and their one rule for missing topics."""
     ms = resolve_measurements(measures, convention=convention, missing=missing, max_docs=max_docs, judged_only=judged_only,
                               relevance_level=relevance_level)
     on_arrays = [m for m in ms if m.family in ARRAY_FAMILIES]
@@ -202,7 +213,16 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
     if len(rules_of_topics) > 1:
         raise ValueError(f"measures: one call evaluates one set of topics; these measurements differ in the rule "
                          f"for missing topics ({', '.join(sorted(rules_of_topics))}): evaluate them separately")
-    topic_rule = ms[0].missing
+    return ms, ms[0].missing
+
+
+def _qrels_and_joined_run(run: Any, qrels: Any, n_threads: Optional[int], consume_run: bool) -> Tuple[Any, Any, bool]:
+    """The qrels (read if a path), the run joined with them (None for a :class:`Run` in
+    memory; a path is joined while it is read, and then always freed) and whether to free it."""
+    from fastndcg.io._trec import Qrels, Run
+    from fastndcg.io._alignment import read_qrels_for
+    from fastndcg.io._joining import JoinedRun, join_run_file
+
     if not isinstance(qrels, Qrels):
         qrels = read_qrels_for(run, qrels, n_threads)
     joined: Optional[JoinedRun] = None
@@ -213,6 +233,18 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
     elif not isinstance(run, Run):
         joined = join_run_file(run, qrels, n_threads=n_threads)   # a path: joined while it is read
         consume_run = True
+    return qrels, joined, consume_run
+
+
+def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, topic_rule: str, consume_run: bool,
+                     n_threads: Optional[int]) -> Tuple[Dict[int, Tuple[np.ndarray, float]], Any]:
+    """Each measurement's (per-topic values, mean), by index, computed a group at a time (one
+    group: the measurements that share their relabelling, convention, -J, -M and -l) on
+    the run aligned once per alignment they need; and the first alignment (its topics are
+    the result's)."""
+    from fastndcg.io._joining import align_run
+    from fastndcg.io._row_lines import at_file_lines
+
     aligned: Dict[Tuple, Any] = {}
     columns: Dict[int, Tuple[np.ndarray, float]] = {}
     groups: Dict[Tuple, List[int]] = {}
@@ -255,13 +287,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
         for j, col in zip(idx, cols):
             columns[j] = col
     assert first is not None      # at least one run was aligned
-    nq = first.n_queries
-    values = np.empty((nq, len(ms)), dtype=np.float64)
-    means = np.empty(len(ms), dtype=np.float64)
-    for j in range(len(ms)):
-        values[:, j], means[j] = columns[j]
-    return TrecResult([m.key for m in ms], first.qids, values, means, first.run_name, list(first.missing_qids),
-                      list(first.ignored_qids), measurements=ms)
+    return columns, first
 
 
 def _conv_key(conv: Convention) -> tuple:
@@ -371,7 +397,8 @@ def _group_columns(t: _Topics, ms: List[Measurement], base: Convention, relevanc
         spec = given if given is not None else _NO_GAINS
         res = resolve_trec_gains(spec, t.levels, t.offsets, t.judged, t.judged_offsets, base, n_threads)
         if spec.pairs and any(ms[i].family in ("ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg") for i in idx):
-            warn_quirks(res.quirks, spec, stacklevel=4)
+            # the caller's line: warn_quirks, _group_columns, _evaluate_groups, evaluate_trec, the caller
+            warn_quirks(res.quirks, spec, stacklevel=5)
         fams = {ms[i].family for i in idx}
         gscorers: Dict[Optional[int], GainScorer] = {}
 

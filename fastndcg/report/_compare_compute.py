@@ -13,7 +13,8 @@ import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer, exact_column_sums
 from fastndcg._core.resolve import gain_tables, table_labels
-from fastndcg._core.validation import distinct_cutoffs, gathered_label_warnings, overflow_at_file_lines
+from fastndcg._core.query_checks import distinct_cutoffs, gathered_label_warnings
+from fastndcg._core.score_checks import overflow_at_file_lines
 from fastndcg.conventions._convention import PRESETS, Convention
 from fastndcg.conventions._presets import list_presets, unknown_preset_message
 from fastndcg.conventions._topics import DEFAULT_MISSING

@@ -41,7 +41,7 @@ import numpy as np
 from fastndcg._core.summary import mean_text, short_list
 from fastndcg.conventions._convention import FIELD_INFO, FIELDS, PRESETS, Convention
 from fastndcg.measures._measurement import Measurement, measurement_for
-from fastndcg._core.validation import gathered_label_warnings
+from fastndcg._core.query_checks import gathered_label_warnings
 from fastndcg.io._results import MATCH_RULE, PerQueryValues, ReportedValue, parse_reported_value, read_per_query
 
 __all__ = ["Candidate", "Identification", "identify", "identify_data"]

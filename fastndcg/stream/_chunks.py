@@ -15,7 +15,7 @@ from fastndcg._core.summary import summary_repr
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.conventions._convention import Convention, Cutoffs
 from fastndcg.conventions._presets import as_convention
-from fastndcg._core.validation import gathered_label_warnings, plain
+from fastndcg._core.query_checks import gathered_label_warnings, plain
 
 
 PathLike = Union[str, "os.PathLike[str]"]

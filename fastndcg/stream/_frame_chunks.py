@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, Iterator, Optional
 import numpy as np
 
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg._core.validation import plain
+from fastndcg._core.query_checks import plain
 from fastndcg.io._frames import query_weights_from_rows
 from fastndcg.stream._chunks import Chunk, PathLike, StreamResult, evaluate_chunks
 

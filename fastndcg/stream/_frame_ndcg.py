@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from fastndcg.conventions._convention import Cutoffs
-from fastndcg._core.validation import check_cutoffs, distinct_cutoffs
+from fastndcg._core.query_checks import check_cutoffs, distinct_cutoffs
 from fastndcg.io._frames import frame_arrays
 from fastndcg.measures._ndcg import mean_ndcg, ndcg
 

@@ -15,7 +15,7 @@ from fastndcg.conventions._presets import as_convention
 from fastndcg.measures._aligned import aligned_arrays, aligned_inputs
 from fastndcg.measures._measurement import cutoff_measurements
 from fastndcg.stream._chunks import Chunk, NDCGAccumulator, PathLike, StreamResult
-from fastndcg._core.validation import gathered_label_warnings
+from fastndcg._core.query_checks import gathered_label_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastndcg.io._alignment import AlignedRun
@@ -209,7 +209,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         qrels, plus 8 bytes x topics x (2 + 2 x n_cutoffs) for the per-topic
         values and summands.
     """
-    from fastndcg._core.validation import overflow_at_file_lines
+    from fastndcg._core.score_checks import overflow_at_file_lines
     from fastndcg.io._files import input_name
     from fastndcg.io._row_lines import at_file_lines
     from fastndcg.io._trec import Qrels, read_qrels

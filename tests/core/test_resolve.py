@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fastndcg import Convention
-from fastndcg._core import _ndcg, prepared, validation
+from fastndcg._core import _ndcg, prepared, query_checks
 from fastndcg._core.resolve import EMPTY_VALUES, resolve
 from fastndcg import LambdaMART
 from fastndcg import soft_ndcg
@@ -19,7 +19,7 @@ from fastndcg.measures._softrank import SoftNDCGObjective
 def checks(monkeypatch):
     """Counts of offsets checks and label checks (Python's and the NDCG kernel's fused one)."""
     counts = {"offsets": 0, "labels": 0}
-    real_offsets, real_labels = validation.offsets_problem, _ndcg.check_labels_batch
+    real_offsets, real_labels = query_checks.offsets_problem, _ndcg.check_labels_batch
 
     def offsets_problem(*args):
         counts["offsets"] += 1
@@ -34,7 +34,7 @@ def checks(monkeypatch):
             counts["labels"] += bool(check_labels)
             return super().compute_ideal(flags, check_labels, n_threads)
 
-    monkeypatch.setattr(validation, "offsets_problem", offsets_problem)
+    monkeypatch.setattr(query_checks, "offsets_problem", offsets_problem)
     monkeypatch.setattr(_ndcg, "check_labels_batch", check_labels_batch)
     monkeypatch.setattr(prepared, "NDCGKernel", SpyKernel)
     return counts

@@ -83,7 +83,7 @@ def test_a_repeated_cutoff(capsys):
     """Issue 33 item 1: results keyed by name have one column per distinct cutoff, first
     appearance first (distinct_cutoffs); the array functions stay positional: one column per
     entry of k, a repeated cutoff repeating its identical column."""
-    from fastndcg._core.validation import distinct_cutoffs
+    from fastndcg._core.query_checks import distinct_cutoffs
 
     assert distinct_cutoffs([5, 10, 5]) == [5, 10] and distinct_cutoffs([10, None, None, np.int64(10)]) == [10, None]
     assert distinct_cutoffs(None) is None and distinct_cutoffs(7) == 7
