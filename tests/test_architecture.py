@@ -84,9 +84,11 @@ def test_every_module_lives_in_a_room():
     assert top == ["fastndcg.__main__", "fastndcg._version"], top
 
 
-#: the exceptions, each with its reason: none left (trec_eval's gain levels are data in
-#: conventions/_trec_levels.py; the measures room has its own level rules, tested against the spec)
-ALLOWED: Set[tuple] = set()
+#: the exceptions, each with its reason (trec_eval's gain levels are data in conventions/_trec_levels.py;
+#: the measures room has its own level rules, tested against the spec). The conventions face is lazy
+#: like the others, built by the face machinery (``_core/faces.py``, standard library only): its
+#: ``ideal_source`` left the face and still resolves with a warning naming the replacement.
+ALLOWED: Set[tuple] = {("fastndcg.conventions", "fastndcg._core.faces")}
 
 
 @pytest.mark.parametrize("room", ROOMS)
@@ -247,8 +249,8 @@ def test_only_the_public_faces_reexport():
     reexports = {name for name, path in SOURCES.items() if _only_reexports(path)}
     assert reexports - FACES == set(), sorted(reexports - FACES)
     lazy = sorted(face for face in FACES if (PACKAGE.parent / face.replace(".", "/") / "__init__.pyi").exists())
-    assert lazy == ["fastndcg", "fastndcg.integrations", "fastndcg.io", "fastndcg.measures", "fastndcg.report",
-                    "fastndcg.stream"]
+    assert lazy == ["fastndcg", "fastndcg.conventions", "fastndcg.integrations", "fastndcg.io", "fastndcg.measures",
+                    "fastndcg.report", "fastndcg.stream"]
     for face in lazy:
         stub = PACKAGE.parent / face.replace(".", "/") / "__init__.pyi"
         assert _only_reexports(stub), stub
@@ -644,30 +646,30 @@ def private_paths_to_public_objects() -> List[str]:
 
 
 def test_public_objects_are_named_by_their_public_paths():
-    """Tests, benches and docs import a public object as a user does (``from fastndcg.measures
-    import rankdcg``, not ``from fastndcg.measures._rankdcg import rankdcg``), and docstrings and
+    """Tests, benches and docs import a public object as a user does (``from fastndcg import
+    rankdcg``, not ``from fastndcg.measures._rankdcg import rankdcg``), and docstrings and
     messages name its public path; the package's modules import each other's private modules."""
     hits = private_paths_to_public_objects()
     assert hits == [], f"{len(hits)} private paths to public objects:\n" + "\n".join(hits)
 
 
 def test_the_public_path_check_can_fail():
-    assert PUBLIC_PATHS["fastndcg.measures._rankdcg.rankdcg"] == "fastndcg.measures.rankdcg"
+    assert PUBLIC_PATHS["fastndcg.measures._rankdcg.rankdcg"] == "fastndcg.rankdcg"
     assert PUBLIC_PATHS["fastndcg.measures._ndcg.ndcg"] == "fastndcg.ndcg"
     assert PUBLIC_PATHS["fastndcg.reference._ndcg.ndcg"] == "fastndcg.reference.ndcg"
     code = ("import fastndcg.measures._ndcg as m\nfrom fastndcg.io import _trec\n"
             "from fastndcg.measures._rankdcg import rankdcg\n"
             "m.ndcg(1)\nm._helper\n_trec.read_qrels\nmonkeypatch.setattr(m, 'ndcg', None)\n")
-    assert _private_imports(code) == [(3, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.measures.rankdcg"),
+    assert _private_imports(code) == [(3, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.rankdcg"),
                                       (4, "fastndcg.measures._ndcg.ndcg", "fastndcg.ndcg"),
                                       (6, "fastndcg.io._trec.read_qrels", "fastndcg.io.read_qrels")]
     assert _private_dotted('"""See :func:`fastndcg.measures._rankdcg.rankdcg`."""\n'
                            "# fastndcg.measures._rankdcg is the module\n") == [
-        (1, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.measures.rankdcg")]
+        (1, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.rankdcg")]
     assert _private_modules_in_messages(
         "def f():\n    raise ImportError('fastndcg.integrations._dask needs dask')\n"
-        "warnings.warn(f'see fastndcg.measures.rankdcg')\n") == [
+        "warnings.warn(f'see fastndcg.rankdcg')\n") == [
         (2, "fastndcg.integrations._dask", "(a message: name a public path)")]
     markdown = "text\n```python\nfrom fastndcg.measures._rankdcg import rankdcg\n```\n```\n$ fastndcg eval\n```\n"
     assert _private_imports(_code_blocks(markdown)) == [
-        (3, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.measures.rankdcg")]
+        (3, "fastndcg.measures._rankdcg.rankdcg", "fastndcg.rankdcg")]

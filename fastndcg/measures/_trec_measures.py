@@ -26,7 +26,7 @@ for the topics of a run and qrels, per topic and averaged:
   judged topics missing from the run 0 (``missing="zero"``).
 
 Per-topic values come from the NDCG kernels (:class:`fastndcg.NDCGScorer`,
-:class:`fastndcg.measures.GainScorer`) and, for the measures that read
+:class:`fastndcg.measures._trec_gain_scoring.GainScorer`) and, for the measures that read
 NDCG at several depths of one ranking (``ndcg_rel``, ``Rndcg``, ``ndcg_p``),
 from the ``_trec_ndcg`` kernel; every mean is the package's exact aggregate
 (:func:`fastndcg._core.prepared.aggregate`): the plain mean over the evaluated
@@ -194,7 +194,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
     on_arrays = [m for m in ms if m.family in ARRAY_FAMILIES]
     if on_arrays:
         raise ValueError(f"measures: {on_arrays[0].head} is computed on arrays (fastndcg.soft_ndcg, "
-                         "fastndcg.measures.rankdcg), not on qrels and a run")
+                         "fastndcg.rankdcg), not on qrels and a run")
     labels = [m.label for m in ms]
     # two different measurements printed under one name (signatures share their heads): named by the signature
     ms = [m.replace(name=m.signature) if labels.count(m.label) > 1 else m for m in ms]
