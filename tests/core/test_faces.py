@@ -14,6 +14,7 @@ from typing import List, Tuple
 
 import pytest
 
+from conftest import require
 from fastndcg._core import faces
 
 LAZY = ("fastndcg", "fastndcg.conventions", "fastndcg.io", "fastndcg.measures", "fastndcg.report",
@@ -95,8 +96,15 @@ def test_the_api_check_reads_the_tables_under_each_face():
     assert ("fastndcg.io", "read_qrels") in rows and ("fastndcg.cli", "main") in rows
 
 
-@pytest.mark.parametrize("face", FACES)
+#: the libraries a face's example trains with (its example runs in the peers tier)
+EXAMPLE_NEEDS = {"fastndcg.integrations": "lightgbm"}
+
+
+@pytest.mark.parametrize("face", [pytest.param(f, marks=[pytest.mark.peers]) if f in EXAMPLE_NEEDS else f
+                                  for f in FACES])
 def test_each_face_says_its_purpose_and_its_example_runs(face):
+    if face in EXAMPLE_NEEDS:
+        require(EXAMPLE_NEEDS[face])
     module = importlib.import_module(face)
     doc = module.__doc__
     assert doc and len(doc.splitlines()[0]) > 20, face          # the room's purpose, first
