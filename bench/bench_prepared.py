@@ -30,7 +30,7 @@ import pytest
 import fastndcg
 import fastndcg.io as readers
 from fastndcg.stream import evaluate_stream
-from fastndcg.measures import ndcg_and_mean
+from fastndcg.measures._ndcg import ndcg_and_mean
 from fastndcg._core.prepared import one_shot
 from fastndcg._core.threads import threads_for
 from fastndcg import effective_n_threads

@@ -11,7 +11,7 @@ import pytest
 import fastndcg
 from fastndcg.io import mslr_like
 import fastndcg.reference as _ref
-from fastndcg.measures import rankdcg
+from fastndcg import rankdcg
 from fastndcg.measures._softrank import SoftNDCGObjective   # the loss on arrays (no longer public)
 
 THREADS = [1, 2]

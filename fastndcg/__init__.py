@@ -1,7 +1,27 @@
-"""fastndcg: compiled, exact NDCG and LambdaMART gradients under every convention.
+"""fastndcg: compiled, exact NDCG and LambdaMART gradients under every convention (a preset
+reproduces trec_eval, pytrec_eval, ir_measures, scikit-learn, LightGBM, XGBoost, ...).
 
-Inputs are CSR: ``scores`` and ``labels`` of shape (n_docs,), and ``offsets``
-of shape (n_queries + 1,) where query q owns rows ``offsets[q]:offsets[q+1]``.
+One door per input kind. Arrays: :func:`ndcg`, :func:`mean_ndcg` and :class:`NDCGScorer` (also
+``dcg``, ``ideal_dcg``, ``rankdcg``, ``soft_ndcg``; LambdaMART's gradients and :class:`LambdaMART`).
+Arrays are CSR: ``scores`` and ``labels`` of shape (n_docs,), and ``offsets`` of shape
+(n_queries + 1,), where query q owns rows ``offsets[q]:offsets[q+1]``. TREC runs and qrels as
+files, dicts or data frames: :func:`evaluate`, and the ir_measures-style pair
+:func:`calc_aggregate` / :func:`iter_calc`. The rooms hold the rest: files
+(:mod:`fastndcg.io`), streams (:mod:`fastndcg.stream`), Dask, Spark and the libraries
+(:mod:`fastndcg.integrations`), reports (:mod:`fastndcg.report`); docs/api.md lists every name.
+
+>>> import fastndcg
+>>> scores, labels, offsets = [0.9, 0.1, 0.8, 0.3], [1, 0, 0, 2], [0, 2, 4]   # two queries
+>>> fastndcg.ndcg(scores, labels, offsets, k=2).round(4).tolist()
+[1.0, 0.6309]
+>>> round(fastndcg.mean_ndcg(scores, labels, offsets, k=2, convention="sklearn"), 4)
+0.8155
+>>> qrels = {"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}}
+>>> run = {"q1": {"d1": 0.9, "d2": 0.5}, "q2": {"d3": 0.2, "d4": 0.7}}
+>>> round(fastndcg.evaluate("ndcg_cut.10", qrels, run).by_query["q2"]["ndcg_cut_10"], 4)
+0.6309
+>>> [round(v, 4) for v in fastndcg.calc_aggregate(["nDCG@10"], qrels, run).values()]
+[0.8155]
 """
 from fastndcg._version import __version__
 from fastndcg._core import faces as _faces

@@ -14,7 +14,8 @@ from fastndcg.measures._lambdamart_model import LambdaMART
 from fastndcg.measures._measurement import Measurement, from_signature
 from fastndcg.measures._measurement import measurement_for as measurement
 from fastndcg.measures._ndcg import dcg, ideal_dcg, mean_ndcg, ndcg
-from fastndcg.measures._softrank import soft_ndcg, soft_ndcg_grad, soft_rank_distributions
+from fastndcg.measures._rankdcg import rankdcg
+from fastndcg.measures._softrank import soft_ndcg, soft_ndcg_grad
 from fastndcg.report._compare_render import compare
 
 __version__: str
@@ -47,8 +48,8 @@ __all__ = [
     "offsets_from_group_sizes",
     "offsets_from_qid",
     "openmp_enabled",
+    "rankdcg",
     "soft_ndcg",
     "soft_ndcg_grad",
-    "soft_rank_distributions",
 ]
 

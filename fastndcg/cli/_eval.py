@@ -175,7 +175,7 @@ class MeasureRuns:
 
 def measure_runs(args, progress: Progress) -> MeasureRuns:
     """``QRELS RUN ... -m MEASURE ...`` (eval and test): the measurements resolved once
-    (:func:`fastndcg.measures.resolve_measurements`), then every run joined with
+    (:func:`fastndcg.measures._measurement.resolve_measurements`), then every run joined with
     the qrels while it is read and evaluated."""
     from fastndcg.measures._measure_strings import BOOKKEEPING, MEASURE_SETS, MeasureWarning, expand_measure_sets
     from fastndcg.measures._measurement import resolve_measurements
@@ -264,7 +264,7 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
     """Every run of ``QRELS RUN ...`` (in memory), against qrels read once: joined with them while it
     is read (:func:`fastndcg.io._joining.join_runs`: small runs side by side, one thread each; arrays out),
     then the measurements evaluated on it, in order
-    (:func:`fastndcg.measures.evaluate_trec`, which calls the kernels). One dict per run: name, runid,
+    (:func:`fastndcg.measures._trec_measures.evaluate_trec`, which calls the kernels). One dict per run: name, runid,
     path, qids, values (n_topics, n_measurements), mean, notes. ``max_docs``: -M, for the runid /
     num_q-only output of ``-m`` (no measurement carries it then); ``missing``: the rule for
     judged topics missing from a run (:func:`signature_missing_rule`; None: :func:`missing_rule`)."""

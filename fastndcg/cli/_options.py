@@ -105,7 +105,7 @@ def preset_list_arg(text: str) -> Optional[List[str]]:
 
 
 def _gain_spec(text: str):
-    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5`` (:func:`fastndcg.measures.parse_gains`)."""
+    """trec_eval's ``ndcg.L=G`` parameters: ``1=3,2=9,4=4.5`` (:func:`fastndcg.measures._trec_gain_specs.parse_gains`)."""
     from fastndcg.measures._trec_gain_specs import parse_gains
 
     try:

@@ -412,7 +412,7 @@ def evaluate_systems(inputs: InputSet, n_threads: Optional[int] = None,
                             values=np.asarray(res.ndcg).reshape(res.n_queries, len(ks)),
                             mean=np.atleast_1d(res.mean), notes=sys_.notes))
             continue
-        if "gains" in sys_.arrays:      # trec_eval's custom gains (fastndcg.measures.GainScorer)
+        if "gains" in sys_.arrays:      # trec_eval's custom gains (measures/_trec_gain_scoring.py GainScorer)
             from fastndcg.measures._trec_gain_scoring import GainScorer
 
             a = sys_.arrays

@@ -1,21 +1,34 @@
-"""Conventions: every choice that makes NDCG differ between tools (gain,
-discount, ties, empty and short queries, the ideal list, precision,
-aggregation), as one frozen :class:`fastndcg.Convention`, and the presets that
-reproduce each well-known tool. The bottom room: it imports nothing else
-from fastndcg.
+"""Conventions: every choice that makes NDCG differ between tools (gain, discount, ties, empty and
+short queries, the ideal list, precision, aggregation) is one frozen :class:`fastndcg.Convention`,
+and a preset reproduces a well-known tool. The bottom room: it imports nothing else from fastndcg
+but the machinery of this face.
 
-Public here: what a convention means beyond the class itself (``Convention``,
-``PRESETS``, ``get_preset`` and ``list_presets`` are public at the top level,
-``fastndcg.Convention``, only there): the default, the types and limits, the rule for
-judged topics missing from a run, where a tool takes its ideal list from, and
-trec_eval's gain levels of unjudged and negatively judged documents.
+``Convention``, ``PRESETS``, ``get_preset`` and ``list_presets`` are public at the top level, only
+there. Public here: the rules for judged topics missing from a run (``missing=``) and the warnings
+a convention gives.
+
+>>> import warnings
+>>> import fastndcg
+>>> from fastndcg.conventions import MISSING_TOPICS, UnknownLabelWarning
+>>> MISSING_TOPICS                                       # missing=: trec_eval 10, -c, trec_eval 9
+('error', 'zero', 'skip')
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     fastndcg.ndcg([0.9, 0.5], [3, 1], [0, 2], convention="letor4").tolist()
+[1.0]
+>>> caught[0].category is UnknownLabelWarning            # label 3 is beyond LETOR 4.0's table (0-2): gain 0
+True
+
+The public names are the imports of ``__init__.pyi``, each module imported on first use (the code
+is in private modules, ``_x.py``).
 """
-from fastndcg.conventions._convention import (ABOVE_ONE_TOLERANCE, DEFAULT, MAX_EXPONENTIAL_LABEL, Cutoffs,
-                                              ScoreOverflowWarning, UnknownLabelWarning)
-from fastndcg.conventions._presets import as_convention, ideal_source
-from fastndcg.conventions._topics import DEFAULT_MISSING, MISSING_TOPICS, check_missing
-from fastndcg.conventions._trec_levels import LEVEL_NEGATIVE, LEVEL_UNJUDGED
+from fastndcg._core import faces as _faces
 
-__all__ = ["ABOVE_ONE_TOLERANCE", "DEFAULT", "DEFAULT_MISSING", "LEVEL_NEGATIVE", "LEVEL_UNJUDGED",
-           "MAX_EXPONENTIAL_LABEL", "MISSING_TOPICS", "Cutoffs", "ScoreOverflowWarning", "UnknownLabelWarning",
-           "as_convention", "check_missing", "ideal_source"]
+#: names that left the face, documented before: (private module, name there, what to use instead)
+_DEPRECATED = {
+    "ideal_source": ("fastndcg.conventions._presets", "ideal_source",
+                     "the Convention's field: fastndcg.get_preset(name).ideal_source"),
+}
+
+# the names and their modules are the imports of __init__.pyi; each module is imported on first use
+__getattr__, __dir__, __all__ = _faces.attach_stub(__name__, __file__, deprecated=_DEPRECATED)

@@ -33,7 +33,7 @@ def aligned_arrays(aligned: Any, convention: Any = "trec_eval", ideal: str = "au
     ``scores``, ``labels``, ``offsets``; ``tie_key`` (each document's docno order within its
     topic) when the convention breaks ties by key (trec_eval: tied scores by docno descending);
     ``ideal_labels`` / ``ideal_offsets`` (every judgment of the topic, retrieved or not) when the
-    ideal list comes from the qrels (:func:`fastndcg.conventions.ideal_source`, or ``ideal``)."""
+    ideal list comes from the qrels (:attr:`fastndcg.Convention.ideal_source`, or ``ideal``)."""
     conv = as_convention("trec_eval" if convention is None else convention)
     kw: Dict[str, np.ndarray] = dict(scores=aligned.scores, labels=aligned.labels, offsets=aligned.offsets)
     if conv.uses_tie_key:
@@ -54,7 +54,7 @@ def aligned_ndcg(aligned: Any, k: Any = None, *, convention: Any = "trec_eval", 
     "auto", "qrels" or "run"); see :func:`fastndcg.ndcg` for the convention's other rules.
 
     ``gains``: custom gains, as trec_eval's ``-m ndcg.L=G,...`` (a string ``"1=3,2=9"``, a
-    mapping ``{level: gain}`` or a :class:`fastndcg.measures.GainSpec`). Under the ``trec_eval``
+    mapping ``{level: gain}`` or a :class:`fastndcg.measures._trec_gain_specs.GainSpec`). Under the ``trec_eval``
     and ``pytrec_eval`` presets they follow trec_eval's rules exactly (unjudged documents are
     level -1, negative judgments level -2, trec_eval's ideal walk; a
     :class:`fastndcg.measures.TrecGainQuirkWarning` when a quirk of its ordering changes a

@@ -11,7 +11,7 @@
 
 Measures are strings in trec_eval or ir_measures syntax, or ir_measures
 measure objects (:mod:`fastndcg.measures._measure_strings`); the returned dict is keyed
-by :class:`~fastndcg.measures.Measure` objects that also match the
+by :class:`~fastndcg.measures._measure_strings.Measure` objects that also match the
 measure's name and the equal ir_measures object (``res.aggregated[nDCG@10]``,
 ``res.aggregated["nDCG@10"]``).
 
@@ -191,7 +191,7 @@ def evaluate(measures: Any, qrels: Any, run: Any, *, convention: Any = None, mis
     missing : {"error", "zero", "skip"}, default "error"
         Judged queries without results: an error naming them (trec_eval 10;
         the one default of every front-end,
-        :data:`fastndcg.conventions.DEFAULT_MISSING`), scored (``"zero"``: 0 for
+        :data:`fastndcg.conventions._topics.DEFAULT_MISSING`), scored (``"zero"``: 0 for
         every NDCG measure unless trec_eval gains give unjudged documents a
         gain; ir_measures and trec_eval ``-c``), or left out (``"skip"``:
         trec_eval 9.x, pytrec_eval). A :class:`~fastndcg.Measurement` or a

@@ -52,7 +52,7 @@ FAMILIES = {"ndcg": "nDCG", "dcg": "DCG", "ideal_dcg": "IDCG", "ndcg_rel": "nDCG
 _FAMILY_OF_HEAD = {v: k for k, v in FAMILIES.items()}
 #: Families defined by trec_eval's rules only.
 TREC_FAMILIES = ("ndcg_rel", "Rndcg", "ndcg_p", "dcg", "ideal_dcg")
-#: Families computed on arrays only (:func:`fastndcg.soft_ndcg`, :func:`fastndcg.measures.rankdcg`),
+#: Families computed on arrays only (:func:`fastndcg.soft_ndcg`, :func:`fastndcg.rankdcg`),
 #: not on qrels and a run.
 ARRAY_FAMILIES = ("soft_ndcg", "rankdcg")
 #: Families whose values are the same whether a judged topic without results ranks nothing
@@ -495,7 +495,7 @@ def resolve_measurements(measures: Any, *, convention: Any = "trec_eval", missin
     missing : {"error", "zero", "skip"}, optional
         The rule for judged topics missing from the run, of every measure given
         as trec_eval or ir_measures syntax (default
-        :data:`~fastndcg.conventions.DEFAULT_MISSING`). A signature and a
+        :data:`~fastndcg.conventions._topics.DEFAULT_MISSING`). A signature and a
         :class:`Measurement` state their own; ``missing`` given beside one that
         states another is a ValueError naming both (one question, one answer).
     max_docs, judged_only, relevance_level
@@ -566,7 +566,7 @@ def measurement_for(k: Optional[int] = None, *, convention: Any = None, preset: 
     ``k=None`` is the whole list, or ``convention.default_k``).
 
     ``gains``: trec_eval's custom gains, under the trec_eval presets only (other
-    conventions take gains as a gain table: :func:`fastndcg.measures.textbook_convention`).
+    conventions take gains as a gain table: :func:`fastndcg.measures._trec_gain_specs.textbook_convention`).
     """
     if preset is not None:
         if convention is not None:

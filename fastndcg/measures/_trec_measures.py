@@ -26,7 +26,7 @@ for the topics of a run and qrels, per topic and averaged:
   judged topics missing from the run 0 (``missing="zero"``).
 
 Per-topic values come from the NDCG kernels (:class:`fastndcg.NDCGScorer`,
-:class:`fastndcg.measures.GainScorer`) and, for the measures that read
+:class:`fastndcg.measures._trec_gain_scoring.GainScorer`) and, for the measures that read
 NDCG at several depths of one ranking (``ndcg_rel``, ``Rndcg``, ``ndcg_p``),
 from the ``_trec_ndcg`` kernel; every mean is the package's exact aggregate
 (:func:`fastndcg._core.prepared.aggregate`): the plain mean over the evaluated

@@ -1,24 +1,26 @@
-"""Pure-Python reference implementation of fastndcg: the readable spec.
+"""The pure-Python reference of fastndcg: the readable spec of the public API, one query at a time.
 
-Plain Python, one query at a time, written for clarity; every compiled kernel
-is tested against it, and nothing here imports compiled code. The NDCG
-definitions (gain, discount, ties, ideal, short and empty queries, the mean)
-are in :mod:`fastndcg.reference._ndcg`; LambdaMART, SoftNDCG, RankDCG and
-trec_eval's custom gains and measures have their own spec modules. This
-package is their public face (``fastndcg.reference.ndcg`` is the spec of ``fastndcg.ndcg``).
+Plain Python written for clarity, never for speed; every compiled kernel is tested against it, and
+nothing here imports compiled code. Each name here is the spec of the public function of the same
+name (``fastndcg.reference.ndcg`` of :func:`fastndcg.ndcg`; ``trec_gain_ndcg`` of trec_eval's
+custom gains in :func:`fastndcg.evaluate`). The per-query definitions (gain, discount, ties, the
+ideal list, short and empty queries, the mean) are in the private spec modules
+(``fastndcg/reference/_ndcg.py``, ``_lambdamart_*.py``, ``_softrank.py``, ``_rankdcg.py``,
+``_trec_gains.py``), which the tests import.
+
+>>> import fastndcg
+>>> from fastndcg import reference
+>>> scores, labels, offsets = [3.0, 2.0, 1.0], [0, 1, 2], [0, 3]
+>>> reference.ndcg(scores, labels, offsets, 3).round(6).tolist()
+[0.586883]
+>>> reference.ndcg(scores, labels, offsets, 3).tolist() == fastndcg.ndcg(scores, labels, offsets, 3).tolist()
+True
 """
-from fastndcg.reference._ndcg import (FULL_LIST, dcg, discount_of, float32_score, gain_of,
-                                     ideal_dcg, mean_ndcg, ndcg, query_dcg, query_ideal_dcg,
-                                     query_ndcg_from, ranked_gains)
-from fastndcg.reference._softrank import (query_soft_dcg, rank_distribution, soft_ndcg,
-                                        soft_ndcg_grad, soft_ndcg_grad_hess, soft_rank_distributions)
-from fastndcg.reference._rankdcg import query_rankdcg, rankdcg
 from fastndcg.reference._lambdamart_batches import delta_ndcg_pairs, lambda_gradients
-from fastndcg.reference._trec_gains import (trec_gain_entries, trec_gain_ndcg,
-                                          trec_gain_topic_ndcg, trec_ideal_gains, trec_level_gain)
+from fastndcg.reference._ndcg import dcg, ideal_dcg, mean_ndcg, ndcg
+from fastndcg.reference._rankdcg import rankdcg
+from fastndcg.reference._softrank import soft_ndcg, soft_ndcg_grad
+from fastndcg.reference._trec_gains import trec_gain_ndcg
 
-__all__ = ["FULL_LIST", "dcg", "discount_of", "float32_score", "gain_of", "ideal_dcg", "mean_ndcg", "ndcg", "query_dcg",
-           "query_ideal_dcg", "query_ndcg_from", "ranked_gains",
-           "query_soft_dcg", "rank_distribution", "soft_ndcg", "soft_ndcg_grad", "soft_ndcg_grad_hess",
-           "soft_rank_distributions", "query_rankdcg", "rankdcg", "delta_ndcg_pairs", "lambda_gradients",
-           "trec_gain_entries", "trec_gain_ndcg", "trec_gain_topic_ndcg", "trec_ideal_gains", "trec_level_gain"]
+__all__ = ["ndcg", "mean_ndcg", "dcg", "ideal_dcg", "lambda_gradients", "delta_ndcg_pairs",
+           "soft_ndcg", "soft_ndcg_grad", "rankdcg", "trec_gain_ndcg"]

@@ -14,10 +14,10 @@ For one topic, with ``levels`` the trec_eval level of each ranked document
 removed (the others keep their order), and ``counts`` c[l] of the judged
 documents at each level l >= 0 (retrieved or not):
 
-* gains: the sorted entries of :func:`~fastndcg.reference.trec_gain_entries`
+* gains: the sorted entries of :func:`~fastndcg.reference._trec_gains.trec_gain_entries`
   (no listed pair: gain = level); a document's gain g_i is that of its level's
   first entry (0 without one, so levels -1 and -2 have gain 0 unless listed);
-* the ideal walk w_1..w_L: :func:`~fastndcg.reference.trec_ideal_gains`;
+* the ideal walk w_1..w_L: :func:`~fastndcg.reference._trec_gains.trec_ideal_gains`;
 * D(r) = 1/log2(r + 1) as trec_eval computes it, ``g / log2(r + 1)``; sums in
   rank order; prefixes DCG@r = sum_{i <= r} g_i D(i), IDCG@r = sum_{p <= r} w_p D(p);
 * ``dcg`` = DCG@n (all n ranked documents); ``ideal_dcg`` = IDCG@L;

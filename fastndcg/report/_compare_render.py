@@ -438,7 +438,7 @@ def compare(scores: Any, labels: Optional[ArrayLike] = None, offsets: Optional[A
     ideal_labels, ideal_offsets : arrays, optional
         External judgments: every judged document of each query (CSR). Used by
         presets whose tool takes the ideal from the qrels (see
-        :func:`fastndcg.conventions.ideal_source`); the others use the run's list.
+        :attr:`fastndcg.Convention.ideal_source`); the others use the run's list.
     ideal : {"auto", "qrels", "run"}, default "auto"
         Override the ideal source for every preset when judgments are given.
     qids : array of shape (n_queries,), optional

@@ -52,16 +52,16 @@ def aligned_chunk(aligned: "AlignedRun", convention: Any = "trec_eval", ideal: s
     """The :class:`Chunk` of a :class:`fastndcg.io.AlignedRun` under a
     convention: the docno tie key when the convention breaks ties by key, and
     the judged documents as external ideal where the convention's tool takes
-    its ideal from the qrels (:func:`fastndcg.conventions.ideal_source`; ``ideal``
-    "qrels"/"run" overrides), exactly what :func:`fastndcg.measures.aligned_ndcg`
+    its ideal from the qrels (:attr:`fastndcg.Convention.ideal_source`; ``ideal``
+    "qrels"/"run" overrides), exactly what :func:`fastndcg.evaluate`
     passes to the kernels.
 
     ``gains``: trec_eval's custom gains under the ``trec_eval`` /
-    ``pytrec_eval`` presets (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``)): the chunk then
+    ``pytrec_eval`` presets (``fastndcg/measures/_trec_gain_specs.py``, ``_trec_gain_scoring.py``): the chunk then
     carries each document's gain and each topic's ideal DCG (one
     :class:`fastndcg.measures.TrecGainQuirkWarning` if a quirk of trec_eval
     changes a value). Under other conventions custom gains are a gain table:
-    evaluate with ``convention=fastndcg.measures.textbook_convention(...)``
+    evaluate with ``convention=convention.replace(gain={level: gain, ...})``
     and no ``gains`` (a ValueError says so)."""
     chunk, quirks = _aligned_chunk(aligned, convention, ideal, gains, None)
     if gains is not None:
@@ -83,7 +83,7 @@ def _aligned_chunk(aligned: "AlignedRun", convention: Any, ideal: str, gains: An
     if gain_rules(convention) != "trec_eval":
         raise ValueError(
             f"gains: under convention {as_convention(convention).name!r} custom gains are a gain table; pass "
-            "convention=fastndcg.measures.textbook_convention(gains, convention, max_label) and no gains")
+            "the convention with its table, convention.replace(gain={level: gain, ...}), and no gains")
     _, kw, quirks = aligned_inputs(aligned, gains, convention, ideal, n_threads)
     gains_ = kw["gains"]
     chunk = Chunk(kw["scores"], np.zeros(gains_.shape[0], dtype=np.int64), kw["offsets"], aligned.qids,
@@ -173,7 +173,8 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
         Cutoff(s), as :func:`fastndcg.ndcg` (None: trec_eval's ``ndcg``).
     convention : Convention or preset name, default "trec_eval"
     ideal : {"auto", "qrels", "run"}
-        Where the ideal list comes from (see :func:`fastndcg.measures.aligned_ndcg`).
+        Where the ideal list comes from: ``"auto"``, the convention's
+        (:attr:`fastndcg.Convention.ideal_source`), or ``"qrels"`` / ``"run"``.
     missing : {"error", "zero", "skip"}
         Judged topics without results: a ValueError listing them (trec_eval
         10), NDCG 0 counted in the mean (trec_eval ``-c``), or left out.
@@ -182,7 +183,7 @@ def evaluate_run(qrels: Union["Qrels", PathLike], run: PathLike, k: Cutoffs = 10
     gains : str, mapping or GainSpec, optional
         Custom gains, as trec_eval's ``-m ndcg.L=G,...``: trec_eval's rules under
         the ``trec_eval`` / ``pytrec_eval`` presets, a gain table under other
-        conventions (:mod:`fastndcg.measures` (custom gains: ``GainSpec``, ``GainScorer``)). One
+        conventions (``fastndcg/measures/_trec_gain_specs.py``, ``_trec_gain_scoring.py``). One
         :class:`fastndcg.measures.TrecGainQuirkWarning` for the whole run if a
         quirk of trec_eval changes a value.
     chunk_rows : int

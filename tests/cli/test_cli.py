@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
+from fastndcg.measures._aligned import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg

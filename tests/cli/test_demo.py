@@ -1,4 +1,4 @@
-from fastndcg.measures import aligned_mean_ndcg
+from fastndcg.measures._aligned import aligned_mean_ndcg
 
 from fastndcg.cli import main
 from conftest import run_cli

@@ -321,7 +321,7 @@ def test_torchmetrics_with_every_query_skipped_is_zero():
 
 def test_convention_repr_names_the_preset_and_the_fields_that_differ():
     from fastndcg import Convention
-    from fastndcg.conventions import as_convention
+    from fastndcg.conventions._presets import as_convention
 
     trec = as_convention("trec_eval")
     assert repr(trec) == "Convention(preset='trec_eval')"

@@ -31,7 +31,7 @@ from fastndcg.measures import _lambdamart_checks as lambdamart_checks
 from fastndcg.measures import PositionBiasedLambdaMART
 from fastndcg.integrations._xgboost_ranking import XGBoostRankNDCG
 from fastndcg.measures._softrank import SoftNDCGObjective
-from fastndcg.measures import rankdcg
+from fastndcg import rankdcg
 
 from conftest import make_batch, require
 import fastndcg.integrations
@@ -142,7 +142,7 @@ def call_kinds(data, fresh_conventions: Callable[[], List[Convention]], n: int =
     scores0, labels0, offsets0 = data[0]
     scorer = fastndcg.NDCGScorer(labels0, offsets0, [1, 3, 10], n_threads=n)
     models = {mode: fastndcg.LambdaMART(labels0, offsets0, mode=mode, n_threads=n)
-              for mode in fastndcg.measures.MODES}
+              for mode in lambdamart_checks.MODES}
     soft_objective = SoftNDCGObjective(sigma=0.5, k=10, n_threads=n)
     lightgbm_soft = fastndcg.integrations.LightGBMObjective("softndcg", sigma=0.5, k=10, n_threads=n)
     datasets = [FakeLightGBMDataset(lab, off) for _, lab, off in data]

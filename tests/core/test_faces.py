@@ -2,15 +2,42 @@
 same objects from any thread, and ``import fastndcg`` does not import every room's modules."""
 from __future__ import annotations
 
+import doctest
+import importlib
+import re
 import subprocess
 import sys
 import textwrap
+import warnings
+from pathlib import Path
+from typing import List, Tuple
 
 import pytest
 
+from conftest import require
 from fastndcg._core import faces
 
-LAZY = ("fastndcg", "fastndcg.io", "fastndcg.measures", "fastndcg.report", "fastndcg.integrations", "fastndcg.stream")
+LAZY = ("fastndcg", "fastndcg.conventions", "fastndcg.io", "fastndcg.measures", "fastndcg.report",
+        "fastndcg.integrations", "fastndcg.stream")
+#: every public face: the lazy ones, and the plain ``__init__.py`` of the reference and the CLI
+FACES = LAZY + ("fastndcg.reference", "fastndcg.cli")
+API = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+#: the budget of issue 35: a face that fits on one page
+MAX_PUBLIC_NAMES = 100
+
+
+def api_names() -> List[Tuple[str, str]]:
+    """``(face, name)`` of each row of docs/api.md's tables, in order, under its face's heading
+    (``## `fastndcg.io`: ...``); the table of doors before the first face is not a face's."""
+    rows: List[Tuple[str, str]] = []
+    face = None
+    for line in API.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"## `(fastndcg(?:\.\w+)?)`", line)
+        if heading:
+            face = heading.group(1)
+        elif face and line.startswith("| `"):
+            rows.append((face, re.match(r"\| `(\w+)` \|", line).group(1)))
+    return rows
 
 
 def _run(code: str, where) -> str:
@@ -50,7 +77,44 @@ def test_first_use_from_8_threads_gives_one_object_per_name(tmp_path):
         print(all(s == seen[0] for s in seen), len(seen[0]))
     """, tmp_path)
     same, n = out.split()
-    assert same == "True" and int(n) > 100
+    # every public name of the lazy faces was resolved, each to one object for all 8 threads
+    assert same == "True" and int(n) == sum(face in LAZY for face, _ in api_names())
+
+
+def test_docs_api_lists_every_public_name_once_and_at_most_100():
+    rows = api_names()
+    assert len(rows) == len(set(rows)), sorted({r for r in rows if rows.count(r) > 1})
+    faces = {(face, name) for face in FACES for name in importlib.import_module(face).__all__}
+    assert set(rows) == faces, (f"in docs/api.md, not public: {sorted(set(rows) - faces)}; "
+                                f"public, not in docs/api.md: {sorted(faces - set(rows))}")
+    assert len(faces) <= MAX_PUBLIC_NAMES
+
+
+def test_the_api_check_reads_the_tables_under_each_face():
+    rows = api_names()
+    assert ("fastndcg", "ndcg") in rows and ("fastndcg.reference", "ndcg") in rows
+    assert ("fastndcg.io", "read_qrels") in rows and ("fastndcg.cli", "main") in rows
+
+
+#: the libraries a face's example trains with (its example runs in the peers tier)
+EXAMPLE_NEEDS = {"fastndcg.integrations": "lightgbm"}
+
+
+@pytest.mark.parametrize("face", [pytest.param(f, marks=[pytest.mark.peers]) if f in EXAMPLE_NEEDS else f
+                                  for f in FACES])
+def test_each_face_says_its_purpose_and_its_example_runs(face):
+    if face in EXAMPLE_NEEDS:
+        require(EXAMPLE_NEEDS[face])
+    module = importlib.import_module(face)
+    doc = module.__doc__
+    assert doc and len(doc.splitlines()[0]) > 20, face          # the room's purpose, first
+    test = doctest.DocTestParser().get_doctest(doc, {}, face, module.__file__, 0)
+    assert len(test.examples) >= 2, face
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")       # an example uses no deprecated name
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0, face
 
 
 @pytest.mark.parametrize("face", LAZY)

@@ -8,7 +8,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 
-from fastndcg.measures import aligned_mean_ndcg
+from fastndcg.measures._aligned import aligned_mean_ndcg
 import pytest
 
 import fastndcg
@@ -18,7 +18,7 @@ from fastndcg.stream import frame_mean_ndcg
 import fastndcg.io as readers
 from fastndcg.stream import Chunk
 from fastndcg.stream._chunks import NDCGAccumulator, evaluate_chunks
-from fastndcg.measures import ndcg_and_mean
+from fastndcg.measures._ndcg import ndcg_and_mean
 from fastndcg._core._exact import ExactSum, column_sums, exact_sum
 from fastndcg._core.prepared import aggregate
 from conftest import require, make_batch

@@ -194,7 +194,7 @@ def test_reference_raises_the_same_exception_types():
 
 def _entry_points():
     import fastndcg
-    from fastndcg.measures import rankdcg
+    from fastndcg import rankdcg
 
     return {
         "ndcg": lambda s, l, o: fastndcg.ndcg(s, l, o),

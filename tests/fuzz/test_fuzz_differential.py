@@ -35,9 +35,9 @@ from hypothesis import strategies as st
 
 import fastndcg
 from fastndcg import Convention, NDCGScorer, reference
-from fastndcg.conventions import as_convention
+from fastndcg.conventions._presets import as_convention
 from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients, soft_ndcg_grad
-from fastndcg.measures import rankdcg
+from fastndcg import rankdcg
 
 from conftest import fuzz_settings
 from fuzz_cases import (BIG_K, Batch, Outcome, _rows, agree, assert_clear_error, batches, bitwise, close,
@@ -76,7 +76,7 @@ def _ndcg_bounds_hold(conv: Convention, ext, labels=None) -> bool:
     """NDCG <= 1 is promised for the query's own ideal, a non-increasing discount
     and gains that are 0 or normal numbers (a subnormal gain keeps few significant
     bits: ties="average" over gains (0, 5e-324) on three tied documents gives 1.5)."""
-    from fastndcg.reference import gain_of
+    from fastndcg.reference._ndcg import gain_of
     if ext or not discount_is_non_increasing(conv):
         return False
     if labels is not None:

@@ -11,9 +11,11 @@ from hypothesis import assume, event, example, given
 from hypothesis import strategies as st
 
 from fastndcg import Convention, reference
+from fastndcg.reference import _softrank as ref_softrank
 from fastndcg.measures._softrank import SoftNDCGObjective
-from fastndcg import soft_ndcg, soft_ndcg_grad, soft_rank_distributions
-from fastndcg.measures import rankdcg
+from fastndcg import soft_ndcg, soft_ndcg_grad
+from fastndcg.measures import soft_rank_distributions
+from fastndcg import rankdcg
 
 from conftest import fuzz_settings
 from fuzz_cases import (BIG_K, Batch, DBL_MAX, INT64_MAX, _rows, agree, batches, bitwise, close_per_query,
@@ -45,7 +47,7 @@ def _soft_condition(b: Batch, kw) -> np.ndarray:
     discount array). It is <= 1/sigma when the discount does not increase with
     the rank; a discount such as (1e-250, 0, 1, ...) makes it 1e249 and the
     gradient of that query meaningless in double precision."""
-    from fastndcg.reference import discount_of, gain_of, query_ideal_dcg
+    from fastndcg.reference._ndcg import discount_of, gain_of, query_ideal_dcg
     conv = kw["convention"].unit_discount()
     k = conv.default_k if kw["k"] is None else kw["k"]
     out = np.ones(len(b.scores))
@@ -124,7 +126,7 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
     # the rank distributions themselves (any depth)
     depth = None if kw["max_docs"] is None else kw["max_docs"]
     dist = soft_rank_distributions(s, off, sigma=kw["sigma"], depth=depth)
-    np.testing.assert_allclose(dist, reference.soft_rank_distributions(s, off, sigma=kw["sigma"], depth=depth),
+    np.testing.assert_allclose(dist, ref_softrank.soft_rank_distributions(s, off, sigma=kw["sigma"], depth=depth),
                                rtol=1e-12, atol=1e-15)
     assert np.isfinite(dist).all() and (dist >= 0).all()
     for q in range(b.n_queries):       # each document's ranks: a distribution (truncated at depth)
@@ -156,7 +158,7 @@ def test_soft_ndcg_and_gradient_equal_the_reference(setup):
         close_per_query(got[0], -rw * want[1], off, condition=cond, **gtol)
         close_per_query(got[1], rw * np.maximum(want[2], 1e-6), off, condition=hess_cond, **gtol)
     fast = run(lambda: obj.grad_hess(s, y, off, weights=rw))
-    ref = run_ref(lambda: reference.soft_ndcg_grad_hess(s, y, off, **dict(kw, convention=obj.convention)))
+    ref = run_ref(lambda: ref_softrank.soft_ndcg_grad_hess(s, y, off, **dict(kw, convention=obj.convention)))
     if agree(fast, ref, "SoftNDCGObjective.grad_hess", compare_objective):
         og, oh = fast.value
         assert np.isfinite(og).all() and np.isfinite(oh).all() and (oh >= 0).all()

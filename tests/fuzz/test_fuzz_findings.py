@@ -228,7 +228,7 @@ def test_reference_rankdcg_keeps_large_integers_exact():
     # the reference converted them to float64, where they are equal, and so
     # called the query degenerate. Before: reference 1.0 (empty="one"), kernel 0.0.
     from fastndcg.reference import _rankdcg as ref_rank
-    from fastndcg.measures import rankdcg
+    from fastndcg import rankdcg
 
     refv = np.array([2**53, 2**53 + 1], dtype=np.int64)
     conv = Convention(empty="one")
@@ -243,14 +243,14 @@ def test_reference_pair_probability_with_the_largest_sigma():
     # pi = 1/2 exactly; the kernel (and the exact value) differ from 1/2 by
     # Phi'(0) * 1e300 / (sigma sqrt 2) = 1.57e-9 for scores 1e300 apart.
     from fastndcg.reference import _softrank as ref_soft
-    from fastndcg import soft_rank_distributions
+    from fastndcg.measures import soft_rank_distributions
 
     big = float(np.finfo(np.float64).max)
     pi = ref_soft.pair_probability(1e300, 0.0, big)
     assert pi - 0.5 == pytest.approx(1e300 / big / math.sqrt(2.0) / math.sqrt(2.0 * math.pi), rel=1e-6)
     s = [0.0, 1e300]
     np.testing.assert_allclose(soft_rank_distributions(s, [0, 2], sigma=big),
-                               fastndcg.reference.soft_rank_distributions(s, [0, 2], sigma=big), rtol=1e-12)
+                               ref_soft.soft_rank_distributions(s, [0, 2], sigma=big), rtol=1e-12)
 
 
 def test_rankdcg_stays_in_the_unit_interval():
@@ -259,7 +259,7 @@ def test_rankdcg_stays_in_the_unit_interval():
     # in another order than s_min: (s - s_min) was -5.9e-16 in the kernel and
     # the reference (and the original code). Documented range: [0, 1].
     import fastndcg.reference as ref_rank
-    from fastndcg.measures import rankdcg
+    from fastndcg import rankdcg
 
     refv = [0, 0, 0, 0, 0, 0, 0, 1, 2]
     pred = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
@@ -327,7 +327,7 @@ def test_soft_ndcg_hessian_of_tied_zero_gain_documents_at_tiny_sigma():
     y = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 0])
     off = np.array([0, 4, 10])
     from fastndcg.reference import _softrank as ref_soft
-    _, g_ref, h_ref = fastndcg.reference.soft_ndcg_grad_hess(s, y, off, sigma=1e-300)
+    _, g_ref, h_ref = ref_soft.soft_ndcg_grad_hess(s, y, off, sigma=1e-300)
     g, h = SoftNDCGObjective(sigma=1e-300, min_hessian=0.0).grad_hess(s, y, off)
     np.testing.assert_array_equal(-g, g_ref)
     np.testing.assert_array_equal(h, h_ref)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import fastndcg
 from fastndcg import Convention, reference
+from fastndcg.reference import _softrank as ref_softrank
 from fastndcg._core.resolve import FLOAT32_OVERFLOW
 
 from conftest import require, fuzz_settings
@@ -141,7 +142,7 @@ def test_softndcg_library_objectives_equal_the_reference(batch, data):
                      params={"verbose": -1}).construct()
     lobj = LightGBMObjective("softndcg", min_hessian=min_h, **kw)
     g, h = lobj(preds, ds)
-    _, rg, rh = reference.soft_ndcg_grad_hess(preds, labels, off, **dict(kw, convention=lobj.convention))
+    _, rg, rh = ref_softrank.soft_ndcg_grad_hess(preds, labels, off, **dict(kw, convention=lobj.convention))
     rw = np.ones(n) if row_w is None else row_w.astype(np.float64)
     np.testing.assert_allclose(g, -rw * rg, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(h, rw * np.maximum(rh, min_h), rtol=1e-10, atol=1e-13)
@@ -155,6 +156,6 @@ def test_softndcg_library_objectives_equal_the_reference(batch, data):
     assume(np.isfinite(p32).all())
     g, h = xobj(p32, dm)
     assert g.dtype == np.float32
-    _, rg, rh = reference.soft_ndcg_grad_hess(p32.astype(np.float64), labels, off, **dict(kw, convention=xobj.convention))
+    _, rg, rh = ref_softrank.soft_ndcg_grad_hess(p32.astype(np.float64), labels, off, **dict(kw, convention=xobj.convention))
     np.testing.assert_allclose(g, -rw * rg, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(h, rw * np.maximum(rh, min_h), rtol=1e-5, atol=1e-7)

@@ -9,7 +9,7 @@ import pytest
 
 import fastndcg
 from fastndcg.conventions import ScoreOverflowWarning
-from fastndcg.measures import evaluate_trec
+from fastndcg.measures._trec_measures import evaluate_trec
 from conftest import require
 
 pytestmark = [pytest.mark.peers]
@@ -77,14 +77,14 @@ def test_generated_runs_equal_pytrec_eval():
 
 def _as_run(run):
     """as_run takes finite scores only; +-1e39 ranks as the same infinity in float32."""
-    from fastndcg.measures import as_run
+    from fastndcg.measures._evaluation import as_run
     finite = {q: {d: (s if np.isfinite(s) else np.copysign(1e39, s)) for d, s in docs.items()}
               for q, docs in run.items()}
     return as_run(finite)
 
 
 def _as_qrels(qrels):
-    from fastndcg.measures import as_qrels
+    from fastndcg.measures._evaluation import as_qrels
     return as_qrels(qrels)
 
 

@@ -15,9 +15,9 @@ import pytest
 import fastndcg
 import fastndcg.io as readers
 from fastndcg.io import _joining as align
-from fastndcg.measures import aligned_ndcg
+from fastndcg.measures._aligned import aligned_ndcg
 from fastndcg.io import Qrels
-from fastndcg.measures import evaluate_trec
+from fastndcg.measures._trec_measures import evaluate_trec
 
 from join_cases import DOCS, SCORES, random_files, run_text
 import fastndcg.io

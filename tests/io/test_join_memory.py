@@ -12,7 +12,7 @@ import pytest
 import fastndcg.io as readers
 from fastndcg.io import _joining as align
 from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES, page_array
-from fastndcg.measures import evaluate_trec
+from fastndcg.measures._trec_measures import evaluate_trec
 
 from join_cases import mapped, random_files
 

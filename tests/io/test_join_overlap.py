@@ -13,7 +13,7 @@ import fastndcg.io as readers
 from fastndcg.io import _joining as align
 from fastndcg.io._trec import TrecParser
 from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES
-from fastndcg.measures import evaluate_trec
+from fastndcg.measures._trec_measures import evaluate_trec
 
 from join_cases import DOCS, SCORES, mapped
 

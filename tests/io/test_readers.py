@@ -9,7 +9,7 @@ import tracemalloc
 
 import numpy as np
 
-from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
+from fastndcg.measures._aligned import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg
@@ -17,6 +17,7 @@ import fastndcg.io as readers
 from fastndcg.io import _files, _joining, _trec
 from conftest import require
 import fastndcg.io
+from fastndcg.conventions import _presets
 
 
 def write(tmp_path, name, text, mode="w"):
@@ -562,10 +563,10 @@ def test_iter_run_pieces(shared_data, tmp_path):
 
 
 def test_ideal_source():
-    assert fastndcg.conventions.ideal_source("trec_eval") == "qrels"
-    assert fastndcg.conventions.ideal_source("standard") == "qrels"
-    assert fastndcg.conventions.ideal_source("lightgbm") == "run"
-    assert fastndcg.conventions.ideal_source(fastndcg.Convention(gain="linear")) == "qrels"
+    assert _presets.ideal_source("trec_eval") == "qrels"
+    assert _presets.ideal_source("standard") == "qrels"
+    assert _presets.ideal_source("lightgbm") == "run"
+    assert _presets.ideal_source(fastndcg.Convention(gain="linear")) == "qrels"
 
 
 # ----------------------------------------------------------------------------- found by fuzzing (docs/fuzzing.md)

@@ -24,7 +24,7 @@ import pytest
 
 import fastndcg
 import fastndcg.integrations as ir_measures_provider
-from fastndcg.measures import Metric
+from fastndcg.measures import Metric, _evaluation
 
 from trec_cases import generated_trec
 from conftest import require
@@ -158,7 +158,7 @@ def test_shapes_and_keys():
     assert ev.by_query["q3"]["nDCG@2"] == 0.0                        # judged, not retrieved
     assert fastndcg.calc_aggregate("nDCG@2", QRELS, RUN, missing="zero") == {ev.measures[0]: agg["nDCG@2"]}
     assert fastndcg.evaluate("nDCG@2", QRELS, RUN, missing="skip").query_ids == ["q1", "q2"]
-    calc = fastndcg.measures.calc(["nDCG@2"], QRELS, RUN, missing="zero")
+    calc = _evaluation.calc(["nDCG@2"], QRELS, RUN, missing="zero")
     assert calc.aggregated["nDCG@2"] == agg["nDCG@2"] and len(calc.per_query) == 3
 
 
@@ -264,7 +264,7 @@ def test_ir_measures_robust03(shared_data):
     for name in ("humR03dc", "NLPR03vb10"):
         run = ir_measures.util.RunConverter(ir_measures.read_trec_run(str(base / "runs" / f"input.{name}.gz"))
                                             ).as_dict_of_dict()
-        ours = (fastndcg.measures.as_qrels(qrels), fastndcg.measures.as_run(run))   # converted once
+        ours = (_evaluation.as_qrels(qrels), _evaluation.as_run(run))   # converted once
         for m in PYTREC_MEASURES:
             n += _compare(qrels, run, m, 1e-12, ours)
         n += _compare(qrels, run, nDCG(dcg="exp-log2") @ 10, 5e-6 + 1e-12, ours)
@@ -283,7 +283,7 @@ def test_in_memory_tables_equal_the_file_readers_tables(tmp_path):
     """Every in-memory shape gives the table the file reader gives for the same lines: topics and
     docnos bytewise (non-ASCII ids, topics in several stretches, ids given as ints)."""
     from fastndcg.io import read_qrels, read_run
-    from fastndcg.measures import as_qrels, as_run
+    from fastndcg.measures._evaluation import as_qrels, as_run
 
     rng = np.random.default_rng(5)
     topics = ["10", "9", "é1", "a\x01b", "Z"]
@@ -329,14 +329,14 @@ def test_in_memory_tables_equal_the_file_readers_tables(tmp_path):
 ])
 def test_input_errors_name_the_first_bad_row(run, message):
     with pytest.raises(ValueError) as exc:
-        fastndcg.measures.as_run(run)
+        _evaluation.as_run(run)
     assert message in str(exc.value)
 
 
 def test_relevance_beyond_int64_is_an_error():
     with pytest.raises(ValueError, match=r"qrels row 1: relevance 9223372036854775808 \(query 'q', doc 'b'\) is not an "
                                          r"integer \(int64\)"):
-        fastndcg.measures.as_qrels({"q": {"a": 1, "b": 2**63}})
+        _evaluation.as_qrels({"q": {"a": 1, "b": 2**63}})
 
 
 def test_empty_run_topics_as_pytrec_eval():
@@ -385,7 +385,7 @@ def test_evaluation_repr_is_a_summary_and_the_data_stays():
     many = repr(fastndcg.evaluate("ndcg_cut.1,2,3,5,10,20", qrels, run))
     assert many.startswith("Evaluation(6 measures, 2,000 topics, mean ndcg_cut_1=") and many.endswith("(2 more))")
     assert len(many) < 160
-    calc = repr(fastndcg.measures.calc("nDCG@10", qrels, run))
+    calc = repr(_evaluation.calc("nDCG@10", qrels, run))
     assert calc.startswith("CalcResults(aggregated={nDCG@10: 0.") and calc.endswith("per_query=[2,000 metrics])")
 
 

@@ -143,7 +143,7 @@ def test_warnings_point_at_the_callers_line_and_name_the_run_lines(tmp_path):
     # was: the warning pointed at fastndcg's own files (validation.py, ...), and named
     # internal rows (scores[2]=1e+39 (query 1, row 0 of rows 2:4)) instead of the run's lines
     from fastndcg.io import align_run, read_qrels, read_run
-    from fastndcg.measures import aligned_ndcg
+    from fastndcg.measures._aligned import aligned_ndcg
 
     q, r = _trec_files(tmp_path)
     lines = f"{r}:4, {r}:5, {r}:3: 3 score(s) overflow float32 and rank as +-inf"     # topic 1, then 2

@@ -5,7 +5,8 @@ import warnings
 
 import pytest
 
-from fastndcg.measures import MeasureError, MeasureWarning, parse_measure, parse_measures
+from fastndcg.measures import MeasureError, MeasureWarning, parse_measures
+from fastndcg.measures._measure_strings import parse_measure
 from conftest import require
 
 pytestmark = [pytest.mark.peers]

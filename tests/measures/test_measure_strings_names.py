@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 import fastndcg
-from fastndcg.measures import MeasureError, parse_measure, parse_measures
+from fastndcg.measures import MeasureError, parse_measures
+from fastndcg.measures._measure_strings import parse_measure
 
 
 @pytest.mark.parametrize("text, name", [("nDCG@10", "nDCG@10"), ("ndcg_cut.10", "ndcg_cut_10"),

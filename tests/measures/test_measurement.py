@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 import fastndcg
 from fastndcg import PRESETS, Convention, get_preset
 from fastndcg import Measurement, from_signature, measurement as measurement_for
-from fastndcg.measures import SignatureError, resolve_measurements
+from fastndcg.measures import SignatureError
+from fastndcg.measures._measurement import resolve_measurements
 
 GOLDEN_CUT10 = ("nDCG@10|gain:lin|disc:log2|ties:key_desc|empty:zero|short:clamp|ideal:cut,qrels|agg:mean"
                 "|missing:error|fastndcg:" + fastndcg.__version__)

@@ -12,6 +12,7 @@ import fastndcg
 import fastndcg.measures._ndcg
 from fastndcg._core.prepared import aggregate
 from fastndcg import Convention, NDCGScorer, reference
+from fastndcg.reference import _ndcg as reference_ndcg
 from conftest import require, make_batch
 
 CUTOFF_SETS = [None, 1, 3, [1, 2, 3, 5, 10], [10, 1, None, 3, 3]]
@@ -433,7 +434,7 @@ def test_jk_discount_with_base_2_is_letor_bit_for_bit(rng):
     d10 = fastndcg.measures._ndcg.discount_table(conv10, 12)
     # 1 before rank b = 10 (and at it: log_10(10) = 1), then 1/log_10(r), as the reference computes it
     assert d10[:10].tolist() == [1.0] * 10
-    assert d10[10:12].tolist() == [reference.discount_of(r, conv10) for r in (11, 12)]
+    assert d10[10:12].tolist() == [reference_ndcg.discount_of(r, conv10) for r in (11, 12)]
     assert d10[10] == pytest.approx(1.0 / math.log10(11), rel=1e-15)
     with pytest.raises(ValueError, match="discount_base must be a finite number > 1"):
         Convention(discount="jk", discount_base=1.0)

@@ -7,6 +7,8 @@ import pytest
 import fastndcg
 from fastndcg import Convention
 import fastndcg.reference as ref
+from fastndcg.measures import soft_rank_distributions
+from fastndcg.reference import _softrank as ref_softrank
 from fastndcg.measures import _softrank as sr
 from conftest import require, make_batch
 
@@ -63,7 +65,7 @@ def test_kernel_equals_reference_continuous_scores_and_hessian(rng, dtype):
     for k in (None, 2, 4):
         s, y, off = make_batch(rng, n_queries=8, max_docs=9, n_score_values=10**6, dtype=dtype)
         s = (s / 1e5).astype(dtype)
-        values, grad, hess = ref.soft_ndcg_grad_hess(s.astype(np.float64), y, off, sigma=0.7, k=k)
+        values, grad, hess = ref_softrank.soft_ndcg_grad_hess(s.astype(np.float64), y, off, sigma=0.7, k=k)
         plan = sr.SoftNDCGObjective(sigma=0.7, k=k, min_hessian=0.0).plan(y, off)
         g, h = sr.SoftNDCGObjective(sigma=0.7, k=k, min_hessian=0.0).grad_hess_with(plan, s)
         np.testing.assert_allclose(-g, grad, **grad_tol(dtype))
@@ -96,12 +98,12 @@ def test_pair_cache_and_per_row_paths_are_bit_identical(rng):
     s, y, off = make_batch(rng, n_queries=12, max_docs=20, n_score_values=6)
     cached = sr.SoftNDCGObjective(sigma=0.5, k=4, min_hessian=0.0).grad_hess(s, y, off)
     values = fastndcg.soft_ndcg_grad(s, y, off, sigma=0.5)
-    dist = fastndcg.soft_rank_distributions(s, off, sigma=0.5)
+    dist = soft_rank_distributions(s, off, sigma=0.5)
     old = _softrank._set_pair_cache_limit(0)
     try:
         per_row = sr.SoftNDCGObjective(sigma=0.5, k=4, min_hessian=0.0).grad_hess(s, y, off)
         values_row = fastndcg.soft_ndcg_grad(s, y, off, sigma=0.5)
-        dist_row = fastndcg.soft_rank_distributions(s, off, sigma=0.5)
+        dist_row = soft_rank_distributions(s, off, sigma=0.5)
     finally:
         _softrank._set_pair_cache_limit(old)
     for a, b in zip(cached + values + (dist,), per_row + values_row + (dist_row,)):
@@ -164,8 +166,8 @@ def test_read_only_inputs(rng, tmp_path, how):
     got = fastndcg.soft_ndcg_grad(*arrays, sigma=0.5, k=3)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
-    np.testing.assert_array_equal(fastndcg.soft_rank_distributions(arrays[0], arrays[2], sigma=0.5),
-                                  fastndcg.soft_rank_distributions(s, off, sigma=0.5))
+    np.testing.assert_array_equal(soft_rank_distributions(arrays[0], arrays[2], sigma=0.5),
+                                  soft_rank_distributions(s, off, sigma=0.5))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -181,8 +183,8 @@ def test_bit_identical_for_any_thread_count(rng, dtype):
     obj2 = sr.SoftNDCGObjective(sigma=0.5, max_docs=10, n_threads=2).grad_hess(s, y, off)
     np.testing.assert_array_equal(obj1[0], obj2[0])
     np.testing.assert_array_equal(obj1[1], obj2[1])
-    np.testing.assert_array_equal(fastndcg.soft_rank_distributions(s, off, sigma=0.5, n_threads=1),
-                                  fastndcg.soft_rank_distributions(s, off, sigma=0.5, n_threads=2))
+    np.testing.assert_array_equal(soft_rank_distributions(s, off, sigma=0.5, n_threads=1),
+                                  soft_rank_distributions(s, off, sigma=0.5, n_threads=2))
 
 
 def test_batch_equals_per_query(rng):
@@ -285,7 +287,7 @@ def test_two_documents_rank_distribution_is_exact():
     norm = require("scipy.stats").norm
     for s1, s2, sigma in ((0.3, -0.4, 0.5), (2.0, 2.0, 1.0), (0.0, 5.0, 0.7), (1.0, 0.9, 3.0)):
         p_win = norm.cdf((s1 - s2) / (sigma * math.sqrt(2)))
-        dist = fastndcg.soft_rank_distributions([s1, s2], [0, 2], sigma=sigma)
+        dist = soft_rank_distributions([s1, s2], [0, 2], sigma=sigma)
         close(dist, [[p_win, 1 - p_win], [1 - p_win, p_win]], rtol=1e-14, atol=1e-16)
         # SoftNDCG is then the exact expectation of NDCG over the two possible orders.
         y = [2, 1]
@@ -328,7 +330,7 @@ def test_monte_carlo_expected_rank_equals_sum_of_pi():
     s = np.array([0.4, 0.0, -0.3, 0.0, 1.2, 0.5])
     sigma = 0.5
     n = len(s)
-    dist = fastndcg.soft_rank_distributions(s, [0, n], sigma=sigma)
+    dist = soft_rank_distributions(s, [0, n], sigma=sigma)
     close(dist.sum(axis=1), np.ones(n), rtol=1e-13)
     expected_rank = dist @ np.arange(n)
     pi = norm.cdf((s[:, None] - s[None, :]) / (sigma * math.sqrt(2)))   # pi[i, j] = P(S_i > S_j)
@@ -340,20 +342,20 @@ def test_monte_carlo_expected_rank_equals_sum_of_pi():
     se = ranks.std(axis=0) / math.sqrt(draws.shape[0])
     assert np.all(np.abs(mc - pi.sum(axis=0)) < 5 * se + 1e-12), (mc, pi.sum(axis=0), se)
     # Reference and kernel agree on the distributions, also truncated.
-    close(dist, ref.soft_rank_distributions(s, [0, n], sigma=sigma), rtol=1e-13, atol=1e-16)
-    close(fastndcg.soft_rank_distributions(s, [0, n], sigma=sigma, depth=3), dist[:, :3], rtol=0, atol=0)
+    close(dist, ref_softrank.soft_rank_distributions(s, [0, n], sigma=sigma), rtol=1e-13, atol=1e-16)
+    close(soft_rank_distributions(s, [0, n], sigma=sigma, depth=3), dist[:, :3], rtol=0, atol=0)
 
 
 def test_rank_distributions_of_a_batch_are_padded(rng):
     s, _, off = make_batch(rng, n_queries=6, max_docs=7)
-    d = fastndcg.soft_rank_distributions(s, off, sigma=0.4)
+    d = soft_rank_distributions(s, off, sigma=0.4)
     assert d.shape == (len(s), int(np.diff(off).max()))
     sizes = np.diff(off)
     for q in range(len(sizes)):
         block = d[off[q]:off[q + 1]]
         assert np.all(block[:, sizes[q]:] == 0.0)
         close(block.sum(axis=1), np.ones(sizes[q]), rtol=1e-13)
-    close(d, ref.soft_rank_distributions(s, off, sigma=0.4), rtol=1e-13, atol=1e-16)
+    close(d, ref_softrank.soft_rank_distributions(s, off, sigma=0.4), rtol=1e-13, atol=1e-16)
 
 
 # ----------------------------------------------------------------------------- validation
@@ -394,7 +396,7 @@ def test_validation_of_arrays():
     with pytest.raises(ValueError, match=r"scores must be 1-D"):
         fastndcg.soft_ndcg([[0.5, 0.1, 0.3]], y, off, sigma=1.0)
     with pytest.raises(ValueError, match=r"depth must be None or an int >= 1; got depth=0"):
-        fastndcg.soft_rank_distributions([0.5], [0, 1], sigma=1.0, depth=0)
+        soft_rank_distributions([0.5], [0, 1], sigma=1.0, depth=0)
     with pytest.raises(ValueError, match=r"sigma=0\.0"):
         ref.soft_ndcg([0.5, 0.1, 0.3], y, off, sigma=0.0)
     with pytest.raises(ValueError, match=r"min_hessian must be finite and >= 0; got min_hessian=-1\.0"):
@@ -423,7 +425,7 @@ def test_objective_is_minus_gradient_with_floored_weighted_hessian(rng):
     g, h = obj.grad_hess(s, y, off)
     _, grad = fastndcg.soft_ndcg_grad(s, y, off, sigma=0.5, k=5)
     np.testing.assert_array_equal(g, -grad)
-    _, _, hess = ref.soft_ndcg_grad_hess(s, y, off, sigma=0.5, k=5)
+    _, _, hess = ref_softrank.soft_ndcg_grad_hess(s, y, off, sigma=0.5, k=5)
     close(h, np.maximum(hess, 1e-3), rtol=1e-10)
     assert np.all(h >= 1e-3)
     w_rows = rng.random(len(s))

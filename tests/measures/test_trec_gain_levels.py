@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastndcg.measures import _trec_gain_levels as engine
-import fastndcg.reference as ref
+from fastndcg.reference import _trec_gains as ref
 from fastndcg.reference._trec_ndcg import _ndcg_p_walk
 from conftest import fuzz_settings
 

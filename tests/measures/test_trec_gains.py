@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
+from fastndcg.measures._aligned import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg
@@ -35,7 +35,10 @@ from fastndcg.cli import main
 from fastndcg.cli._options import EXIT_OK, EXIT_USAGE
 from fastndcg.stream._chunks import NDCGAccumulator
 from fastndcg.stream._trec_stream import align_chunk, evaluate_run
-from fastndcg.measures import GainScorer, TrecGainQuirkWarning, as_gains, gain_rules, parse_gains, resolve_trec_gains, textbook_convention
+from fastndcg.measures import TrecGainQuirkWarning
+from fastndcg.measures._trec_gain_scoring import GainScorer
+from fastndcg.measures._trec_gain_specs import as_gains, gain_rules, parse_gains, textbook_convention
+from fastndcg.measures._trec_gain_resolution import resolve_trec_gains
 from conftest import require
 import fastndcg.reference
 
@@ -82,33 +85,33 @@ def test_gain_entries_walk_and_level_gains_by_hand():
     # 1=0.5 with judged levels 0, 1, 2: entries (1,.5),(0,0),(2,2) compare equal
     # pairwise except 0 < 2 and .5 < 2: the order stays; the walk takes level 2
     # and stops at level 0 (gain 0) before level 1.
-    entries = fastndcg.reference.trec_gain_entries([(1, 0.5)], [4, 3, 1])
+    entries = ref.trec_gain_entries([(1, 0.5)], [4, 3, 1])
     assert entries == [(1, 0.5, 3), (0, 0.0, 4), (2, 2.0, 1)]
-    assert fastndcg.reference.trec_ideal_gains(entries) == [2.0]
+    assert ref.trec_ideal_gains(entries) == [2.0]
     # a level listed twice: the first listed holds the count, the first sorted gives the DCG gain
-    entries = fastndcg.reference.trec_gain_entries([(1, 5.0), (1, 3.0)], [2, 2])
+    entries = ref.trec_gain_entries([(1, 5.0), (1, 3.0)], [2, 2])
     assert entries == [(0, 0.0, 2), (1, 3.0, 0), (1, 5.0, 2)]
-    assert fastndcg.reference.trec_level_gain(entries, 1) == 3.0 and fastndcg.reference.trec_ideal_gains(entries) == [5.0, 5.0]
+    assert ref.trec_level_gain(entries, 1) == 3.0 and ref.trec_ideal_gains(entries) == [5.0, 5.0]
     # -1 / -2 keep gain 0 unless listed; an unlisted level keeps gain = level
-    entries = fastndcg.reference.trec_gain_entries([(-1, 2.0)], [1, 0, 1])
-    assert fastndcg.reference.trec_level_gain(entries, -1) == 2.0 and fastndcg.reference.trec_level_gain(entries, -2) == 0.0
-    assert fastndcg.reference.trec_level_gain(entries, 2) == 2.0 and fastndcg.reference.trec_ideal_gains(entries) == [2.0]
+    entries = ref.trec_gain_entries([(-1, 2.0)], [1, 0, 1])
+    assert ref.trec_level_gain(entries, -1) == 2.0 and ref.trec_level_gain(entries, -2) == 0.0
+    assert ref.trec_level_gain(entries, 2) == 2.0 and ref.trec_ideal_gains(entries) == [2.0]
     # the last sorted entry (count 0) has gain <= 0: the ideal is empty at once
-    entries = fastndcg.reference.trec_gain_entries([(3, 0.5), (1, 0.3)], [1, 2])
-    assert entries[-1] == (0, 0.0, 1) and fastndcg.reference.trec_ideal_gains(entries) == []
+    entries = ref.trec_gain_entries([(3, 0.5), (1, 0.3)], [1, 2])
+    assert entries[-1] == (0, 0.0, 1) and ref.trec_ideal_gains(entries) == []
     # negative gains are allowed; the walk stops at the first level with gain <= 0
-    entries = fastndcg.reference.trec_gain_entries([(2, -1.0)], [1, 1, 1, 1])
-    assert fastndcg.reference.trec_ideal_gains(entries) == [3.0, 1.0]
+    entries = ref.trec_gain_entries([(2, -1.0)], [1, 1, 1, 1])
+    assert ref.trec_ideal_gains(entries) == [3.0, 1.0]
 
 
 def test_topic_ndcg_by_hand():
     # levels of the ranked documents: 1 (unjudged -1), 2, -2; judged: 2, 1, 0, -1
     pairs = [(-1, 1.0), (0, 1.0)]
-    got = fastndcg.reference.trec_gain_topic_ndcg(pairs, [3.0, 2.0, 1.0], [0, 1, 2], [-1, 2, -2], [2, 1, 0, -1], [None, 1])
+    got = ref.trec_gain_topic_ndcg(pairs, [3.0, 2.0, 1.0], [0, 1, 2], [-1, 2, -2], [2, 1, 0, -1], [None, 1])
     d = 1 / math.log2(3)
     idcg = 2.0 + 1.0 * d + 1.0 * 0.5
     assert got == [(1.0 + 2.0 * d) / idcg, 1.0 / idcg]
-    assert fastndcg.reference.trec_gain_topic_ndcg([(1, 0.5)], [1.0], [0], [1], [1, 0], [None]) == [0.0]   # walk stops at 0
+    assert ref.trec_gain_topic_ndcg([(1, 0.5)], [1.0], [0], [1], [1, 0], [None]) == [0.0]   # walk stops at 0
 
 
 # ----------------------------------------------------------------------------- golden trec_eval numbers

@@ -29,8 +29,9 @@ import pytest
 import fastndcg.io as readers
 from fastndcg.reference import _trec_ndcg as ref
 from fastndcg.cli import main
-from fastndcg.measures import TrecGainQuirkWarning, parse_gains
-from fastndcg.measures import evaluate_trec
+from fastndcg.measures import TrecGainQuirkWarning
+from fastndcg.measures._trec_gain_specs import parse_gains
+from fastndcg.measures._trec_measures import evaluate_trec
 
 from trec_cases import GAIN_SETS, generated_trec
 from conftest import require

@@ -5,12 +5,12 @@ import json
 
 import numpy as np
 
-from fastndcg.measures import aligned_mean_ndcg
+from fastndcg.measures._aligned import aligned_mean_ndcg
 import pytest
 
 import fastndcg.io as readers
 from fastndcg import from_signature
-from fastndcg.measures import evaluate_trec
+from fastndcg.measures._trec_measures import evaluate_trec
 from fastndcg.report import identify, identify_data
 
 

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from fastndcg.measures import aligned_ndcg
+from fastndcg.measures._aligned import aligned_ndcg
 import pytest
 
 import fastndcg

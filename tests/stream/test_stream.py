@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from fastndcg.measures import aligned_mean_ndcg, aligned_ndcg
+from fastndcg.measures._aligned import aligned_mean_ndcg, aligned_ndcg
 import pytest
 
 import fastndcg
