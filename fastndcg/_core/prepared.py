@@ -22,7 +22,6 @@ import numpy as np
 
 from fastndcg._core import _aggregate
 from fastndcg.conventions._convention import ABOVE_ONE_TOLERANCE, Convention, Cutoffs
-from fastndcg.conventions._convention import PRESETS
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
@@ -469,16 +468,19 @@ def missing_tie_key_message(conv: Convention) -> str:
     """What to pass when a convention that breaks ties by a key got none.
 
     The one wording of this error, for every door (ndcg, mean_ndcg, NDCGScorer,
-    compare, ...); a preset is named, since a user who picked ``"trec_eval"``
-    never wrote ``ties='key_desc'`` and would not recognise it.
+    compare, ...); a named convention (a preset, renamed or not) is named, since a
+    user who picked ``"trec_eval"`` never wrote ``ties='key_desc'`` and would not
+    recognise it.
     """
-    fix = 'or use .replace(ties="stable") to keep the input order'
+    order = "descending" if conv.ties == "key_desc" else "ascending"
     need = f"ties={conv.ties!r} needs a tie_key array"
-    if PRESETS.get(conv.name) == conv:
-        order = "descending" if conv.ties == "key_desc" else "ascending"
-        return (f"the {conv.name} preset breaks ties by docno ({need}): pass tie_key=... (one value per "
-                f"document, e.g. docno ranks; equal scores go by tie_key {order}) {fix}")
-    return f"{need}: pass tie_key=... (one value per document, e.g. docno ranks) {fix}"
+    how = (f"pass tie_key=... (one value per document, e.g. docno ranks; equal scores go by tie_key {order}) "
+           'or use .replace(ties="stable") to keep the input order')
+    # the name is the label its user knows (a preset, or a renamed one), never a rule: the advice
+    # follows the fields alone, so a renamed preset gets this message with its own name
+    if conv.name != "custom":
+        return f"the {conv.name} preset breaks ties by docno ({need}): {how}"
+    return f"{need}: {how}"
 
 
 def tie_key_for(conv: Convention, tie_key, n: int):

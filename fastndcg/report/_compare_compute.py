@@ -16,7 +16,7 @@ from fastndcg._core.resolve import gain_tables, table_labels
 from fastndcg._core.query_checks import distinct_cutoffs, gathered_label_warnings
 from fastndcg._core.score_checks import overflow_at_file_lines
 from fastndcg.conventions._convention import PRESETS, Convention
-from fastndcg.conventions._presets import list_presets, unknown_preset_message
+from fastndcg.conventions._presets import STANDARD, list_presets, unknown_preset_message
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.measures._ndcg import mean_ndcg
 from fastndcg.report._format import qid_json
@@ -140,12 +140,14 @@ class ComparisonData:
 
     @property
     def baseline(self) -> str:
-        """The preset the others' system order is checked against: ``standard``
-        when compared and it has values, else the first preset that has values
-        (else the first preset)."""
+        """The preset the others' system order is checked against: the first with the
+        textbook fields (``standard``'s, whatever its name) when compared and it has
+        values, else the first preset that has values (else the first preset)."""
         has = [p for j, p in enumerate(self.presets) if not np.isnan(self.mean[:, j]).all()]
-        if "standard" in has:
-            return "standard"
+        # by the fields, not the name: a renamed copy of standard is the textbook definition too
+        textbook = [p for p in has if self.conventions[p].replace(name=STANDARD.name) == STANDARD]
+        if textbook:
+            return textbook[0]
         return has[0] if has else self.presets[0]
 
     def computable(self, system: str, preset: str) -> bool:

@@ -215,6 +215,17 @@ def test_baseline_is_a_preset_with_values():
     assert r.rankings()["trec_eval"] == [[]]
 
 
+def test_baseline_is_the_textbook_convention_by_its_fields():
+    """A renamed copy of ``standard`` is the baseline as ``standard`` is (the name is a label, issue 34)."""
+    runs, labels, offsets = flip_case()
+    mine = fastndcg.get_preset("standard").replace(name="mine")
+    named = fastndcg.compare(runs, labels, offsets, k=[1, 3], presets=["letor4", "standard", "sklearn"])
+    renamed = fastndcg.compare(runs, labels, offsets, k=[1, 3], presets=["letor4", mine, "sklearn"])
+    assert (named.baseline, renamed.baseline) == ("standard", "mine")
+    assert named.order_changed()["letor4"] == [True, True]       # (the baseline decides what differs)
+    assert renamed.order_changed() == {"mine" if p == "standard" else p: v for p, v in named.order_changed().items()}
+
+
 def test_no_flip_when_presets_agree():
     runs, labels, offsets = flip_case()
     r = fastndcg.compare(runs, labels, offsets, k=1, presets=["standard", "lightgbm"])
