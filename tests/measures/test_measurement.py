@@ -226,17 +226,17 @@ def test_every_array_family_is_computed_from_its_measurement_and_its_signature()
         (Measurement("ndcg", None, get_preset("lightgbm")),
          fastndcg.ndcg(scores, labels, offsets, None, convention="lightgbm")),
         (Measurement("soft_ndcg", 5, std, sigma=0.5), fastndcg.soft_ndcg(scores, labels, offsets, sigma=0.5, k=5)),
-        (Measurement("rankdcg", None, std), fastndcg.measures.rankdcg(labels, scores, offsets)),
+        (Measurement("rankdcg", None, std), fastndcg.rankdcg(labels, scores, offsets)),
     ]
     functions = {"ndcg": lambda m: fastndcg.ndcg(scores, labels, offsets, measurement=m),
                  "soft_ndcg": lambda m: fastndcg.soft_ndcg(scores, labels, offsets, measurement=m),
-                 "rankdcg": lambda m: fastndcg.measures.rankdcg(labels, scores, offsets, measurement=m)}
+                 "rankdcg": lambda m: fastndcg.rankdcg(labels, scores, offsets, measurement=m)}
     for m, want in cases:
         for form in (m, m.signature, fastndcg.from_signature(m.signature)):
             assert functions[m.family](form).tobytes() == np.asarray(want).tobytes(), m.head
     soft = cases[2][0]
     assert fastndcg.soft_ndcg(scores, labels, offsets, measurement=soft.signature).tobytes() == cases[2][1].tobytes()
-    assert fastndcg.measures.rankdcg(labels, scores, offsets, measurement=cases[3][0]).tobytes() == cases[3][1].tobytes()
+    assert fastndcg.rankdcg(labels, scores, offsets, measurement=cases[3][0]).tobytes() == cases[3][1].tobytes()
     with pytest.raises(ValueError, match="fastndcg.soft_ndcg computes SoftNDCG; RankDCG is computed by fastndcg.rankdcg"):
         fastndcg.soft_ndcg(scores, labels, offsets, measurement=cases[3][0])
     with pytest.raises(ValueError, match="give measurement= or sigma= and k= and convention=, not both"):
