@@ -197,6 +197,30 @@ def make_batch(rng: np.random.Generator, n_queries: int = 20, max_docs: int = 30
     return scores, labels, offsets
 
 
+def bits(a):
+    """The bit patterns of a float array (uint32 for float32, uint64 for float64)."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+def assert_bitwise(a, b):
+    """Same dtype and the same bits in every entry (NaNs included)."""
+    assert a.dtype == b.dtype
+    diff = np.flatnonzero(bits(a) != bits(b))
+    assert diff.size == 0, f"{diff.size} entries differ, first at {diff[:5]}: {a[diff[:5]]} vs {b[diff[:5]]}"
+
+
+def click_batch(rng, n_queries=25, max_docs=40):
+    """Ties, empty and one-document queries, binary clicks at displayed positions
+    (scores in display order, clicks, offsets, positions)."""
+    from fastndcg.io import cascade_clicks
+
+    s, y, off = make_batch(rng, n_queries=n_queries, max_docs=max_docs, n_score_values=6)
+    s = s + np.where(rng.random(len(s)) < 0.6, rng.normal(0, 0.6, len(s)), 0.0)
+    log = cascade_clicks(y, off, seed=int(rng.integers(1 << 30)), continue_after_click=0.7)
+    return s[log.order], log.click, off, log.position
+
+
 # ----------------------------------------------------------------------------- fuzz tier
 # Hypothesis profiles of the differential fuzz tier (tests marked ``fuzz``; see
 # tests/fuzz/test_fuzz_differential.py and docs/testing.md). A profile gives the

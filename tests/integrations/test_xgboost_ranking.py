@@ -6,29 +6,9 @@ import numpy as np
 import pytest
 
 from fastndcg.reference import _lambdamart_batches as ref_batches, _lambdamart_debias as ref_debias
-from fastndcg.io import cascade_clicks
 from fastndcg.integrations._xgboost_ranking import XGBoostRankNDCG
 from fastndcg import lambda_gradients
-from conftest import make_batch
-
-
-def bits(a):
-    a = np.ascontiguousarray(a)
-    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
-
-
-def assert_bitwise(a, b):
-    assert a.dtype == b.dtype
-    diff = np.flatnonzero(bits(a) != bits(b))
-    assert diff.size == 0, f"{diff.size} entries differ, first at {diff[:5]}: {a[diff[:5]]} vs {b[diff[:5]]}"
-
-
-def click_batch(rng, n_queries=25, max_docs=40):
-    """Ties, empty and one-document queries, binary clicks at displayed positions."""
-    s, y, off = make_batch(rng, n_queries=n_queries, max_docs=max_docs, n_score_values=6)
-    s = s + np.where(rng.random(len(s)) < 0.6, rng.normal(0, 0.6, len(s)), 0.0)
-    log = cascade_clicks(y, off, seed=int(rng.integers(1 << 30)), continue_after_click=0.7)
-    return s[log.order], log.click, off, log.position
+from conftest import make_batch, bits, assert_bitwise, click_batch
 
 
 XGB_CASES = [

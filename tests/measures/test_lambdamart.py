@@ -8,7 +8,7 @@ import fastndcg
 from fastndcg import Convention
 from fastndcg.reference import _lambdamart_query as ref_query
 from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
-from conftest import make_batch
+from conftest import make_batch, bits, assert_bitwise
 import fastndcg.reference
 
 MODES = ["default", "lightgbm", "xgboost"]
@@ -43,17 +43,6 @@ def batch(rng, dtype=np.float64, continuous=True, **kw):
         noisy = rng.random(len(s)) < 0.5
         s = np.where(noisy, s + rng.normal(0, 0.7, size=len(s)), s)
     return s.astype(dtype), y, off
-
-
-def bits(a):
-    a = np.ascontiguousarray(a)
-    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
-
-
-def assert_bitwise(a, b):
-    assert a.dtype == b.dtype
-    diff = np.flatnonzero(bits(a) != bits(b))
-    assert diff.size == 0, f"{diff.size} entries differ, first at {diff[:5]}: {a[diff[:5]]} vs {b[diff[:5]]}"
 
 
 def for_mode(mode, options):
