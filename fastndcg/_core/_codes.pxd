@@ -7,10 +7,8 @@
 
 # Tie rules (resolve.TIE_CODES): how equal scores are ordered.
 cdef enum:
-    TIES_INPUT = 0      # stable or by key: the comparator decides
+    TIES_INPUT = 0      # stable, by key, worst or best (a gain-rank key): the comparator decides
     TIES_AVERAGE = 1
-    TIES_WORST = 2
-    TIES_BEST = 3
 
 # Built-in discounts (resolve.DISCOUNT_CODES).
 cdef enum:

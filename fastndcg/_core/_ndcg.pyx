@@ -93,7 +93,7 @@ from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, FLAG_DCG_OVER
                                     LABEL_ABOVE_LIMIT, LABEL_NEGATIVE,
                                     LABEL_NOT_INTEGER, LABEL_OUTSIDE_TABLE, PROBLEM_NONE,
                                     SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE,
-                                    TIES_AVERAGE, TIES_BEST, TIES_INPUT, TIES_WORST)
+                                    TIES_AVERAGE)
 from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
 
 # Label kinds of NDCGKernel (the label_t specialisations).

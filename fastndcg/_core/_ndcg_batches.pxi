@@ -6,18 +6,16 @@
 cdef struct Scratch:
     double* gbuf
     RankedDoc* docs
-    RankedDoc* group
     int64_t* counts
     bint ok
 
 
-cdef Scratch _scratch_alloc(Py_ssize_t max_n, bint with_group, Py_ssize_t count_size) noexcept nogil:
+cdef Scratch _scratch_alloc(Py_ssize_t max_n, Py_ssize_t count_size) noexcept nogil:
     # Returned by value: assigned inside a parallel block, it is thread-private.
     cdef Py_ssize_t i
     cdef Scratch s
     s.gbuf = <double*>malloc((max_n + 1) * sizeof(double))
     s.docs = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc))
-    s.group = <RankedDoc*>malloc((max_n + 1) * sizeof(RankedDoc)) if with_group else NULL
     s.counts = NULL
     s.ok = True
     if count_size > 0:
@@ -25,7 +23,7 @@ cdef Scratch _scratch_alloc(Py_ssize_t max_n, bint with_group, Py_ssize_t count_
         if s.counts != NULL:
             for i in range(2 * count_size):
                 s.counts[i] = 0
-    s.ok = not (s.gbuf == NULL or s.docs == NULL or (with_group and s.group == NULL)
+    s.ok = not (s.gbuf == NULL or s.docs == NULL
                 or (count_size > 0 and s.counts == NULL))
     return s
 
@@ -33,7 +31,6 @@ cdef Scratch _scratch_alloc(Py_ssize_t max_n, bint with_group, Py_ssize_t count_
 cdef void _scratch_free(Scratch* s) noexcept nogil:
     free(s.gbuf)
     free(s.docs)
-    free(s.group)
     free(s.counts)
 
 
@@ -68,7 +65,7 @@ cdef int _ideal_queries(const label_t* lab, const int64_t* off, Py_ssize_t n_que
     cdef int* failed_flag = &failed      # written through pointers: shared, not thread-private
     cdef int* bad_flag = any_bad
     with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
-        s = _scratch_alloc(max_n, False, c.count_size)
+        s = _scratch_alloc(max_n, c.count_size)
         if not s.ok:
             failed_flag[0] = 1
         else:
@@ -144,7 +141,7 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
     cdef int* failed_flag = &failed
     cdef int* bad_flag = any_bad
     with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
-        s = _scratch_alloc(max_n, c.tie_mode != TIES_INPUT, c.count_size if fuse_ideal else 0)
+        s = _scratch_alloc(max_n, c.count_size if fuse_ideal else 0)
         if not s.ok:
             failed_flag[0] = 1
         else:
@@ -168,7 +165,7 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
                     if fuse_ideal:
                         _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * n_cut, s.gbuf, s.docs)
                     _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
-                                   n, c, dcg_out + q * n_cut, s.docs, s.group, s.gbuf)
+                                   n, c, dcg_out + q * n_cut, s.docs, s.gbuf)
                     if ndcg_out != NULL:
                         for j in range(n_cut):
                             ideal = idcg[q * n_cut + j]

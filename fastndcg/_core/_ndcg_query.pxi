@@ -120,14 +120,14 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c,
     _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
 
 
-cdef void _resolve_ties(const floating* scores, const label_t* labels, Py_ssize_t n, Py_ssize_t m,
-                        const Config* c, RankedDoc* docs, RankedDoc* group, double* gbuf) noexcept nogil:
-    # Rewrites gbuf[0..m) for average / worst / best ties. Every document
-    # scoring above docs[m-1] is among the m selected, so only the last group
-    # can have members beyond the selection; those are gathered by a scan.
+cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_t n, Py_ssize_t m,
+                        const Config* c, RankedDoc* docs, double* gbuf) noexcept nogil:
+    # Rewrites gbuf[0..m) for ties="average": each tied group's mean gain at every
+    # position it occupies. Every document scoring above docs[m-1] is among the m
+    # selected, so only the last group can have members beyond the selection; those
+    # are gathered by a scan. (worst / best are a tie key, resolve.gain_rank_key.)
     cdef Py_ssize_t r = 0, e, t, cnt, i
-    cdef double s, total, g
-    cdef int tie_mode = c.tie_mode
+    cdef double s, total
     while r < m:
         s = docs[r].score
         e = r + 1
@@ -135,41 +135,28 @@ cdef void _resolve_ties(const floating* scores, const label_t* labels, Py_ssize_
             e += 1
         if e == m and m < n:
             cnt = 0
+            total = 0.0
             for i in range(n):
                 if ranked_score(scores[i], c.round_f32) == s:
-                    g = _gain(labels[i], c)
-                    group[cnt].score = -g if tie_mode == TIES_WORST else g
-                    group[cnt].key = i
-                    group[cnt].idx = i
+                    total = total + _gain(labels[i], c)
                     cnt += 1
         elif e - r > 1:
             cnt = e - r
+            total = 0.0
             for t in range(cnt):
-                g = gbuf[r + t]
-                group[t].score = -g if tie_mode == TIES_WORST else g
-                group[t].key = t
-                group[t].idx = t
+                total = total + gbuf[r + t]
         else:
             r = e
             continue
-        if tie_mode == TIES_AVERAGE:
-            total = 0.0
-            for t in range(cnt):
-                total = total + group[t].score
-            total = total / cnt
-            for t in range(r, e):
-                gbuf[t] = total
-        else:
-            sort_docs(group, cnt)
-            for t in range(r, e):
-                g = group[t - r].score
-                gbuf[t] = -g if tie_mode == TIES_WORST else g
+        total = total / cnt
+        for t in range(r, e):
+            gbuf[t] = total
         r = e
 
 
 cdef void _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
                          Py_ssize_t n, const Config* c, double* out_row, RankedDoc* docs,
-                         RankedDoc* group, double* gbuf) noexcept nogil:
+                         double* gbuf) noexcept nogil:
     cdef Py_ssize_t r, m
     if n == 0:
         for r in range(c.n_cut):
@@ -184,6 +171,6 @@ cdef void _dcg_one_query(const floating* scores, const label_t* labels, const in
     select_top(scores, keys, c.key_desc, c.round_f32, n, m, docs)
     for r in range(m):
         gbuf[r] = _gain(labels[docs[r].idx], c)
-    if c.tie_mode != TIES_INPUT:
-        _resolve_ties(scores, labels, n, m, c, docs, group, gbuf)
+    if c.tie_mode == TIES_AVERAGE:
+        _average_ties(scores, labels, n, m, c, docs, gbuf)
     _cumulate(gbuf, m, False, c.disc, c.cutoffs, c.n_cut, out_row)

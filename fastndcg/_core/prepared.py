@@ -25,7 +25,7 @@ from fastndcg.conventions._convention import ABOVE_ONE_TOLERANCE, Convention, Cu
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
-from fastndcg._core.resolve import discount, float32_reason, resolve, short_limits
+from fastndcg._core.resolve import discount, float32_reason, gain_rank_key, resolve, short_limits
 from fastndcg._core.threads import threads_for
 from fastndcg._core.query_checks import (FLAG_LABELS, FULL_LIST, as_labels, check_csr_lengths, check_cutoffs,
                                          check_ideal_dcg, check_query_weights, check_same_length, check_tie_key,
@@ -92,7 +92,9 @@ class NDCGScorer:
         lab = as_labels(labels)
         off, max_n = prepare_offsets(offsets, lab.shape[0])
         self._setup(conv, lab, off, max_n, k, weights, ideal_dcg, ideal_labels, ideal_offsets, n_threads)
-        self._tie_key = None if tie_key is None else tie_key_for(conv, tie_key, self.n_docs)
+        # fixed with the data: a tie key given here, or the gain ranks of worst / best ties
+        self._tie_key = tie_key_for(conv, tie_key, lab) if (tie_key is not None or resolve(conv).tie_by_gain) \
+            else None
         if not self._ideal_ready:
             self._compute_ideal(n_threads)
 
@@ -261,7 +263,7 @@ class NDCGScorer:
         if tie_key is None and self._tie_key is not None:
             key = self._tie_key
         else:
-            key = tie_key_for(self.convention, tie_key, sc.shape[0])
+            key = tie_key_for(self.convention, tie_key, self.labels)
         return sc, key
 
     def _run(self, sc: np.ndarray, key: Optional[np.ndarray], n_threads: Optional[int],
@@ -483,15 +485,19 @@ def missing_tie_key_message(conv: Convention) -> str:
     return f"{need}: {how}"
 
 
-def tie_key_for(conv: Convention, tie_key, n: int):
+def tie_key_for(conv: Convention, tie_key, labels: np.ndarray) -> Optional[np.ndarray]:
+    """The tie key the kernels rank with (the comparator: score descending, then the key, then
+    the row): the caller's ``tie_key`` under ``ties="key"`` / ``"key_desc"``, each document's
+    gain rank under ``"worst"`` / ``"best"`` (:func:`~fastndcg._core.resolve.gain_rank_key`),
+    else None (input order; ``"average"`` is the kernel's own)."""
     if conv.uses_tie_key:
         if tie_key is None:
             raise ValueError(missing_tie_key_message(conv))
-        return check_tie_key(tie_key, n)
+        return check_tie_key(tie_key, labels.shape[0])
     if tie_key is not None:
         raise ValueError(f"tie_key was given but the convention breaks ties by {conv.ties!r}; "
                          "use ties='key' or 'key_desc'")
-    return None
+    return gain_rank_key(conv, labels) if resolve(conv).tie_by_gain else None
 
 
 def one_shot(scores, labels, offsets, k, convention, tie_key, weights=None, ideal_dcg=None,
@@ -503,7 +509,7 @@ def one_shot(scores, labels, offsets, k, convention, tie_key, weights=None, idea
     sc = as_scores(scores)
     lab = as_labels(labels)
     off, max_n = check_csr_lengths(sc, lab, offsets)
-    key = tie_key_for(conv, tie_key, sc.shape[0])
+    key = tie_key_for(conv, tie_key, lab)
     scorer = NDCGScorer._prepare(conv, lab, off, max_n, k, weights, ideal_dcg, ideal_labels,
                                  ideal_offsets, n_threads)
     return scorer, sc, key

@@ -21,7 +21,8 @@ from fastndcg.conventions._convention import MAX_EXPONENTIAL_LABEL, Convention
 
 # Kernel codes: the Python copy of fastndcg/_core/_codes.pxd (the Cython one,
 # cimported by every kernel); tests/test_architecture.py checks that they agree.
-TIE_CODES = {"stable": 0, "key": 0, "key_desc": 0, "average": 1, "worst": 2, "best": 3}
+# worst / best are the comparator's too: ties by a gain-rank key (gain_rank_key), ascending / descending.
+TIE_CODES = {"stable": 0, "key": 0, "key_desc": 0, "average": 1, "worst": 0, "best": 0}
 DISCOUNT_CODES = {"log2": 0, "letor": 1, "reciprocal": 2}
 MODE_CODES = {"default": 0, "lightgbm": 1, "xgboost": 2}
 # What a query with ideal DCG 0 scores (NaN: left out of the aggregate; "error" raises before).
@@ -51,6 +52,8 @@ class Resolution(NamedTuple):
     else ``levels`` lists table levels by gain, descending.
     ``short_zero``: a query shorter than the cutoff scores 0 (``short="zero"``);
     ``empty_value``: the value of a query whose ideal DCG is 0.
+    ``key_desc``: ties go by the tie key descending (``key_desc``, and ``best`` on
+    the gain-rank key); ``tie_by_gain``: the tie key is :func:`gain_rank_key`'s.
     """
 
     table: np.ndarray
@@ -68,6 +71,7 @@ class Resolution(NamedTuple):
     overflow_inf: bool
     short_zero: bool
     empty_value: float
+    tie_by_gain: bool
 
 
 def resolve(convention: Convention) -> Resolution:
@@ -105,12 +109,31 @@ def resolve(convention: Convention) -> Resolution:
     round_f32 = conv.score_precision == "float32"
     out = Resolution(table=table, last=last, linear=linear, count_size=count_size, levels=levels,
                      need_integer=need_integer, label_limit=label_limit, table_holes=holes,
-                     tie_code=TIE_CODES[conv.ties], key_desc=conv.ties == "key_desc", round_f32=round_f32,
+                     tie_code=TIE_CODES[conv.ties], key_desc=conv.ties in ("key_desc", "best"), round_f32=round_f32,
                      score_limit=FLOAT32_OVERFLOW if round_f32 else math.inf,
                      overflow_inf=round_f32 and conv.float32_overflow == "inf",
-                     short_zero=conv.short == "zero", empty_value=EMPTY_VALUES[conv.empty])
+                     short_zero=conv.short == "zero", empty_value=EMPTY_VALUES[conv.empty],
+                     tie_by_gain=conv.ties in ("worst", "best"))
     object.__setattr__(convention, "_resolution", out)     # frozen dataclass: cache, not state
     return out
+
+
+def gain_rank_key(convention: Convention, labels: np.ndarray) -> np.ndarray:
+    """The tie key of ``ties="worst"`` / ``"best"``, the one place of that rule (NDCG and
+    LambdaMART read it): each document's gain as an int64 that orders as the gain does (the
+    bits of a double >= 0), so equal scores go lowest gain first under ``worst`` (the key
+    ascending) and highest gain first under ``best`` (descending); equal gains keep the input
+    order, which changes no sum. Labels that are not valid under the convention get some key:
+    the kernel that reads them checks them and raises before a value is used."""
+    res = resolve(convention)
+    lab = np.asarray(labels)
+    if res.linear:
+        gains = np.array(lab, dtype=np.float64)
+    else:
+        index = np.nan_to_num(lab.astype(np.float64, copy=False), nan=0.0, posinf=0.0, neginf=0.0)
+        gains = res.table[np.clip(index, 0, res.last).astype(np.int64)]
+    gains = np.where(np.isnan(gains) | (gains <= 0.0), 0.0, gains)       # holes and -0.0: one key
+    return np.ascontiguousarray(gains).view(np.int64)
 
 
 def short_limits(convention: Convention, cutoffs: Sequence[Optional[int]]) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer, tie_key_for, inverse_ideal_dcg
-from fastndcg._core.resolve import (MODE_CODES, TIE_CODES, builtin_discount, discount, gain_tables, resolve, short_limits,
+from fastndcg._core.resolve import (MODE_CODES, builtin_discount, discount, gain_tables, resolve, short_limits,
                                     table_labels)
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
@@ -224,18 +224,9 @@ class LambdaMART:
         self._key_desc = False
         self._tie_key = None
         if self.mode == "default":
-            if res.tie_code in (TIE_CODES["worst"], TIE_CODES["best"]):
-                # the gain rank as tie key: equal scores are ordered by gain
-                if tie_key is not None:
-                    raise ValueError(f"tie_key was given but the convention breaks ties by {conv.ties!r}")
-                lab = self.labels
-                gains = lab.astype(np.float64) if self._linear else self._table[lab.astype(np.int64)]
-                _, rank = np.unique(gains, return_inverse=True)
-                self._tie_key = np.ascontiguousarray(rank.reshape(-1), dtype=np.int64)
-                self._key_desc = res.tie_code == TIE_CODES["best"]
-            else:
-                self._tie_key = tie_key_for(conv, tie_key, self.n_docs)
-                self._key_desc = res.key_desc
+            # the tie key of NDCG's ranking (the caller's, or the gain ranks of worst / best)
+            self._tie_key = tie_key_for(conv, tie_key, self.labels)
+            self._key_desc = res.key_desc
         elif tie_key is not None:
             raise ValueError(f"tie_key is not used in mode={self.mode!r} (ties keep the input order)")
         # discount over every rank a pair can touch (the libraries' is log2)
