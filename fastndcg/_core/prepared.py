@@ -25,10 +25,11 @@ from fastndcg.conventions._convention import ABOVE_ONE_TOLERANCE, Convention, Cu
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core._exact import column_sums
 from fastndcg._core._ndcg import NDCGKernel
-from fastndcg._core.resolve import discount, float32_reason, gain_rank_key, resolve, short_limits
+from fastndcg._core.plan import kernel_plan, tie_key_for
+from fastndcg._core.resolve import float32_reason
 from fastndcg._core.threads import threads_for
 from fastndcg._core.query_checks import (FLAG_LABELS, FULL_LIST, as_labels, check_csr_lengths, check_cutoffs,
-                                         check_ideal_dcg, check_query_weights, check_same_length, check_tie_key,
+                                         check_ideal_dcg, check_query_weights, check_same_length,
                                          label_error, prepare_offsets, warn_unknown_labels)
 from fastndcg._core.score_checks import (FLAG_DCG_OVERFLOW, FLAG_IDEAL_OVERFLOW, FLAG_NDCG_OVERFLOW, FLAG_SCORES,
                                          OVERFLOW_HINT, as_scores, raise_score_problem, warn_scores_to_inf)
@@ -93,8 +94,7 @@ class NDCGScorer:
         off, max_n = prepare_offsets(offsets, lab.shape[0])
         self._setup(conv, lab, off, max_n, k, weights, ideal_dcg, ideal_labels, ideal_offsets, n_threads)
         # fixed with the data: a tie key given here, or the gain ranks of worst / best ties
-        self._tie_key = tie_key_for(conv, tie_key, lab) if (tie_key is not None or resolve(conv).tie_by_gain) \
-            else None
+        self._tie_key = tie_key_for(conv, tie_key, lab, key_later=True)
         if not self._ideal_ready:
             self._compute_ideal(n_threads)
 
@@ -138,12 +138,12 @@ class NDCGScorer:
                 float32="the convention's weight_precision='float32'" if conv.weight_precision == "float32" else None)
             if conv.weight_precision == "float32":
                 self.weights = self.weights.astype(np.float32).astype(np.float64)
-        res = resolve(conv)
-        self._res = res
+        plan = kernel_plan(conv, max_n, self._cutoffs)
+        self._plan = plan
+        self._res = plan.res
         nc = self._cutoffs.shape[0]
-        depth = int(min(int(self._cutoffs[-1]), max_n))
-        self._disc = discount(conv, depth)
-        self._short_limit = short_limits(conv, [None if c == FULL_LIST else int(c) for c in self._cutoffs])
+        self._disc = plan.disc
+        self._short_limit = plan.short_limit
         self._idcg = np.zeros((self.n_queries, nc), dtype=np.float64)
         self._labels_checked = False
         self._ideal_ready = False
@@ -185,7 +185,7 @@ class NDCGScorer:
         # a discount array too short for it is an error only when an ideal is
         # computed (DCG alone, or an external ideal_dcg, does not need it)
         try:
-            ideal_disc = discount(self.convention, max_n if whole else min(int(self._cutoffs[-1]), max_n))
+            ideal_disc = self._plan.ideal_discount(max_n)
         except ValueError as exc:
             self._ideal_disc_error = exc
             ideal_disc = self._disc
@@ -464,40 +464,6 @@ def inverse_ideal_dcg(idcg: np.ndarray) -> np.ndarray:
     """
     with np.errstate(divide="ignore", over="ignore"):
         return np.where(idcg > 0, 1.0 / idcg, 0.0)
-
-
-def missing_tie_key_message(conv: Convention) -> str:
-    """What to pass when a convention that breaks ties by a key got none.
-
-    The one wording of this error, for every door (ndcg, mean_ndcg, NDCGScorer,
-    compare, ...); a named convention (a preset, renamed or not) is named, since a
-    user who picked ``"trec_eval"`` never wrote ``ties='key_desc'`` and would not
-    recognise it.
-    """
-    order = "descending" if conv.ties == "key_desc" else "ascending"
-    need = f"ties={conv.ties!r} needs a tie_key array"
-    how = (f"pass tie_key=... (one value per document, e.g. docno ranks; equal scores go by tie_key {order}) "
-           'or use .replace(ties="stable") to keep the input order')
-    # the name is the label its user knows (a preset, or a renamed one), never a rule: the advice
-    # follows the fields alone, so a renamed preset gets this message with its own name
-    if conv.name != "custom":
-        return f"the {conv.name} preset breaks ties by docno ({need}): {how}"
-    return f"{need}: {how}"
-
-
-def tie_key_for(conv: Convention, tie_key, labels: np.ndarray) -> Optional[np.ndarray]:
-    """The tie key the kernels rank with (the comparator: score descending, then the key, then
-    the row): the caller's ``tie_key`` under ``ties="key"`` / ``"key_desc"``, each document's
-    gain rank under ``"worst"`` / ``"best"`` (:func:`~fastndcg._core.resolve.gain_rank_key`),
-    else None (input order; ``"average"`` is the kernel's own)."""
-    if conv.uses_tie_key:
-        if tie_key is None:
-            raise ValueError(missing_tie_key_message(conv))
-        return check_tie_key(tie_key, labels.shape[0])
-    if tie_key is not None:
-        raise ValueError(f"tie_key was given but the convention breaks ties by {conv.ties!r}; "
-                         "use ties='key' or 'key_desc'")
-    return gain_rank_key(conv, labels) if resolve(conv).tie_by_gain else None
 
 
 def one_shot(scores, labels, offsets, k, convention, tie_key, weights=None, ideal_dcg=None,

@@ -37,7 +37,7 @@ from fastndcg._core.prepared import NDCGScorer, apply_above_one, empty_mean_valu
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.prepared import inverse_ideal_dcg
-from fastndcg._core.resolve import resolve, short_limits
+from fastndcg._core.plan import kernel_plan
 from fastndcg._core.threads import threads_within
 from fastndcg._core.arguments import check_real
 from fastndcg.integrations._library_params import library_bool, metric_name_prefix
@@ -330,7 +330,9 @@ class _MetricState:
         self.idcg = idcg
         self.inv = inverse_ideal_dcg(idcg)
         sizes = np.diff(offsets)[:, None]
-        self.short = sizes < short_limits(scorer.convention, k)[None, :]
+        plan = kernel_plan(scorer.convention, int(sizes.max(initial=0)), k)
+        self.short = sizes < plan.short_limit[None, :]
+        self.empty_value = plan.empty_value
         self.weights = query_weights
 
 
@@ -459,7 +461,7 @@ class LightGBMNDCGMetric:
         conv = self.convention
         dcg = st.scorer.dcg(np.asarray(preds), n_threads=threads_within(st.host_threads, self.n_threads))
         dcg = dcg.reshape(dcg.shape[0], -1)
-        empty = resolve(conv).empty_value
+        empty = st.empty_value
         per_query = np.where(st.short, 0.0, np.where(st.idcg > 0, dcg * st.inv, empty))
         n_q = per_query.shape[0]
         w = np.ones(n_q) if st.weights is None else st.weights.astype(np.float64)

@@ -7,9 +7,9 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from fastndcg._core.prepared import NDCGScorer, tie_key_for, inverse_ideal_dcg
-from fastndcg._core.resolve import (MODE_CODES, builtin_discount, discount, gain_tables, resolve, short_limits,
-                                    table_labels)
+from fastndcg._core.plan import kernel_plan
+from fastndcg._core.prepared import NDCGScorer, inverse_ideal_dcg
+from fastndcg._core.resolve import MODE_CODES, gain_tables, table_labels
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.groups import offsets_from_sizes
@@ -217,23 +217,21 @@ class LambdaMART:
                                      f"{self._w_norm!r} overflows float32 in mode='xgboost'")
 
     def _ranking(self, conv: Convention, tie_key) -> None:
-        """The ranking from the convention's resolution (resolve.py), as for NDCG: the tie key,
-        the discount over every rank a pair can touch, the short-list rule and the sigmoid."""
-        res = resolve(conv)
-        self._round_f32 = self.mode == "xgboost" or res.round_f32
-        self._key_desc = False
-        self._tie_key = None
-        if self.mode == "default":
-            # the tie key of NDCG's ranking (the caller's, or the gain ranks of worst / best)
-            self._tie_key = tie_key_for(conv, tie_key, self.labels)
-            self._key_desc = res.key_desc
-        elif tie_key is not None:
+        """The ranking from the kernel plan (plan.py), as for NDCG: the tie key, the discount over
+        every rank a pair can touch, the short-list rule; and the sigmoid."""
+        default = self.mode == "default"
+        if not default and tie_key is not None:
             raise ValueError(f"tie_key is not used in mode={self.mode!r} (ties keep the input order)")
-        # discount over every rank a pair can touch (the libraries' is log2)
-        depth = max(self._max_n, 1)
-        self._disc = discount(conv, depth) if self.mode == "default" else builtin_discount("log2", depth)
+        # pairs reach every rank of a query: the discount to the longest (the libraries': log2);
+        # the tie key of NDCG's ranking (the caller's, or the gain ranks of worst / best)
+        plan = kernel_plan(conv, self._max_n, [self.truncation], labels=self.labels if default else None,
+                           tie_key=tie_key, depth=self._max_n, log2_discount=not default)
+        self._round_f32 = self.mode == "xgboost" or plan.res.round_f32
+        self._tie_key = plan.tie_key
+        self._key_desc = plan.key_desc if default else False
+        self._disc = plan.disc
         # the libraries have no short rule; truncation is the cutoff the rule reads
-        self._short_limit = int(short_limits(conv, [self.truncation])[0]) if self.mode == "default" else 0
+        self._short_limit = int(plan.short_limit[0]) if default else 0
         if self.mode == "lightgbm":
             self._sig = sigmoid_table(self.sigma)
         else:

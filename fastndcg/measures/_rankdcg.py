@@ -16,7 +16,7 @@ import numpy as np
 
 from fastndcg._core import _rankdcg
 from fastndcg.conventions._presets import as_convention
-from fastndcg._core.resolve import resolve
+from fastndcg._core.plan import kernel_plan
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.query_checks import check_lengths_agree, check_offsets, check_same_length, max_query_size
 from fastndcg._core.score_checks import check_scores
@@ -145,6 +145,8 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
                 f"values, so RankDCG is undefined, and the convention says empty='error'")
     out = np.empty(off.shape[0] - 1, dtype=np.float64)
     # a sort and a scan per query: about 8 work units a document
-    _rankdcg.rankdcg_batch(ref, pred, off, resolve(conv).empty_value, out, max_query_size(off),
+    # RankDCG discounts by its own ranks: of the plan it reads the value of a degenerate query only
+    plan = kernel_plan(conv, max_query_size(off), depth=1)
+    _rankdcg.rankdcg_batch(ref, pred, off, plan.empty_value, out, max_query_size(off),
                            threads_for(8 * ref.shape[0], n_threads))
     return out

@@ -25,7 +25,8 @@ from fastndcg.conventions._presets import as_convention
 from fastndcg._core.arguments import check_count, check_real
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.prepared import NDCGScorer
-from fastndcg._core.resolve import discount, gain_tables, resolve, short_limits, table_labels
+from fastndcg._core.plan import kernel_plan
+from fastndcg._core.resolve import table_labels
 from fastndcg._core.query_checks import FULL_LIST, check_labels, check_offsets, max_query_size
 from fastndcg._core.score_checks import OVERFLOW_HINT, check_csr, check_no_overflow, check_scores
 
@@ -67,24 +68,25 @@ class _SoftPlan:
         self.max_n = max_query_size(offsets)
         self.kcut = FULL_LIST if k is None else k
         self.doc_cap = FULL_LIST if max_docs is None else max_docs
-        self.table, self.linear, _ = gain_tables(conv, top)
-        self.labels = table_labels(self.labels, self.table, self.linear)
         big_m = min(self.max_n, self.doc_cap)
         self.depth = max(1, min(self.kcut, big_m))
         # The soft DCG multiplies D by probabilities: a discount array scaled
         # to a largest entry in [1, 2) keeps G D p out of underflow (the ratio
         # to the ideal, computed with the same table, is unchanged).
+        plan = kernel_plan(conv, self.max_n, [k], depth=self.depth, unit_discount=True, max_label=top)
+        assert plan.gains is not None       # asked for (max_label)
+        self.table, self.linear, _ = plan.gains
+        self.labels = table_labels(self.labels, self.table, self.linear)
         unit = conv.unit_discount()
-        self.disc = discount(unit, self.depth)
+        self.disc = plan.disc
         # Raises for empty="error" when a query has ideal DCG 0 (same message as NDCG);
         # the labels and offsets were checked by the caller: not again.
         self.idcg = np.ascontiguousarray(
             NDCGScorer._checked(unit, labels, offsets, self.max_n, k, n_threads).ideal_dcg, dtype=np.float64)
-        res = resolve(conv)
-        self.short_limit = int(short_limits(conv, [k])[0])
+        self.short_limit = int(plan.short_limit[0])
         self.kernel_tables = _softrank.SoftNDCGTables(self.table, self.linear, self.disc, self.kcut,
                                                       self.doc_cap, self.short_limit, self.idcg,
-                                                      res.empty_value, self.max_n)
+                                                      plan.empty_value, self.max_n)
 
     def check_scratch(self, want_grad: bool, want_hess: bool) -> None:
         big_m = min(self.max_n, self.doc_cap)
