@@ -128,12 +128,17 @@ def gain_rank_key(convention: Convention, labels: np.ndarray) -> np.ndarray:
     res = resolve(convention)
     lab = np.asarray(labels)
     if res.linear:
-        gains = np.array(lab, dtype=np.float64)
-    else:
-        index = np.nan_to_num(lab.astype(np.float64, copy=False), nan=0.0, posinf=0.0, neginf=0.0)
-        gains = res.table[np.clip(index, 0, res.last).astype(np.int64)]
-    gains = np.where(np.isnan(gains) | (gains <= 0.0), 0.0, gains)       # holes and -0.0: one key
-    return np.ascontiguousarray(gains).view(np.int64)
+        # the gain is the label: integers order as they are, doubles >= 0 as their bits (no copy)
+        if lab.dtype.kind in "iub":
+            return np.ascontiguousarray(lab, dtype=np.int64)
+        return np.ascontiguousarray(lab, dtype=np.float64).view(np.int64)
+    # a table (exponential: 2**l - 1): the bits of each entry, looked up with labels past the
+    # table clipped to its last slot (gain 0); NaN holes are labels the kernel refuses
+    keys = np.where(np.isnan(res.table) | (res.table <= 0.0), 0.0, res.table).view(np.int64)
+    if lab.dtype.kind not in "iub":
+        with np.errstate(invalid="ignore"):
+            lab = lab.astype(np.int64)
+    return np.take(keys, lab, mode="clip")
 
 
 def short_limits(convention: Convention, cutoffs: Sequence[Optional[int]]) -> np.ndarray:
