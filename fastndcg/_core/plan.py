@@ -13,7 +13,7 @@ acts on is resolved in ``resolve.py`` and handed on here, once.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class KernelPlan(NamedTuple):
         return discount(self.convention, max_n if whole else min(int(self.cutoffs[-1]), max_n))
 
 
-def kernel_plan(convention: Convention, max_n: int, cutoffs: Union[Sequence[Any], np.ndarray] = (None,), *,
+def kernel_plan(convention: Convention, max_n: int, cutoffs: Sequence[Any] = (None,), *,
                 labels: Optional[np.ndarray] = None, tie_key: Any = None, key_later: bool = False,
                 depth: Optional[int] = None, log2_discount: bool = False, unit_discount: bool = False,
                 max_label: Optional[float] = None) -> KernelPlan:
@@ -61,9 +61,10 @@ def kernel_plan(convention: Convention, max_n: int, cutoffs: Union[Sequence[Any]
 
     Parameters
     ----------
-    cutoffs : sequence of int or None, or an int64 array
-        One column each (None or :data:`FULL_LIST`: the whole list); LambdaMART passes its
-        truncation, SoftNDCG its k, NDCG its checked cutoffs.
+    cutoffs : sequence of int or None
+        One column each (None: the whole list; any int is a cutoff, however large: under
+        ``short="zero"`` every query shorter than it scores 0); LambdaMART passes its
+        truncation, SoftNDCG its k, NDCG its checked cutoffs (its whole-list marker as None).
     labels, tie_key, key_later
         With ``labels``, the tie key: the caller's ``tie_key`` under ``ties="key"`` /
         ``"key_desc"`` (checked; none given is an error unless ``key_later``: each call
@@ -82,7 +83,8 @@ def kernel_plan(convention: Convention, max_n: int, cutoffs: Union[Sequence[Any]
         gains up by label (:func:`~fastndcg._core.resolve.gain_tables`).
     """
     res = resolve(convention)
-    cols = np.array([FULL_LIST if c is None or int(c) >= FULL_LIST else int(c) for c in cutoffs], dtype=np.int64)
+    given = [None if c is None else int(c) for c in cutoffs]
+    cols = np.array([FULL_LIST if c is None else min(c, FULL_LIST) for c in given], dtype=np.int64)
     if depth is None:
         depth = int(min(int(cols.max(initial=1)), max_n))
     depth = max(int(depth), 1)
@@ -90,7 +92,7 @@ def kernel_plan(convention: Convention, max_n: int, cutoffs: Union[Sequence[Any]
         disc = builtin_discount("log2", depth)
     else:
         disc = discount(convention.unit_discount() if unit_discount else convention, depth)
-    short = short_limits(convention, [None if c == FULL_LIST else int(c) for c in cols])
+    short = short_limits(convention, given)
     key: Optional[np.ndarray] = None
     if labels is not None:
         key = tie_key_for(convention, tie_key, labels, key_later)

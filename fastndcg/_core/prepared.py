@@ -138,7 +138,7 @@ class NDCGScorer:
                 float32="the convention's weight_precision='float32'" if conv.weight_precision == "float32" else None)
             if conv.weight_precision == "float32":
                 self.weights = self.weights.astype(np.float32).astype(np.float64)
-        plan = kernel_plan(conv, max_n, self._cutoffs)
+        plan = kernel_plan(conv, max_n, [None if c == FULL_LIST else int(c) for c in self._cutoffs])
         self._plan = plan
         self._res = plan.res
         nc = self._cutoffs.shape[0]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import fastndcg
+import fastndcg.reference
 from fastndcg import Convention
 from fastndcg._core.plan import kernel_plan, tie_key_for
 from fastndcg._core.query_checks import FULL_LIST
@@ -58,3 +59,18 @@ def test_worst_and_best_are_the_key_rules_on_the_gain_ranks():
         assert g.tobytes() == g2.tobytes() and h.tobytes() == h2.tobytes()
     with pytest.raises(ValueError, match="tie_key was given but the convention breaks ties by 'worst'"):
         fastndcg.ndcg(s, y, off, convention="catboost", tie_key=np.arange(len(s)))
+
+
+def test_a_cutoff_as_large_as_the_whole_list_marker_is_still_a_cutoff():
+    """Found by the fuzz tier: a truncation (or SoftNDCG k) of 2**62 is a cutoff like any other
+    (under short="zero" every query is shorter, so every gradient is 0, as the reference says),
+    not the whole list."""
+    conv = Convention(short="zero")
+    s, y, off = np.zeros(15), np.array([0] * 14 + [1]), np.array([0, 15])
+    assert kernel_plan(conv, 15, [2 ** 62]).short_limit.tolist() == [2 ** 62]
+    assert kernel_plan(conv, 15, [None]).short_limit.tolist() == [0]
+    g, h = fastndcg.lambda_gradients(s, y, off, convention=conv, truncation=2 ** 62)
+    rg, rh = fastndcg.reference.lambda_gradients(s, y, off, convention=conv, truncation=2 ** 62)
+    assert g.tolist() == list(rg) == [0.0] * 15 and h.tolist() == list(rh)
+    v = fastndcg.soft_ndcg(s + np.arange(15), y, off, sigma=0.5, k=2 ** 62, convention=conv)
+    assert v.tolist() == [0.0]
