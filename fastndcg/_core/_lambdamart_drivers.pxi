@@ -163,6 +163,7 @@ cdef void _params(LMParams* p, int mode, Py_ssize_t trunc, Py_ssize_t short_limi
     p.mean_pairs = False
     p.num_pair = 0
     p.seed_base = 0
+    p.score_limit = INFINITY      # no float32 ranking: only non-finite scores are invalid
 
 
 cdef inline QueryIO _query_io(const int64_t* off, Py_ssize_t k, const double* inv,
@@ -218,6 +219,11 @@ cdef class LambdaMARTSetup:
                 NULL, NULL, NULL, 0.0, 0.0, 0.0, 0, w_norm)
         self.ready = False
 
+    def set_score_limit(self, double limit):
+        """|s| >= limit is an invalid double score (float32 ranking: a double that overflows it;
+        else infinity): grad_hess_batch checks the scores in its parallel pass."""
+        self.p.score_limit = limit
+
     def set_tables(self, const double[::1] table, bint linear, const double[::1] disc,
                    const double[::1] sig_table, double sig_lo, double sig_hi, double sig_factor):
         """Gains, discount and (LightGBM) the sigmoid table."""
@@ -271,9 +277,13 @@ def grad_hess_batch(LambdaMARTSetup setup not None,
                     const int64_t[::1] offsets,             # IN
                     out_t[::1] grad,                        # OUT (n_docs,)
                     out_t[::1] hess,                        # OUT (n_docs,)
+                    int8_t[::1] flags,                      # OUT (n_queries,): FLAG_SCORES, a bad score
                     int n_threads,
                     LambdaMARTRound state=None):
-    """Gradients and hessians of every query; returns 1 when an output is not finite."""
+    """Gradients and hessians of every query; returns 1 when an output is not finite. The
+    scores are checked in the same parallel pass, query by query: a query with an invalid
+    score (not finite, or beyond the float32 it is ranked as) gets FLAG_SCORES and no output,
+    and the caller raises naming the first one."""
     cdef Py_ssize_t k, n_queries = offsets.shape[0] - 1
     cdef Py_ssize_t max_n = setup.max_n
     cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
@@ -296,6 +306,8 @@ def grad_hess_batch(LambdaMARTSetup setup not None,
     cdef int* failed_flag = &failed   # written through a pointer: shared, not thread-private
     cdef int overflow = 0
     cdef int* overflow_flag = &overflow
+    cdef int8_t* fl = &flags[0] if flags.shape[0] > 0 else NULL
+    cdef Py_ssize_t where
     cdef bint mean_pairs = False
     cdef Py_ssize_t num_pair = 1
     cdef uint64_t seed_round = 0
@@ -324,8 +336,12 @@ def grad_hess_batch(LambdaMARTSetup setup not None,
             failed_flag[0] = 1
         else:
             for k in prange(n_queries, schedule="dynamic", chunksize=8):
-                qio = _query_io(off, k, inv, qw, keys, pos, rw, li, lj, pp.seed_base)
-                _grad_one_query(sc + off[k], lab + off[k], &qio, pp, &s, g + off[k], h + off[k])
+                where = 0
+                if _score_problem(sc + off[k], off[k + 1] - off[k], pp.score_limit, False, &where) != PROBLEM_NONE:
+                    fl[k] = FLAG_SCORES
+                else:
+                    qio = _query_io(off, k, inv, qw, keys, pos, rw, li, lj, pp.seed_base)
+                    _grad_one_query(sc + off[k], lab + off[k], &qio, pp, &s, g + off[k], h + off[k])
                 if not _all_finite(g + off[k], h + off[k], off[k + 1] - off[k]):
                     overflow_flag[0] = 1
         _free_scratch(&s)

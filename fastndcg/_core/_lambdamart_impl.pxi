@@ -45,12 +45,13 @@
 from cython cimport floating
 from cython.parallel cimport parallel, prange
 from libc.float cimport DBL_MAX
-from libc.math cimport exp, expf, fabs, fabsf, log, log2, pow
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.math cimport INFINITY, exp, expf, fabs, fabsf, log, log2, pow
+from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from fastndcg._core._codes cimport MODE_DEFAULT, MODE_LIGHTGBM, MODE_XGBOOST
+from fastndcg._core._codes cimport (FLAG_SCORES, MODE_DEFAULT, MODE_LIGHTGBM, MODE_XGBOOST, PROBLEM_NONE,
+                                    SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE)
 from fastndcg._core._rank cimport (RankedDoc, bucket_sort_docs, gain_of, label_t, make_doc, ranked_score,
                              sort_docs)
 
@@ -131,6 +132,7 @@ cdef struct LMParams:
     bint mean_pairs           # XGBoost lambdarank_pair_method="mean"
     Py_ssize_t num_pair       # its pairs per document
     uint32_t seed_base        # seed_round * n_groups, modulo 2^32 (the query adds its index)
+    double score_limit        # |s| >= this is an invalid double score (it overflows the float32 it is ranked as)
 
 
 cdef struct QueryIO:
@@ -317,6 +319,7 @@ cdef inline const int32_t* _partners_of(Py_ssize_t i, const double* key, Py_ssiz
 
 
 # The rest of the kernels, one file per job (textual includes: one module, the same code).
+include "_score_screen.pxi"
 include "_lambdamart_default.pxi"
 include "_lambdamart_lightgbm.pxi"
 include "_lambdamart_xgboost.pxi"

@@ -36,29 +36,7 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
-    /* Branch-free screens over a query's values: integer and/or/add only, so
-       that -O3 vectorises them with baseline SSE2 (no float reduction, which
-       would need -ffast-math). Each returns the OR of per-value words whose
-       top bit is set exactly for an invalid value.
-       Scores: |x| as bits compared with the bits of the limit (bit patterns of
-       non-negative floats order as their values; NaN sits above infinity):
-       |x| >= limit  <=>  |x|bits + (2^63 - limitbits) has the top bit set. */
-    static inline uint64_t fastndcg_screen_f64(const double* s, Py_ssize_t n, uint64_t limit_bits) {
-        uint64_t acc = 0, c = 0x8000000000000000ULL - limit_bits, b;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            memcpy(&b, s + i, sizeof b);
-            acc |= (b & 0x7fffffffffffffffULL) + c;
-        }
-        return acc >> 63;
-    }
-    static inline uint64_t fastndcg_screen_f32(const float* s, Py_ssize_t n) {
-        uint32_t acc = 0, b;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            memcpy(&b, s + i, sizeof b);
-            acc |= (b & 0x7fffffffU) + 0x00800000U;      /* 2^31 - bits(+inf) */
-        }
-        return acc >> 31;
-    }
+    /* Integer label screens: branch-free, as the score screens (_score_screen.pxi). */
     /* Integer labels in [0, limit]: negative ones have the top bit already,
        larger ones get it from the add. *orv collects the OR of the labels (a
        bound on the largest: the counting ideal starts from it). */
@@ -83,8 +61,6 @@ cdef extern from *:
         return acc >> 31;
     }
     """
-    uint64_t screen_f64 "fastndcg_screen_f64"(const double* s, Py_ssize_t n, uint64_t limit_bits) noexcept nogil
-    uint64_t screen_f32 "fastndcg_screen_f32"(const float* s, Py_ssize_t n) noexcept nogil
     uint64_t screen_i64 "fastndcg_screen_i64"(const int64_t* y, Py_ssize_t n, uint64_t limit, uint64_t* orv) noexcept nogil
     uint64_t screen_i32 "fastndcg_screen_i32"(const int32_t* y, Py_ssize_t n, uint32_t limit, uint64_t* orv) noexcept nogil
 
@@ -154,6 +130,7 @@ def discount_table(int kind, Py_ssize_t n):
 
 
 # Included here, one file per job (textual includes: one module, the same code).
+include "_score_screen.pxi"
 include "_ndcg_checks.pxi"
 include "_ndcg_query.pxi"
 include "_ndcg_batches.pxi"

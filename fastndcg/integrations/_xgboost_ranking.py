@@ -163,7 +163,7 @@ class XGBoostRankNDCG:
             float32 scores keep the input order.
         """
         model = self.model
-        sc = model._check_scores(scores, n_threads)
+        sc = model._score_array(scores)
         grad, hess = model._check_outputs(sc, grad_out, hess_out)
         state: Dict[str, Any] = dict(mean_pairs=self.pair_method == "mean", num_pair=self.num_pair_per_sample,
                      seed_round=(self.iteration + self.seed_offset) % (1 << 32))

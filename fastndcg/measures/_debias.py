@@ -150,7 +150,7 @@ class PositionBiasedLambdaMART:
             model's (input order for LightGBM), on the shifted scores.
         """
         model = self.model
-        sc = model._check_scores(scores, n_threads)
+        sc = model._score_array(scores)
         grad, hess = model._check_outputs(sc, grad_out, hess_out)
         model._run(sc, grad, hess, n_threads, positions=self._ids, position_bias=self._factors)
         if check_flag(update, "update"):

@@ -84,7 +84,7 @@ def lambda_gradients(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, *
     model._validate(labels_arr, off, mode, convention, truncation, sigma, normalize,
                     score_normalization, query_weights, sample_weights, tie_key, other="scores",
                     n_threads=n_threads)
-    sc = model._check_scores(sc_raw, n_threads)
+    sc = model._score_array(sc_raw)
     grad, hess = model._check_outputs(sc, grad_out, hess_out)
     model._compute_ideal(n_threads)
     model._run(sc, grad, hess, n_threads)

@@ -18,7 +18,7 @@ from fastndcg._core.resolve import FLOAT32_OVERFLOW
 from fastndcg._core.arguments import check_flag
 from fastndcg._core.query_checks import (_where, check_labels, check_offsets, check_query_weights, check_same_length,
                                          max_query_size, one_dimensional, shown_value)
-from fastndcg._core.score_checks import OVERFLOW_HINT, check_no_overflow, check_scores
+from fastndcg._core.score_checks import OVERFLOW_HINT, as_scores, check_no_overflow, check_scores, raise_score_problem
 from fastndcg._core.resolve import float32_reason
 from fastndcg.measures._lambdamart_checks import ArrayLike, DeltaNDCGPairs, LIGHTGBM_DEFAULT_LABELS, LIGHTGBM_MAX_LINEAR_LABEL, Truncation, XGBOOST_MAX_LABEL, NO_TRUNCATION, check_exact_convention, check_mode, check_out_arrays, check_sample_weights, check_sigma, check_truncation, _lambdamart, sigmoid_table
 
@@ -227,6 +227,8 @@ class LambdaMART:
         plan = kernel_plan(conv, self._max_n, [self.truncation], labels=self.labels if default else None,
                            tie_key=tie_key, depth=self._max_n, log2_discount=not default)
         self._round_f32 = self.mode == "xgboost" or plan.res.round_f32
+        # a double score is ranked as float32: one beyond float32 would rank as infinity
+        self._score_limit = FLOAT32_OVERFLOW if self._round_f32 else np.inf
         self._tie_key = plan.tie_key
         self._key_desc = plan.key_desc if default else False
         self._disc = plan.disc
@@ -268,6 +270,7 @@ class LambdaMART:
             self._key_desc, self._w_norm)
         sig, lo, hi, factor = self._sig
         setup.set_tables(self._table, self._linear, self._disc, sig, lo, hi, factor)
+        setup.set_score_limit(self._score_limit)
         setup.set_queries(self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64), self._inv,
                           self.query_weights if self.query_weights is not None else empty_f,
                           self.sample_weights if self.sample_weights is not None else empty_f, self._max_n)
@@ -304,11 +307,9 @@ class LambdaMART:
 
     # -- gradients -----------------------------------------------------------------------
     def _check_scores(self, scores, n_threads: Optional[int] = None) -> np.ndarray:
-        why = ("mode='xgboost' ranks float32 scores, as XGBoost" if self.mode == "xgboost"
-               else float32_reason(self.convention))
-        if why is not None and self.convention.float32_overflow != "error":
-            why += (f" (float32_overflow={self.convention.float32_overflow!r} does not apply: LambdaMART "
-                    f"has no gradient for an infinite score)")
+        """The scores checked in a pass of their own (the pair functions; the gradient kernel
+        checks them in its own pass: :meth:`_score_array`)."""
+        why = self._score_reason()
         sc = check_scores(scores, self.offsets, float32=why, n_threads=threads_for(self.n_docs, n_threads))
         check_same_length(sc, self.n_docs, "scores", "labels")
         return sc
@@ -322,12 +323,33 @@ class LambdaMART:
                 else check_out_arrays(hess_out, "hess_out", self.n_docs, dtype, inputs + [("grad_out", grad)]))
         return grad, hess
 
+    def _score_array(self, scores) -> np.ndarray:
+        """The scores of a gradient call as the kernel takes them (float32/float64, one per
+        document); their values are checked by the kernel's own parallel pass (:meth:`_run`)."""
+        sc = as_scores(scores)
+        check_same_length(sc, self.n_docs, "scores", "labels")
+        return sc
+
+    def _score_reason(self) -> Optional[str]:
+        """Why the kernels rank float32 scores (None: they rank the scores as given)."""
+        why = ("mode='xgboost' ranks float32 scores, as XGBoost" if self.mode == "xgboost"
+               else float32_reason(self.convention))
+        if why is not None and self.convention.float32_overflow != "error":
+            why += (f" (float32_overflow={self.convention.float32_overflow!r} does not apply: LambdaMART "
+                    f"has no gradient for an infinite score)")
+        return why
+
     def _run(self, sc, grad, hess, n_threads, **state) -> None:
         # ``state``: the per-round inputs and outputs of the stateful variants
         # (fastndcg.measures._debias), passed through to the kernel.
         round_state = self._kernels.LambdaMARTRound(**state) if state else None
-        if self._kernels.grad_hess_batch(self._setup, sc, self.labels, self.offsets, grad, hess,
-                                         threads_for(self._pair_work(), n_threads), round_state):
+        flags = np.zeros(self.n_queries, dtype=np.int8)
+        overflow = self._kernels.grad_hess_batch(self._setup, sc, self.labels, self.offsets, grad, hess, flags,
+                                                 threads_for(self._pair_work(), n_threads), round_state)
+        if flags.any():     # the kernel's check of the scores: name the first invalid one
+            limit = self._score_limit if sc.dtype == np.float64 else np.inf
+            raise_score_problem(sc, self.offsets, flags, limit, "scores", self._score_reason())
+        if overflow:
             # the kernel saw a non-finite output: name the first one
             for name, out in (("grad", grad), ("hess", hess)):
                 check_no_overflow(out, name, self.offsets, self._overflow_hint(), per_query=False)
@@ -362,7 +384,7 @@ class LambdaMART:
         (grad, hess) : tuple of ndarray
             The gradient and the hessian per document, in input order.
         """
-        sc = self._check_scores(scores, n_threads)
+        sc = self._score_array(scores)
         grad, hess = self._check_outputs(sc, grad_out, hess_out)
         self._run(sc, grad, hess, n_threads)
         return grad, hess

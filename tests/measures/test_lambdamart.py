@@ -597,3 +597,25 @@ def test_a_copied_or_unpickled_model_gives_the_same_bits(mode):
     if mode == "default":
         pairs = model.delta_ndcg_pairs(scores)
         assert all(np.array_equal(a, b) for a, b in zip(pairs, copy.deepcopy(model).delta_ndcg_pairs(scores)))
+
+
+def test_the_gradient_kernel_checks_the_scores_in_its_own_parallel_pass(monkeypatch):
+    """No pass over the scores in front of the gradient kernel: it checks them query by query
+    and the caller names the first invalid one (position and query), as the NDCG path does."""
+    from fastndcg.measures import _lambdamart_model
+
+    def no_separate_pass(*args, **kwargs):
+        raise AssertionError("a separate pass over the scores ran in front of the kernel")
+
+    monkeypatch.setattr(_lambdamart_model, "check_scores", no_separate_pass)
+    s, y, off = np.array([1.0, 0.5, 0.2, 0.9, np.nan, 0.1]), np.array([1, 0, 2, 1, 0, 1]), np.array([0, 3, 6])
+    model = fastndcg.LambdaMART(y, off, n_threads=2)
+    with pytest.raises(ValueError, match=r"scores\[4\].*nan.*query 1"):
+        model.gradients(s)
+    with pytest.raises(ValueError, match=r"scores\[4\].*query 1"):
+        fastndcg.lambda_gradients(s, y, off, n_threads=2)
+    big = np.array([1.0, 0.5, 0.2, 0.9, 1e39, 0.1])
+    with pytest.raises(ValueError, match=r"float32 \(mode=.xgboost.*scores\[4\]=1e\+39 \(query 1"):
+        fastndcg.lambda_gradients(big, y, off, mode="xgboost")
+    g, h = model.gradients(np.nan_to_num(s))
+    assert np.isfinite(g).all() and np.isfinite(h).all()
