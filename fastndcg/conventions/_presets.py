@@ -48,8 +48,15 @@ def _register(convention: Convention, cutoffs: Tuple[Optional[int], ...] = REPOR
 
 def report_cutoffs(preset: Optional[str]) -> List[Optional[int]]:
     """The cutoffs a report shows when none are asked for: the preset's record (``None``:
-    :data:`REPORT_CUTOFFS`)."""
+    :data:`REPORT_CUTOFFS`). A convention its user added to :data:`PRESETS` under a name of
+    its own has no record: it takes the record of the built-in preset with its fields (a
+    renamed ``trec_eval`` shows trec_eval's ``ndcg``), else :data:`REPORT_CUTOFFS`."""
     record = RECORDS.get(preset) if preset is not None else None
+    if record is None and preset in PRESETS:
+        key = [getattr(PRESETS[preset], f.name) for f in fields(Convention) if f.name != "name"]
+        record = next((r for r in list(RECORDS.values())
+                       if [getattr(r.convention, f.name) for f in fields(Convention) if f.name != "name"] == key),
+                      None)
     return list(record.cutoffs if record is not None else REPORT_CUTOFFS)
 
 

@@ -336,3 +336,16 @@ def test_convention_repr_names_the_preset_and_the_fields_that_differ():
     assert long == "Convention(discount=<1000 values: 1, 0.9994994994994995, ..., 0.5>)"
     # the full data stays in the fields, equality unchanged
     assert trec.replace(ties="stable", name="trec_eval") != trec and trec == presets.TREC_EVAL
+
+
+def test_a_preset_registered_under_a_name_of_its_own_reports_the_cutoffs_of_its_fields(monkeypatch):
+    """A user who adds a renamed trec_eval to fastndcg.PRESETS gets trec_eval's report (its
+    ndcg, the whole list) without -k, not the generic cutoffs: behaviour follows fields."""
+    from fastndcg.conventions._presets import REPORT_CUTOFFS, report_cutoffs
+
+    monkeypatch.setitem(fastndcg.PRESETS, "mine", fastndcg.get_preset("trec_eval").replace(name="mine"))
+    monkeypatch.setitem(fastndcg.PRESETS, "mine_cut", fastndcg.get_preset("trec_eval_cut").replace(name="mine_cut"))
+    monkeypatch.setitem(fastndcg.PRESETS, "odd", fastndcg.Convention(ties="worst", name="odd"))
+    assert report_cutoffs("mine") == report_cutoffs("trec_eval") == [None]
+    assert report_cutoffs("mine_cut") == report_cutoffs("trec_eval_cut") == [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+    assert report_cutoffs("odd") == report_cutoffs(None) == list(REPORT_CUTOFFS)
