@@ -347,6 +347,11 @@ class Convention:
             changes["name"] = "custom"
         return replace(self, **changes)
 
+    def fields_key(self) -> Tuple[Any, ...]:
+        """Every field but ``name``: two conventions with equal keys compute the same numbers
+        (the name is a label only)."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name != "name")
+
     def unit_discount(self) -> "Convention":
         """This convention with an array discount scaled to a largest entry in [1, 2).
 

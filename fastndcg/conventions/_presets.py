@@ -7,7 +7,7 @@ version of the tool it matches; docs/presets.md has one section per preset
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from fastndcg.conventions._convention import DEFAULT as _DEFAULT
@@ -53,10 +53,8 @@ def report_cutoffs(preset: Optional[str]) -> List[Optional[int]]:
     renamed ``trec_eval`` shows trec_eval's ``ndcg``), else :data:`REPORT_CUTOFFS`."""
     record = RECORDS.get(preset) if preset is not None else None
     if record is None and preset in PRESETS:
-        key = [getattr(PRESETS[preset], f.name) for f in fields(Convention) if f.name != "name"]
-        record = next((r for r in list(RECORDS.values())
-                       if [getattr(r.convention, f.name) for f in fields(Convention) if f.name != "name"] == key),
-                      None)
+        key = PRESETS[preset].fields_key()
+        record = next((r for r in list(RECORDS.values()) if r.convention.fields_key() == key), None)
     return list(record.cutoffs if record is not None else REPORT_CUTOFFS)
 
 
@@ -223,9 +221,9 @@ def with_preset_label(convention: Convention) -> Convention:
     never a change of what is computed."""
     if convention.name != "custom":
         return convention
-    key = [getattr(convention, f.name) for f in fields(Convention) if f.name != "name"]
+    key = convention.fields_key()
     for preset in list(PRESETS.values()):
-        if [getattr(preset, f.name) for f in fields(Convention) if f.name != "name"] == key:
+        if preset.fields_key() == key:
             return preset
     return convention
 

@@ -266,14 +266,23 @@ class Measurement:
         return "|".join(text for _, text in sorted(parts, key=lambda p: p[0]))
 
 
+#: convention class -> its tokens; each entry is stored whole once (threads that race store equal dicts)
+_TOKENS_OF: Dict[type, Dict[str, List[FieldInfo]]] = {}
+
+
 def _tokens_of(convention: Any) -> Dict[str, List[FieldInfo]]:
-    """A convention's signature tokens and their fields, head first (from the fields' descriptions)."""
-    tokens: Dict[str, List[FieldInfo]] = {}
-    for info in described_fields(convention):
-        tokens.setdefault(info.token, []).append(info)
-    for infos in tokens.values():
-        infos.sort(key=lambda i: i.option)
-    return tokens
+    """A convention's signature tokens and their fields, head first (from the fields'
+    descriptions), built once per convention class."""
+    cls = convention if isinstance(convention, type) else type(convention)
+    got = _TOKENS_OF.get(cls)
+    if got is None:
+        tokens: Dict[str, List[FieldInfo]] = {}
+        for info in described_fields(cls):
+            tokens.setdefault(info.token, []).append(info)
+        for infos in tokens.values():
+            infos.sort(key=lambda i: i.option)
+        got = _TOKENS_OF[cls] = tokens
+    return got
 
 
 _TOKENS = _tokens_of(Convention)

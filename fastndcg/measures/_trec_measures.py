@@ -249,7 +249,7 @@ def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, t
     columns: Dict[int, Tuple[np.ndarray, float]] = {}
     groups: Dict[Tuple, List[int]] = {}
     for j, m in enumerate(ms):
-        groups.setdefault((m.relabel, _conv_key(m.convention), m.judged_only, m.max_docs, m.relevance_level),
+        groups.setdefault((m.relabel, m.convention.fields_key(), m.judged_only, m.max_docs, m.relevance_level),
                           []).append(j)
     def align_key(m: Measurement) -> Tuple:
         return m.relabel, m.convention.score_precision == "float32" and m.max_docs is not None, m.max_docs
@@ -288,10 +288,6 @@ def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, t
             columns[j] = col
     assert first is not None      # at least one run was aligned
     return columns, first
-
-
-def _conv_key(conv: Convention) -> tuple:
-    return tuple(getattr(conv, f.name) for f in dataclasses.fields(conv) if f.name != "name")
 
 
 def _relabel(qrels: Any, relabel: Tuple[Tuple[int, int], ...]) -> Any:

@@ -145,7 +145,7 @@ class ComparisonData:
         values, else the first preset that has values (else the first preset)."""
         has = [p for j, p in enumerate(self.presets) if not np.isnan(self.mean[:, j]).all()]
         # by the fields, not the name: a renamed copy of standard is the textbook definition too
-        textbook = [p for p in has if self.conventions[p].replace(name=STANDARD.name) == STANDARD]
+        textbook = [p for p in has if self.conventions[p].fields_key() == STANDARD.fields_key()]
         if textbook:
             return textbook[0]
         return has[0] if has else self.presets[0]

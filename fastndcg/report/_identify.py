@@ -59,11 +59,10 @@ _GRID_ORDER = tuple(info.name for info in FIELDS if info.grid)
 
 #: A variant as plain data: (the convention, its fields without the name, cutoff, missing rule).
 _Variant = Tuple[Convention, Tuple, Optional[int], str]
-_CONVENTION_FIELDS = tuple(f.name for f in dataclasses.fields(Convention) if f.name != "name")
 
 
 def _variant(conv: Convention, k: Optional[int], missing: str) -> _Variant:
-    return (conv, tuple(getattr(conv, f) for f in _CONVENTION_FIELDS), k, missing)
+    return (conv, conv.fields_key(), k, missing)
 
 
 @dataclass

@@ -97,3 +97,28 @@ def test_signatures_read_back_to_the_same_fields(preset):
         if info.name not in ("custom_gains", "missing_ranking"):
             assert np.array_equal(np.asarray(getattr(back.convention, info.name), dtype=object),
                                   np.asarray(getattr(conv, info.name), dtype=object)), info.name
+
+
+def test_the_field_descriptions_of_a_new_class_from_8_threads_at_once():
+    """described_fields and the signature's tokens are cached per convention class: 8 threads
+    that meet a class for the first time at once all get whole, equal descriptions."""
+    import threading
+
+    @dataclass(frozen=True)
+    class Fresh(Convention):
+        flavour: str = conv_field("plain", FieldInfo("a field", ("plain", "spiced"), "flavour", 157))
+
+    barrier = threading.Barrier(8)
+    seen = [None] * 8
+
+    def work(i):
+        barrier.wait()
+        conv = Fresh(flavour="spiced")
+        seen[i] = ([info.name for info in described_fields(conv)], Measurement("ndcg", 5, conv).signature)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(s == seen[0] for s in seen) and seen[0][0][-1] == "flavour" and "|flavour:spiced|" in seen[0][1]
