@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 import pytest
 
@@ -834,3 +834,56 @@ def test_the_gone_path_check_can_fail():
     text = "Use fastndcg.measures.aligned_ndcg(a).\n\n`fastndcg.measures.calc` is deprecated.\n"
     assert _gone_paths(text, False) == []
     assert _gone_paths(text, False, deprecated_too=True) == [(1, "fastndcg.measures.aligned_ndcg (deprecated)")]
+
+
+#: The members a convention gives the kernels: the compiled kernel plan's (_core/_kernel_plan.pxd).
+CONVENTION_MEMBERS = {"table", "last", "linear", "need_integer", "label_limit", "table_holes", "round_f32",
+                      "score_limit", "overflow_inf", "tie_mode", "key_desc", "disc", "ideal_disc", "ideal_whole",
+                      "cutoffs", "short_limit", "empty_value"}
+
+
+def kernel_struct_members(text: str) -> Dict[str, Set[str]]:
+    """Members declared by each ``cdef struct`` / ``ctypedef struct`` / ``cdef class`` of a Cython
+    source (a class's ``cdef`` attributes)."""
+    out: Dict[str, Set[str]] = {}
+    name: Optional[str] = None
+    for line in text.splitlines():
+        m = re.match(r"(?:cdef|ctypedef)\s+(?:packed\s+)?(?:struct|class)\s+(\w+)", line)
+        if m:
+            name = m.group(1)
+            out[name] = set()
+            continue
+        if name is None or not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line.startswith("    "):
+            name = None
+            continue
+        if line.startswith("    def ") or line.startswith("        "):
+            continue
+        decl = re.sub(r"\s*#.*", "", line.strip())
+        decl = re.sub(r"^cdef\s+(readonly\s+|public\s+)?", "", decl)
+        if decl and not decl.startswith(("def ", "cdef ", "return", "pass", '"""')):
+            # the names of "type a" / "type* a[N]" / "type a, b, c"
+            out[name].update(re.findall(r"(\w+)\s*(?:\[\w*\])?\s*(?=,|$)", decl))
+    return out
+
+
+def test_a_convention_reaches_the_kernels_as_one_struct():
+    """Every family's kernel reads the convention from the compiled kernel plan (ConventionPlan,
+    filled once by CompiledPlan): no kernel's own parameter struct or object repeats a member of it,
+    so a field a kernel acts on is declared once in Cython."""
+    found: Dict[str, Set[str]] = {}
+    for p in _KERNEL_SOURCES:
+        for struct, members in kernel_struct_members(p.read_text()).items():
+            found[f"{p.name}:{struct}"] = members
+    assert CONVENTION_MEMBERS <= found["_kernel_plan.pxd:ConventionPlan"]
+    copies = {k: sorted(v & CONVENTION_MEMBERS) for k, v in found.items()
+              if k != "_kernel_plan.pxd:ConventionPlan" and v & CONVENTION_MEMBERS}
+    assert not copies, f"kernel structs that repeat the kernel plan's convention members: {copies}"
+
+
+def test_the_struct_check_can_fail():
+    text = ("cdef struct Config:\n    const double* table\n    bint linear  # x\n    double levels[8]\n\n"
+            "cdef class K:\n    cdef const double[::1] disc\n    cdef bint a, key_desc\n\n"
+            "    def __init__(self):\n        self.x = 1\n")
+    assert kernel_struct_members(text) == {"Config": {"table", "linear", "levels"}, "K": {"disc", "a", "key_desc"}}

@@ -148,7 +148,7 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
     for i in range(m):
         if ru[i] < PIVOT_MIN:
             _unit_exps(i, n, sigma, rs, ru)
-        _default_pass_a(i + 1, n, rg[i], rs[i], p.disc[i], ru[i], inv, distance, sigma, rs, rg, p.disc,
+        _default_pass_a(i + 1, n, rg[i], rs[i], p.conv.disc[i], ru[i], inv, distance, sigma, rs, rg, p.conv.disc,
                         ru, tsg, tlam, thes)
         partners = _partners_of(i, rg, n, s, &count, s.lists)
         acc_g = g[i]

@@ -14,7 +14,7 @@ cdef void _grad_one_query(const floating* sc, const label_t* lab, const QueryIO*
         for i in range(n):
             q.li[i] = 0.0
             q.lj[i] = 0.0
-    if n < 2 or q.inv == 0.0 or n < p.short_limit:
+    if n < 2 or q.inv == 0.0 or plan_short(n, 0, p.conv):
         # No pair can contribute (or the convention zeroes the query).
         for i in range(n):
             grad[i] = 0.0
@@ -134,22 +134,16 @@ cdef void _free_scratch(Scratch* s) noexcept nogil:
     free(s.ti)
 
 
-cdef void _params(LMParams* p, int mode, Py_ssize_t trunc, Py_ssize_t short_limit, double sigma,
-                  bint score_norm, bint list_norm, bint linear, bint round_f32, bint key_desc,
-                  const double* table, const double* disc, const double* sig_table,
+cdef void _params(LMParams* p, int mode, const ConventionPlan* conv, Py_ssize_t trunc, double sigma,
+                  bint score_norm, bint list_norm, const double* sig_table,
                   double sig_lo, double sig_hi, double sig_factor, Py_ssize_t sig_bins,
                   double w_norm) noexcept nogil:
     p.mode = mode
+    p.conv = conv
     p.trunc = trunc
-    p.short_limit = short_limit
     p.sigma = sigma
     p.score_norm = score_norm
     p.list_norm = list_norm
-    p.linear = linear
-    p.round_f32 = round_f32
-    p.key_desc = key_desc
-    p.table = table
-    p.disc = disc
     p.sig_table = sig_table
     p.sig_lo = sig_lo
     p.sig_hi = sig_hi
@@ -163,7 +157,6 @@ cdef void _params(LMParams* p, int mode, Py_ssize_t trunc, Py_ssize_t short_limi
     p.mean_pairs = False
     p.num_pair = 0
     p.seed_base = 0
-    p.score_limit = INFINITY      # no float32 ranking: only non-finite scores are invalid
 
 
 cdef inline QueryIO _query_io(const int64_t* off, Py_ssize_t k, const double* inv,
@@ -195,12 +188,13 @@ cdef inline const double* _f64_or_null(const double[::1] a):
 
 cdef class LambdaMARTSetup:
     """What the LambdaMART kernels read besides the scores and labels: the
-    LMParams of one LambdaMART object and the arrays its pointers read (kept
-    alive here). Built once while the object is set up (the constructor, then
-    set_tables and set_queries), then only read, by any number of threads."""
+    LMParams of one LambdaMART object (the compiled kernel plan: gains, D(rank)
+    over every rank a pair reaches, float32 ranking, tie direction, short limit,
+    score limit) and the arrays its pointers read (kept alive here). Built once
+    while the object is set up (the constructor, then set_queries), then only
+    read, by any number of threads."""
     cdef LMParams p
-    cdef const double[::1] table           # gain table (unused if linear)
-    cdef const double[::1] disc            # D(rank), rank 0-based, >= max_n entries
+    cdef CompiledPlan plan
     cdef const double[::1] sig_table       # LightGBM sigmoid table (or empty)
     cdef const int64_t[::1] tie_key        # empty unless ties by key
     cdef const double[::1] inv_ideal       # 1 / IDCG per query (0 when IDCG = 0)
@@ -213,24 +207,15 @@ cdef class LambdaMARTSetup:
     cdef Py_ssize_t max_n
     cdef bint ready
 
-    def __init__(self, int mode, Py_ssize_t trunc, Py_ssize_t short_limit, double sigma, bint score_norm,
-                 bint list_norm, bint round_f32, bint key_desc, double w_norm):
-        _params(&self.p, mode, trunc, short_limit, sigma, score_norm, list_norm, False, round_f32, key_desc,
-                NULL, NULL, NULL, 0.0, 0.0, 0.0, 0, w_norm)
+    def __init__(self, CompiledPlan plan not None, int mode, Py_ssize_t trunc, double sigma, bint score_norm,
+                 bint list_norm, double w_norm):
+        self.plan = plan
+        _params(&self.p, mode, &plan.c, trunc, sigma, score_norm, list_norm, NULL, 0.0, 0.0, 0.0, 0, w_norm)
         self.ready = False
 
-    def set_score_limit(self, double limit):
-        """|s| >= limit is an invalid double score (float32 ranking: a double that overflows it;
-        else infinity): grad_hess_batch checks the scores in its parallel pass."""
-        self.p.score_limit = limit
-
-    def set_tables(self, const double[::1] table, bint linear, const double[::1] disc,
-                   const double[::1] sig_table, double sig_lo, double sig_hi, double sig_factor):
-        """Gains, discount and (LightGBM) the sigmoid table."""
-        self.table, self.disc, self.sig_table = table, disc, sig_table
-        self.p.linear = linear
-        self.p.table = _f64_or_null(table)
-        self.p.disc = _f64_or_null(disc)
+    def set_sigmoid(self, const double[::1] sig_table, double sig_lo, double sig_hi, double sig_factor):
+        """LightGBM's sigmoid table (mode="lightgbm")."""
+        self.sig_table = sig_table
         self.p.sig_table = _f64_or_null(sig_table)
         self.p.sig_lo, self.p.sig_hi, self.p.sig_factor = sig_lo, sig_hi, sig_factor
         self.p.sig_bins = sig_table.shape[0]
@@ -337,7 +322,7 @@ def grad_hess_batch(LambdaMARTSetup setup not None,
         else:
             for k in prange(n_queries, schedule="dynamic", chunksize=8):
                 where = 0
-                if _score_problem(sc + off[k], off[k + 1] - off[k], pp.score_limit, False, &where) != PROBLEM_NONE:
+                if _score_problem(sc + off[k], off[k + 1] - off[k], pp.conv.score_limit, False, &where) != PROBLEM_NONE:
                     fl[k] = FLAG_SCORES
                 else:
                     qio = _query_io(off, k, inv, qw, keys, pos, rw, li, lj, pp.seed_base)

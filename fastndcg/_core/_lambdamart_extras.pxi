@@ -30,8 +30,8 @@ cdef Py_ssize_t _pairs_one_query(const floating* sc, const label_t* lab, const i
             else:
                 hr = j
                 lr = i
-            dh_ = p.disc[hr]
-            dl_ = p.disc[lr]
+            dh_ = p.conv.disc[hr]
+            dl_ = p.conv.disc[lr]
             if cut_discount:
                 if hr >= p.trunc:
                     dh_ = 0.0
@@ -85,8 +85,7 @@ def pairs_batch(LambdaMARTSetup setup not None,
     if n_sel == 0:
         return counts
     # the pairs and |ΔNDCG| only: no sigmoid, weights or normalisation
-    _params(pp, MODE_DEFAULT, setup.p.trunc, 0, 1.0, False, False, setup.p.linear, setup.p.round_f32,
-            setup.p.key_desc, setup.p.table, setup.p.disc, NULL, 0.0, 0.0, 0.0, 0, 1.0)
+    _params(pp, MODE_DEFAULT, setup.p.conv, setup.p.trunc, 1.0, False, False, NULL, 0.0, 0.0, 0.0, 0, 1.0)
     with nogil, parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         s = _alloc_scratch(max_n)
         if not _scratch_ok(&s):

@@ -52,8 +52,8 @@ from libc.string cimport memcpy
 
 from fastndcg._core._codes cimport (FLAG_SCORES, MODE_DEFAULT, MODE_LIGHTGBM, MODE_XGBOOST, PROBLEM_NONE,
                                     SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE)
-from fastndcg._core._rank cimport (RankedDoc, bucket_sort_docs, gain_of, label_t, make_doc, ranked_score,
-                             sort_docs)
+from fastndcg._core._kernel_plan cimport CompiledPlan, ConventionPlan, plan_gain, plan_score, plan_short
+from fastndcg._core._rank cimport RankedDoc, bucket_sort_docs, label_t, make_doc, sort_docs
 
 cdef extern from *:
     """
@@ -109,16 +109,11 @@ cdef uint64_t MINSTD_M = 2147483647
 
 cdef struct LMParams:
     int mode
+    const ConventionPlan* conv  # gains, D(rank) (rank 0-based), float32 ranking, tie direction, short limit, score limit
     Py_ssize_t trunc          # pairs need min(rank) < trunc
-    Py_ssize_t short_limit    # queries with n < short_limit get zero (LETOR short rule)
     double sigma
     bint score_norm           # divide |dNDCG| by (eps + |ds|) unless all scores are equal
     bint list_norm            # scale the query by log2(1 + S) / S (mean pairs: by 1 / num_pair)
-    bint linear               # gain is the label itself
-    bint round_f32            # rank (and differentiate) float32-rounded scores
-    bint key_desc
-    const double* table       # gain table (unused if linear)
-    const double* disc        # D(rank), rank 0-based
     const double* sig_table   # LightGBM sigmoid table
     double sig_lo
     double sig_hi
@@ -132,7 +127,6 @@ cdef struct LMParams:
     bint mean_pairs           # XGBoost lambdarank_pair_method="mean"
     Py_ssize_t num_pair       # its pairs per document
     uint32_t seed_base        # seed_round * n_groups, modulo 2^32 (the query adds its index)
-    double score_limit        # |s| >= this is an invalid double score (it overflows the float32 it is ranked as)
 
 
 cdef struct QueryIO:
@@ -202,9 +196,9 @@ cdef inline double _query_score(const floating* sc, const QueryIO* q, const LMPa
     # position's bias factor (double + float, as `score + pos_biases_[pos]`).
     cdef double x
     if q.pos == NULL:
-        return ranked_score(sc[i], p.round_f32)
+        return plan_score(sc[i], p.conv)
     x = <double>sc[i] + <double>p.pos_bias[q.pos[i]]
-    if p.round_f32:
+    if p.conv.round_f32:
         x = <double>(<float>x)
     return x
 
@@ -215,17 +209,17 @@ cdef inline void _rank_query(const floating* sc, const label_t* lab, const Query
     cdef bint done = False
     if n > BUCKET_MIN:
         for i in range(n):
-            make_doc(&s.src[i], _query_score(sc, q, p, i), q.keys, p.key_desc, i)
+            make_doc(&s.src[i], _query_score(sc, q, p, i), q.keys, p.conv.key_desc, i)
         done = bucket_sort_docs(s.src, s.docs, s.counts, n)
     if not done:
         for i in range(n):
-            make_doc(&s.docs[i], _query_score(sc, q, p, i), q.keys, p.key_desc, i)
+            make_doc(&s.docs[i], _query_score(sc, q, p, i), q.keys, p.conv.key_desc, i)
         sort_docs(s.docs, n)
     for r in range(n):
         i = s.docs[r].idx
         s.rs[r] = s.docs[r].score
         s.rl[r] = <double>lab[i]
-        s.rg[r] = gain_of(lab[i], p.table, p.linear)
+        s.rg[r] = plan_gain(lab[i], p.conv)
     if p.mode == MODE_XGBOOST:
         for r in range(n):
             s.rsf[r] = <float>s.rs[r]

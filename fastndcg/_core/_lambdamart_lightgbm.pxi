@@ -52,8 +52,8 @@ cdef inline void _lgb_stage(Py_ssize_t i, Py_ssize_t n, double inv, bint distanc
                             const LMParams* p, Scratch* s) noexcept nogil:
     # Pass A of row i into slot i % SLOTS, and its partners.
     cdef Py_ssize_t k = i % SLOTS, off = k * s.stride
-    _lgb_pass_a(i + 1, n, s.rl[i], s.rs[i], s.rg[i], p.disc[i], inv, distance, -p.sigma,
-                p.sigma * p.sigma, s.rs, s.rl, s.rg, p.disc, p.sig_lo, p.sig_factor,
+    _lgb_pass_a(i + 1, n, s.rl[i], s.rs[i], s.rg[i], p.conv.disc[i], inv, distance, -p.sigma,
+                p.sigma * p.sigma, s.rs, s.rl, s.rg, p.conv.disc, p.sig_lo, p.sig_factor,
                 <double>(p.sig_bins - 1), s.ta + off, s.tb + off, s.tc + off, s.ti + off)
     s.slot_list[k] = _partners_of(i, s.rl, n, s, &s.slot_count[k], s.lists + off)
 

@@ -110,8 +110,8 @@ cdef void _pairs_xgboost(Py_ssize_t n, double inv, const QueryIO* q, const LMPar
         h[r] = 0.0
     _partners_init(rl, n, s)
     for i in range(m):
-        _xgb_pass_a(i + 1, n, rl[i], s.rsf[i], s.rg[i], p.disc[i], inv, distance, s.rsf, rl, s.rg,
-                    p.disc, tsg, td, tdz)
+        _xgb_pass_a(i + 1, n, rl[i], s.rsf[i], s.rg[i], p.conv.disc[i], inv, distance, s.rsf, rl, s.rg,
+                    p.conv.disc, tsg, td, tdz)
         partners = _partners_of(i, rl, n, s, &count, s.lists)
         acc_g = g[i]
         acc_h = h[i]
@@ -203,7 +203,7 @@ cdef void _pairs_xgboost_mean(Py_ssize_t n, double inv, const QueryIO* q, const 
     cdef float* h = s.fh
     cdef const double* rl = s.rl
     cdef const double* rg = s.rg
-    cdef const double* disc = p.disc
+    cdef const double* disc = p.conv.disc
     cdef bint distance = p.score_norm and s.rsf[0] != s.rsf[n - 1]
     cdef RankedDoc* ys = s.src
     cdef uint64_t state = (<uint64_t>q.seed) % MINSTD_M

@@ -4,7 +4,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from fastndcg._core.resolve import Resolution
+from fastndcg._core._kernel_plan import CompiledPlan
 
 Array = npt.NDArray[Any]
 
@@ -12,8 +12,7 @@ def discount_table(kind: int, n: int) -> npt.NDArray[np.float64]: ...
 
 class NDCGKernel:
     labels: Array
-    def __init__(self, labels: Array, offsets: Array, idcg: npt.NDArray[np.float64], resolution: Resolution,
-                 disc: Array, ideal_disc: Array, ideal_whole: bool, cutoffs: Array, short_limit: Array,
+    def __init__(self, labels: Array, offsets: Array, idcg: npt.NDArray[np.float64], plan: CompiledPlan,
                  max_n: int) -> None: ...
     def compute_ideal(self, flags: npt.NDArray[np.int8], check_labels: bool, n_threads: int) -> bool: ...
     def score(self, scores: Array, tie_key: Optional[Array], dcg_out: npt.NDArray[np.float64],

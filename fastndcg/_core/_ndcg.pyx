@@ -70,7 +70,8 @@ from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, FLAG_DCG_OVER
                                     LABEL_NOT_INTEGER, LABEL_OUTSIDE_TABLE, PROBLEM_NONE,
                                     SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE,
                                     TIES_AVERAGE)
-from fastndcg._core._rank cimport RankedDoc, label_t, ranked_score, select_top, sort_docs
+from fastndcg._core._kernel_plan cimport CompiledPlan, ConventionPlan, plan_gain, plan_score, plan_short
+from fastndcg._core._rank cimport RankedDoc, label_t, select_top, sort_docs
 
 # Label kinds of NDCGKernel (the label_t specialisations).
 cdef enum:
@@ -78,37 +79,6 @@ cdef enum:
     KIND_INT64 = 1
     KIND_FLOAT32 = 2
     KIND_FLOAT64 = 3
-
-
-cdef struct Config:
-    # gains: G(l) = l (linear), else table[min(l, last)]; table[last] = 0 is the
-    # gain of labels above the table (unknown_label="zero")
-    const double* table
-    Py_ssize_t last
-    bint linear
-    # the counting ideal: by label value (gain non-decreasing in the label,
-    # labels <= count_size - 1), or in `levels` order (small tables), or none
-    Py_ssize_t count_size
-    const int64_t* levels
-    Py_ssize_t n_levels
-    # label checks
-    bint need_integer
-    double label_limit           # largest valid label (INFINITY: none)
-    bint table_holes             # NaN table entries: labels outside the table
-    # scores
-    bint round_f32
-    double score_limit           # |s| < score_limit (INFINITY: finite)
-    bint overflow_inf            # |s| >= score_limit ranks as +-inf (only NaN is invalid)
-    int tie_mode
-    bint key_desc
-    # cutoffs and discounts
-    const double* disc
-    const double* ideal_disc
-    bint ideal_whole
-    const int64_t* cutoffs
-    Py_ssize_t n_cut
-    const int64_t* short_limit
-    double empty_value
 
 
 def discount_table(int kind, Py_ssize_t n):
@@ -159,7 +129,8 @@ cdef class NDCGKernel:
     :meth:`score` call. Every input is trusted (the caller validated shapes
     and dtypes); per-document values are checked in the kernels.
     """
-    cdef Config cfg
+    cdef ConventionPlan cfg
+    cdef CompiledPlan plan
     cdef const void* lab
     cdef int label_kind
     cdef const int64_t* off
@@ -170,9 +141,8 @@ cdef class NDCGKernel:
     cdef object _refs
     cdef readonly object labels
 
-    def __init__(self, labels, offsets, double[:, ::1] idcg, resolution, disc, ideal_disc, bint ideal_whole,
-                 cutoffs, short_limit, Py_ssize_t max_n):
-        # resolution: the convention's fastndcg._core.resolve.Resolution (its tables and codes)
+    def __init__(self, labels, offsets, double[:, ::1] idcg, CompiledPlan plan not None, Py_ssize_t max_n):
+        # plan: the convention's compiled kernel plan (tables, codes, cutoffs, discounts)
         cdef const int32_t[::1] l32
         cdef const int64_t[::1] l64
         cdef const float[::1] f32
@@ -203,31 +173,9 @@ cdef class NDCGKernel:
         self.keys = NULL
         self.idcg = &idcg[0, 0] if idcg.shape[0] > 0 and idcg.shape[1] > 0 else NULL
         self.max_n = max_n
-        c = &self.cfg
-        r = resolution
-        table, levels = r.table, r.levels
-        c.table = _ptr_f64(table)
-        c.last = r.last
-        c.linear = r.linear
-        c.count_size = r.count_size
-        c.levels = _ptr_i64(levels) if levels is not None else NULL
-        c.n_levels = levels.shape[0] if levels is not None else 0
-        c.need_integer = r.need_integer
-        c.label_limit = r.label_limit
-        c.table_holes = r.table_holes
-        c.round_f32 = r.round_f32
-        c.score_limit = r.score_limit
-        c.overflow_inf = r.overflow_inf
-        c.tie_mode = r.tie_code
-        c.key_desc = r.key_desc
-        c.disc = _ptr_f64(disc)
-        c.ideal_disc = _ptr_f64(ideal_disc)
-        c.ideal_whole = ideal_whole
-        c.cutoffs = _ptr_i64(cutoffs)
-        c.n_cut = cutoffs.shape[0]
-        c.short_limit = _ptr_i64(short_limit)
-        c.empty_value = r.empty_value
-        self._refs = (labels, offsets, idcg, table, levels, disc, ideal_disc, cutoffs, short_limit)
+        self.plan = plan
+        self.cfg = plan.c
+        self._refs = (labels, offsets, idcg)
 
     def compute_ideal(self, int8_t[::1] flags, bint check_labels, int n_threads):
         """Fill the ideal DCG (and check the labels when asked); True if a query was flagged."""
@@ -397,7 +345,7 @@ def check_labels_batch(const label_t[::1] labels, const int64_t[::1] offsets, ta
     cdef int bad = 0
     cdef int* bad_flag = &bad
     cdef double qtop
-    cdef Config c
+    cdef ConventionPlan c
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
     cdef const int64_t* off = &offsets[0]
     c.table = _ptr_f64(table) if table is not None else NULL
@@ -427,7 +375,7 @@ def first_label_problem(const label_t[::1] labels, Py_ssize_t start, Py_ssize_t 
     """(row, code) of the first invalid label in rows start:stop, or (-1, 0)."""
     cdef Py_ssize_t where = 0, top = -1
     cdef int code = 0
-    cdef Config c
+    cdef ConventionPlan c
     c.table = _ptr_f64(table) if table is not None else NULL
     c.last = last
     c.need_integer = need_integer

@@ -55,7 +55,7 @@ cdef inline Py_ssize_t _chunk_queries(Py_ssize_t n_queries, int n_threads) noexc
 
 
 cdef int _ideal_queries(const label_t* lab, const int64_t* off, Py_ssize_t n_queries, Py_ssize_t max_n,
-                        const Config* c, bint check_labels, double* idcg, int8_t* flags,
+                        const ConventionPlan* c, bint check_labels, double* idcg, int8_t* flags,
                         int* any_bad, int n_threads) noexcept nogil:
     """IDCG per query (rows of idcg, n_cut wide); returns 1 on allocation failure."""
     cdef Py_ssize_t q, n, where = 0, top = -1
@@ -91,7 +91,7 @@ cdef struct Batch:
     const int64_t* keys         # tie key per document, or NULL
     Py_ssize_t n_queries
     Py_ssize_t max_n
-    const Config* c
+    const ConventionPlan* c
     bint fuse_ideal
     bint check_labels
     bint check_scores
@@ -123,7 +123,7 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
     cdef const int64_t* off = b.off
     cdef const int64_t* keys = b.keys
     cdef Py_ssize_t n_queries = b.n_queries, max_n = b.max_n
-    cdef const Config* c = b.c
+    cdef const ConventionPlan* c = b.c
     cdef bint fuse_ideal = b.fuse_ideal, check_labels = b.check_labels, check_scores = b.check_scores
     cdef double* idcg = b.idcg
     cdef double* dcg_out = b.dcg_out
@@ -169,7 +169,7 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
                     if ndcg_out != NULL:
                         for j in range(n_cut):
                             ideal = idcg[q * n_cut + j]
-                            if n < c.short_limit[j]:
+                            if plan_short(n, j, c):
                                 ndcg_out[q * n_cut + j] = 0.0
                             elif ideal > 0.0:
                                 ndcg_out[q * n_cut + j] = dcg_out[q * n_cut + j] / ideal

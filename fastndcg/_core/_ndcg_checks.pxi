@@ -4,15 +4,7 @@
 # ----------------------------------------------------------------------------- checks
 
 
-cdef inline double _gain(label_t label, const Config* c) noexcept nogil:
-    cdef Py_ssize_t i
-    if c.linear:
-        return <double>label
-    i = <Py_ssize_t>label
-    return c.table[i if i < c.last else c.last]
-
-
-cdef int _label_problem(const label_t* lab, Py_ssize_t n, const Config* c, Py_ssize_t* where,
+cdef int _label_problem(const label_t* lab, Py_ssize_t n, const ConventionPlan* c, Py_ssize_t* where,
                         Py_ssize_t* top) noexcept nogil:
     """0, or the problem of the query's first invalid label (its position in
     *where). *top receives a bound on the query's largest label when the

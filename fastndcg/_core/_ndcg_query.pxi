@@ -41,7 +41,7 @@ cdef inline void _count_labels_packed(const label_t* labels, Py_ssize_t n, Py_ss
             counts[lv] += <int64_t>(((even >> (8 * lv)) & 255) + ((odd >> (8 * lv)) & 255))
 
 
-cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c, int64_t* counts,
+cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const ConventionPlan* c, int64_t* counts,
                            Py_ssize_t top, double* out_row, double* gbuf, RankedDoc* docs) noexcept nogil:
     # IDCG of one query at every cutoff; labels are valid. ``top``: a bound on
     # the largest label (from the label check), or -1 to find it here.
@@ -113,7 +113,7 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c,
                 cnt -= 1
     else:
         for i in range(n):
-            gbuf[i] = _gain(labels[i], c)
+            gbuf[i] = plan_gain(labels[i], c)
         select_top(gbuf, <const int64_t*>NULL, False, False, n, depth, docs)
         for p in range(depth):
             gbuf[p] = docs[p].score
@@ -121,7 +121,7 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c,
 
 
 cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_t n, Py_ssize_t m,
-                        const Config* c, RankedDoc* docs, double* gbuf) noexcept nogil:
+                        const ConventionPlan* c, RankedDoc* docs, double* gbuf) noexcept nogil:
     # Rewrites gbuf[0..m) for ties="average": each tied group's mean gain at every
     # position it occupies. Every document scoring above docs[m-1] is among the m
     # selected, so only the last group can have members beyond the selection; those
@@ -137,8 +137,8 @@ cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_
             cnt = 0
             total = 0.0
             for i in range(n):
-                if ranked_score(scores[i], c.round_f32) == s:
-                    total = total + _gain(labels[i], c)
+                if plan_score(scores[i], c) == s:
+                    total = total + plan_gain(labels[i], c)
                     cnt += 1
         elif e - r > 1:
             cnt = e - r
@@ -155,7 +155,7 @@ cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_
 
 
 cdef void _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
-                         Py_ssize_t n, const Config* c, double* out_row, RankedDoc* docs,
+                         Py_ssize_t n, const ConventionPlan* c, double* out_row, RankedDoc* docs,
                          double* gbuf) noexcept nogil:
     cdef Py_ssize_t r, m
     if n == 0:
@@ -170,7 +170,7 @@ cdef void _dcg_one_query(const floating* scores, const label_t* labels, const in
         __builtin_prefetch((<const char*>labels) + r, 0, 3)
     select_top(scores, keys, c.key_desc, c.round_f32, n, m, docs)
     for r in range(m):
-        gbuf[r] = _gain(labels[docs[r].idx], c)
+        gbuf[r] = plan_gain(labels[docs[r].idx], c)
     if c.tie_mode == TIES_AVERAGE:
         _average_ties(scores, labels, n, m, c, docs, gbuf)
     _cumulate(gbuf, m, False, c.disc, c.cutoffs, c.n_cut, out_row)

@@ -30,14 +30,6 @@ cdef inline bint ranks_before(const RankedDoc* a, const RankedDoc* b) noexcept n
     return a.idx < b.idx
 
 
-cdef inline double gain_of(label_t label, const double* table, bint linear) noexcept nogil:
-    # Linear gain is the label itself; otherwise labels are validated integers
-    # that index the gain table.
-    if linear:
-        return <double>label
-    return table[<Py_ssize_t>label]
-
-
 cdef inline double ranked_score(floating s, bint round_f32) noexcept nogil:
     if round_f32:
         return <double>(<float>s)

@@ -4,6 +4,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-def rankdcg_batch(reference: npt.NDArray[np.float64], predictions: npt.NDArray[Any],
-                  offsets: npt.NDArray[np.int64], empty_value: float, out: npt.NDArray[np.float64],
-                  max_n: int, n_threads: int) -> None: ...
+from fastndcg._core._kernel_plan import CompiledPlan
+
+def rankdcg_batch(plan: CompiledPlan, reference: npt.NDArray[np.float64], predictions: npt.NDArray[Any],
+                  offsets: npt.NDArray[np.int64], out: npt.NDArray[np.float64], max_n: int,
+                  n_threads: int) -> None: ...

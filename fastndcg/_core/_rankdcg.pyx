@@ -21,6 +21,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from fastndcg._core._rank cimport RankedDoc, sort_docs
+from fastndcg._core._kernel_plan cimport CompiledPlan
 
 
 cdef double _rankdcg_one_query(const double* ref, const floating* pred, Py_ssize_t n,
@@ -70,13 +71,15 @@ cdef double _rankdcg_one_query(const double* ref, const floating* pred, Py_ssize
     return 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)
 
 
-def rankdcg_batch(const double[::1] reference,              # IN
+def rankdcg_batch(CompiledPlan plan not None,               # the kernel plan (its empty value)
+                  const double[::1] reference,              # IN
                   const floating[::1] predictions,          # IN
                   const int64_t[::1] offsets,               # IN
-                  double empty_value,                       # of a degenerate query
                   double[::1] out,                          # OUT (n_queries,)
                   Py_ssize_t max_n, int n_threads):
-    """RankDCG per query; degenerate queries (n < 2 or one distinct reference value) get the empty value."""
+    """RankDCG per query; degenerate queries (n < 2 or one distinct reference value) get the plan's
+    empty value (RankDCG discounts by its own ranks)."""
+    cdef double empty_value = plan.c.empty_value
     cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1
     cdef const double* ref = &reference[0] if reference.shape[0] > 0 else NULL
     cdef const floating* pred = &predictions[0] if predictions.shape[0] > 0 else NULL

@@ -4,13 +4,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fastndcg._core._kernel_plan import CompiledPlan
+
 Array = npt.NDArray[Any]
 
 def _set_pair_cache_limit(doubles: int) -> Any: ...
 class SoftNDCGTables:
-    def __init__(self, table: npt.NDArray[np.float64], linear: bool, disc: npt.NDArray[np.float64], kcut: int,
-                 max_docs: int, short_limit: int, idcg: npt.NDArray[np.float64], empty_value: float,
-                 max_n: int) -> None: ...
+    def __init__(self, plan: CompiledPlan, max_docs: int, idcg: npt.NDArray[np.float64], max_n: int) -> None: ...
 
 def soft_ndcg_batch(tables: SoftNDCGTables, scores: Array, labels: Array, offsets: npt.NDArray[np.int64],
                     sigma: float, values: npt.NDArray[np.float64], grad: Array, hess: Array,

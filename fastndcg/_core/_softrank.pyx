@@ -26,7 +26,8 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from fastndcg._core._rank cimport RankedDoc, gain_of, label_t, select_top
+from fastndcg._core._kernel_plan cimport CompiledPlan, ConventionPlan, plan_gain, plan_short
+from fastndcg._core._rank cimport RankedDoc, label_t, select_top
 
 cdef double SQRT_PI = 1.7724538509055160272981674833411
 # pi for every pair is cached (one erfc per unordered pair) when the longest
@@ -313,28 +314,19 @@ cdef double _soft_core(Py_ssize_t m, bint with_gain, double sigma, const double*
 
 cdef class SoftNDCGTables:
     """What SoftNDCG reads besides the scores and labels, resolved once per
-    dataset (softrank._SoftPlan) and reused by every call."""
-    cdef const double[::1] table      # gain table (unused if linear)
-    cdef bint linear
-    cdef const double[::1] disc       # D(r), r = 1..K
-    cdef Py_ssize_t kcut              # cut (>= longest query: none)
+    dataset (softrank._SoftPlan) and reused by every call: the compiled kernel
+    plan (gains, D(r) scaled as Convention.unit_discount, the cut k as its one
+    column with its short limit, the empty value) and the ideal DCG."""
+    cdef CompiledPlan plan
     cdef Py_ssize_t max_docs          # cap on documents taking part
-    cdef Py_ssize_t short_limit       # n < short_limit -> 0
     cdef const double[::1] idcg       # (n_queries,)
-    cdef double empty_value           # the value of a query with ideal DCG 0
     cdef Py_ssize_t max_n             # the longest query
 
-    def __init__(self, const double[::1] table, bint linear, const double[::1] disc, Py_ssize_t kcut,
-                 Py_ssize_t max_docs, Py_ssize_t short_limit, const double[::1] idcg, double empty_value,
+    def __init__(self, CompiledPlan plan not None, Py_ssize_t max_docs, const double[::1] idcg,
                  Py_ssize_t max_n):
-        self.table = table
-        self.linear = linear
-        self.disc = disc
-        self.kcut = kcut
+        self.plan = plan
         self.max_docs = max_docs
-        self.short_limit = short_limit
         self.idcg = idcg
-        self.empty_value = empty_value
         self.max_n = max_n
 
 
@@ -348,13 +340,9 @@ def soft_ndcg_batch(SoftNDCGTables tables not None,
                     floating[::1] hess,                     # OUT (n_docs,) or empty: no hessian
                     int n_threads):
     """SoftNDCG per query; optionally d SoftNDCG / d s and the hessian approximation."""
-    cdef const double[::1] table = tables.table
-    cdef const double[::1] disc = tables.disc
+    cdef const ConventionPlan* c = &tables.plan.c
     cdef const double[::1] idcg = tables.idcg
-    cdef bint linear = tables.linear
-    cdef Py_ssize_t kcut = tables.kcut, max_docs = tables.max_docs
-    cdef Py_ssize_t short_limit = tables.short_limit, max_n = tables.max_n
-    cdef double empty_value = tables.empty_value
+    cdef Py_ssize_t kcut = c.cutoffs[0], max_docs = tables.max_docs, max_n = tables.max_n
     cdef Py_ssize_t q, t, n, m, start, n_queries = offsets.shape[0] - 1
     cdef bint want_grad = grad.shape[0] > 0
     cdef bint want_hess = hess.shape[0] > 0
@@ -363,8 +351,7 @@ def soft_ndcg_batch(SoftNDCGTables tables not None,
     cdef bint select = max_docs < max_n
     cdef const floating* sc = &scores[0] if scores.shape[0] > 0 else NULL
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
-    cdef const double* tab = &table[0] if table.shape[0] > 0 else NULL
-    cdef const double* dsc = &disc[0] if disc.shape[0] > 0 else NULL
+    cdef const double* dsc = c.disc
     cdef const int64_t* off = &offsets[0]
     cdef floating* gout = &grad[0] if want_grad else NULL
     cdef floating* hout = &hess[0] if want_hess else NULL
@@ -395,14 +382,14 @@ def soft_ndcg_batch(SoftNDCGTables tables not None,
                 if want_hess:
                     for t in range(n):
                         hout[start + t] = 0.0
-                if n < short_limit:
+                if plan_short(n, 0, c):
                     values[q] = 0.0
                 elif not (ideal > 0.0):
-                    values[q] = empty_value
+                    values[q] = c.empty_value
                 else:
                     m = _gather(sc + start, n, max_docs, w)
                     for t in range(m):
-                        w.g[t] = gain_of(lab[start + w.pos[t]], tab, linear)
+                        w.g[t] = plan_gain(lab[start + w.pos[t]], c)
                     soft = _soft_core(m, True, sigma, dsc, kcut, want_grad, want_hess,
                                       <double*>NULL, 0, w)
                     values[q] = soft / ideal

@@ -4,12 +4,14 @@ from typing import Optional
 import numpy as np
 import numpy.typing as npt
 
+from fastndcg._core._kernel_plan import CompiledPlan
+
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
 class PrefixTopics:
-    def __init__(self, scores: F64, tie_key: Optional[I64], gains: F64, offsets: I64, key_desc: bool,
-                 round_f32: bool) -> None: ...
+    def __init__(self, plan: CompiledPlan, scores: F64, tie_key: Optional[I64], gains: F64,
+                 offsets: I64) -> None: ...
     def set_walks(self, walk: F64, walk_offsets: I64, walk_p: F64, walk_p_offsets: I64, n_rel: I64,
                   rel_ret: I64) -> None: ...
 

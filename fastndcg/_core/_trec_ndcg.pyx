@@ -15,15 +15,16 @@ from libc.math cimport log2
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from fastndcg._core._rank cimport RankedDoc, make_doc, ranked_score, sort_docs
+from fastndcg._core._kernel_plan cimport CompiledPlan, ConventionPlan, plan_score
+from fastndcg._core._rank cimport RankedDoc, make_doc, sort_docs
 
 
-cdef void _rank_gains(const double* scores, const int64_t* keys, bint key_desc, bint round_f32,
+cdef void _rank_gains(const double* scores, const int64_t* keys, const ConventionPlan* c,
                       const double* gains, Py_ssize_t n, RankedDoc* docs, double* ranked) noexcept nogil:
     """The topic's gains in rank order."""
     cdef Py_ssize_t i
     for i in range(n):
-        make_doc(&docs[i], ranked_score(scores[i], round_f32), keys, key_desc, i)
+        make_doc(&docs[i], plan_score(scores[i], c), keys, c.key_desc, i)
     sort_docs(docs, n)
     for i in range(n):
         ranked[i] = gains[docs[i].idx]
@@ -92,16 +93,17 @@ cdef double _ndcg_p(const double* g, Py_ssize_t n, const double* walk, Py_ssize_
 
 
 cdef class PrefixTopics:
-    """The topics of the prefix measures, set up once: each topic's documents (scores,
-    ``tie_key`` int64 or None for input order, trec_eval ``gains``) over ``offsets``, the
-    tie order and float32 rounding, then (:meth:`set_walks`) the ideal walks. Inputs are
-    trusted (checked in Python)."""
+    """The topics of the prefix measures, set up once: the compiled kernel plan of the
+    convention (its tie direction and float32 ranking), each topic's documents (scores,
+    ``tie_key`` int64 or None for input order, trec_eval ``gains``) over ``offsets``, then
+    (:meth:`set_walks`) the ideal walks. Inputs are trusted (checked in Python)."""
 
     cdef const double[::1] scores
     cdef const double[::1] gains
     cdef const int64_t[::1] offsets
     cdef const int64_t[::1] tie_key
-    cdef bint has_key, key_desc, round_f32
+    cdef CompiledPlan plan
+    cdef bint has_key
     cdef Py_ssize_t max_n, n_topics
     cdef const double[::1] walk
     cdef const int64_t[::1] walk_offsets
@@ -111,8 +113,8 @@ cdef class PrefixTopics:
     cdef const int64_t[::1] rel_ret
     cdef bint has_walks
 
-    def __init__(self, const double[::1] scores, tie_key, const double[::1] gains,
-                 const int64_t[::1] offsets, bint key_desc, bint round_f32):
+    def __init__(self, CompiledPlan plan not None, const double[::1] scores, tie_key, const double[::1] gains,
+                 const int64_t[::1] offsets):
         cdef Py_ssize_t q
         self.scores = scores
         self.gains = gains
@@ -120,8 +122,7 @@ cdef class PrefixTopics:
         self.has_key = tie_key is not None
         if self.has_key:
             self.tie_key = tie_key
-        self.key_desc = key_desc
-        self.round_f32 = round_f32
+        self.plan = plan
         self.n_topics = offsets.shape[0] - 1
         self.max_n = 0
         for q in range(self.n_topics):
@@ -165,7 +166,7 @@ def prefix_measures(PrefixTopics topics, double[::1] ndcg_rel, double[::1] rndcg
     cdef const int64_t[::1] walk_p_offsets = topics.walk_p_offsets
     cdef const int64_t[::1] n_rel = topics.n_rel
     cdef const int64_t[::1] rel_ret = topics.rel_ret
-    cdef bint key_desc = topics.key_desc, round_f32 = topics.round_f32
+    cdef const ConventionPlan* c = &topics.plan.c
     cdef Py_ssize_t max_n = topics.max_n
     cdef RankedDoc* docs
     cdef double* ranked
@@ -182,7 +183,7 @@ def prefix_measures(PrefixTopics topics, double[::1] ndcg_rel, double[::1] rndcg
             for q in prange(nq, schedule="dynamic", chunksize=16):
                 a = offsets[q]
                 n = offsets[q + 1] - a
-                _rank_gains(sp + a, keys + a if keys != NULL else NULL, key_desc, round_f32, gp + a, n,
+                _rank_gains(sp + a, keys + a if keys != NULL else NULL, c, gp + a, n,
                             docs, ranked)
                 if want_rel:
                     ndcg_rel[q] = _ndcg_rel(ranked, n, wp + walk_offsets[q],

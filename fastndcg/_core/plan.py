@@ -17,9 +17,9 @@ from typing import Any, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
+from fastndcg._core._kernel_plan import CompiledPlan
 from fastndcg._core.query_checks import FULL_LIST, check_tie_key
-from fastndcg._core.resolve import (Resolution, builtin_discount, discount, gain_rank_key, gain_tables, resolve,
-                                    short_limits)
+from fastndcg._core.resolve import Resolution, builtin_discount, discount, gain_rank_key, resolve, short_limits
 from fastndcg.conventions._convention import Convention
 
 
@@ -30,8 +30,9 @@ class KernelPlan(NamedTuple):
     list; ``depth``: the ranks the kernels sum D(r) over (r = 1..depth); ``disc``: D(r) for
     those ranks; ``short_limit``: per column, a query shorter than it scores 0 (0: no limit);
     ``tie_key`` / ``key_desc``: the comparator's key and its direction (None: input order);
-    ``gains``: ``(table, linear, levels)`` for kernels that look gains up by label (None when
-    not asked for); ``empty_value``: the value of a query whose ideal DCG is 0.
+    ``gains``: ``(table, last, linear)``, the gains the kernels look labels up in (G(l) = l when
+    linear, else ``table[min(l, last)]``, where ``table[last]`` = 0); ``empty_value``: the value
+    of a query whose ideal DCG is 0. :meth:`compiled` is the struct the kernels read.
     """
 
     convention: Convention
@@ -42,8 +43,13 @@ class KernelPlan(NamedTuple):
     short_limit: np.ndarray
     tie_key: Optional[np.ndarray]
     key_desc: bool
-    gains: Optional[Tuple[np.ndarray, bool, np.ndarray]]
+    gains: Tuple[np.ndarray, int, bool]
     empty_value: float
+
+    def compiled(self, ideal_disc: Optional[np.ndarray] = None) -> CompiledPlan:
+        """The plan as the struct every kernel reads (``ideal_disc``: D(r) over the ranks an
+        NDCG ideal sums, see :meth:`ideal_discount`; default: ``disc``)."""
+        return CompiledPlan(self, ideal_disc)
 
     def ideal_discount(self, max_n: int) -> np.ndarray:
         """D(r) over the ranks the ideal DCG of lists up to ``max_n`` sums (the whole list under
@@ -56,7 +62,7 @@ class KernelPlan(NamedTuple):
 def kernel_plan(convention: Convention, max_n: int, cutoffs: Sequence[Any] = (None,), *,
                 labels: Optional[np.ndarray] = None, tie_key: Any = None, key_later: bool = False,
                 depth: Optional[int] = None, log2_discount: bool = False, unit_discount: bool = False,
-                max_label: Optional[float] = None) -> KernelPlan:
+                gain_table: Optional[np.ndarray] = None) -> KernelPlan:
     """The :class:`KernelPlan` of ``convention`` for queries of at most ``max_n`` documents.
 
     Parameters
@@ -78,9 +84,9 @@ def kernel_plan(convention: Convention, max_n: int, cutoffs: Sequence[Any] = (No
     unit_discount : bool
         A discount array scaled to a largest entry in [1, 2) (SoftNDCG: see
         :meth:`Convention.unit_discount`).
-    max_label : float, optional
-        The largest label: the plan then carries the gain table of the kernels that look
-        gains up by label (:func:`~fastndcg._core.resolve.gain_tables`).
+    gain_table : ndarray, optional
+        A table the kernels look gains up in instead of the convention's (LightGBM looks a
+        linear gain up by integer label: its table 0, 1, ..., largest label).
     """
     res = resolve(convention)
     given = [None if c is None else int(c) for c in cutoffs]
@@ -96,7 +102,11 @@ def kernel_plan(convention: Convention, max_n: int, cutoffs: Sequence[Any] = (No
     key: Optional[np.ndarray] = None
     if labels is not None:
         key = tie_key_for(convention, tie_key, labels, key_later)
-    gains = gain_tables(convention, max_label) if max_label is not None else None
+    if gain_table is None:
+        gains = (res.table, res.last, res.linear)
+    else:
+        table = np.concatenate([np.asarray(gain_table, dtype=np.float64), np.zeros(1)])
+        gains = (table, table.shape[0] - 1, False)
     return KernelPlan(convention, res, cols, depth, disc, short, key, res.key_desc, gains, res.empty_value)
 
 

@@ -147,7 +147,7 @@ class NDCGScorer:
         self._idcg = np.zeros((self.n_queries, nc), dtype=np.float64)
         self._labels_checked = False
         self._ideal_ready = False
-        self._kernel = self._make_kernel(lab, off, max_n, conv.ideal == "full")
+        self._kernel = self._make_kernel(lab, off, max_n)
         if ideal_dcg is not None:
             if ideal_labels is not None or ideal_offsets is not None:
                 raise ValueError("give either ideal_dcg or ideal_labels/ideal_offsets, not both")
@@ -173,14 +173,13 @@ class NDCGScorer:
                 raise ValueError(f"ideal_offsets must describe {self.n_queries} queries; got {ioff.shape[0] - 1}")
             # the ideal comes from these lists: only their own depth must be covered
             self._ideal_disc_error = None
-            kernel = self._make_kernel(il, ioff, imax, conv.ideal == "full")
+            kernel = self._make_kernel(il, ioff, imax)
             self._run_ideal(kernel, il, ioff, "ideal_labels", n_threads)
             self._ideal_ready = True
         if self._ideal_ready:
             self._check_empty()
 
-    def _make_kernel(self, lab: np.ndarray, off: np.ndarray, max_n: int, whole: bool) -> NDCGKernel:
-        res = self._res
+    def _make_kernel(self, lab: np.ndarray, off: np.ndarray, max_n: int) -> NDCGKernel:
         # the ideal sums ranks up to its own longest list (cut at the largest k);
         # a discount array too short for it is an error only when an ideal is
         # computed (DCG alone, or an external ideal_dcg, does not need it)
@@ -189,8 +188,7 @@ class NDCGScorer:
         except ValueError as exc:
             self._ideal_disc_error = exc
             ideal_disc = self._disc
-        return NDCGKernel(lab, off, self._idcg, res, self._disc, ideal_disc, whole, self._cutoffs,
-                          self._short_limit, max_n)
+        return NDCGKernel(lab, off, self._idcg, self._plan.compiled(ideal_disc), max_n)
 
     # -- ideal -------------------------------------------------------------------------
     def _run_ideal(self, kernel: NDCGKernel, lab: np.ndarray, off: np.ndarray, name: str,

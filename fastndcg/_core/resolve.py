@@ -211,33 +211,22 @@ def builtin_discount(name: str, n: int) -> np.ndarray:
     return table
 
 
-def gain_tables(convention: Convention, max_label: float) -> Tuple[np.ndarray, bool, np.ndarray]:
-    """(table, linear, levels_desc) for kernels that look gains up without a
-    bound (LambdaMART, SoftNDCG): the resolved table cut to max_label + 1
-    entries or, when labels go past it (``unknown_label="zero"``), followed by
-    one entry of gain 0 that stands for every such label; pass the labels
-    through :func:`table_labels` then. Labels must have been checked under
+def label_gains(convention: Convention, labels: np.ndarray) -> np.ndarray:
+    """G(label) of every document as the kernels compute it (the label itself, or its table
+    entry; labels past the table have gain 0). Labels must have been checked under
     ``convention``."""
     res = resolve(convention)
-    empty_i64 = np.empty(0, dtype=np.int64)
+    lab = np.asarray(labels)
     if res.linear:
-        return np.empty(0, dtype=np.float64), True, empty_i64
-    size = int(max_label) + 1
-    if convention.gain == "exponential":
-        table = res.table[:size]
-    elif size <= res.last:
-        table = res.table[:res.last]
-    else:   # labels past the table: one slot of gain 0 (a table as long as the largest label could be huge)
-        table = np.concatenate([res.table[:res.last], np.zeros(1)])
-    table = np.where(np.isnan(table), 0.0, table)      # holes: no checked label reaches them
-    levels = (np.argsort(-table, kind="stable").astype(np.int64) if table.size <= COUNTING_LIMIT - 1
-              else empty_i64)
-    return np.ascontiguousarray(table), False, levels
+        return lab.astype(np.float64)
+    return res.table[np.minimum(lab, res.last).astype(np.intp)]
 
 
-def table_labels(labels: np.ndarray, table: np.ndarray, linear: bool) -> np.ndarray:
-    """Labels as indices into a table of :func:`gain_tables`: those past its
-    end (gain 0 under ``unknown_label="zero"``) become its last slot, of gain 0."""
-    if linear or labels.size == 0 or float(labels.max()) < table.shape[0]:
+def table_labels(convention: Convention, labels: np.ndarray) -> np.ndarray:
+    """Labels past the convention's gain table (gain 0 under ``unknown_label="zero"``) as one
+    label, the table's zero slot: LambdaMART pairs documents by label, and every such label is
+    one level of gain 0 to it (no copy when no label is past the table)."""
+    res = resolve(convention)
+    if res.linear or labels.size == 0 or float(labels.max()) < res.last:
         return labels
-    return np.ascontiguousarray(np.minimum(labels, table.shape[0] - 1).astype(labels.dtype, copy=False))
+    return np.ascontiguousarray(np.minimum(labels, res.last).astype(labels.dtype, copy=False))

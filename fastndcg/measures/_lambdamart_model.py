@@ -9,7 +9,7 @@ import numpy as np
 
 from fastndcg._core.plan import kernel_plan
 from fastndcg._core.prepared import NDCGScorer, inverse_ideal_dcg
-from fastndcg._core.resolve import MODE_CODES, gain_tables, table_labels
+from fastndcg._core.resolve import MODE_CODES, table_labels
 from fastndcg.conventions._convention import Convention
 from fastndcg.conventions._presets import as_convention
 from fastndcg._core.groups import offsets_from_sizes
@@ -179,9 +179,9 @@ class LambdaMART:
             raise ValueError(f"labels must be < {LIGHTGBM_DEFAULT_LABELS} in mode='lightgbm' (LightGBM's "
                              f"default label_gain has {LIGHTGBM_DEFAULT_LABELS} entries); got "
                              f"labels[{i}]={shown_value(lab[i])}; pass a longer gain table")
-        self._table, self._linear, _ = gain_tables(conv, top)
-        self.labels = lab = table_labels(lab, self._table, self._linear)
-        if self.mode == "lightgbm" and self._linear:
+        self.labels = lab = table_labels(conv, lab)
+        self._gain_table: Optional[np.ndarray] = None
+        if self.mode == "lightgbm" and conv.gain == "linear":
             # LightGBM looks gains up by integer label; linear gain is the table 0, 1, 2, ...
             # Its labels are float32, exact integers up to 2**24.
             bad = np.flatnonzero((lab != np.floor(lab)) | (lab > LIGHTGBM_MAX_LINEAR_LABEL))
@@ -190,8 +190,7 @@ class LambdaMART:
                 raise ValueError(f"labels must be integers <= 2**24 in mode='lightgbm' (LightGBM looks gains "
                                  f"up by integer label, in float32); got labels[{i}]={shown_value(lab[i])}"
                                  f"{_where(i, off)}")
-            self._table = np.arange(int(top) + 1, dtype=np.float64)
-            self._linear = False
+            self._gain_table = np.arange(int(top) + 1, dtype=np.float64)
 
     def _check_weights(self, query_weights, sample_weights) -> None:
         """The weights (the exact modes multiply by them in float32) and XGBoost's factor."""
@@ -224,16 +223,17 @@ class LambdaMART:
             raise ValueError(f"tie_key is not used in mode={self.mode!r} (ties keep the input order)")
         # pairs reach every rank of a query: the discount to the longest (the libraries': log2);
         # the tie key of NDCG's ranking (the caller's, or the gain ranks of worst / best)
+        # (the exact modes allow no field of the ranking but XGBoost's float32 scores: its plan
+        # has input-order ties and no short rule, check_exact_convention)
+        if self.mode == "xgboost":
+            conv = conv.replace(score_precision="float32", name=conv.name)     # XGBoost ranks float32 scores
         plan = kernel_plan(conv, self._max_n, [self.truncation], labels=self.labels if default else None,
-                           tie_key=tie_key, depth=self._max_n, log2_discount=not default)
-        self._round_f32 = self.mode == "xgboost" or plan.res.round_f32
+                           tie_key=tie_key, depth=self._max_n, log2_discount=not default,
+                           gain_table=self._gain_table)
+        self._plan = plan
         # a double score is ranked as float32: one beyond float32 would rank as infinity
-        self._score_limit = FLOAT32_OVERFLOW if self._round_f32 else np.inf
+        self._score_limit = plan.res.score_limit
         self._tie_key = plan.tie_key
-        self._key_desc = plan.key_desc if default else False
-        self._disc = plan.disc
-        # the libraries have no short rule; truncation is the cutoff the rule reads
-        self._short_limit = int(plan.short_limit[0]) if default else 0
         if self.mode == "lightgbm":
             self._sig = sigmoid_table(self.sigma)
         else:
@@ -244,7 +244,7 @@ class LambdaMART:
         if self.mode == "lightgbm":
             idcg = np.zeros(self.n_queries, dtype=np.float64)
             depth = self._max_n if k is None else min(k, self._max_n)
-            _lambdamart.lightgbm_max_dcg(self.labels, self.offsets, self._table, self._disc,
+            _lambdamart.lightgbm_max_dcg(self.labels, self.offsets, self._plan.gains[0], self._plan.disc,
                                          depth, idcg)
             check_no_overflow(idcg, "ideal DCG", self.offsets, OVERFLOW_HINT, per_query=True)
         else:
@@ -265,12 +265,10 @@ class LambdaMART:
         self._kernels = _lambdamart
         empty_f = np.empty(0, dtype=np.float64)
         setup = _lambdamart.LambdaMARTSetup(
-            MODE_CODES[self.mode], self.truncation if self.truncation is not None else NO_TRUNCATION,
-            self._short_limit, self.sigma, self.score_normalization, self.normalize, self._round_f32,
-            self._key_desc, self._w_norm)
-        sig, lo, hi, factor = self._sig
-        setup.set_tables(self._table, self._linear, self._disc, sig, lo, hi, factor)
-        setup.set_score_limit(self._score_limit)
+            self._plan.compiled(), MODE_CODES[self.mode],
+            self.truncation if self.truncation is not None else NO_TRUNCATION, self.sigma,
+            self.score_normalization, self.normalize, self._w_norm)
+        setup.set_sigmoid(*self._sig)
         setup.set_queries(self._tie_key if self._tie_key is not None else np.empty(0, dtype=np.int64), self._inv,
                           self.query_weights if self.query_weights is not None else empty_f,
                           self.sample_weights if self.sample_weights is not None else empty_f, self._max_n)

@@ -147,6 +147,6 @@ def rankdcg(reference: ArrayLike, predictions: ArrayLike, offsets: ArrayLike, *,
     # a sort and a scan per query: about 8 work units a document
     # RankDCG discounts by its own ranks: of the plan it reads the value of a degenerate query only
     plan = kernel_plan(conv, max_query_size(off), depth=1)
-    _rankdcg.rankdcg_batch(ref, pred, off, plan.empty_value, out, max_query_size(off),
+    _rankdcg.rankdcg_batch(plan.compiled(), ref, pred, off, out, max_query_size(off),
                            threads_for(8 * ref.shape[0], n_threads))
     return out

@@ -26,7 +26,6 @@ from fastndcg._core.arguments import check_count, check_real
 from fastndcg._core.threads import effective_n_threads, threads_for
 from fastndcg._core.prepared import NDCGScorer
 from fastndcg._core.plan import kernel_plan
-from fastndcg._core.resolve import table_labels
 from fastndcg._core.query_checks import FULL_LIST, check_labels, check_offsets, max_query_size
 from fastndcg._core.score_checks import OVERFLOW_HINT, check_csr, check_no_overflow, check_scores
 
@@ -54,7 +53,7 @@ class _SoftPlan:
     table, ideal DCG per query, thread scratch sizes. Reused across calls
     (a boosting loop pays only for the kernel)."""
 
-    def __init__(self, labels: np.ndarray, offsets: np.ndarray, top: float, k: Optional[int],
+    def __init__(self, labels: np.ndarray, offsets: np.ndarray, k: Optional[int],
                  conv: Convention, max_docs: Optional[int], n_threads: Optional[int]) -> None:
         self.convention = conv
         self.labels = labels
@@ -73,20 +72,13 @@ class _SoftPlan:
         # The soft DCG multiplies D by probabilities: a discount array scaled
         # to a largest entry in [1, 2) keeps G D p out of underflow (the ratio
         # to the ideal, computed with the same table, is unchanged).
-        plan = kernel_plan(conv, self.max_n, [k], depth=self.depth, unit_discount=True, max_label=top)
-        assert plan.gains is not None       # asked for (max_label)
-        self.table, self.linear, _ = plan.gains
-        self.labels = table_labels(self.labels, self.table, self.linear)
+        plan = kernel_plan(conv, self.max_n, [k], depth=self.depth, unit_discount=True)
         unit = conv.unit_discount()
-        self.disc = plan.disc
         # Raises for empty="error" when a query has ideal DCG 0 (same message as NDCG);
         # the labels and offsets were checked by the caller: not again.
         self.idcg = np.ascontiguousarray(
             NDCGScorer._checked(unit, labels, offsets, self.max_n, k, n_threads).ideal_dcg, dtype=np.float64)
-        self.short_limit = int(plan.short_limit[0])
-        self.kernel_tables = _softrank.SoftNDCGTables(self.table, self.linear, self.disc, self.kcut,
-                                                      self.doc_cap, self.short_limit, self.idcg,
-                                                      plan.empty_value, self.max_n)
+        self.kernel_tables = _softrank.SoftNDCGTables(plan.compiled(), self.doc_cap, self.idcg, self.max_n)
 
     def check_scratch(self, want_grad: bool, want_hess: bool) -> None:
         big_m = min(self.max_n, self.doc_cap)
@@ -122,9 +114,9 @@ def _validated(scores, labels, offsets, sigma, k, convention, max_docs, n_thread
     max_docs = check_count(max_docs, "max_docs", optional=True)
     conv = as_convention(convention)
     effective_n_threads(n_threads)
-    sc, lab, top, off = check_csr(scores, labels, offsets, conv,
-                                  n_threads=threads_for(np.asarray(scores).shape[0], n_threads))
-    return sc, _SoftPlan(lab, off, top, k, conv, max_docs, n_threads), sigma
+    sc, lab, _, off = check_csr(scores, labels, offsets, conv,
+                                n_threads=threads_for(np.asarray(scores).shape[0], n_threads))
+    return sc, _SoftPlan(lab, off, k, conv, max_docs, n_threads), sigma
 
 
 _COMMON_NOTES = """
@@ -371,14 +363,14 @@ class SoftNDCGObjective:
         if lab_raw.ndim != 1:
             raise ValueError(f"labels must be 1-D; got an array of shape {lab_raw.shape}")
         off = check_offsets(offsets, lab_raw.shape[0])
-        lab, top = check_labels(lab_raw, lab_raw.shape[0], self.convention, off, other="labels",
-                                n_threads=threads_for(lab_raw.shape[0], self.n_threads))
+        lab, _ = check_labels(lab_raw, lab_raw.shape[0], self.convention, off, other="labels",
+                              n_threads=threads_for(lab_raw.shape[0], self.n_threads))
         w = None
         if weights is not None:
             w = _row_weights(weights, off)
         with self._count_lock:
             self.n_plans_built += 1
-        return _SoftPlan(lab, off, top, self.k, self.convention, self.max_docs, self.n_threads), w
+        return _SoftPlan(lab, off, self.k, self.convention, self.max_docs, self.n_threads), w
 
     def grad_hess_with(self, plan: Tuple[_SoftPlan, Optional[np.ndarray]],
                        preds: ArrayLike) -> Tuple[np.ndarray, np.ndarray]:

@@ -44,7 +44,9 @@ import numpy as np
 from fastndcg._core import _trec_ndcg
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.conventions._convention import Convention
+from fastndcg._core.plan import kernel_plan
 from fastndcg._core.prepared import NDCGScorer, aggregate
+from fastndcg._core.query_checks import max_query_size
 from fastndcg.measures._trec_gain_levels import gain_entries, ndcg_p_gains
 from fastndcg._core.summary import summary_repr
 from fastndcg._core.threads import threads_for
@@ -406,7 +408,7 @@ def _group_columns(t: _Topics, ms: List[Measurement], base: Convention, relevanc
             return gscorers[k]
         prefix = {}
         if fams & {"ndcg_rel", "Rndcg", "ndcg_p"}:
-            prefix = _prefix(t, res, spec, fams, round_f32, relevance_level, n_threads)
+            prefix = _prefix(t, res, spec, fams, base, relevance_level, n_threads)
         for i in idx:
             fam = ms[i].family
             if fam == "ndcg":
@@ -424,7 +426,7 @@ def _group_columns(t: _Topics, ms: List[Measurement], base: Convention, relevanc
     return out   # type: ignore[return-value]
 
 
-def _prefix(t: _Topics, res: Any, spec: GainSpec, fams: set, round_f32: bool, relevance_level: int,
+def _prefix(t: _Topics, res: Any, spec: GainSpec, fams: set, base: Convention, relevance_level: int,
             n_threads: Optional[int]) -> Dict[str, np.ndarray]:
     """ndcg_rel, Rndcg, ndcg_p from the ``_trec_ndcg`` kernel."""
     nq = t.offsets.shape[0] - 1
@@ -439,8 +441,10 @@ def _prefix(t: _Topics, res: Any, spec: GainSpec, fams: set, round_f32: bool, re
         walk_p, walk_p_off = np.zeros(0), np.zeros(nq + 1, dtype=np.int64)
     # each family asked for gets a column; the others an empty array (not computed)
     outs = {f: np.zeros(nq if f in fams else 0, dtype=np.float64) for f in ("ndcg_rel", "Rndcg", "ndcg_p")}
-    topics = _trec_ndcg.PrefixTopics(t.scores, t.tie_key, np.ascontiguousarray(res.doc_gains, dtype=np.float64),
-                                     t.offsets, True, round_f32)
+    # the convention is trec_eval's (the measures refuse another): docnos descending, its float32 rule
+    plan = kernel_plan(base, max_query_size(t.offsets), [None], depth=1)
+    topics = _trec_ndcg.PrefixTopics(plan.compiled(), t.scores, t.tie_key,
+                                     np.ascontiguousarray(res.doc_gains, dtype=np.float64), t.offsets)
     topics.set_walks(np.ascontiguousarray(res.ideal_gains, dtype=np.float64),
                      np.ascontiguousarray(res.ideal_offsets, dtype=np.int64),
                      np.ascontiguousarray(walk_p, dtype=np.float64), np.ascontiguousarray(walk_p_off, dtype=np.int64),

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from fastndcg._core.prepared import NDCGScorer, exact_column_sums
-from fastndcg._core.resolve import gain_tables, table_labels
+from fastndcg._core.resolve import label_gains
 from fastndcg._core.query_checks import distinct_cutoffs, gathered_label_warnings
 from fastndcg._core.score_checks import overflow_at_file_lines
 from fastndcg.conventions._convention import PRESETS, Convention
@@ -388,8 +388,7 @@ def _no_key_reason(conv: Convention) -> str:
 
 def _gains(labels: np.ndarray, conv: Convention) -> np.ndarray:
     """G(label) per document, from the same gain table as the kernels."""
-    table, linear, _ = gain_tables(conv, float(labels.max(initial=0)))
-    return labels.astype(np.float64) if linear else table[table_labels(labels, table, linear).astype(np.intp)]
+    return label_gains(conv, labels)
 
 
 def _tie_counts(scores: np.ndarray, gains: np.ndarray, offsets: np.ndarray,

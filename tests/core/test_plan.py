@@ -26,7 +26,12 @@ def test_the_plan_gives_each_column_its_short_limit_depth_and_discount():
     assert log2[:3].tolist() == pytest.approx([1.0, 1 / np.log2(3), 0.5])
     arr = Convention(discount=(4.0, 2.0, 1.0))
     assert kernel_plan(arr, 3, [None], unit_discount=True).disc.tolist() == [1.0, 0.5, 0.25]
-    assert kernel_plan(arr, 3, [None], max_label=2).gains[1] is False
+    table, last, linear = kernel_plan(arr, 3, [None]).gains       # the convention's: labels past it read 0
+    assert linear is False and table[:3].tolist() == [0.0, 1.0, 3.0] and table[last] == 0.0
+    assert kernel_plan(Convention(gain="linear"), 3, [None]).gains[2] is True
+    # LightGBM looks a linear gain up by integer label: the table 0, 1, 2 (then the zero slot)
+    table, last, linear = kernel_plan(Convention(gain="linear"), 3, [None], gain_table=np.arange(3.0)).gains
+    assert (table.tolist(), last, linear) == ([0.0, 1.0, 2.0, 0.0], 3, False)
 
 
 @pytest.mark.parametrize("gain", ["exponential", "linear", (0.0, 5.0, 1.0)])
