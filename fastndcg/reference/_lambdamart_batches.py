@@ -51,7 +51,7 @@ def _check_ideals(labels, offsets, conv: Convention, truncation: Optional[int]) 
     for q in range(len(offsets) - 1):
         a, b = offsets[q], offsets[q + 1]
         idcg = ideal_dcg(list(labels[a:b]), truncation, conv)
-        if conv.empty != "error" or (conv.short == "zero" and truncation is not None and b - a < truncation):
+        if conv.empty != "error" or ndcg_spec().short_query(b - a, truncation, conv):
             continue
         if idcg <= 0:
             raise ValueError(f"query {q} has ideal DCG 0 (empty='error')")

@@ -145,7 +145,7 @@ def query_lambdas_default(scores, labels, convention: Convention, truncation: Op
     inv = inverse_or_zero(ideal_dcg(labels, truncation, convention))     # every query's (it must not overflow)
     if n < 2:
         return grad, hess
-    if convention.short == "zero" and truncation is not None and n < truncation:
+    if _ndcg_spec.short_query(n, truncation, convention):
         return grad, hess
     if inv == 0.0:
         return grad, hess

@@ -183,10 +183,17 @@ def query_dcg(scores, labels, cutoffs, convention: Convention, tie_key=None) -> 
     return [_dcg_of_ranked(gains, _depth(k, len(gains)), convention) for k in cutoffs]
 
 
+def short_query(n: int, k: Optional[int], convention: Convention) -> bool:
+    """The short-query rule, the one place of it (NDCG, the aggregates, LambdaMART's truncation and
+    SoftNDCG's k read it): under ``short="zero"`` a query of n documents shorter than its cutoff k
+    scores 0; the whole list (k None) has no query shorter than it."""
+    return convention.short == "zero" and k is not None and n < k
+
+
 def query_ndcg_from(dcg: float, idcg: float, n: int, k: Optional[int], convention: Convention,
                     query: int = 0) -> float:
     """Apply the short-query and empty-query rules."""
-    if convention.short == "zero" and k is not None and n < k:
+    if short_query(n, k, convention):
         return 0.0
     if idcg > 0:
         value = dcg / idcg
@@ -321,7 +328,7 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
             num = den = 0.0
             for q, (a, b) in enumerate(queries):
                 if not math.isnan(per_query[q, j]):
-                    short = conv.short == "zero" and c is not None and b - a < c
+                    short = short_query(b - a, c, conv)
                     # empty_weight="unweighted": an empty query's value enters bare
                     bare = conv.empty_weight == "unweighted" and not short and i[q] <= 0
                     num += (1.0 if bare else w[q]) * per_query[q, j]
@@ -337,7 +344,7 @@ def mean_ndcg(scores, labels, offsets, k=None, convention=None, weights=None, ti
             for q, (a, b) in enumerate(queries):
                 if math.isnan(per_query[q, j]):
                     continue
-                short = conv.short == "zero" and c is not None and b - a < c
+                short = short_query(b - a, c, conv)
                 num += w[q] * (0.0 if short else d[q])
                 den += w[q] * i[q]
             out.append(_ratio(num, den, conv.empty_mean))

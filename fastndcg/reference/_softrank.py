@@ -218,7 +218,7 @@ def _queries(offsets) -> List[Tuple[int, int]]:
 
 
 def _batch(scores, labels, offsets, sigma, k, convention, max_docs, want_grad, want_hess):
-    from fastndcg.reference._ndcg import query_ideal_dcg, query_ndcg_from
+    from fastndcg.reference._ndcg import query_ideal_dcg, query_ndcg_from, short_query
 
     # a discount array scaled to a largest entry in [1, 2): SoftNDCG is
     # unchanged, but G D p no longer underflows for tiny discounts
@@ -244,7 +244,7 @@ def _batch(scores, labels, offsets, sigma, k, convention, max_docs, want_grad, w
                                     want_grad and idcg > 0, want_hess and idcg > 0)
         value = query_ndcg_from(soft, idcg, b - a, k, conv, q)
         values.append(value)
-        short = conv.short == "zero" and k is not None and b - a < k
+        short = short_query(b - a, k, conv)
         if idcg > 0 and not short:
             grad[a:b] = [x / idcg for x in gq]
             hess[a:b] = [x / idcg for x in hq]
