@@ -42,6 +42,12 @@ cdef struct ConventionPlan:
     double empty_value
 
 
+# a 1-D contiguous array's first element (NULL when empty): the pointers a plan (or a kernel
+# object) keeps, the array kept alive beside it
+cdef const double* array_f64(object arr) except? NULL
+cdef const int64_t* array_i64(object arr) except? NULL
+
+
 cdef class CompiledPlan:
     cdef ConventionPlan c
     cdef object _refs            # the arrays the pointers read

@@ -5,12 +5,12 @@ import numpy as np
 from libc.stdint cimport int64_t
 
 
-cdef const double* _f64(object arr) except? NULL:
+cdef const double* array_f64(object arr) except? NULL:
     cdef const double[::1] v = arr
     return &v[0] if v.shape[0] > 0 else NULL
 
 
-cdef const int64_t* _i64(object arr) except? NULL:
+cdef const int64_t* array_i64(object arr) except? NULL:
     cdef const int64_t[::1] v = arr
     return &v[0] if v.shape[0] > 0 else NULL
 
@@ -32,11 +32,11 @@ cdef class CompiledPlan:
         cutoffs = np.ascontiguousarray(plan.cutoffs, dtype=np.int64)
         short = np.ascontiguousarray(plan.short_limit, dtype=np.int64)
         c = &self.c
-        c.table = _f64(table)
+        c.table = array_f64(table)
         c.last = last
         c.linear = linear
         c.count_size = res.count_size
-        c.levels = _i64(levels) if levels is not None else NULL
+        c.levels = array_i64(levels) if levels is not None else NULL
         c.n_levels = levels.shape[0] if levels is not None else 0
         c.need_integer = res.need_integer
         c.label_limit = res.label_limit
@@ -46,12 +46,12 @@ cdef class CompiledPlan:
         c.overflow_inf = res.overflow_inf
         c.tie_mode = res.tie_code
         c.key_desc = plan.key_desc
-        c.disc = _f64(disc)
-        c.ideal_disc = _f64(idisc)
+        c.disc = array_f64(disc)
+        c.ideal_disc = array_f64(idisc)
         c.ideal_whole = plan.convention.ideal == "full"
-        c.cutoffs = _i64(cutoffs)
+        c.cutoffs = array_i64(cutoffs)
         c.n_cut = cutoffs.shape[0]
-        c.short_limit = _i64(short)
+        c.short_limit = array_i64(short)
         c.empty_value = plan.empty_value
         self._refs = (table, levels, disc, idisc, cutoffs, short)
 

@@ -70,7 +70,8 @@ from fastndcg._core._codes cimport (DISCOUNT_LETOR, DISCOUNT_LOG2, FLAG_DCG_OVER
                                     LABEL_NOT_INTEGER, LABEL_OUTSIDE_TABLE, PROBLEM_NONE,
                                     SCORE_FLOAT32_OVERFLOW, SCORE_FLOAT32_TO_INF, SCORE_NOT_FINITE,
                                     TIES_AVERAGE)
-from fastndcg._core._kernel_plan cimport CompiledPlan, ConventionPlan, plan_gain, plan_score, plan_short
+from fastndcg._core._kernel_plan cimport (CompiledPlan, ConventionPlan, array_f64, array_i64, plan_gain, plan_score,
+                                          plan_short)
 from fastndcg._core._rank cimport RankedDoc, label_t, select_top, sort_docs
 
 # Label kinds of NDCGKernel (the label_t specialisations).
@@ -107,16 +108,6 @@ include "_ndcg_batches.pxi"
 
 
 # ----------------------------------------------------------------------------- prepared queries
-
-
-cdef const double* _ptr_f64(object arr) except? NULL:
-    cdef const double[::1] v = arr
-    return &v[0] if v.shape[0] > 0 else NULL
-
-
-cdef const int64_t* _ptr_i64(object arr) except? NULL:
-    cdef const int64_t[::1] v = arr
-    return &v[0] if v.shape[0] > 0 else NULL
 
 
 cdef class NDCGKernel:
@@ -168,7 +159,7 @@ cdef class NDCGKernel:
         else:
             raise TypeError(f"labels dtype {dt} is not a kernel dtype")
         self.labels = labels
-        self.off = _ptr_i64(offsets)
+        self.off = array_i64(offsets)
         self.n_queries = offsets.shape[0] - 1
         self.keys = NULL
         self.idcg = &idcg[0, 0] if idcg.shape[0] > 0 and idcg.shape[1] > 0 else NULL
@@ -348,7 +339,7 @@ def check_labels_batch(const label_t[::1] labels, const int64_t[::1] offsets, ta
     cdef ConventionPlan c
     cdef const label_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
     cdef const int64_t* off = &offsets[0]
-    c.table = _ptr_f64(table) if table is not None else NULL
+    c.table = array_f64(table) if table is not None else NULL
     c.last = last
     c.need_integer = need_integer
     c.label_limit = label_limit
@@ -376,7 +367,7 @@ def first_label_problem(const label_t[::1] labels, Py_ssize_t start, Py_ssize_t 
     cdef Py_ssize_t where = 0, top = -1
     cdef int code = 0
     cdef ConventionPlan c
-    c.table = _ptr_f64(table) if table is not None else NULL
+    c.table = array_f64(table) if table is not None else NULL
     c.last = last
     c.need_integer = need_integer
     c.label_limit = label_limit
