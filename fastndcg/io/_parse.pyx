@@ -32,6 +32,23 @@ from fastndcg._core._rank cimport RankedDoc, select_top
 
 import numpy as np
 
+cdef extern from *:
+    """
+    /* The byte of a word (read with memcpy) that holds the lowest set bit of a mask of flags
+       (0x80 per flagged byte), on a little-endian machine; elsewhere the scanners go byte by
+       byte after a flagged word (LITTLE_ENDIAN_WORDS is 0). */
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    #define LITTLE_ENDIAN_WORDS 1
+    static inline int first_flag(unsigned long long m) { return __builtin_ctzll(m) >> 3; }
+    #else
+    #define LITTLE_ENDIAN_WORDS 0
+    static inline int first_flag(unsigned long long m) { (void)m; return 0; }
+    #endif
+    """
+    bint LITTLE_ENDIAN_WORDS
+    int first_flag(unsigned long long m) noexcept nogil
+
+
 # Status codes shared with readers.py (which maps them to messages).
 cdef enum:
     OK = 0
