@@ -198,6 +198,7 @@ include "_parse_svmlight.pxi"
 include "_parse_numbers.pxi"
 include "_parse_trec.pxi"
 include "_parse_join.pxi"
+include "_parse_dicts.pxi"
 
 
 # ------------------------------------------------------------------ byte-string pools

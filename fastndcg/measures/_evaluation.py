@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import chain, groupby
 from operator import attrgetter
@@ -228,9 +229,42 @@ def _evaluate(measures, qrels, run, **kw) -> TrecResult:
     from fastndcg.io._trec import qrels_before_run
 
     with qrels_before_run(qrels, run, ("qrels", "run"), "pass the qrels as qrels= and the run as run="):
+        joined = _joined_dict_run(run, qrels, kw.get("n_threads"))
+        if joined is not None:
+            return evaluate_trec(joined, joined.qrels, measures, consume_run=True, **kw)
         # a run file is joined with the qrels while it is read (no Run table)
         run_in = run if isinstance(run, (str, os.PathLike)) else as_run(run)
         return evaluate_trec(run_in, as_qrels(qrels), measures, **kw)
+
+
+def _joined_dict_run(run: Any, qrels: Any, n_threads: Optional[int]):
+    """A run given as pytrec_eval's dicts, joined with the qrels as a run file is
+    (:func:`fastndcg.io._joining.join_run_rows`: no Run table, no sort of its docnos),
+    when its ids and scores are the usual ones (:func:`_plain_dict_rows`); else None (the
+    general path: a :class:`Run` table, which reads any accepted dict and reports its
+    errors). The run is checked before the qrels are read, as on the general path."""
+    from fastndcg.io._joining import join_run_rows
+
+    rows = _plain_dict_rows(run, integer=False)
+    if rows is None:
+        return None
+    topics, sizes, pool, start, scores = rows
+    return join_run_rows(as_qrels(qrels), topics, sizes, pool, start, scores, n_threads=n_threads)
+
+
+def _plain_dict_rows(data: Any, integer: bool):
+    """:func:`fastndcg.io._parse.dict_rows` of pytrec_eval's dicts when every query id is a
+    plain ASCII str too (the rest as it checks: ASCII doc ids without whitespace or control
+    characters, finite float scores / int judgments) and there is a query; else None."""
+    from fastndcg.io import _parse
+
+    if type(data) not in (dict, defaultdict) or not data:     # pytrec_eval's readers give defaultdicts
+        return None
+    rows = _parse.dict_rows(data, integer)
+    if rows is None or not all(type(k) is str and k and k.isascii() and k.isprintable() and " " not in k
+                               for k in rows[0]):
+        return None
+    return rows
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **kw: Any) -> Dict[Measure, float]:
@@ -272,6 +306,14 @@ def as_qrels(qrels: Any):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels)
+    rows = _plain_dict_rows(qrels, integer=True)
+    if rows is not None:        # the usual dicts: their ids' bytes in one compiled walk
+        keys, sizes, pool, start, rel = rows
+        judged = sizes > 0      # a qrels topic given as {} has no judgments (left out)
+        if judged.any():
+            return _table(Qrels, None, None, "qrels", ([k for k, j in zip(keys, judged.tolist()) if j],
+                                                       sizes[judged].tolist()),
+                          ids=(pool, start[:-1], np.diff(start)), relevance=rel)
     q, d, v, stretches = _columns(qrels, _REL, "qrels", "relevance")
     arr = np.asarray(v) if v else np.zeros(0, dtype=np.int64)
     if arr.ndim == 1 and arr.dtype.kind in "iu" and (arr.dtype.kind == "i" or not arr.size or arr.max() < 2**63):
@@ -473,18 +515,23 @@ def _topic_segments(qids: Optional[list], what: str,
     return keys, first
 
 
-def _table(cls, qids: Optional[list], docs: list, what: str, stretches: Optional[Tuple[List[str], List[int]]] = None,
-           **values):
+def _table(cls, qids: Optional[list], docs: Optional[list], what: str,
+           stretches: Optional[Tuple[List[str], List[int]]] = None,
+           ids: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None, **values):
     """A Qrels / Run table (topics and docnos bytewise, as the file readers give);
-    ``stretches`` as :func:`_topic_segments` takes it."""
+    ``stretches`` as :func:`_topic_segments` takes it; ``ids``: the doc ids' (pool, start,
+    length) when already made and checked (:func:`_plain_dict_rows`; then ``docs`` is None)."""
     from fastndcg._core.threads import threads_for
     from fastndcg.io import _parse
 
-    n = len(docs)
+    n = len(docs or []) if ids is None else int(ids[1].shape[0])
     if n == 0 and not (stretches is not None and stretches[0]):
         raise ValueError(f"{what}: no rows")
     keys, seg_first = _topic_segments(qids, what, stretches)
-    docs, pool, start, length = _id_pool(docs, what)
+    if ids is None:
+        docs, pool, start, length = _id_pool(docs or [], what)
+    else:
+        pool, start, length = ids
     try:
         key_bytes = np.array([k.encode("utf-8", "surrogateescape") for k in keys], dtype=bytes)
     except UnicodeEncodeError:
@@ -502,7 +549,8 @@ def _table(cls, qids: Optional[list], docs: list, what: str, stretches: Optional
     if dup >= 0:
         a, b = sorted((int(order[dup - 1]), int(order[dup])))
         query = keys[int(np.searchsorted(seg_first, b, side="right")) - 1]
-        raise ValueError(f"{what} rows {a} and {b}: document {docs[b]!r} is listed twice for query {query!r}")
+        doc = docs[b] if docs is not None else bytes(pool[start[dup]:start[dup] + length[dup]]).decode()
+        raise ValueError(f"{what} rows {a} and {b}: document {doc!r} is listed twice for query {query!r}")
     kw: Dict[str, Any] = {k: np.asarray(v)[order] for k, v in values.items()}
     if "scores" in kw:
         kw["file_row"] = order
