@@ -229,27 +229,83 @@ def _evaluate(measures, qrels, run, **kw) -> TrecResult:
     from fastndcg.io._trec import qrels_before_run
 
     with qrels_before_run(qrels, run, ("qrels", "run"), "pass the qrels as qrels= and the run as run="):
-        joined = _joined_dict_run(run, qrels, kw.get("n_threads"))
-        if joined is not None:
-            return evaluate_trec(joined, joined.qrels, measures, consume_run=True, **kw)
-        # a run file is joined with the qrels while it is read (no Run table)
-        run_in = run if isinstance(run, (str, os.PathLike)) else as_run(run)
-        return evaluate_trec(run_in, as_qrels(qrels), measures, **kw)
+        run_in, qrels_in, consume = run_and_qrels(run, qrels, kw.get("n_threads"))
+        return evaluate_trec(run_in, qrels_in, measures, consume_run=consume, **kw)
 
 
-def _joined_dict_run(run: Any, qrels: Any, n_threads: Optional[int]):
-    """A run given as pytrec_eval's dicts, joined with the qrels as a run file is
-    (:func:`fastndcg.io._joining.join_run_rows`: no Run table, no sort of its docnos),
-    when its ids and scores are the usual ones (:func:`_plain_dict_rows`); else None (the
-    general path: a :class:`Run` table, which reads any accepted dict and reports its
-    errors). The run is checked before the qrels are read, as on the general path."""
+def run_and_qrels(run: Any, qrels: Any, n_threads: Optional[int] = None) -> Tuple[Any, Any, bool]:
+    """(the run as :func:`evaluate_trec` takes it, the qrels as a :class:`fastndcg.io.Qrels`,
+    whether the run is to be freed as it is evaluated), for any accepted inputs; the one
+    place that chooses how an input run meets the qrels (``evaluate``, the ir_measures provider):
+
+    * a path: as it is (joined with the qrels while it is read);
+    * pytrec_eval's dicts, rows (namedtuples) or a frame whose ids and scores are the usual
+      ones (ASCII ids without whitespace or control characters, finite scores, each query's
+      rows together): joined with the qrels as a run file is
+      (:func:`fastndcg.io._joining.join_run_rows`: hash lookups, tie keys among equal
+      scores), without a :class:`Run` table, whose docnos are sorted within queries;
+    * anything else: a :class:`Run` table (:func:`as_run`: reads any accepted input and
+      names the row of an error).
+
+    The run is checked before the qrels are read, as on every path."""
     from fastndcg.io._joining import join_run_rows
 
+    if isinstance(run, (str, os.PathLike)):
+        return run, as_qrels(qrels), False
     rows = _plain_dict_rows(run, integer=False)
+    if rows is None and not isinstance(run, dict) and not _is_table(run):
+        columns = _columns(run, _SCORE, "run", "score")     # read once (a generator is consumed)
+        rows = _plain_list_rows(*columns)
+        if rows is None:
+            return _run_table(*columns), as_qrels(qrels), False
     if rows is None:
-        return None
+        return as_run(run), as_qrels(qrels), False
     topics, sizes, pool, start, scores = rows
-    return join_run_rows(as_qrels(qrels), topics, sizes, pool, start, scores, n_threads=n_threads)
+    qrels_in = as_qrels(qrels)
+    joined = join_run_rows(qrels_in, topics, sizes, pool, start, scores, n_threads=n_threads)
+    if joined is None:          # a docno twice in a query (ids equal as str): the table names the rows
+        return as_run(run), qrels_in, False
+    return joined, qrels_in, True
+
+
+def _is_table(data: Any) -> bool:
+    from fastndcg.io._trec import TrecTable
+
+    return isinstance(data, TrecTable)
+
+
+def _plain_ids(keys: List[Any]) -> bool:
+    """Whether every query id is a plain ASCII str: not empty, no whitespace or control character."""
+    return all(type(k) is str and k and k.isascii() and k.isprintable() and " " not in k for k in keys)
+
+
+def _plain_list_rows(q: Optional[list], d: list, v: list, stretches: Any):
+    """The rows of :func:`_plain_dict_rows` from (query ids, doc ids, values) lists of rows
+    (namedtuples, a frame) when every id is a plain ASCII str, each query's rows come
+    together and every score is finite; else None."""
+    if q is None or not d:
+        return None
+    segments = [(k, len(list(g))) for k, g in groupby(q)]       # stretches of one query id (C loops)
+    keys = [k for k, _ in segments]
+    if not _plain_ids(keys) or len(set(keys)) != len(keys):
+        return None
+    try:
+        text = "".join(d)
+    except TypeError:
+        return None
+    if not text.isascii():
+        return None
+    pool = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    start = np.zeros(len(d) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, d), dtype=np.int64, count=len(d)), out=start[1:])
+    try:
+        scores = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if (scores.shape != (len(d),) or not np.isfinite(scores).all() or (pool <= 32).any()
+            or (np.diff(start) == 0).any()):
+        return None
+    return keys, np.array([n for _, n in segments], dtype=np.int64), pool, start, scores
 
 
 def _plain_dict_rows(data: Any, integer: bool):
@@ -261,8 +317,7 @@ def _plain_dict_rows(data: Any, integer: bool):
     if type(data) not in (dict, defaultdict) or not data:     # pytrec_eval's readers give defaultdicts
         return None
     rows = _parse.dict_rows(data, integer)
-    if rows is None or not all(type(k) is str and k and k.isascii() and k.isprintable() and " " not in k
-                               for k in rows[0]):
+    if rows is None or not _plain_ids(rows[0]):
         return None
     return rows
 
@@ -340,7 +395,13 @@ def as_run(run: Any):
         return run
     if isinstance(run, (str, os.PathLike)):
         return read_run(run)
-    q, d, v, stretches = _columns(run, _SCORE, "run", "score")
+    return _run_table(*_columns(run, _SCORE, "run", "score"))
+
+
+def _run_table(q: Optional[list], d: list, v: list, stretches: Any):
+    """:func:`as_run` of the (query ids, doc ids, scores) of :func:`_columns`."""
+    from fastndcg.io._trec import Run
+
     try:
         scores = np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):

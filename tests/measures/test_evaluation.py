@@ -465,3 +465,32 @@ def test_dict_inputs_the_walk_does_not_take_go_the_general_way():
     assert other.values.tobytes() == plain.values.tobytes() and other.query_ids == plain.query_ids
     ordered = collections.OrderedDict(run)
     assert fastndcg.evaluate("ndcg", qrels, ordered).values.tobytes() == plain.values.tobytes()
+
+
+def test_rows_and_frames_are_joined_without_a_run_table(monkeypatch):
+    """Issue 36: ir_measures' own parsed rows (namedtuples) and frames whose queries come
+    together are joined as pytrec_eval's dicts are; the same values and messages as a Run
+    table gives (rows whose queries come in two stretches keep the table)."""
+    import warnings
+    from fastndcg.io import _joining
+
+    qrels, run = _dict_inputs()
+    run = {q: docs for q, docs in run.items() if docs}                  # rows cannot hold an empty ranking
+    Row = collections.namedtuple("Row", "query_id doc_id score")
+    rows = [Row(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    frame = pd.DataFrame(rows)
+    measures = ["ndcg", "ndcg_cut.3,10", "nDCG@5"]
+    outs = {}
+    for name, data in (("table", collections.OrderedDict(run)), ("two stretches", rows[40:] + rows[:40]),
+                       ("rows", rows), ("frame", frame), ("generator", iter(rows))):
+        if name == "rows":
+            monkeypatch.setattr(_joining, "ROWS_PIECE", 97)
+            monkeypatch.setattr(_evaluation, "_run_table", lambda *a: pytest.fail("a Run table was built"))
+            monkeypatch.setattr(_evaluation, "as_run", lambda *a: pytest.fail("a Run table was built"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ev = fastndcg.evaluate(measures, qrels, data, convention="pytrec_eval", missing="zero")
+        outs[name] = (ev.query_ids, ev.values.tobytes(), ev.ignored_query_ids, [str(w.message) for w in caught])
+    for name in ("two stretches", "rows", "frame", "generator"):
+        assert outs[name][:3] == outs["table"][:3], name
+    assert outs["rows"][3] == outs["frame"][3] == outs["generator"][3] == outs["table"][3] != []
