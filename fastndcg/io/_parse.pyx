@@ -48,6 +48,46 @@ cdef extern from *:
     bint LITTLE_ENDIAN_WORDS
     int first_flag(unsigned long long m) noexcept nogil
 
+cdef extern from *:
+    """
+    /* Three masks of the 64 bytes at p, bit i for byte p[i]: blanks (space, \\t, \\v, \\f, \\r),
+       newlines, and every byte <= 32 (the rest of them are control characters: part of a token).
+       SSE2 (every x86-64); elsewhere BYTE_MASKS is 0 and the scanners go without them. */
+    #if defined(__SSE2__) && defined(__GNUC__)
+    #include <emmintrin.h>
+    #define BYTE_MASKS 1
+    static inline void byte_masks64(const unsigned char* p, unsigned long long* blank, unsigned long long* nl,
+                                    unsigned long long* low) {
+        const __m128i c32 = _mm_set1_epi8(32), c10 = _mm_set1_epi8(10), c9 = _mm_set1_epi8(9),
+                      c4 = _mm_set1_epi8(4);
+        unsigned long long b = 0, n = 0, l = 0;
+        int i;
+        for (i = 0; i < 4; i++) {
+            __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * i));
+            __m128i le = _mm_cmpeq_epi8(_mm_min_epu8(x, c32), x);              /* x <= 32 */
+            __m128i isnl = _mm_cmpeq_epi8(x, c10);
+            __m128i d = _mm_sub_epi8(x, c9);
+            __m128i in9_13 = _mm_cmpeq_epi8(_mm_min_epu8(d, c4), d);           /* 9 <= x <= 13 */
+            __m128i bl = _mm_or_si128(_mm_cmpeq_epi8(x, c32), _mm_andnot_si128(isnl, in9_13));
+            b |= (unsigned long long)(unsigned)_mm_movemask_epi8(bl) << (16 * i);
+            n |= (unsigned long long)(unsigned)_mm_movemask_epi8(isnl) << (16 * i);
+            l |= (unsigned long long)(unsigned)_mm_movemask_epi8(le) << (16 * i);
+        }
+        *blank = b; *nl = n; *low = l;
+    }
+    static inline int lowest_bit(unsigned long long m) { return __builtin_ctzll(m); }
+    #else
+    #define BYTE_MASKS 0
+    static inline void byte_masks64(const unsigned char* p, unsigned long long* blank, unsigned long long* nl,
+                                    unsigned long long* low) { (void)p; *blank = 0; *nl = 0; *low = 0; }
+    static inline int lowest_bit(unsigned long long m) { int i = 0; while (!(m & 1)) { m >>= 1; i++; } return i; }
+    #endif
+    """
+    bint BYTE_MASKS
+    void byte_masks64(const unsigned char* p, unsigned long long* blank, unsigned long long* nl,
+                      unsigned long long* low) noexcept nogil
+    int lowest_bit(unsigned long long m) noexcept nogil
+
 
 # Status codes shared with readers.py (which maps them to messages).
 cdef enum:

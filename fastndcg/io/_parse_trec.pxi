@@ -85,50 +85,88 @@ cdef void _parse_trec_fast(const unsigned char* base, const unsigned char* end, 
                            double* score, int64_t* rel, int64_t* lines,
                            uint8_t* pool, int64_t* dstart,
                            int64_t* seg_row, uint8_t* tpool, int64_t* tstart) noexcept nogil:
-    """_parse_trec_lines for a block without NUL bytes: the fields are found from the line's
-    start up to "\n" (no memchr per line; the rest of a line after the last field needed
-    is searched only when there is one)."""
+    """_parse_trec_lines for a block without NUL bytes. A line of fewer than 64 bytes without
+    control characters (the usual line) is split from three bit masks of its 64 bytes
+    (:c:func:`byte_masks64`: blanks, newlines; a field starts where a run of non-blank bytes
+    starts); any other line is walked field by field up to its newline. Both find the
+    fields of _parse_trec_lines (maximal runs of bytes other than blanks), and its errors."""
     cdef const unsigned char* p = base
     cdef const unsigned char* eol
     cdef const unsigned char* f[6]
     cdef const unsigned char* fe[6]
     cdef const unsigned char* s
-    cdef int nf, need = 6 if is_run else 4
+    cdef int nf, need = 6 if is_run else 4, at
     cdef int64_t r = st.rows
     cdef double v
     cdef int64_t iv
+    cdef unsigned long long blank, nl, low, inside, tok, starts, ends
     while p < end:
         st.line += 1
-        s = skip_blank(p, end)
-        if s == end or s[0] == 10:              # blank line
-            p = s + 1
-            continue
-        if s[0] == 35:                          # "#" comment line
-            eol = <const unsigned char*>memchr(s, 10, end - s)
-            p = (eol if eol != NULL else end) + 1
-            continue
-        nf = 0
-        while True:
-            f[nf] = s
-            fe[nf] = field_end(s, end)
-            s = skip_blank(fe[nf], end)
-            nf += 1
-            if nf == need or s == end or s[0] == 10:
-                break
-        if nf < need:
-            st.status = MISSING_FIELDS
-            st.err_line = st.line
-            return
-        if s == end or s[0] == 10:
-            eol = s
-        elif not is_run:
-            st.status = TOO_MANY_FIELDS
-            st.err_line = st.line
-            return
-        else:                                   # a run line's further fields
-            eol = <const unsigned char*>memchr(s, 10, end - s)
-            if eol == NULL:
-                eol = end
+        nl = 0
+        if BYTE_MASKS and end - p >= 64:
+            byte_masks64(p, &blank, &nl, &low)
+            if nl != 0:
+                at = lowest_bit(nl)                             # the line's newline
+                inside = (<unsigned long long>1 << at) - 1
+                if (low & ~blank & ~nl & inside) != 0:          # a control character: walked below
+                    nl = 0
+        if nl != 0:
+            tok = ~blank & inside
+            if tok == 0:                                        # blank line
+                p += at + 1
+                continue
+            starts = tok & ~(tok << 1)
+            ends = tok & ~(tok >> 1)                            # each field's last byte
+            if p[lowest_bit(starts)] == 35:                     # "#" comment line
+                p += at + 1
+                continue
+            nf = 0
+            while nf < need and starts != 0:
+                f[nf] = p + lowest_bit(starts)
+                fe[nf] = p + lowest_bit(ends) + 1
+                starts &= starts - 1
+                ends &= ends - 1
+                nf += 1
+            if nf < need:
+                st.status = MISSING_FIELDS
+                st.err_line = st.line
+                return
+            if not is_run and starts != 0:
+                st.status = TOO_MANY_FIELDS
+                st.err_line = st.line
+                return
+            eol = p + at
+        else:
+            s = skip_blank(p, end)
+            if s == end or s[0] == 10:              # blank line
+                p = s + 1
+                continue
+            if s[0] == 35:                          # "#" comment line
+                eol = <const unsigned char*>memchr(s, 10, end - s)
+                p = (eol if eol != NULL else end) + 1
+                continue
+            nf = 0
+            while True:
+                f[nf] = s
+                fe[nf] = field_end(s, end)
+                s = skip_blank(fe[nf], end)
+                nf += 1
+                if nf == need or s == end or s[0] == 10:
+                    break
+            if nf < need:
+                st.status = MISSING_FIELDS
+                st.err_line = st.line
+                return
+            if s == end or s[0] == 10:
+                eol = s
+            elif not is_run:
+                st.status = TOO_MANY_FIELDS
+                st.err_line = st.line
+                return
+            else:                                   # a run line's further fields
+                eol = <const unsigned char*>memchr(s, 10, end - s)
+                if eol == NULL:
+                    eol = end
         if is_run:
             if not parse_double(f[4], fe[4], &v):
                 st.status = BAD_SCORE
