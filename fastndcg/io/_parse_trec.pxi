@@ -46,6 +46,17 @@ cdef inline const unsigned char* skip_blank(const unsigned char* s, const unsign
     return s
 
 
+cdef inline bint same_bytes(const unsigned char* a, const unsigned char* b, int64_t n) noexcept nogil:
+    # a topic is a few bytes: compared inline (a memcmp call per line cost more than the compare)
+    cdef int64_t i
+    if n > 16:
+        return memcmp(a, b, n) == 0
+    for i in range(n):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
 cdef inline void trec_row(TrecState* st, int64_t r, bint is_run, const unsigned char* base,
                           const unsigned char** f, const unsigned char** fe,
                           int64_t* lines, uint8_t* pool, int64_t* dstart,
@@ -59,7 +70,7 @@ cdef inline void trec_row(TrecState* st, int64_t r, bint is_run, const unsigned 
     # topic: a new segment whenever it differs from the previous row's
     if st.segs > 0:
         prev_len = st.tpool_used - tstart[st.segs - 1]
-    if st.segs == 0 or prev_len != tl or memcmp(tpool + tstart[st.segs - 1], f[0], tl) != 0:
+    if st.segs == 0 or prev_len != tl or not same_bytes(tpool + tstart[st.segs - 1], f[0], tl):
         seg_row[st.segs] = r
         tstart[st.segs] = st.tpool_used
         st.tpool_used = copy_to_pool(tpool, st.tpool_used, f[0], fe[0])
