@@ -572,65 +572,6 @@ def join_runs(paths: Sequence[PathLike], qrels: Qrels, *, n_threads: Optional[in
         pool.shutdown(wait=True)
 
 
-#: Rows of a run in memory joined at a time (:func:`join_run_rows`): the join's scratch is
-#: 7 words a row, kept within a few MiB as for a file's pieces.
-ROWS_PIECE = 1 << 18
-
-
-def join_run_rows(qrels: Qrels, topics: List[str], sizes: np.ndarray, pool: np.ndarray, start: np.ndarray,
-                  values: np.ndarray, n_threads: Optional[int] = None, run_path: str = "run") -> Optional[JoinedRun]:
-    """A run in memory joined with the qrels the way a run file is (each docno looked up in
-    the qrels' :func:`docno_index`, tie keys among equal scores only), without a :class:`Run`
-    table (whose docnos are sorted within topics). The run is its rows grouped by topic:
-    ``topics[i]`` has the next ``sizes[i]`` rows (0: an empty ranking); row r's docno is
-    ``pool[start[r]:start[r + 1]]`` (``start``: rows + 1 entries) and its score
-    ``values[r]`` (:func:`fastndcg.io._parse.dict_rows` of pytrec_eval's dicts). A row's
-    "line" in messages is its position + 1, as in the table. Joined in pieces of about
-    :data:`ROWS_PIECE` rows; each piece's topics in qrels order. None when a topic lists
-    a docno twice (the caller's general path names the rows)."""
-    qindex = _topic_index(qrels)
-    index = docno_index(qrels)
-    qgroup_all = np.array([qindex.get(t, -1) for t in topics], dtype=np.int64)
-    goff_all = np.zeros(len(topics) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=goff_all[1:])
-    ranges: List[Tuple[int, int]] = []
-    t0 = 0
-    for t1, end in enumerate(goff_all[1:].tolist(), 1):
-        if end - int(goff_all[t0]) >= ROWS_PIECE or t1 == len(topics):
-            ranges.append((t0, t1))
-            t0 = t1
-    widest = max([int(goff_all[b] - goff_all[a]) for a, b in ranges] + [0])
-    scratch = np.empty(7 * widest, dtype=np.int64)
-    order = np.arange(widest, dtype=np.int64)
-    pieces: List[JoinedPiece] = []
-    for a_t, b_t in ranges:
-        a, b = int(goff_all[a_t]), int(goff_all[b_t])
-        qg = qgroup_all[a_t:b_t]
-        goff = goff_all[a_t:b_t + 1] - a
-        judged = np.flatnonzero(qg >= 0)
-        by_q = judged[np.argsort(qg[judged], kind="stable")]      # judged topics in qrels order
-        kept = np.diff(goff)[by_q]
-        dst = np.zeros(b_t - a_t, dtype=np.int64)
-        dst[by_q] = np.cumsum(kept) - kept
-        n_out = int(kept.sum())
-        scores = np.empty(n_out, dtype=np.float64)
-        match = np.empty(n_out, dtype=np.int32)
-        tie_key = np.empty(n_out, dtype=np.int32)
-        dup = np.empty(2 * (b_t - a_t), dtype=np.int64)
-        index.join(_parse.RunRows(pool, start[a:b], int(start[b]), values[a:b]), order[:b - a], goff, qg, dst,
-                   _parse.JoinedRows(scores, match, tie_key, dup), scratch, threads_for(8 * (b - a), n_threads))
-        if (dup[1::2] >= 0).any():
-            return None
-        big = beyond_float32(scores)
-        g = by_q[np.searchsorted(dst[by_q], big, side="right") - 1]      # each one's topic
-        pieces.append(JoinedPiece(qg[by_q], kept, scores, match, tie_key, big, a + goff[g] + big - dst[g] + 1))
-    qidx = np.concatenate([pc.qidx for pc in pieces]) if pieces else np.zeros(0, dtype=np.int64)
-    n_rows = np.concatenate([pc.sizes for pc in pieces]) if pieces else np.zeros(0, dtype=np.int64)
-    by_topic = np.argsort(qidx, kind="stable")
-    ignored = sorted((t for t, q in zip(topics, qgroup_all.tolist()) if q < 0), key=_bytewise)
-    return JoinedRun(qrels, qidx[by_topic], n_rows[by_topic], pieces, ignored, "", run_path)
-
-
 def _bytewise(topic: str) -> bytes:
     """Sort key of a topic as the readers order them (its file bytes)."""
     return topic.encode("utf-8", "surrogateescape")

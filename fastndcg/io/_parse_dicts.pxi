@@ -48,6 +48,23 @@ cdef bint has_byte_below_33(const uint8_t* p, int64_t n) noexcept nogil:
     return False
 
 
+cdef Py_ssize_t estimated_bytes(object data, Py_ssize_t n):
+    """Bytes for the n ids of the nested dicts: as many as their first 64 suggest (the pool
+    grows if they were short ones; each page is faulted in once)."""
+    cdef Py_ssize_t pos = 0, ipos, i = 0, total = 0
+    cdef PyObject* qid
+    cdef PyObject* docs
+    cdef PyObject* doc
+    cdef PyObject* value
+    while i < 64 and PyDict_Next(data, &pos, &qid, &docs):
+        ipos = 0
+        while i < 64 and PyDict_Next(<object>docs, &ipos, &doc, &value):
+            if PyUnicode_CheckExact(doc):
+                total += PyUnicode_GET_LENGTH(doc)
+            i += 1
+    return (total // i + 2) * n if i else 0
+
+
 def dict_rows(object data, bint integer):
     """The rows of pytrec_eval's nested dicts ``{query: {doc: value}}`` when they are the
     usual ones: every inner value a dict or a defaultdict (no other subclass), every doc id
@@ -94,17 +111,7 @@ def dict_rows(object data, bint integer):
         ivalues = values_a
     else:
         fvalues = values_a
-    # the ids' bytes: as many as the first few ids suggest, grown as needed (each page faulted in once)
-    cap = 0
-    pos = 0
-    i = 0
-    while i < 64 and PyDict_Next(data, &pos, &qid, &docs):
-        ipos = 0
-        while i < 64 and PyDict_Next(<object>docs, &ipos, &doc, &value):
-            if PyUnicode_CheckExact(doc):
-                cap += PyUnicode_GET_LENGTH(doc)
-            i += 1
-    cap = (cap // i + 2) * n if i else 0
+    cap = estimated_bytes(data, n)
     pool = bytearray(cap)
     base = <uint8_t*>PyByteArray_AS_STRING(pool)
     pos = 0

@@ -285,6 +285,7 @@ cdef class DocnoIndex:
         # pickled with its Qrels (which keeps it): rebuilt from the docnos
         return (DocnoIndex, (self.pool, self.start, self.length, self.offsets))
 
+    # over 100 lines: one parallel loop over topics, whose steps (duplicates, lookups, tie keys) share each topic's scratch
     def join(self, RunRows rows not None,
              const int64_t[::1] order,     # IN (rows): row ids grouped by topic (group_rows)
              const int64_t[::1] goff,      # IN (groups + 1)

@@ -92,6 +92,7 @@ cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecS
         _parse_trec_lines(base, end, st, is_run, score, rel, lines, pool, dstart, seg_row, tpool, tstart)
 
 
+# over 100 lines: one loop over the block's lines, whose two ways of finding a line's fields (bit masks, the walk) share the row and its errors
 cdef void _parse_trec_fast(const unsigned char* base, const unsigned char* end, TrecState* st, bint is_run,
                            double* score, int64_t* rel, int64_t* lines,
                            uint8_t* pool, int64_t* dstart,

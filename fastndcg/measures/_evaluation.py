@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import chain, groupby
 from operator import attrgetter
@@ -242,20 +241,20 @@ def run_and_qrels(run: Any, qrels: Any, n_threads: Optional[int] = None) -> Tupl
     * pytrec_eval's dicts, rows (namedtuples) or a frame whose ids and scores are the usual
       ones (ASCII ids without whitespace or control characters, finite scores, each query's
       rows together): joined with the qrels as a run file is
-      (:func:`fastndcg.io._joining.join_run_rows`: hash lookups, tie keys among equal
+      (:func:`fastndcg.io._memory_runs.join_run_rows`: hash lookups, tie keys among equal
       scores), without a :class:`Run` table, whose docnos are sorted within queries;
     * anything else: a :class:`Run` table (:func:`as_run`: reads any accepted input and
       names the row of an error).
 
     The run is checked before the qrels are read, as on every path."""
-    from fastndcg.io._joining import join_run_rows
+    from fastndcg.io._memory_runs import join_run_rows, plain_dict_rows, plain_list_rows
 
     if isinstance(run, (str, os.PathLike)):
         return run, as_qrels(qrels), False
-    rows = _plain_dict_rows(run, integer=False)
+    rows = plain_dict_rows(run, integer=False)
     if rows is None and not isinstance(run, dict) and not _is_table(run):
         columns = _columns(run, _SCORE, "run", "score")     # read once (a generator is consumed)
-        rows = _plain_list_rows(*columns)
+        rows = plain_list_rows(*columns)
         if rows is None:
             return _run_table(*columns), as_qrels(qrels), False
     if rows is None:
@@ -272,54 +271,6 @@ def _is_table(data: Any) -> bool:
     from fastndcg.io._trec import TrecTable
 
     return isinstance(data, TrecTable)
-
-
-def _plain_ids(keys: List[Any]) -> bool:
-    """Whether every query id is a plain ASCII str: not empty, no whitespace or control character."""
-    return all(type(k) is str and k and k.isascii() and k.isprintable() and " " not in k for k in keys)
-
-
-def _plain_list_rows(q: Optional[list], d: list, v: list, stretches: Any):
-    """The rows of :func:`_plain_dict_rows` from (query ids, doc ids, values) lists of rows
-    (namedtuples, a frame) when every id is a plain ASCII str, each query's rows come
-    together and every score is finite; else None."""
-    if q is None or not d:
-        return None
-    segments = [(k, len(list(g))) for k, g in groupby(q)]       # stretches of one query id (C loops)
-    keys = [k for k, _ in segments]
-    if not _plain_ids(keys) or len(set(keys)) != len(keys):
-        return None
-    try:
-        text = "".join(d)
-    except TypeError:
-        return None
-    if not text.isascii():
-        return None
-    pool = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    start = np.zeros(len(d) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, d), dtype=np.int64, count=len(d)), out=start[1:])
-    try:
-        scores = np.asarray(v, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-    if (scores.shape != (len(d),) or not np.isfinite(scores).all() or (pool <= 32).any()
-            or (np.diff(start) == 0).any()):
-        return None
-    return keys, np.array([n for _, n in segments], dtype=np.int64), pool, start, scores
-
-
-def _plain_dict_rows(data: Any, integer: bool):
-    """:func:`fastndcg.io._parse.dict_rows` of pytrec_eval's dicts when every query id is a
-    plain ASCII str too (the rest as it checks: ASCII doc ids without whitespace or control
-    characters, finite float scores / int judgments) and there is a query; else None."""
-    from fastndcg.io import _parse
-
-    if type(data) not in (dict, defaultdict) or not data:     # pytrec_eval's readers give defaultdicts
-        return None
-    rows = _parse.dict_rows(data, integer)
-    if rows is None or not _plain_ids(rows[0]):
-        return None
-    return rows
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **kw: Any) -> Dict[Measure, float]:
@@ -355,13 +306,14 @@ def calc(measures: Any, qrels: Any, run: Any, **kw: Any) -> CalcResults:
 
 def as_qrels(qrels: Any):
     """A :class:`fastndcg.io.Qrels` from any accepted qrels input."""
+    from fastndcg.io._memory_runs import plain_dict_rows
     from fastndcg.io._trec import Qrels, read_qrels
 
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels)
-    rows = _plain_dict_rows(qrels, integer=True)
+    rows = plain_dict_rows(qrels, integer=True)
     if rows is not None:        # the usual dicts: their ids' bytes in one compiled walk
         keys, sizes, pool, start, rel = rows
         judged = sizes > 0      # a qrels topic given as {} has no judgments (left out)
@@ -581,7 +533,7 @@ def _table(cls, qids: Optional[list], docs: Optional[list], what: str,
            ids: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None, **values):
     """A Qrels / Run table (topics and docnos bytewise, as the file readers give);
     ``stretches`` as :func:`_topic_segments` takes it; ``ids``: the doc ids' (pool, start,
-    length) when already made and checked (:func:`_plain_dict_rows`; then ``docs`` is None)."""
+    length) when already made and checked (:func:`fastndcg.io._memory_runs.plain_dict_rows`; then ``docs`` is None)."""
     from fastndcg._core.threads import threads_for
     from fastndcg.io import _parse
 

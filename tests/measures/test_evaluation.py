@@ -435,7 +435,7 @@ def test_dict_run_is_joined_without_a_run_table(monkeypatch, convention, missing
     values, topics and messages as the general path (here, the same dicts as an OrderedDict,
     which the walk leaves to it)."""
     import warnings
-    from fastndcg.io import _joining
+    from fastndcg.io import _memory_runs
 
     qrels, run = _dict_inputs()
     measures = ["ndcg", "ndcg_cut.3,10", "nDCG@5", "ndcg_rel", "Rndcg"]
@@ -443,7 +443,7 @@ def test_dict_run_is_joined_without_a_run_table(monkeypatch, convention, missing
     with warnings.catch_warnings(record=True) as want_warnings:
         warnings.simplefilter("always")
         want = fastndcg.evaluate(measures, qrels, collections.OrderedDict(run), **kw)
-    monkeypatch.setattr(_joining, "ROWS_PIECE", 97)             # many pieces, topics across their ends
+    monkeypatch.setattr(_memory_runs, "ROWS_PIECE", 97)             # many pieces, topics across their ends
     monkeypatch.setattr(_evaluation, "as_run", lambda run: pytest.fail("a Run table was built"))
     with warnings.catch_warnings(record=True) as got_warnings:
         warnings.simplefilter("always")
@@ -472,7 +472,7 @@ def test_rows_and_frames_are_joined_without_a_run_table(monkeypatch):
     together are joined as pytrec_eval's dicts are; the same values and messages as a Run
     table gives (rows whose queries come in two stretches keep the table)."""
     import warnings
-    from fastndcg.io import _joining
+    from fastndcg.io import _memory_runs
 
     qrels, run = _dict_inputs()
     run = {q: docs for q, docs in run.items() if docs}                  # rows cannot hold an empty ranking
@@ -484,7 +484,7 @@ def test_rows_and_frames_are_joined_without_a_run_table(monkeypatch):
     for name, data in (("table", collections.OrderedDict(run)), ("two stretches", rows[40:] + rows[:40]),
                        ("rows", rows), ("frame", frame), ("generator", iter(rows))):
         if name == "rows":
-            monkeypatch.setattr(_joining, "ROWS_PIECE", 97)
+            monkeypatch.setattr(_memory_runs, "ROWS_PIECE", 97)
             monkeypatch.setattr(_evaluation, "_run_table", lambda *a: pytest.fail("a Run table was built"))
             monkeypatch.setattr(_evaluation, "as_run", lambda *a: pytest.fail("a Run table was built"))
         with warnings.catch_warnings(record=True) as caught:
