@@ -22,6 +22,18 @@ and the ratios ``ir_measures / row`` (> 1: faster than ir_measures), stores them
     pytest bench/bench_ir_measures.py --benchmark-only -s
 
 ``FASTNDCG_BENCH_ROUNDS`` sets the rounds (15; 5 for the generators, which parse the files).
+
+``test_pytrec_eval_dicts_2m`` (issue 36): pytrec_eval's own dicts of a generated run of 2,000
+topics x 1,000 results (2M entries) and 240,000 judgments (``pytrec_eval.parse_run`` /
+``parse_qrel``), ``ndcg_cut.10``: ``pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})``
+and its ``evaluate(run)`` (the evaluator is built in the timed call, as each new qrels needs),
+against ``fastndcg.evaluate("ndcg_cut.10", qrels, run, convention="pytrec_eval",
+missing="skip")`` (the same numbers: float32 scores, judged topics without results left out),
+and ``ir_measures.calc_aggregate`` against ``fastndcg.calc_aggregate`` on the same dicts
+(``missing="zero"``, ir_measures' rule). Rounds interleaved as above (``FASTNDCG_BENCH_ROUNDS``,
+at most 7 here)::
+
+    pytest bench/bench_ir_measures.py -k dicts_2m --benchmark-only -s
 """
 from __future__ import annotations
 
@@ -57,10 +69,11 @@ def _provider_calc_aggregate(measures, qrels, run):
         provider.unregister_ir_measures()
 
 
+# judged topics without results count 0, as ir_measures counts them (fastndcg's default is an error)
 CALLS: Dict[str, Callable[..., Any]] = {
     "ir_measures": ir_measures.calc_aggregate,
-    "fastndcg.calc_aggregate": fastndcg.calc_aggregate,
-    "fastndcg.iter_calc": lambda m, q, r: list(fastndcg.iter_calc(m, q, r)),
+    "fastndcg.calc_aggregate": lambda m, q, r: fastndcg.calc_aggregate(m, q, r, missing="zero"),
+    "fastndcg.iter_calc": lambda m, q, r: list(fastndcg.iter_calc(m, q, r, missing="zero")),
     "provider": _provider_calc_aggregate,
 }
 
@@ -117,7 +130,7 @@ def test_robust03(benchmark):
     inputs = _inputs(qrels_path, run_path)
     info = _compare(inputs, "Robust 2003, input.SABIR03BASE, nDCG@10")
     benchmark.extra_info.update(info)
-    benchmark.pedantic(fastndcg.calc_aggregate, args=(MEASURES, *inputs["lists"]()), rounds=3, iterations=1)
+    benchmark.pedantic(CALLS["fastndcg.calc_aggregate"], args=(MEASURES, *inputs["lists"]()), rounds=3, iterations=1)
 
 
 @pytest.mark.benchmark(group="ir_measures")
@@ -127,4 +140,55 @@ def test_generated_250k(benchmark, tmp_path):
     inputs = _inputs(qrels_path, run_path)
     info = _compare(inputs, "generated, 250 topics x 1,000 results, nDCG@10")
     benchmark.extra_info.update(info)
-    benchmark.pedantic(fastndcg.calc_aggregate, args=(MEASURES, *inputs["lists"]()), rounds=3, iterations=1)
+    benchmark.pedantic(CALLS["fastndcg.calc_aggregate"], args=(MEASURES, *inputs["lists"]()), rounds=3, iterations=1)
+
+
+@pytest.mark.benchmark(group="ir_measures")
+def test_pytrec_eval_dicts_2m(benchmark, tmp_path):
+    """pytrec_eval's dicts of 2M results: RelevanceEvaluator against fastndcg.evaluate, and
+    ir_measures.calc_aggregate against fastndcg.calc_aggregate."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run_path, qrels_path = write_trec_files(str(tmp_path), n_topics=2000)
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    n_run, n_qrels = sum(map(len, run.values())), sum(map(len, qrels.values()))
+
+    def pytrec(q, r):
+        res = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut.10"}).evaluate(r)
+        return sum(v["ndcg_cut_10"] for v in res.values()) / len(res)
+
+    def fast(q, r):
+        return fastndcg.evaluate("ndcg_cut.10", q, r, convention="pytrec_eval", missing="skip"
+                                 ).aggregated["ndcg_cut_10"]
+
+    calls = {"pytrec_eval RelevanceEvaluator": pytrec, "fastndcg.evaluate": fast,
+             "ir_measures.calc_aggregate": lambda q, r: ir_measures.calc_aggregate(MEASURES, q, r)[MEASURES[0]],
+             "fastndcg.calc_aggregate": lambda q, r: CALLS["fastndcg.calc_aggregate"](MEASURES, q, r)[MEASURES[0]]}
+    times: Dict[str, List[float]] = {c: [] for c in calls}
+    values: Dict[str, float] = {}
+    names = list(calls)
+    for k in range(min(ROUNDS, 7)):
+        for name in names[k % len(names):] + names[:k % len(names)]:      # each round starts one call later
+            t = time.perf_counter()
+            values[name] = calls[name](qrels, run)
+            times[name].append(time.perf_counter() - t)
+    assert abs(values["fastndcg.evaluate"] - values["pytrec_eval RelevanceEvaluator"]) <= 1e-12, values
+    assert abs(values["fastndcg.calc_aggregate"] - values["ir_measures.calc_aggregate"]) <= 1e-12, values
+    ratios = {}
+    lines = [f"\npytrec_eval dicts: {n_run:,} results, {n_qrels:,} judgments, ndcg_cut.10",
+             f"{'call':<34}{'min ms':>9}{'median':>9}{'baseline / row':>17}"]
+    for name, base in (("fastndcg.evaluate", "pytrec_eval RelevanceEvaluator"),
+                       ("fastndcg.calc_aggregate", "ir_measures.calc_aggregate")):
+        for row in (base, name):
+            ts, bs = times[row], times[base]
+            r_min, r_med = min(bs) / min(ts), statistics.median(bs) / statistics.median(ts)
+            lines.append(f"{row:<34}{min(ts) * 1e3:9.1f}{statistics.median(ts) * 1e3:9.1f}{r_min:10.2f} /{r_med:6.2f}")
+            if row != base:
+                ratios[f"{base} / {row} (best)"] = round(r_min, 2)
+                ratios[f"{base} / {row} (median)"] = round(r_med, 2)
+    print("\n".join(lines))
+    benchmark.extra_info.update(ratios=ratios, times={c: dict(min=min(v), median=statistics.median(v))
+                                                      for c, v in times.items()})
+    benchmark.pedantic(fast, args=(qrels, run), rounds=1, iterations=1)

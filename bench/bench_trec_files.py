@@ -17,7 +17,13 @@ round by round, so that all rows of a table are measured in the same run under t
 * ``fastndcg.evaluate``, pytrec_eval (``parse_qrel``/``parse_run`` + ``RelevanceEvaluator``),
   ir_measures ``calc_aggregate`` and ranx (``Qrels/Run.from_file`` + ``evaluate``): the time of
   the call in the process ("in-process"; imports excluded) and the whole process;
-* peak RSS of every process (``ru_maxrss``, the interpreter and imports included).
+* peak RSS of every process (``ru_maxrss``, the interpreter and imports included);
+* the file floor (issue 36): a fresh process that reads the run file's bytes (4 MiB
+  ``preadv`` blocks from the page cache) and finds its line ends (numpy ``== 10`` and
+  ``count_nonzero`` per block), on 1 and on 2 threads (blocks dealt round-robin): the least any
+  tool must do with the file. Its whole process (Python and numpy started) and its pass alone
+  are printed beside the rows, with ``fastndcg eval`` ÷ floor (whole processes, the same
+  threads) and ``fastndcg.evaluate`` in-process ÷ the pass.
 
 Each round starts one tool later than the round before (no tool always follows the same one),
 and fastndcg's modules are compiled to bytecode first, as pip installs them.
@@ -30,7 +36,8 @@ them in ``extra_info``. Run (about 4 minutes with 5M lines; ranx needs 2 GB ther
     PATH=/path/to/trec_eval/dir:$PATH pytest bench/bench_trec_files.py --benchmark-only -s
 
 ``FASTNDCG_BENCH_TREC_SIZES=1M`` runs the small file only (sizes: 1M, 5M, 5M-short); ``FASTNDCG_BENCH_ROUNDS`` sets the
-rounds (3). ranx runs one round on the 5M-line file (33 s, 2.2 GB).
+rounds (3). ranx runs one round on the 5M-line file (33 s, 2.2 GB); ``FASTNDCG_BENCH_TREC_SKIP=ranx,ir_measures``
+leaves those tools out (fastndcg, trec_eval, pytrec_eval and the floor always run).
 """
 from __future__ import annotations
 
@@ -53,6 +60,8 @@ SIZES = {"1M": (1000, False), "5M": (5000, False), "5M-short": (5000, True)}
 CHOSEN = [s.strip() for s in os.environ.get("FASTNDCG_BENCH_TREC_SIZES", "1M,5M,5M-short").split(",")
           if s.strip()]
 ROUNDS = int(os.environ.get("FASTNDCG_BENCH_ROUNDS", "3"))
+#: leave out these in-process tools (comma-separated names of _API, e.g. "ranx,ir_measures")
+SKIP_TOOLS = {s.strip() for s in os.environ.get("FASTNDCG_BENCH_TREC_SKIP", "").split(",") if s.strip()}
 TREC_EVAL = shutil.which("trec_eval")
 
 # In-process scripts: argv = qrels run; print the seconds of the evaluation call.
@@ -93,6 +102,34 @@ v = evaluate(q, r, "ndcg@10", make_comparable=True)
 print(time.perf_counter() - t, v)
 """,
 }
+
+# The file floor: read the run's bytes and find its line ends, on argv[2] threads; prints the
+# seconds of the pass (numpy imported before the clock) and the number of lines.
+_FLOOR = """
+import os, sys, time
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+path, threads, block = sys.argv[1], int(sys.argv[2]), 4 << 20
+t = time.perf_counter()
+fd = os.open(path, os.O_RDONLY)
+starts = range(0, os.fstat(fd).st_size, block)
+def part(k):
+    buf = bytearray(block)
+    a = np.frombuffer(buf, dtype=np.uint8)
+    n = 0
+    for at in starts[k::threads]:
+        got = os.preadv(fd, [buf], at)
+        n += int(np.count_nonzero(a[:got] == 10))
+    return n
+if threads == 1:
+    lines = part(0)
+else:
+    with ThreadPoolExecutor(threads) as ex:
+        lines = sum(ex.map(part, range(threads)))
+os.close(fd)
+print(time.perf_counter() - t, lines)
+"""
+FLOOR_ROWS = ("file floor, 2 threads", "file floor, 1 thread")
 
 # fastndcg's CLI with ISA-L disabled (the standard library's zlib): the fallback path of .gz files
 _CLI_ZLIB = """
@@ -208,7 +245,9 @@ def test_trec_tools(benchmark, trec_dirs, size, tmp_path):
         ("fastndcg eval --threads 1", _cli(qrels, [run], "--threads", "1"), fast_out, False)]
     if TREC_EVAL:
         tools.append(("trec_eval", [TREC_EVAL, "-c", "-m", "ndcg_cut.10", qrels, run], te_out, False))
-    tools += [(name, [sys.executable, "-c", script, qrels, run], None, True) for name, script in _API.items()]
+    tools += [(name, [sys.executable, "-c", script, qrels, run], None, True) for name, script in _API.items()
+              if name not in SKIP_TOOLS]
+    tools += [(name, [sys.executable, "-c", _FLOOR, run, str(th)], None, True) for name, th in zip(FLOOR_ROWS, (2, 1))]
     for r in range(ROUNDS):
         for name, cmd, out, inner in tools[r % len(tools):] + tools[:r % len(tools)]:
             if name == "ranx" and size.startswith("5M") and r > 0:
@@ -233,10 +272,29 @@ def test_trec_tools(benchmark, trec_dirs, size, tmp_path):
         ratios[f"pytrec_eval / fastndcg.evaluate, whole process ({k})"] = _ratio(pick("pytrec_eval"),
                                                                                 pick("fastndcg.evaluate"))
     ratios["fastndcg eval peak RSS / run file"] = _ratio(rows.rss["fastndcg eval"], file_bytes)
+    lines = sum(1 for _ in open(run, "rb"))
+    floor = {}
+    for k in ("best", "median"):
+        pick = rows.best if k == "best" else rows.median
+        for name, suffix in zip(FLOOR_ROWS, ("", " --threads 1")):
+            ratios[f"fastndcg eval{suffix} / {name}, whole process ({k})"] = _ratio(pick("fastndcg eval" + suffix),
+                                                                                    pick(name))
+        ratios[f"fastndcg.evaluate in-process / file floor pass, 2 threads ({k})"] = _ratio(
+            pick("fastndcg.evaluate", True), pick(FLOOR_ROWS[0], True))
+    for name in ("fastndcg eval", "fastndcg eval --threads 1") + FLOOR_ROWS:
+        floor[name] = dict(bytes_per_line=round(file_bytes / lines, 1),
+                           gb_per_s_whole_process=round(file_bytes / rows.best(name) / 1e9, 3),
+                           ns_per_line=round(rows.best(name) / lines * 1e9, 1))
+    for name in FLOOR_ROWS:
+        floor[name]["gb_per_s_pass"] = round(file_bytes / rows.best(name, True) / 1e9, 3)
     print(rows.table(f"{size} lines ({file_bytes / 1e6:.0f} MB run), ndcg_cut.10 -c, {ROUNDS} rounds", file_bytes))
     for k, v in ratios.items():
         print(f"  {k}: {v}")
-    benchmark.extra_info.update(rows=rows.info(), ratios=ratios, run_bytes=file_bytes)
+    print(f"  {file_bytes / lines:.1f} bytes a line; best GB/s (whole process) and ns a line:")
+    for name, f in floor.items():
+        print(f"    {name:<28}{f['gb_per_s_whole_process']:7.3f} GB/s{f['ns_per_line']:8.1f} ns/line"
+              + (f"   (the pass alone {f['gb_per_s_pass']:.2f} GB/s)" if "gb_per_s_pass" in f else ""))
+    benchmark.extra_info.update(rows=rows.info(), ratios=ratios, run_bytes=file_bytes, floor=floor)
     benchmark.pedantic(_run, args=(_cli(qrels, [run]), fast_out), rounds=1, iterations=1)
 
 

@@ -2,6 +2,7 @@
 the one stderr warning of trec_eval's gain quirks."""
 from __future__ import annotations
 import argparse
+import gc
 import os
 import sys
 import warnings
@@ -77,9 +78,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     if extra:       # what parse_args says, but by the sub-command whose options they are not
         _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     _check_settings(_subparser(parser, args.command), args)
-    with warnings.catch_warnings():
-        _show_gain_warning_once()
-        return _run(args)
+    # `eval` makes few Python objects and no reference cycles of its own: without the cyclic
+    # collector's passes over every object (about 2% of a 5M-line run, measured with perf)
+    collect = args.command == "eval" and gc.isenabled()
+    if collect:
+        gc.disable()
+    try:
+        with warnings.catch_warnings():
+            _show_gain_warning_once()
+            return _run(args)
+    finally:
+        if collect:
+            gc.enable()
 
 
 def _check_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -49,7 +49,7 @@ def _make_provider():
     from ir_measures import providers
     from ir_measures.providers.base import Any as AnyParam
 
-    from fastndcg.measures._evaluation import as_qrels, as_run
+    from fastndcg.measures._evaluation import as_qrels, run_and_qrels
     from fastndcg.measures._measure_strings import MeasureError, parse_measure
     from fastndcg.measures._trec_measures import evaluate_trec
 
@@ -62,7 +62,8 @@ def _make_provider():
 
         def _result(self, run):
             # ir_measures scores judged topics missing from the run 0: its rule, stated explicitly
-            return evaluate_trec(as_run(run), self._qrels, self._ours, missing="zero")
+            run_in, qrels, consume = run_and_qrels(run, self._qrels)
+            return evaluate_trec(run_in, qrels, self._ours, missing="zero", consume_run=consume)
 
         def _metrics(self, res):
             for q, row in zip(res.qids.tolist(), res.values.tolist()):

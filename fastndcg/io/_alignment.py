@@ -121,6 +121,9 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 def beyond_float32(scores: np.ndarray) -> np.ndarray:
     """Positions of the scores beyond float32's finite range (a superset of those that
     round to +-inf), whose file lines a join keeps for messages."""
+    # two reductions (no temporary array) tell the usual case, where there is none
+    if scores.size == 0 or (scores.max() <= FLOAT32_MAX and scores.min() >= -FLOAT32_MAX):
+        return np.flatnonzero(np.zeros(0, dtype=bool))
     return np.flatnonzero(np.abs(scores) > FLOAT32_MAX)
 
 

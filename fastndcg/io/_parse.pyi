@@ -1,5 +1,5 @@
 """Type stubs of the file scanners (fastndcg/io/_parse.pyx)."""
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -69,3 +69,4 @@ def join_sorted(a: GroupedStrings, b: GroupedStrings, pair_a: I64, pair_b: I64, 
 
 def to_fixed_width(pool: U8, start: I64, length: I64, out: npt.NDArray[np.uint8]) -> None: ...
 def count_byte(buf: Bytes, c: int) -> int: ...
+def dict_rows(data: dict, integer: bool) -> Optional[Tuple[List[Any], I64, U8, I64, npt.NDArray[Any]]]: ...

@@ -32,6 +32,86 @@ from fastndcg._core._rank cimport RankedDoc, select_top
 
 import numpy as np
 
+cdef extern from *:
+    """
+    /* The byte of a word (read with memcpy) that holds the lowest set bit of a mask of flags
+       (0x80 per flagged byte), on a little-endian machine; elsewhere the scanners go byte by
+       byte after a flagged word (LITTLE_ENDIAN_WORDS is 0). */
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    #define LITTLE_ENDIAN_WORDS 1
+    static inline int first_flag(unsigned long long m) { return __builtin_ctzll(m) >> 3; }
+    #else
+    #define LITTLE_ENDIAN_WORDS 0
+    static inline int first_flag(unsigned long long m) { (void)m; return 0; }
+    #endif
+    """
+    bint LITTLE_ENDIAN_WORDS
+    int first_flag(unsigned long long m) noexcept nogil
+
+cdef extern from *:
+    """
+    /* Three masks of the 64 bytes at p, bit i for byte p[i]: blanks (space, \\t, \\v, \\f, \\r),
+       newlines, and every byte <= 32 (the rest of them are control characters: part of a token).
+       SSE2 (every x86-64); elsewhere BYTE_MASKS is 0 and the scanners go without them. */
+    #if defined(__SSE2__) && defined(__GNUC__)
+    #include <emmintrin.h>
+    #define BYTE_MASKS 1
+    static inline void byte_masks64(const unsigned char* p, unsigned long long* blank, unsigned long long* nl,
+                                    unsigned long long* low) {
+        const __m128i c32 = _mm_set1_epi8(32), c10 = _mm_set1_epi8(10), c9 = _mm_set1_epi8(9),
+                      c4 = _mm_set1_epi8(4);
+        unsigned long long b = 0, n = 0, l = 0;
+        int i;
+        for (i = 0; i < 4; i++) {
+            __m128i x = _mm_loadu_si128((const __m128i*)(p + 16 * i));
+            __m128i le = _mm_cmpeq_epi8(_mm_min_epu8(x, c32), x);              /* x <= 32 */
+            __m128i isnl = _mm_cmpeq_epi8(x, c10);
+            __m128i d = _mm_sub_epi8(x, c9);
+            __m128i in9_13 = _mm_cmpeq_epi8(_mm_min_epu8(d, c4), d);           /* 9 <= x <= 13 */
+            __m128i bl = _mm_or_si128(_mm_cmpeq_epi8(x, c32), _mm_andnot_si128(isnl, in9_13));
+            b |= (unsigned long long)(unsigned)_mm_movemask_epi8(bl) << (16 * i);
+            n |= (unsigned long long)(unsigned)_mm_movemask_epi8(isnl) << (16 * i);
+            l |= (unsigned long long)(unsigned)_mm_movemask_epi8(le) << (16 * i);
+        }
+        *blank = b; *nl = n; *low = l;
+    }
+    static inline int lowest_bit(unsigned long long m) { return __builtin_ctzll(m); }
+    /* Bytes equal to c among n: 16 at a time, counted in byte lanes for up to 255 rounds and
+       summed with psadbw. */
+    static inline long long count_eq(const unsigned char* p, long long n, unsigned char c) {
+        const __m128i cc = _mm_set1_epi8((char)c), zero = _mm_setzero_si128();
+        long long total = 0, i = 0;
+        while (n - i >= 16) {
+            __m128i acc = zero, sums;
+            long long stop = i + 16 * 255;
+            if (stop > n - 15) stop = n - 15;
+            for (; i < stop; i += 16)
+                acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(p + i)), cc));
+            sums = _mm_sad_epu8(acc, zero);
+            total += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+        }
+        for (; i < n; i++) total += p[i] == c;
+        return total;
+    }
+    #else
+    static inline long long count_eq(const unsigned char* p, long long n, unsigned char c) {
+        long long total = 0, i;
+        for (i = 0; i < n; i++) total += p[i] == c;
+        return total;
+    }
+    #define BYTE_MASKS 0
+    static inline void byte_masks64(const unsigned char* p, unsigned long long* blank, unsigned long long* nl,
+                                    unsigned long long* low) { (void)p; *blank = 0; *nl = 0; *low = 0; }
+    static inline int lowest_bit(unsigned long long m) { int i = 0; while (!(m & 1)) { m >>= 1; i++; } return i; }
+    #endif
+    """
+    bint BYTE_MASKS
+    void byte_masks64(const unsigned char* p, unsigned long long* blank, unsigned long long* nl,
+                      unsigned long long* low) noexcept nogil
+    int lowest_bit(unsigned long long m) noexcept nogil
+    long long count_eq(const unsigned char* p, long long n, unsigned char c) noexcept nogil
+
+
 # Status codes shared with readers.py (which maps them to messages).
 cdef enum:
     OK = 0
@@ -181,6 +261,7 @@ include "_parse_svmlight.pxi"
 include "_parse_numbers.pxi"
 include "_parse_trec.pxi"
 include "_parse_join.pxi"
+include "_parse_dicts.pxi"
 
 
 # ------------------------------------------------------------------ byte-string pools
@@ -194,47 +275,6 @@ cdef inline int cmp_bytes(const uint8_t* pool, int64_t sa, int64_t la, int64_t s
     return (la > lb) - (la < lb)
 
 
-cdef void merge_sort(int64_t* a, int64_t* tmp, Py_ssize_t n, const uint8_t* pool,
-                     const int64_t* start, const int64_t* length) noexcept nogil:
-    """Stable sort of row ids a[0:n] by their byte strings (tmp: n scratch)."""
-    cdef Py_ssize_t i, j, k, h
-    cdef int64_t x
-    if n <= 16:
-        for i in range(1, n):
-            x = a[i]
-            j = i
-            while j > 0 and cmp_bytes(pool, start[a[j - 1]], length[a[j - 1]], start[x], length[x]) > 0:
-                a[j] = a[j - 1]
-                j -= 1
-            a[j] = x
-        return
-    h = n // 2
-    merge_sort(a, tmp, h, pool, start, length)
-    merge_sort(a + h, tmp + h, n - h, pool, start, length)
-    if cmp_bytes(pool, start[a[h - 1]], length[a[h - 1]], start[a[h]], length[a[h]]) <= 0:
-        return
-    memcpy(tmp, a, n * sizeof(int64_t))
-    i = 0
-    j = h
-    k = 0
-    while i < h and j < n:
-        if cmp_bytes(pool, start[tmp[j]], length[tmp[j]], start[tmp[i]], length[tmp[i]]) < 0:
-            a[k] = tmp[j]
-            j += 1
-        else:
-            a[k] = tmp[i]
-            i += 1
-        k += 1
-    while i < h:
-        a[k] = tmp[i]
-        i += 1
-        k += 1
-    while j < n:
-        a[k] = tmp[j]
-        j += 1
-        k += 1
-
-
 def sort_groups(const uint8_t[::1] pool,
                 const int64_t[::1] start,     # IN (rows)
                 const int64_t[::1] length,    # IN (rows)
@@ -242,22 +282,30 @@ def sort_groups(const uint8_t[::1] pool,
                 const int64_t[::1] goff,      # IN (groups + 1)
                 int n_threads):
     """Sort the row ids of each group [goff[g], goff[g+1]) by their strings
-    (bytewise, shorter prefix first). Groups are independent: any thread
-    count gives the same result."""
+    (bytewise, shorter prefix first; stable: equal strings keep their order), with
+    the docno sort of the joins (:c:func:`sort_docnos`: the group's common prefix
+    skipped, a radix sort on the next 8 bytes, the rest compared only among equal
+    keys). Groups are independent: any thread count gives the same result."""
     cdef Py_ssize_t n = order.shape[0], g, ng = goff.shape[0] - 1
-    cdef int64_t* tmp
+    cdef int64_t a, m, i
+    cdef KeyedRow* rows
     if n == 0:
         return
-    tmp = <int64_t*>malloc(n * sizeof(int64_t))
-    if tmp == NULL:
+    rows = <KeyedRow*>malloc(2 * n * sizeof(KeyedRow))
+    if rows == NULL:
         raise MemoryError()
     try:
         with nogil:
             for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
-                merge_sort(&order[0] + goff[g], tmp + goff[g], goff[g + 1] - goff[g],
-                           &pool[0] if pool.shape[0] else NULL, &start[0], &length[0])
+                a = goff[g]
+                m = goff[g + 1] - a
+                for i in range(m):
+                    rows[a + i].row = order[a + i]
+                sort_docnos(rows + a, rows + n + a, m, &pool[0] if pool.shape[0] else NULL, &start[0], &length[0])
+                for i in range(m):
+                    order[a + i] = rows[a + i].row
     finally:
-        free(tmp)
+        free(rows)
 
 
 def first_duplicate(const uint8_t[::1] pool,
@@ -351,20 +399,11 @@ def to_fixed_width(const uint8_t[::1] pool, const int64_t[::1] start, const int6
 
 
 def count_byte(const unsigned char[::1] buf, unsigned char c):
-    """Number of occurrences of byte c in buf (memchr loop)."""
-    cdef Py_ssize_t n = buf.shape[0], count = 0
-    cdef const unsigned char* p
-    cdef const unsigned char* end
-    cdef const unsigned char* q
+    """Number of occurrences of byte c in buf (16 bytes at a time with SSE2)."""
+    cdef Py_ssize_t n = buf.shape[0]
+    cdef long long count
     if n == 0:
         return 0
-    p = &buf[0]
-    end = p + n
     with nogil:
-        while p < end:
-            q = <const unsigned char*>memchr(p, c, end - p)
-            if q == NULL:
-                break
-            count += 1
-            p = q + 1
+        count = count_eq(&buf[0], n, c)
     return count

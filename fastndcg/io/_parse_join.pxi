@@ -285,6 +285,7 @@ cdef class DocnoIndex:
         # pickled with its Qrels (which keeps it): rebuilt from the docnos
         return (DocnoIndex, (self.pool, self.start, self.length, self.offsets))
 
+    # over 100 lines: one parallel loop over topics, whose steps (duplicates, lookups, tie keys) share each topic's scratch
     def join(self, RunRows rows not None,
              const int64_t[::1] order,     # IN (rows): row ids grouped by topic (group_rows)
              const int64_t[::1] goff,      # IN (groups + 1)
@@ -331,14 +332,32 @@ cdef class DocnoIndex:
             return
         if scratch.shape[0] < 7 * n:
             raise ValueError(f"scratch must hold 7 x {n} entries; got {scratch.shape[0]}")
+        # each thread works in 7 x (the widest topic) entries of its own, reused topic after
+        # topic (a cached few KiB for topics of 1,000 results; a region per topic spread over
+        # the whole scratch went through memory): the front of ``scratch`` when it holds them
+        cdef int64_t widest = 0
+        cdef int slots = n_threads if n_threads > 1 else 1
+        cdef int64_t* own = NULL
+        cdef int64_t* work
+        cdef int64_t* base
+        for g in range(ng):
+            widest = max(widest, goff[g + 1] - goff[g])
+        if <int64_t>slots * 7 * widest <= scratch.shape[0]:
+            work = &scratch[0]
+        else:
+            own = <int64_t*>malloc(<size_t>slots * 7 * widest * sizeof(int64_t))
+            if own == NULL:
+                raise MemoryError()
+            work = own
         with nogil:
             for g in prange(ng, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
                 a = goff[g]
                 m = goff[g + 1] - a
-                pst = &scratch[a]
-                pln = &scratch[n + a]
-                hs = <uint64_t*>&scratch[2 * n + a]
-                tab = <int32_t*>&scratch[3 * n + 4 * a]   # 4m entries: the table (int32), then the tie keys' rows
+                base = work + <int64_t>threadid() * 7 * widest
+                pst = base
+                pln = base + m
+                hs = <uint64_t*>(base + 2 * m)
+                tab = <int32_t*>(base + 3 * m)            # 4m entries: the table (int32), then the tie keys' rows
                 for i in range(m):
                     r = order[a + i]
                     pst[i] = dstart[r]
@@ -385,3 +404,4 @@ cdef class DocnoIndex:
                 if q >= 0 and not again:
                     topic_tie_keys(&scores[dst[g]], pst, pln, p, m, &tie_key[dst[g]], <KeyedRow*>tab,
                                    <KeyedRow*>tab + m)
+        free(own)

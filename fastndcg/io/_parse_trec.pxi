@@ -14,17 +14,200 @@ cdef struct TrecState:
     int64_t err_line
 
 
+cdef inline const unsigned char* field_end(const unsigned char* s, const unsigned char* e) noexcept nogil:
+    # token_end that also stops at "\n" (the fast scanner below does not know the line's end
+    # beforehand): eight bytes at a time, the first byte below 0x21 found by the lowest flag
+    # (exact: a borrow only flags bytes above a true one); a flagged byte that is neither
+    # whitespace nor "\n" (a control character, part of the token) goes on byte by byte.
+    cdef uint64_t w, m
+    cdef unsigned char c
+    while s + 8 <= e:
+        memcpy(&w, s, 8)
+        m = (w - <uint64_t>0x2121212121212121) & ~w & <uint64_t>0x8080808080808080
+        if m == 0:
+            s += 8
+            continue
+        if LITTLE_ENDIAN_WORDS:
+            s += first_flag(m)
+            c = s[0]
+            if c == 10 or is_space(c):
+                return s
+            s += 1
+        break
+    while s < e and s[0] != 10 and not is_space(s[0]):
+        s += 1
+    return s
+
+
+cdef inline const unsigned char* skip_blank(const unsigned char* s, const unsigned char* e) noexcept nogil:
+    # skip_space: stops at "\n" too (it is no whitespace inside a line); one test for the one space
+    while s < e and is_space(s[0]):
+        s += 1
+    return s
+
+
+cdef inline bint same_bytes(const unsigned char* a, const unsigned char* b, int64_t n) noexcept nogil:
+    # a topic is a few bytes: compared inline (a memcmp call per line cost more than the compare)
+    cdef int64_t i
+    if n > 16:
+        return memcmp(a, b, n) == 0
+    for i in range(n):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+cdef inline void trec_row(TrecState* st, int64_t r, bint is_run, const unsigned char* base,
+                          const unsigned char** f, const unsigned char** fe,
+                          int64_t* lines, uint8_t* pool, int64_t* dstart,
+                          int64_t* seg_row, uint8_t* tpool, int64_t* tstart) noexcept nogil:
+    """A parsed row's line, topic segment and docno (both scanners)."""
+    cdef int64_t tl = fe[0] - f[0], prev_len = 0
+    if is_run:
+        st.tag_start = f[5] - base
+        st.tag_len = fe[5] - f[5]
+    lines[r] = st.line
+    # topic: a new segment whenever it differs from the previous row's
+    if st.segs > 0:
+        prev_len = st.tpool_used - tstart[st.segs - 1]
+    if st.segs == 0 or prev_len != tl or not same_bytes(tpool + tstart[st.segs - 1], f[0], tl):
+        seg_row[st.segs] = r
+        tstart[st.segs] = st.tpool_used
+        st.tpool_used = copy_to_pool(tpool, st.tpool_used, f[0], fe[0])
+        st.segs += 1
+    dstart[r] = st.pool_used
+    st.pool_used = copy_to_pool(pool, st.pool_used, f[2], fe[2])
+
+
 cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecState* st, bint is_run,
                       double* score, int64_t* rel, int64_t* lines,
                       uint8_t* pool, int64_t* dstart,
                       int64_t* seg_row, uint8_t* tpool, int64_t* tstart) noexcept nogil:
+    # A block without a NUL byte (one memchr over it: every real file) takes the fast scanner,
+    # which finds each field and the line's end in one walk; else the line-by-line scanner that
+    # checks each line for a NUL first. Both give the same rows and the same first error.
+    if memchr(base, 0, end - base) == NULL:
+        _parse_trec_fast(base, end, st, is_run, score, rel, lines, pool, dstart, seg_row, tpool, tstart)
+    else:
+        _parse_trec_lines(base, end, st, is_run, score, rel, lines, pool, dstart, seg_row, tpool, tstart)
+
+
+# over 100 lines: one loop over the block's lines, whose two ways of finding a line's fields (bit masks, the walk) share the row and its errors
+cdef void _parse_trec_fast(const unsigned char* base, const unsigned char* end, TrecState* st, bint is_run,
+                           double* score, int64_t* rel, int64_t* lines,
+                           uint8_t* pool, int64_t* dstart,
+                           int64_t* seg_row, uint8_t* tpool, int64_t* tstart) noexcept nogil:
+    """_parse_trec_lines for a block without NUL bytes. A line of fewer than 64 bytes without
+    control characters (the usual line) is split from three bit masks of its 64 bytes
+    (:c:func:`byte_masks64`: blanks, newlines; a field starts where a run of non-blank bytes
+    starts); any other line is walked field by field up to its newline. Both find the
+    fields of _parse_trec_lines (maximal runs of bytes other than blanks), and its errors."""
+    cdef const unsigned char* p = base
+    cdef const unsigned char* eol
+    cdef const unsigned char* f[6]
+    cdef const unsigned char* fe[6]
+    cdef const unsigned char* s
+    cdef int nf, need = 6 if is_run else 4, at
+    cdef int64_t r = st.rows
+    cdef double v
+    cdef int64_t iv
+    cdef unsigned long long blank, nl, low, inside, tok, starts, ends
+    while p < end:
+        st.line += 1
+        nl = 0
+        if BYTE_MASKS and end - p >= 64:
+            byte_masks64(p, &blank, &nl, &low)
+            if nl != 0:
+                at = lowest_bit(nl)                             # the line's newline
+                inside = (<unsigned long long>1 << at) - 1
+                if (low & ~blank & ~nl & inside) != 0:          # a control character: walked below
+                    nl = 0
+        if nl != 0:
+            tok = ~blank & inside
+            if tok == 0:                                        # blank line
+                p += at + 1
+                continue
+            starts = tok & ~(tok << 1)
+            ends = tok & ~(tok >> 1)                            # each field's last byte
+            if p[lowest_bit(starts)] == 35:                     # "#" comment line
+                p += at + 1
+                continue
+            nf = 0
+            while nf < need and starts != 0:
+                f[nf] = p + lowest_bit(starts)
+                fe[nf] = p + lowest_bit(ends) + 1
+                starts &= starts - 1
+                ends &= ends - 1
+                nf += 1
+            if nf < need:
+                st.status = MISSING_FIELDS
+                st.err_line = st.line
+                return
+            if not is_run and starts != 0:
+                st.status = TOO_MANY_FIELDS
+                st.err_line = st.line
+                return
+            eol = p + at
+        else:
+            s = skip_blank(p, end)
+            if s == end or s[0] == 10:              # blank line
+                p = s + 1
+                continue
+            if s[0] == 35:                          # "#" comment line
+                eol = <const unsigned char*>memchr(s, 10, end - s)
+                p = (eol if eol != NULL else end) + 1
+                continue
+            nf = 0
+            while True:
+                f[nf] = s
+                fe[nf] = field_end(s, end)
+                s = skip_blank(fe[nf], end)
+                nf += 1
+                if nf == need or s == end or s[0] == 10:
+                    break
+            if nf < need:
+                st.status = MISSING_FIELDS
+                st.err_line = st.line
+                return
+            if s == end or s[0] == 10:
+                eol = s
+            elif not is_run:
+                st.status = TOO_MANY_FIELDS
+                st.err_line = st.line
+                return
+            else:                                   # a run line's further fields
+                eol = <const unsigned char*>memchr(s, 10, end - s)
+                if eol == NULL:
+                    eol = end
+        if is_run:
+            if not parse_double(f[4], fe[4], &v):
+                st.status = BAD_SCORE
+                st.err_line = st.line
+                return
+            score[r] = v
+        else:
+            if not parse_int(f[3], fe[3], &iv):
+                st.status = BAD_REL
+                st.err_line = st.line
+                return
+            rel[r] = iv
+        trec_row(st, r, is_run, base, f, fe, lines, pool, dstart, seg_row, tpool, tstart)
+        r += 1
+        st.rows = r
+        p = eol + 1
+
+
+cdef void _parse_trec_lines(const unsigned char* base, const unsigned char* end, TrecState* st, bint is_run,
+                            double* score, int64_t* rel, int64_t* lines,
+                            uint8_t* pool, int64_t* dstart,
+                            int64_t* seg_row, uint8_t* tpool, int64_t* tstart) noexcept nogil:
     cdef const unsigned char* p = base
     cdef const unsigned char* eol
     cdef const unsigned char* f[6]
     cdef const unsigned char* fe[6]
     cdef const unsigned char* s
     cdef int nf, need = 6 if is_run else 4
-    cdef int64_t r = st.rows, tl, prev_len = 0
+    cdef int64_t r = st.rows
     cdef double v
     cdef int64_t iv
     while p < end:
@@ -60,26 +243,13 @@ cdef void _parse_trec(const unsigned char* base, const unsigned char* end, TrecS
                 st.err_line = st.line
                 return
             score[r] = v
-            st.tag_start = f[5] - base
-            st.tag_len = fe[5] - f[5]
         else:
             if not parse_int(f[3], fe[3], &iv):
                 st.status = BAD_REL
                 st.err_line = st.line
                 return
             rel[r] = iv
-        lines[r] = st.line
-        # topic: a new segment whenever it differs from the previous row's
-        tl = fe[0] - f[0]
-        if st.segs > 0:
-            prev_len = st.tpool_used - tstart[st.segs - 1]
-        if st.segs == 0 or prev_len != tl or memcmp(tpool + tstart[st.segs - 1], f[0], tl) != 0:
-            seg_row[st.segs] = r
-            tstart[st.segs] = st.tpool_used
-            st.tpool_used = copy_to_pool(tpool, st.tpool_used, f[0], fe[0])
-            st.segs += 1
-        dstart[r] = st.pool_used
-        st.pool_used = copy_to_pool(pool, st.pool_used, f[2], fe[2])
+        trec_row(st, r, is_run, base, f, fe, lines, pool, dstart, seg_row, tpool, tstart)
         r += 1
         st.rows = r
         p = eol + 1

@@ -228,9 +228,49 @@ def _evaluate(measures, qrels, run, **kw) -> TrecResult:
     from fastndcg.io._trec import qrels_before_run
 
     with qrels_before_run(qrels, run, ("qrels", "run"), "pass the qrels as qrels= and the run as run="):
-        # a run file is joined with the qrels while it is read (no Run table)
-        run_in = run if isinstance(run, (str, os.PathLike)) else as_run(run)
-        return evaluate_trec(run_in, as_qrels(qrels), measures, **kw)
+        run_in, qrels_in, consume = run_and_qrels(run, qrels, kw.get("n_threads"))
+        return evaluate_trec(run_in, qrels_in, measures, consume_run=consume, **kw)
+
+
+def run_and_qrels(run: Any, qrels: Any, n_threads: Optional[int] = None) -> Tuple[Any, Any, bool]:
+    """(the run as :func:`evaluate_trec` takes it, the qrels as a :class:`fastndcg.io.Qrels`,
+    whether the run is to be freed as it is evaluated), for any accepted inputs; the one
+    place that chooses how an input run meets the qrels (``evaluate``, the ir_measures provider):
+
+    * a path: as it is (joined with the qrels while it is read);
+    * pytrec_eval's dicts, rows (namedtuples) or a frame whose ids and scores are the usual
+      ones (ASCII ids without whitespace or control characters, finite scores, each query's
+      rows together): joined with the qrels as a run file is
+      (:func:`fastndcg.io._memory_runs.join_run_rows`: hash lookups, tie keys among equal
+      scores), without a :class:`Run` table, whose docnos are sorted within queries;
+    * anything else: a :class:`Run` table (:func:`as_run`: reads any accepted input and
+      names the row of an error).
+
+    The run is checked before the qrels are read, as on every path."""
+    from fastndcg.io._memory_runs import join_run_rows, plain_dict_rows, plain_list_rows
+
+    if isinstance(run, (str, os.PathLike)):
+        return run, as_qrels(qrels), False
+    rows = plain_dict_rows(run, integer=False)
+    if rows is None and not isinstance(run, dict) and not _is_table(run):
+        columns = _columns(run, _SCORE, "run", "score")     # read once (a generator is consumed)
+        rows = plain_list_rows(*columns)
+        if rows is None:
+            return _run_table(*columns), as_qrels(qrels), False
+    if rows is None:
+        return as_run(run), as_qrels(qrels), False
+    topics, sizes, pool, start, scores = rows
+    qrels_in = as_qrels(qrels)
+    joined = join_run_rows(qrels_in, topics, sizes, pool, start, scores, n_threads=n_threads)
+    if joined is None:          # a docno twice in a query (ids equal as str): the table names the rows
+        return as_run(run), qrels_in, False
+    return joined, qrels_in, True
+
+
+def _is_table(data: Any) -> bool:
+    from fastndcg.io._trec import TrecTable
+
+    return isinstance(data, TrecTable)
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **kw: Any) -> Dict[Measure, float]:
@@ -266,12 +306,21 @@ def calc(measures: Any, qrels: Any, run: Any, **kw: Any) -> CalcResults:
 
 def as_qrels(qrels: Any):
     """A :class:`fastndcg.io.Qrels` from any accepted qrels input."""
+    from fastndcg.io._memory_runs import plain_dict_rows
     from fastndcg.io._trec import Qrels, read_qrels
 
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels)
+    rows = plain_dict_rows(qrels, integer=True)
+    if rows is not None:        # the usual dicts: their ids' bytes in one compiled walk
+        keys, sizes, pool, start, rel = rows
+        judged = sizes > 0      # a qrels topic given as {} has no judgments (left out)
+        if judged.any():
+            return _table(Qrels, None, None, "qrels", ([k for k, j in zip(keys, judged.tolist()) if j],
+                                                       sizes[judged].tolist()),
+                          ids=(pool, start[:-1], np.diff(start)), relevance=rel)
     q, d, v, stretches = _columns(qrels, _REL, "qrels", "relevance")
     arr = np.asarray(v) if v else np.zeros(0, dtype=np.int64)
     if arr.ndim == 1 and arr.dtype.kind in "iu" and (arr.dtype.kind == "i" or not arr.size or arr.max() < 2**63):
@@ -298,7 +347,13 @@ def as_run(run: Any):
         return run
     if isinstance(run, (str, os.PathLike)):
         return read_run(run)
-    q, d, v, stretches = _columns(run, _SCORE, "run", "score")
+    return _run_table(*_columns(run, _SCORE, "run", "score"))
+
+
+def _run_table(q: Optional[list], d: list, v: list, stretches: Any):
+    """:func:`as_run` of the (query ids, doc ids, scores) of :func:`_columns`."""
+    from fastndcg.io._trec import Run
+
     try:
         scores = np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):
@@ -473,18 +528,23 @@ def _topic_segments(qids: Optional[list], what: str,
     return keys, first
 
 
-def _table(cls, qids: Optional[list], docs: list, what: str, stretches: Optional[Tuple[List[str], List[int]]] = None,
-           **values):
+def _table(cls, qids: Optional[list], docs: Optional[list], what: str,
+           stretches: Optional[Tuple[List[str], List[int]]] = None,
+           ids: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None, **values):
     """A Qrels / Run table (topics and docnos bytewise, as the file readers give);
-    ``stretches`` as :func:`_topic_segments` takes it."""
+    ``stretches`` as :func:`_topic_segments` takes it; ``ids``: the doc ids' (pool, start,
+    length) when already made and checked (:func:`fastndcg.io._memory_runs.plain_dict_rows`; then ``docs`` is None)."""
     from fastndcg._core.threads import threads_for
     from fastndcg.io import _parse
 
-    n = len(docs)
+    n = len(docs or []) if ids is None else int(ids[1].shape[0])
     if n == 0 and not (stretches is not None and stretches[0]):
         raise ValueError(f"{what}: no rows")
     keys, seg_first = _topic_segments(qids, what, stretches)
-    docs, pool, start, length = _id_pool(docs, what)
+    if ids is None:
+        docs, pool, start, length = _id_pool(docs or [], what)
+    else:
+        pool, start, length = ids
     try:
         key_bytes = np.array([k.encode("utf-8", "surrogateescape") for k in keys], dtype=bytes)
     except UnicodeEncodeError:
@@ -502,7 +562,8 @@ def _table(cls, qids: Optional[list], docs: list, what: str, stretches: Optional
     if dup >= 0:
         a, b = sorted((int(order[dup - 1]), int(order[dup])))
         query = keys[int(np.searchsorted(seg_first, b, side="right")) - 1]
-        raise ValueError(f"{what} rows {a} and {b}: document {docs[b]!r} is listed twice for query {query!r}")
+        doc = docs[b] if docs is not None else bytes(pool[start[dup]:start[dup] + length[dup]]).decode()
+        raise ValueError(f"{what} rows {a} and {b}: document {doc!r} is listed twice for query {query!r}")
     kw: Dict[str, Any] = {k: np.asarray(v)[order] for k, v in values.items()}
     if "scores" in kw:
         kw["file_row"] = order

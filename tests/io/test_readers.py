@@ -740,3 +740,53 @@ def test_svmlight_qids_is_the_deprecated_name_of_qid(tmp_path):
     assert d.qid.tolist() == [7, 7, 3] and d.query_ids.tolist() == [7, 3]
     with pytest.warns(DeprecationWarning, match="now called qid"):
         assert d.qids.tolist() == [7, 7, 3]
+
+
+def _scan(buf: bytes, is_run: bool):
+    """parse_trec's status (without the line count, which the caller's extra line moves),
+    rows and docno bytes of a buffer of whole lines."""
+    from fastndcg.io import _parse
+
+    n = buf.count(b"\n") + 1
+    arrays = [np.zeros(n) if is_run else np.zeros(0), np.zeros(0, np.int64) if is_run else np.zeros(n, np.int64),
+              np.zeros(n, np.int64), np.zeros(len(buf) + 8, np.uint8), np.zeros(n, np.int64), np.zeros(n, np.int64),
+              np.zeros(len(buf) + 8, np.uint8), np.zeros(n + 1, np.int64)]
+    st = _parse.parse_trec(buf, 0, is_run, _parse.TrecOutputs(*arrays), 0)
+    rows, segs = st[1], st[4]
+    score, rel, lines, pool, dstart, seg_row, tpool, tstart = arrays
+    return (st[:2] + st[3:], [a[:rows] for a in (score if is_run else rel, lines, dstart)],
+            [a[:segs] for a in (seg_row, tstart)], bytes(pool[:st[3]]), bytes(tpool[:st[5]]))
+
+
+def _assert_same_scan(a, b):
+    assert a[0] == b[0]
+    for x, y in zip(a[1] + a[2], b[1] + b[2]):
+        np.testing.assert_array_equal(x, y)
+    assert a[3:] == b[3:]
+
+
+_SCAN_RUN_LINES = [
+    b"1 Q0 d1 1 2.5 tag\n", b"1\tQ0\td2\t2\t2.25\ttag\r\n", b"  1 Q0 clueweb09-en0000-00-00001 3 1e-3 a b c\n",
+    b"\n", b"   \t\n", b"# a comment\n", b"1 Q0 d\x01x 4 1.0 t\n", b"10 Q0 0123456789abcdef01 5 -0.5 run\x0b\n",
+    b"10\x0cQ0\x0cd 6 7 t \n", b"2 Q0 d9 1 3.141592653589793 longer-tag-of-a-run-with-many-bytes\n",
+    b"2 Q0 \x1fcontrol\x1fcharacters\x7f 1 2 t\n",
+]
+
+
+@pytest.mark.parametrize("extra", [b"", b"2 Q0 d 1\n", b"2 Q0 d 1 x t\n", b"2 Q0 d 1 5\n", b"2 Q0 d 1 5 \n"])
+def test_trec_run_scanners_agree(extra):
+    # a block without a NUL byte takes the fast scanner (fields found up to "\n"), one with a
+    # NUL (here in a trailing comment, which is allowed) the line-by-line one: the same rows,
+    # tag and first error
+    buf = b"".join(_SCAN_RUN_LINES * 3 + [extra] + _SCAN_RUN_LINES)
+    fast, lines = _scan(buf, True), _scan(buf + b"#\x00\n", True)
+    _assert_same_scan(fast, lines)
+    if not extra:
+        assert fast[0][:2] == (0, 4 * 8)
+
+
+@pytest.mark.parametrize("extra", [b"", b"1 0 d\n", b"1 0 d 1 x\n", b"1 0 d 1x\n", b"1\t0\tdocument-number-1\t-1\r\n"])
+def test_trec_qrels_scanners_agree(extra):
+    lines = [b"1 0 d1 1\n", b"\n", b"# c\n", b"1 0 d\x02 2\n", b" 2\t0 clueweb09-en0000-00-00001  0 \n"] * 2
+    buf = b"".join(lines + [extra] + lines)
+    _assert_same_scan(_scan(buf, False), _scan(buf + b"#\x00\n", False))

@@ -394,3 +394,103 @@ def test_evaluation_repr_counts_missing_and_ignored_topics():
     run = {"q1": {"d1": 1.0}, "q9": {"d1": 1.0}}
     ev = fastndcg.evaluate("ndcg", qrels, run, missing="skip")
     assert repr(ev) == "Evaluation(1 measure, 1 topic, mean ndcg=1.0000, 1 missing, 1 ignored)"
+
+
+# ----------------------------------------------------------------------------- pytrec_eval's dicts, joined (issue 36)
+
+
+def _dict_inputs():
+    """pytrec_eval-shaped dicts (defaultdicts outside, as its parse_run / parse_qrel give) with
+    ties (exact, and in float32 only), scores beyond float32, judged topics without results, run
+    topics without judgments, empty rankings (judged and not) and negative judgments."""
+    rng = np.random.default_rng(36)
+    qrels: dict = collections.defaultdict(dict)
+    run: dict = collections.defaultdict(dict)
+    for t in range(40):
+        docs = [f"clueweb09-en00{t % 3}-{k:05d}" for k in rng.permutation(300)[:60]]
+        if t % 7 != 3:                                          # topics 3, 10, ...: no judgments
+            for d in docs[:25] + [f"other-{k}" for k in range(5)]:
+                qrels[str(t)][d] = int(rng.integers(-1, 4))
+        if t % 9 == 4:                                          # judged, without results
+            continue
+        if t % 11 == 5:                                         # an empty ranking
+            run[str(t)] = {}
+            continue
+        scores = np.round(rng.random(len(docs)) * 4, 1)         # many exact ties
+        scores[::13] += 1e-12                                   # ties in float32 only
+        for d, s in zip(docs, scores.tolist()):
+            run[str(t)][d] = s
+    run["5"]["big-1"] = 3e39
+    run["5"]["big-2"] = -2e39
+    run["unjudged-and-empty"] = {}
+    return qrels, run
+
+
+@pytest.mark.parametrize("convention, missing, max_docs", [("trec_eval", "zero", None), ("pytrec_eval", "skip", None),
+                                                           ("trec_eval", "zero", 17)])
+def test_dict_run_is_joined_without_a_run_table(monkeypatch, convention, missing, max_docs):
+    """Issue 36: pytrec_eval's dicts are read in one compiled walk and the run joined as a run
+    file is (hash lookups, tie keys among equal scores), without the Run table whose docnos
+    were sorted within topics (the table took 4/5 of the time of 2M entries). The same
+    values, topics and messages as the general path (here, the same dicts as an OrderedDict,
+    which the walk leaves to it)."""
+    import warnings
+    from fastndcg.io import _memory_runs
+
+    qrels, run = _dict_inputs()
+    measures = ["ndcg", "ndcg_cut.3,10", "nDCG@5", "ndcg_rel", "Rndcg"]
+    kw = dict(convention=convention, missing=missing, max_docs=max_docs)
+    with warnings.catch_warnings(record=True) as want_warnings:
+        warnings.simplefilter("always")
+        want = fastndcg.evaluate(measures, qrels, collections.OrderedDict(run), **kw)
+    monkeypatch.setattr(_memory_runs, "ROWS_PIECE", 97)             # many pieces, topics across their ends
+    monkeypatch.setattr(_evaluation, "as_run", lambda run: pytest.fail("a Run table was built"))
+    with warnings.catch_warnings(record=True) as got_warnings:
+        warnings.simplefilter("always")
+        got = fastndcg.evaluate(measures, qrels, run, **kw)
+    assert got.query_ids == want.query_ids
+    assert got.values.tobytes() == want.values.tobytes()
+    assert (got.missing_query_ids, got.ignored_query_ids) == (want.missing_query_ids, want.ignored_query_ids)
+    assert "unjudged-and-empty" in got.ignored_query_ids and "4" in got.missing_query_ids + got.query_ids
+    assert [str(w.message) for w in got_warnings] == [str(w.message) for w in want_warnings]
+
+
+def test_dict_inputs_the_walk_does_not_take_go_the_general_way():
+    # ids that are not plain ASCII str, int scores, dict subclasses: the general path, same values
+    qrels = {"q": {"a": 1, "b": 2, "é": 1}, 7: {"x": 1}}
+    run = {"q": {"a": 1, "b": 0.5, "é": 2.0}, 7: {"x": 1.0}}
+    plain = fastndcg.evaluate("ndcg", {"q": {"a": 1, "b": 2, "e": 1}, "7": {"x": 1}},
+                              {"q": {"a": 1.0, "b": 0.5, "e": 2.0}, "7": {"x": 1.0}})
+    other = fastndcg.evaluate("ndcg", qrels, run)
+    assert other.values.tobytes() == plain.values.tobytes() and other.query_ids == plain.query_ids
+    ordered = collections.OrderedDict(run)
+    assert fastndcg.evaluate("ndcg", qrels, ordered).values.tobytes() == plain.values.tobytes()
+
+
+def test_rows_and_frames_are_joined_without_a_run_table(monkeypatch):
+    """Issue 36: ir_measures' own parsed rows (namedtuples) and frames whose queries come
+    together are joined as pytrec_eval's dicts are; the same values and messages as a Run
+    table gives (rows whose queries come in two stretches keep the table)."""
+    import warnings
+    from fastndcg.io import _memory_runs
+
+    qrels, run = _dict_inputs()
+    run = {q: docs for q, docs in run.items() if docs}                  # rows cannot hold an empty ranking
+    Row = collections.namedtuple("Row", "query_id doc_id score")
+    rows = [Row(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    frame = pd.DataFrame(rows)
+    measures = ["ndcg", "ndcg_cut.3,10", "nDCG@5"]
+    outs = {}
+    for name, data in (("table", collections.OrderedDict(run)), ("two stretches", rows[40:] + rows[:40]),
+                       ("rows", rows), ("frame", frame), ("generator", iter(rows))):
+        if name == "rows":
+            monkeypatch.setattr(_memory_runs, "ROWS_PIECE", 97)
+            monkeypatch.setattr(_evaluation, "_run_table", lambda *a: pytest.fail("a Run table was built"))
+            monkeypatch.setattr(_evaluation, "as_run", lambda *a: pytest.fail("a Run table was built"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ev = fastndcg.evaluate(measures, qrels, data, convention="pytrec_eval", missing="zero")
+        outs[name] = (ev.query_ids, ev.values.tobytes(), ev.ignored_query_ids, [str(w.message) for w in caught])
+    for name in ("two stretches", "rows", "frame", "generator"):
+        assert outs[name][:3] == outs["table"][:3], name
+    assert outs["rows"][3] == outs["frame"][3] == outs["generator"][3] == outs["table"][3] != []
