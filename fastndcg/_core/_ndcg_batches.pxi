@@ -3,6 +3,9 @@
 # ----------------------------------------------------------------------------- batches
 
 
+DEF PREFETCH_AHEAD = 1
+
+
 cdef struct Scratch:
     double* gbuf
     RankedDoc* docs
@@ -19,7 +22,8 @@ cdef Scratch _scratch_alloc(Py_ssize_t max_n, Py_ssize_t count_size) noexcept no
     s.counts = NULL
     s.ok = True
     if count_size > 0:
-        s.counts = <int64_t*>malloc(2 * count_size * sizeof(int64_t))
+        # two counter banks, then 8 counts of the one-pass label count (_screen_count_i32)
+        s.counts = <int64_t*>malloc((2 * count_size + 8) * sizeof(int64_t))
         if s.counts != NULL:
             for i in range(2 * count_size):
                 s.counts[i] = 0
@@ -42,6 +46,12 @@ cdef inline bint _row_finite(const double* row, Py_ssize_t n, bint nan_ok) noexc
         if fabs(row[j]) > DBL_MAX or (not nan_ok and row[j] != row[j]):
             return False
     return True
+
+
+cdef inline void _prefetch_rows(const void* p, Py_ssize_t nbytes) noexcept nogil:
+    cdef Py_ssize_t r
+    for r in range(0, nbytes, 64):
+        __builtin_prefetch((<const char*>p) + r, 0, 3)
 
 
 cdef inline Py_ssize_t _chunk_queries(Py_ssize_t n_queries, int n_threads) noexcept nogil:
@@ -140,6 +150,8 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
     cdef int failed = 0
     cdef int* failed_flag = &failed
     cdef int* bad_flag = any_bad
+    cdef bint counted
+    cdef bint one_pass = _fused_labels_ok(c, fuse_ideal, check_labels)
     with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         s = _scratch_alloc(max_n, c.count_size if fuse_ideal else 0)
         if not s.ok:
@@ -147,6 +159,11 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
         else:
             for q in prange(n_queries, schedule="dynamic", chunksize=chunk):
                 n = off[q + 1] - off[q]
+                if q + PREFETCH_AHEAD < n_queries:
+                    _prefetch_rows(sc + off[q + PREFETCH_AHEAD],
+                                   (off[q + PREFETCH_AHEAD + 1] - off[q + PREFETCH_AHEAD]) * sizeof(floating))
+                    _prefetch_rows(lab + off[q + PREFETCH_AHEAD],
+                                   (off[q + PREFETCH_AHEAD + 1] - off[q + PREFETCH_AHEAD]) * sizeof(label_t))
                 where = 0
                 bad = 0
                 if check_scores:
@@ -156,13 +173,21 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
                     elif code != PROBLEM_NONE:
                         bad = FLAG_SCORES
                 top = -1
-                if check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
+                counted = False
+                if label_t is int32_t:
+                    if one_pass and n >= 8 and _screen_count_i32(lab + off[q], n, c, s.counts + 2 * c.count_size, &top) == 0:
+                        counted = top < 8 and top < c.count_size
+                    elif check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
+                        bad = bad | FLAG_LABELS
+                elif check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
                     bad = bad | FLAG_LABELS
                 if bad != 0:
                     flags[q] = flags[q] | bad
                     bad_flag[0] = 1
                 else:
-                    if fuse_ideal:
+                    if counted:
+                        _ideal_from_counts8(s.counts + 2 * c.count_size, n, top, c, idcg + q * n_cut, s.gbuf)
+                    elif fuse_ideal:
                         _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * n_cut, s.gbuf, s.docs)
                     _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
                                    n, c, dcg_out + q * n_cut, s.docs, s.gbuf)

@@ -120,6 +120,25 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c,
     _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
 
 
+cdef void _ideal_from_counts8(const int64_t* cnt8, Py_ssize_t n, Py_ssize_t top, const Config* c,
+                              double* out_row, double* gbuf) noexcept nogil:
+    # The counting ideal of _ideal_one_query from the counts of labels 0..top
+    # (top < 8 and < count_size; n > 0): the same gains in the same order.
+    cdef Py_ssize_t p = 0, lv = top, depth
+    cdef int64_t cnt
+    cdef double g
+    depth = n if c.ideal_whole or c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+    while lv >= 0:
+        cnt = cnt8[lv]
+        g = c.table[lv]
+        while cnt > 0 and p < depth:
+            gbuf[p] = g
+            p += 1
+            cnt -= 1
+        lv -= 1
+    _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
+
+
 cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_t n, Py_ssize_t m,
                         const Config* c, RankedDoc* docs, double* gbuf) noexcept nogil:
     # Rewrites gbuf[0..m) for ties="average": each tied group's mean gain at every
@@ -168,7 +187,7 @@ cdef void _dcg_one_query(const floating* scores, const label_t* labels, const in
     # misses overlap the selection instead of following it.
     for r in range(0, n * sizeof(label_t), 64):
         __builtin_prefetch((<const char*>labels) + r, 0, 3)
-    select_top(scores, keys, c.key_desc, c.round_f32, n, m, docs)
+    _select_top_ndcg(scores, keys, c.key_desc, c.round_f32, n, m, docs)
     for r in range(m):
         gbuf[r] = _gain(labels[docs[r].idx], c)
     if c.tie_mode == TIES_AVERAGE:

@@ -1,0 +1,378 @@
+# NDCG kernels: the top-m selection of float64 scores without a tie key (the default
+# convention's case) on CPUs with AVX2, chosen at run time. Included by _ndcg.pyx.
+#
+# Same result as _rank.pxd's select_top, the portable path (the comparator is a
+# total order: score descending, then position ascending), with fewer
+# instructions and mispredicted branches per document:
+#
+# 1. a threshold T that at least m documents reach: the smallest of m running
+#    maxima (document i feeds maximum i mod m), kept as L = lcm(m, 4) maxima in
+#    vector registers (i mod L) and folded to m at the end; max only, exact;
+# 2. the documents at or above T, found 4 at a time by a vector compare into a
+#    64-bit mask, copied in input order to contiguous score and position lists
+#    by walking the mask's set bits (~2.5m survive on MSLR-like queries);
+# 3. the same rule once more over the survivors when 2m or more survive (~1.8m);
+# 4. the m best of the survivors: the first m ordered by counting, for each, the
+#    ones that rank before it, the rest inserted (a later survivor passes
+#    strictly lower scores only), as _rank.pxd's _select_in_input_order.
+#
+# Only compares, max and min: no floating-point arithmetic, so both paths give
+# the same bits; `simd_level` lets tests force the portable path.
+
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <stdint.h>
+    #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+    #include <immintrin.h>
+    #define FASTNDCG_SEL_X86 1
+    #define FASTNDCG_AVX2_FN static __attribute__((target("avx2")))
+    #define FASTNDCG_AVX2_INL static inline __attribute__((always_inline, target("avx2")))
+    #endif
+
+    /* -1: not decided yet; 0: portable (select_top); 1: AVX2. */
+    static int fastndcg_sel_level = -1;
+
+    static int fastndcg_sel_avx2_available(void) {
+    #ifdef FASTNDCG_SEL_X86
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") ? 1 : 0;
+    #else
+        return 0;
+    #endif
+    }
+
+    static inline int fastndcg_sel_get_level(void) {
+        int s = fastndcg_sel_level;
+        if (s < 0) {            /* a benign race: every thread stores the same value */
+            s = fastndcg_sel_avx2_available();
+            fastndcg_sel_level = s;
+        }
+        return s;
+    }
+
+    /* Lanes L for m groups: the smallest multiple of 4 that m divides, up to 32;
+       0 when there is none (m = 9, 11, 13, ...: those use the portable path). */
+    static inline Py_ssize_t fastndcg_sel_lanes(Py_ssize_t m) {
+        Py_ssize_t L;
+        for (L = 4; L <= 32; L += 4)
+            if (L % m == 0) return L;
+        return 0;
+    }
+
+    #ifdef FASTNDCG_SEL_X86
+    #pragma GCC diagnostic push
+    /* best[0..L) is stored from the L lanes before it is read */
+    #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+    /* min over g < m of max{v[i] : i mod m = g}, from L = 4 NV running maxima
+       (i mod L); requires n >= L, m | L. */
+    FASTNDCG_AVX2_INL double fastndcg_thr_avx2_g(const double* v, Py_ssize_t n, Py_ssize_t m, int NV) {
+        __m256d b[8], x;
+        __m256i mask, left;
+        double best[32], g0, g1, t0 = INFINITY, t1 = INFINITY;
+        Py_ssize_t base, k, j, L = 4 * NV;
+        for (k = 0; k < NV; k++) b[k] = _mm256_loadu_pd(v + 4 * k);
+        for (base = L; base + L <= n; base += L)
+            for (k = 0; k < NV; k++) b[k] = _mm256_max_pd(_mm256_loadu_pd(v + base + 4 * k), b[k]);
+        if (base < n) {
+            /* the tail: document base + j feeds lane j; masked loads read nothing past n */
+            left = _mm256_set1_epi64x((long long)(n - base));
+            for (k = 0; k < NV; k++) {
+                mask = _mm256_cmpgt_epi64(left, _mm256_setr_epi64x(4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3));
+                x = _mm256_maskload_pd(v + base + 4 * k, mask);
+                x = _mm256_blendv_pd(_mm256_set1_pd(-INFINITY), x, _mm256_castsi256_pd(mask));
+                b[k] = _mm256_max_pd(x, b[k]);
+            }
+        }
+        for (k = 0; k < NV; k++) _mm256_storeu_pd(best + 4 * k, b[k]);
+        /* group j's maximum over its lanes j, j + m, ...; then the smallest, in two chains */
+        for (j = 0; j + 1 < m; j += 2) {
+            g0 = best[j];
+            g1 = best[j + 1];
+            for (base = m; base < L; base += m) {
+                g0 = best[base + j] > g0 ? best[base + j] : g0;
+                g1 = best[base + j + 1] > g1 ? best[base + j + 1] : g1;
+            }
+            t0 = g0 < t0 ? g0 : t0;
+            t1 = g1 < t1 ? g1 : t1;
+        }
+        if (j < m) {
+            g0 = best[j];
+            for (base = m; base < L; base += m)
+                g0 = best[base + j] > g0 ? best[base + j] : g0;
+            t0 = g0 < t0 ? g0 : t0;
+        }
+        return t1 < t0 ? t1 : t0;
+    }
+    #pragma GCC diagnostic pop
+
+    FASTNDCG_AVX2_FN double fastndcg_thr_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L) {
+        switch (L) {
+        case 4: return fastndcg_thr_avx2_g(v, n, m, 1);
+        case 8: return fastndcg_thr_avx2_g(v, n, m, 2);
+        case 12: return fastndcg_thr_avx2_g(v, n, m, 3);
+        case 16: return fastndcg_thr_avx2_g(v, n, m, 4);
+        case 20: return fastndcg_thr_avx2_g(v, n, m, 5);
+        case 24: return fastndcg_thr_avx2_g(v, n, m, 6);
+        case 28: return fastndcg_thr_avx2_g(v, n, m, 7);
+        default: return fastndcg_thr_avx2_g(v, n, m, 8);
+        }
+    }
+
+    /* Mask of v[0..len) >= t (len <= 64). */
+    FASTNDCG_AVX2_INL uint64_t fastndcg_mask_avx2(const double* v, Py_ssize_t len, double t) {
+        uint64_t mk = 0;
+        Py_ssize_t j = 0;
+        __m256d tv = _mm256_set1_pd(t);
+        for (; j + 4 <= len; j += 4)
+            mk |= (uint64_t)_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(v + j), tv, _CMP_GE_OQ)) << j;
+        for (; j < len; j++)
+            mk |= (uint64_t)(v[j] >= t) << j;
+        return mk;
+    }
+
+    /* Copy, in input order, the entries of v[0..n) that are >= t to cs[0..c)
+       and their positions (idx[i], or i when idx is NULL) to ci[0..c); returns c.
+       cs may be v and ci may be idx (each write lands at or before the entry read). */
+    FASTNDCG_AVX2_FN Py_ssize_t fastndcg_filter_avx2(const double* v, const int64_t* idx, Py_ssize_t n,
+                                                     double t, double* cs, int64_t* ci) {
+        Py_ssize_t base, len, c = 0;
+        uint64_t mk;
+        int b;
+        for (base = 0; base < n; base += 64) {
+            len = n - base < 64 ? n - base : 64;
+            mk = fastndcg_mask_avx2(v + base, len, t);
+            while (mk) {
+                b = __builtin_ctzll(mk);
+                cs[c] = v[base + b];
+                ci[c] = idx != NULL ? idx[base + b] : (int64_t)(base + b);
+                c++;
+                mk &= mk - 1;
+            }
+        }
+        return c;
+    }
+
+    /* The m best of the candidates (cs, ci)[0..c) (in input order), best first,
+       into (ts, ti)[0..m). Requires 1 <= m <= c, m <= 32, and cs readable up to
+       4 ceil(min(c, 64) / 4) entries. */
+    FASTNDCG_AVX2_INL void fastndcg_sel_run(const double* cs, const int64_t* ci, Py_ssize_t c, Py_ssize_t m,
+                                            double* ts, int64_t* ti) {
+        Py_ssize_t i, j, k, r, nv;
+        double s, last;
+        int64_t x;
+        uint32_t gt, eq, keep = m >= 32 ? 0xffffffffU : ((uint32_t)1 << m) - 1;
+        uint64_t gt64, eq64, keep64;
+        double rs[64];
+        int64_t ri[64];
+        __m256d sv, a[16];
+        if (c <= 64) {
+            /* every candidate's rank at once (no branch to mispredict): those
+               scoring higher, and the earlier ones scoring the same; ranks are
+               distinct, so each candidate lands in its own slot */
+            nv = (c + 3) / 4;
+            keep64 = c >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << c) - 1;
+            for (k = 0; k < nv; k++) a[k] = _mm256_loadu_pd(cs + 4 * k);
+            for (i = 0; i < c; i++) {
+                sv = _mm256_set1_pd(cs[i]);
+                gt64 = 0;
+                eq64 = 0;
+                for (k = 0; k < nv; k++) {
+                    gt64 |= (uint64_t)_mm256_movemask_pd(_mm256_cmp_pd(a[k], sv, _CMP_GT_OQ)) << (4 * k);
+                    eq64 |= (uint64_t)_mm256_movemask_pd(_mm256_cmp_pd(a[k], sv, _CMP_EQ_OQ)) << (4 * k);
+                }
+                r = __builtin_popcountll(gt64 & keep64) + __builtin_popcountll(eq64 & (((uint64_t)1 << i) - 1));
+                rs[r] = cs[i];
+                ri[r] = ci[i];
+            }
+            for (r = 0; r < m; r++) {
+                ts[r] = rs[r];
+                ti[r] = ri[r];
+            }
+            return;
+        }
+        /* the first m in order by counting, for each, the ones that rank before
+           it: those scoring higher, and the earlier ones scoring the same (bit
+           masks from vector compares; cs has at least 4 nv entries) */
+        nv = (m + 3) / 4;
+        for (k = 0; k < nv; k++) a[k] = _mm256_loadu_pd(cs + 4 * k);
+        for (i = 0; i < m; i++) {
+            s = cs[i];
+            sv = _mm256_set1_pd(s);
+            gt = 0;
+            eq = 0;
+            for (k = 0; k < nv; k++) {
+                gt |= (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(a[k], sv, _CMP_GT_OQ)) << (4 * k);
+                eq |= (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(a[k], sv, _CMP_EQ_OQ)) << (4 * k);
+            }
+            r = __builtin_popcount(gt & keep) + __builtin_popcount(eq & (((uint32_t)1 << i) - 1));
+            ts[r] = s;
+            ti[r] = ci[i];
+        }
+        last = ts[m - 1];
+        for (i = m; i < c; i++) {
+            s = cs[i];
+            if (s > last) {
+                x = ci[i];
+                j = m - 1;
+                while (j > 0 && s > ts[j - 1]) {
+                    ts[j] = ts[j - 1];
+                    ti[j] = ti[j - 1];
+                    j--;
+                }
+                ts[j] = s;
+                ti[j] = x;
+                last = ts[m - 1];
+            }
+        }
+    }
+
+    /* The m best of v[0..n), best first, into (ts, ti)[0..m) with AVX2. Requires
+       1 <= m <= 32, L = fastndcg_sel_lanes(m) > 0, n >= L; cs and ci have room for n. */
+    FASTNDCG_AVX2_FN void fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L,
+                                               double* cs, int64_t* ci, double* ts, int64_t* ti) {
+        double t = fastndcg_thr_avx2(v, n, m, L);
+        Py_ssize_t c = fastndcg_filter_avx2(v, NULL, n, t, cs, ci);
+        if (c >= 2 * m && c >= L) {
+            t = fastndcg_thr_avx2(cs, c, m, L);
+            c = fastndcg_filter_avx2(cs, ci, c, t, cs, ci);
+        }
+        fastndcg_sel_run(cs, ci, c, m, ts, ti);
+    }
+
+    /* One pass over a query's int32 labels with AVX2: the label screen of
+       _ndcg.pyx (fastndcg_screen_i32: its result, and the OR of the labels in
+       *orv) and the count of each label 0..7 into cnt[0..8) (larger labels are
+       not counted: the caller then counts another way). Counts are kept one
+       byte per label value in 64-bit lanes (1 << 8 l per label, as
+       _count_labels_packed), emptied every 31 vectors (8 lanes x 31 < 256). */
+    FASTNDCG_AVX2_FN uint32_t fastndcg_screen_count_i32_avx2(const int32_t* y, Py_ssize_t n, uint32_t limit,
+                                                            uint32_t* orv, int64_t* cnt) {
+        const __m256i cv = _mm256_set1_epi32((int)(0x80000000U - (limit + 1)));
+        const __m256i one = _mm256_set1_epi64x(1);
+        __m256i acc = _mm256_setzero_si256(), o = _mm256_setzero_si256(), p0, p1, u;
+        __m128i h;
+        uint64_t w, packed;
+        uint32_t a32, o32, v;
+        Py_ssize_t i = 0, end, lv;
+        for (lv = 0; lv < 8; lv++) cnt[lv] = 0;
+        while (i + 8 <= n) {
+            end = i + 8 * 31 < n ? i + 8 * 31 : n;
+            p0 = _mm256_setzero_si256();
+            p1 = _mm256_setzero_si256();
+            for (; i + 8 <= end; i += 8) {
+                u = _mm256_loadu_si256((const __m256i*)(y + i));
+                acc = _mm256_or_si256(acc, _mm256_or_si256(u, _mm256_add_epi32(u, cv)));
+                o = _mm256_or_si256(o, u);
+                p0 = _mm256_add_epi64(p0, _mm256_sllv_epi64(one, _mm256_slli_epi64(
+                    _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u)), 3)));
+                p1 = _mm256_add_epi64(p1, _mm256_sllv_epi64(one, _mm256_slli_epi64(
+                    _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1)), 3)));
+            }
+            p0 = _mm256_add_epi64(p0, p1);
+            h = _mm_add_epi64(_mm256_castsi256_si128(p0), _mm256_extracti128_si256(p0, 1));
+            packed = (uint64_t)_mm_cvtsi128_si64(h) + (uint64_t)_mm_extract_epi64(h, 1);
+            for (lv = 0; lv < 8; lv++) cnt[lv] += (int64_t)((packed >> (8 * lv)) & 255);
+        }
+        h = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        h = _mm_or_si128(h, _mm_srli_si128(h, 8));
+        h = _mm_or_si128(h, _mm_srli_si128(h, 4));
+        a32 = (uint32_t)_mm_cvtsi128_si32(h);
+        h = _mm_or_si128(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1));
+        h = _mm_or_si128(h, _mm_srli_si128(h, 8));
+        h = _mm_or_si128(h, _mm_srli_si128(h, 4));
+        o32 = (uint32_t)_mm_cvtsi128_si32(h);
+        w = 0;
+        for (; i < n; i++) {
+            v = (uint32_t)y[i];
+            a32 |= v | (v + (0x80000000U - (limit + 1)));
+            o32 |= v;
+            if (v < 8) w += (uint64_t)1 << (8 * v);
+        }
+        for (lv = 0; lv < 8; lv++) cnt[lv] += (int64_t)((w >> (8 * lv)) & 255);
+        *orv = o32;
+        return a32 >> 31;
+    }
+    #else
+    static void fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L,
+                                      double* cs, int64_t* ci, double* ts, int64_t* ti) {
+        (void)v; (void)n; (void)m; (void)L; (void)cs; (void)ci; (void)ts; (void)ti;   /* never called */
+    }
+    static uint32_t fastndcg_screen_count_i32_avx2(const int32_t* y, Py_ssize_t n, uint32_t limit,
+                                                   uint32_t* orv, int64_t* cnt) {
+        (void)y; (void)n; (void)limit; (void)orv; (void)cnt;                          /* never called */
+        return 1;
+    }
+    #endif
+    """
+    int fastndcg_sel_level
+    int fastndcg_sel_avx2_available() noexcept nogil
+    int fastndcg_sel_get_level() noexcept nogil
+    Py_ssize_t fastndcg_sel_lanes(Py_ssize_t m) noexcept nogil
+    void fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L, double* cs,
+                               int64_t* ci, double* ts, int64_t* ti) noexcept nogil
+    uint32_t fastndcg_screen_count_i32_avx2(const int32_t* y, Py_ssize_t n, uint32_t limit, uint32_t* orv,
+                                            int64_t* cnt) noexcept nogil
+
+
+DEF SELECT_TOP_MAX = 32
+
+
+def simd_level(int level=-2):
+    """The top-k path of the NDCG kernel: 1 AVX2, 0 portable (select_top). ``level`` 0 or 1
+    sets it (1 only where the CPU has AVX2; for tests), -1 goes back to the CPU's
+    choice; returns the path in use afterwards."""
+    global fastndcg_sel_level
+    if level == -1 or (level == 1 and not fastndcg_sel_avx2_available()):
+        fastndcg_sel_level = fastndcg_sel_avx2_available()
+    elif level in (0, 1):
+        fastndcg_sel_level = level
+    elif fastndcg_sel_level < 0:
+        fastndcg_sel_level = fastndcg_sel_avx2_available()
+    return fastndcg_sel_level
+
+
+cdef inline void _select_top_ndcg(const floating* scores, const int64_t* keys, bint key_desc, bint round_f32,
+                                  Py_ssize_t n, Py_ssize_t m, RankedDoc* out) noexcept nogil:
+    """select_top (_rank.pxd), with the AVX2 path for float64 scores ranked as
+    given and ties in input order (out has room for n + 1 entries)."""
+    cdef double ts[SELECT_TOP_MAX]
+    cdef int64_t ti[SELECT_TOP_MAX]
+    cdef Py_ssize_t r, lanes
+    if floating is double:
+        if (keys == NULL and not round_f32 and 3 <= m <= SELECT_TOP_MAX and n > 2 * m and n > 16
+                and fastndcg_sel_get_level() == 1):
+            lanes = fastndcg_sel_lanes(m)
+            if lanes > 0 and n >= lanes:
+                # out's 24 (n + 1) bytes hold the candidate scores and positions (16 n)
+                fastndcg_top_f64_avx2(scores, n, m, lanes, <double*>out, (<int64_t*>out) + n, ts, ti)
+                for r in range(m):
+                    out[r].score = ts[r]
+                    out[r].idx = ti[r]
+                    out[r].key = ti[r]
+                return
+    select_top(scores, keys, key_desc, round_f32, n, m, out)
+
+
+cdef inline bint _fused_labels_ok(const Config* c, bint fuse_ideal, bint check_labels) noexcept nogil:
+    # The one-pass label screen and count (AVX2) applies: a fused first call that
+    # checks int32 labels, with the counting ideal by label value and no holes.
+    return (fuse_ideal and check_labels and c.count_size >= 8 and c.levels == NULL and not c.table_holes
+            and fastndcg_sel_get_level() == 1)
+
+
+cdef inline int _screen_count_i32(const int32_t* lab, Py_ssize_t n, const Config* c, int64_t* cnt8,
+                                  Py_ssize_t* top) noexcept nogil:
+    """The label screen of _label_problem and the counts of labels 0..7 in one
+    pass: 1 when a label is invalid, else 0 with *top the bound of
+    _label_problem (the smallest 2**b - 1 >= every label)."""
+    cdef uint64_t ulimit = <uint64_t>c.label_limit if c.label_limit < 2147483647.0 else <uint64_t>2147483647
+    cdef uint32_t orv = 0
+    cdef uint64_t o
+    if fastndcg_screen_count_i32_avx2(lab, n, <uint32_t>ulimit, &orv, cnt8) != 0:
+        return 1
+    o = orv
+    while o & (o + 1):
+        o |= o >> 1
+    top[0] = <Py_ssize_t>o
+    return 0
