@@ -182,11 +182,7 @@ cdef void _dcg_one_query(const floating* scores, const label_t* labels, const in
             out_row[r] = 0.0
         return
     m = n if c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
-    # The labels of the top m are gathered at scattered rows after the
-    # selection; ask for the query's label lines now, so that their cache
-    # misses overlap the selection instead of following it.
-    for r in range(0, n * sizeof(label_t), 64):
-        __builtin_prefetch((<const char*>labels) + r, 0, 3)
+    # (the query's label lines were prefetched with the previous query: _score_queries)
     _select_top_ndcg(scores, keys, c.key_desc, c.round_f32, n, m, docs)
     for r in range(m):
         gbuf[r] = _gain(labels[docs[r].idx], c)
