@@ -123,19 +123,35 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Config* c,
 cdef void _ideal_from_counts8(const int64_t* cnt8, Py_ssize_t n, Py_ssize_t top, const Config* c,
                               double* out_row, double* gbuf) noexcept nogil:
     # The counting ideal of _ideal_one_query from the counts of labels 0..top
-    # (top < 8 and < count_size; n > 0): the same gains in the same order.
-    cdef Py_ssize_t p = 0, lv = top, depth
-    cdef int64_t cnt
+    # (top < 8 and < count_size; n > 0): the same gains in the same order. For
+    # a short ideal, rank p's label without a branch: top minus the number of
+    # levels (from the top) whose running count is <= p.
+    cdef Py_ssize_t p = 0, lv = top, depth, k, i
+    cdef int64_t cnt, run = 0
+    cdef int64_t cum[8]
     cdef double g
     depth = n if c.ideal_whole or c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
-    while lv >= 0:
-        cnt = cnt8[lv]
-        g = c.table[lv]
-        while cnt > 0 and p < depth:
-            gbuf[p] = g
-            p += 1
-            cnt -= 1
-        lv -= 1
+    if depth <= 32:
+        for k in range(8):
+            if k <= top:
+                run += cnt8[top - k]
+                cum[k] = run
+            else:
+                cum[k] = 9223372036854775807
+        for p in range(depth):
+            i = 0
+            for k in range(8):
+                i += cum[k] <= p
+            gbuf[p] = c.table[top - i]
+    else:
+        while lv >= 0:
+            cnt = cnt8[lv]
+            g = c.table[lv]
+            while cnt > 0 and p < depth:
+                gbuf[p] = g
+                p += 1
+                cnt -= 1
+            lv -= 1
     _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
 
 
