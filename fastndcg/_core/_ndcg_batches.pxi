@@ -154,7 +154,7 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
     cdef int failed = 0
     cdef int* failed_flag = &failed
     cdef int* bad_flag = any_bad
-    cdef bint counted
+    cdef bint counted, late_screen
     cdef bint one_pass = _fused_labels_ok(c, fuse_ideal, check_labels)
     with parallel(num_threads=n_threads, use_threads_if=n_threads > 1):
         s = _scratch_alloc(max_n, c.count_size if fuse_ideal else 0)
@@ -170,7 +170,13 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
                                    (off[q + PREFETCH_AHEAD + 1] - off[q + PREFETCH_AHEAD]) * sizeof(label_t))
                 where = 0
                 bad = 0
-                if check_scores:
+                # On the AVX2 top-k path the scores are screened by the selection's
+                # first pass (late_screen); else here, before anything else.
+                late_screen = False
+                if floating is double:
+                    if check_scores and not c.overflow_inf and keys == NULL:
+                        late_screen = _fast_top_applies(True, keys, c, n, _top_size(n, c))
+                if check_scores and not late_screen:
                     code = _score_problem(sc + off[q], n, c.score_limit, c.overflow_inf, &where)
                     if code == SCORE_FLOAT32_TO_INF:
                         flags[q] = flags[q] | FLAG_SCORES_TO_INF     # ranked as +-inf; reported afterwards
@@ -185,16 +191,26 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
                         bad = bad | FLAG_LABELS
                 elif check_labels and _label_problem(lab + off[q], n, c, &where, &top) != PROBLEM_NONE:
                     bad = bad | FLAG_LABELS
-                if bad != 0:
-                    flags[q] = flags[q] | bad
-                    bad_flag[0] = 1
-                else:
+                if bad != 0 and late_screen:
+                    if _score_problem(sc + off[q], n, c.score_limit, c.overflow_inf, &where) != PROBLEM_NONE:
+                        bad = bad | FLAG_SCORES
+                if bad == 0:
                     if counted:
                         _ideal_from_counts8(s.counts + 2 * c.count_size, n, top, c, idcg + q * n_cut, s.gbuf)
                     elif fuse_ideal:
                         _ideal_one_query(lab + off[q], n, c, s.counts, top, idcg + q * n_cut, s.gbuf, s.docs)
-                    _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
-                                   n, c, dcg_out + q * n_cut, s.docs, s.gbuf)
+                    if _dcg_one_query(sc + off[q], lab + off[q], keys + off[q] if keys != NULL else NULL,
+                                      n, c, dcg_out + q * n_cut, s.docs, s.gbuf, late_screen):
+                        # the selection's screen flagged a score: the exact rule names it
+                        if _score_problem(sc + off[q], n, c.score_limit, c.overflow_inf, &where) != PROBLEM_NONE:
+                            bad = FLAG_SCORES
+                        else:
+                            _dcg_one_query(sc + off[q], lab + off[q], NULL, n, c, dcg_out + q * n_cut, s.docs,
+                                           s.gbuf, False)
+                if bad != 0:
+                    flags[q] = flags[q] | bad
+                    bad_flag[0] = 1
+                else:
                     if ndcg_out != NULL:
                         for j in range(n_cut):
                             ideal = idcg[q * n_cut + j]

@@ -189,19 +189,28 @@ cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_
         r = e
 
 
-cdef void _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
+cdef inline Py_ssize_t _top_size(Py_ssize_t n, const Config* c) noexcept nogil:
+    # how many documents a query's DCG ranks: its size, or the largest cutoff
+    return n if c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+
+
+cdef bint _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
                          Py_ssize_t n, const Config* c, double* out_row, RankedDoc* docs,
-                         double* gbuf) noexcept nogil:
+                         double* gbuf, bint screen) noexcept nogil:
+    # True (and nothing written) when ``screen`` is asked and the selection's own
+    # score screen flags a score (_select_top_ndcg; the caller then finds the problem)
     cdef Py_ssize_t r, m
     if n == 0:
         for r in range(c.n_cut):
             out_row[r] = 0.0
-        return
-    m = n if c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+        return False
+    m = _top_size(n, c)
     # (the query's label lines were prefetched with the previous query: _score_queries)
-    _select_top_ndcg(scores, keys, c.key_desc, c.round_f32, n, m, docs)
+    if _select_top_ndcg(scores, keys, c, n, m, docs, screen):
+        return True
     for r in range(m):
         gbuf[r] = _gain(labels[docs[r].idx], c)
     if c.tie_mode == TIES_AVERAGE:
         _average_ties(scores, labels, n, m, c, docs, gbuf)
     _cumulate(gbuf, m, False, c.disc, c.cutoffs, c.n_cut, out_row)
+    return False

@@ -66,24 +66,44 @@ cdef extern from *:
     #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
     /* min over g < m of max{v[i] : i mod m = g}, from L = 4 NV running maxima
        (i mod L); requires n >= L, m | L. */
-    FASTNDCG_AVX2_INL double fastndcg_thr_avx2_g(const double* v, Py_ssize_t n, Py_ssize_t m, int NV) {
+    FASTNDCG_AVX2_INL double fastndcg_thr_avx2_g(const double* v, Py_ssize_t n, Py_ssize_t m, int NV,
+                                                 uint64_t cadd, uint64_t* screen) {
+        /* also the score screen of _score_screen.pxi (fastndcg_screen_f64) over
+           v[0..n): the top bit of *screen is set when some |v| >= the limit
+           (cadd = 2^63 - the limit's bits) or is NaN */
         __m256d b[8], x;
-        __m256i mask, left;
+        __m256i mask, left, acc = _mm256_setzero_si256();
+        const __m256i absm = _mm256_set1_epi64x(0x7fffffffffffffffLL), cv = _mm256_set1_epi64x((long long)cadd);
+        __m128i h;
         double best[32], g0, g1, t0 = INFINITY, t1 = INFINITY;
         Py_ssize_t base, k, j, L = 4 * NV;
-        for (k = 0; k < NV; k++) b[k] = _mm256_loadu_pd(v + 4 * k);
+    #define FASTNDCG_SCREEN(X) acc = _mm256_or_si256(acc, _mm256_add_epi64(                  \
+            _mm256_and_si256(_mm256_castpd_si256(X), absm), cv))
+        for (k = 0; k < NV; k++) {
+            b[k] = _mm256_loadu_pd(v + 4 * k);
+            FASTNDCG_SCREEN(b[k]);
+        }
         for (base = L; base + L <= n; base += L)
-            for (k = 0; k < NV; k++) b[k] = _mm256_max_pd(_mm256_loadu_pd(v + base + 4 * k), b[k]);
+            for (k = 0; k < NV; k++) {
+                x = _mm256_loadu_pd(v + base + 4 * k);
+                FASTNDCG_SCREEN(x);
+                b[k] = _mm256_max_pd(x, b[k]);
+            }
         if (base < n) {
-            /* the tail: document base + j feeds lane j; masked loads read nothing past n */
+            /* the tail: document base + j feeds lane j; masked loads read nothing
+               past n (and give +0.0, which passes the screen) */
             left = _mm256_set1_epi64x((long long)(n - base));
             for (k = 0; k < NV; k++) {
                 mask = _mm256_cmpgt_epi64(left, _mm256_setr_epi64x(4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3));
                 x = _mm256_maskload_pd(v + base + 4 * k, mask);
+                FASTNDCG_SCREEN(x);
                 x = _mm256_blendv_pd(_mm256_set1_pd(-INFINITY), x, _mm256_castsi256_pd(mask));
                 b[k] = _mm256_max_pd(x, b[k]);
             }
         }
+    #undef FASTNDCG_SCREEN
+        h = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        *screen = (uint64_t)_mm_cvtsi128_si64(h) | (uint64_t)_mm_extract_epi64(h, 1);
         for (k = 0; k < NV; k++) _mm256_storeu_pd(best + 4 * k, b[k]);
         /* group j's maximum over its lanes j, j + m, ...; then the smallest, in two chains */
         for (j = 0; j + 1 < m; j += 2) {
@@ -106,16 +126,17 @@ cdef extern from *:
     }
     #pragma GCC diagnostic pop
 
-    FASTNDCG_AVX2_FN double fastndcg_thr_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L) {
+    FASTNDCG_AVX2_FN double fastndcg_thr_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L,
+                                              uint64_t cadd, uint64_t* screen) {
         switch (L) {
-        case 4: return fastndcg_thr_avx2_g(v, n, m, 1);
-        case 8: return fastndcg_thr_avx2_g(v, n, m, 2);
-        case 12: return fastndcg_thr_avx2_g(v, n, m, 3);
-        case 16: return fastndcg_thr_avx2_g(v, n, m, 4);
-        case 20: return fastndcg_thr_avx2_g(v, n, m, 5);
-        case 24: return fastndcg_thr_avx2_g(v, n, m, 6);
-        case 28: return fastndcg_thr_avx2_g(v, n, m, 7);
-        default: return fastndcg_thr_avx2_g(v, n, m, 8);
+        case 4: return fastndcg_thr_avx2_g(v, n, m, 1, cadd, screen);
+        case 8: return fastndcg_thr_avx2_g(v, n, m, 2, cadd, screen);
+        case 12: return fastndcg_thr_avx2_g(v, n, m, 3, cadd, screen);
+        case 16: return fastndcg_thr_avx2_g(v, n, m, 4, cadd, screen);
+        case 20: return fastndcg_thr_avx2_g(v, n, m, 5, cadd, screen);
+        case 24: return fastndcg_thr_avx2_g(v, n, m, 6, cadd, screen);
+        case 28: return fastndcg_thr_avx2_g(v, n, m, 7, cadd, screen);
+        default: return fastndcg_thr_avx2_g(v, n, m, 8, cadd, screen);
         }
     }
 
@@ -228,16 +249,25 @@ cdef extern from *:
     }
 
     /* The m best of v[0..n), best first, into (ts, ti)[0..m) with AVX2. Requires
-       1 <= m <= 32, L = fastndcg_sel_lanes(m) > 0, n >= L; cs and ci have room for n. */
-    FASTNDCG_AVX2_FN void fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L,
-                                               double* cs, int64_t* ci, double* ts, int64_t* ti) {
-        double t = fastndcg_thr_avx2(v, n, m, L);
-        Py_ssize_t c = fastndcg_filter_avx2(v, NULL, n, t, cs, ci);
+       1 <= m <= 32, L = fastndcg_sel_lanes(m) > 0, n >= L; cs and ci have room for n.
+       With screen, first the score screen of _score_screen.pxi against the limit
+       whose bits are limit_bits: returns 1 (and selects nothing) when it flags a
+       score, else 0. */
+    FASTNDCG_AVX2_FN int fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L,
+                                              double* cs, int64_t* ci, double* ts, int64_t* ti,
+                                              int screen, uint64_t limit_bits) {
+        uint64_t flagged = 0;
+        double t = fastndcg_thr_avx2(v, n, m, L, 0x8000000000000000ULL - limit_bits, &flagged);
+        Py_ssize_t c;
+        if (screen && (flagged >> 63))
+            return 1;
+        c = fastndcg_filter_avx2(v, NULL, n, t, cs, ci);
         if (c >= 2 * m && c >= L) {
-            t = fastndcg_thr_avx2(cs, c, m, L);
+            t = fastndcg_thr_avx2(cs, c, m, L, 0, &flagged);
             c = fastndcg_filter_avx2(cs, ci, c, t, cs, ci);
         }
         fastndcg_sel_run(cs, ci, c, m, ts, ti);
+        return 0;
     }
 
     /* One pass over a query's int32 labels with AVX2: the label screen of
@@ -294,9 +324,12 @@ cdef extern from *:
         return a32 >> 31;
     }
     #else
-    static void fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L,
-                                      double* cs, int64_t* ci, double* ts, int64_t* ti) {
+    static int fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L,
+                                     double* cs, int64_t* ci, double* ts, int64_t* ti,
+                                     int screen, uint64_t limit_bits) {
         (void)v; (void)n; (void)m; (void)L; (void)cs; (void)ci; (void)ts; (void)ti;   /* never called */
+        (void)screen; (void)limit_bits;
+        return 1;
     }
     static uint32_t fastndcg_screen_count_i32_avx2(const int32_t* y, Py_ssize_t n, uint32_t limit,
                                                    uint32_t* orv, int64_t* cnt) {
@@ -309,8 +342,8 @@ cdef extern from *:
     int fastndcg_sel_avx2_available() noexcept nogil
     int fastndcg_sel_get_level() noexcept nogil
     Py_ssize_t fastndcg_sel_lanes(Py_ssize_t m) noexcept nogil
-    void fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L, double* cs,
-                               int64_t* ci, double* ts, int64_t* ti) noexcept nogil
+    int fastndcg_top_f64_avx2(const double* v, Py_ssize_t n, Py_ssize_t m, Py_ssize_t L, double* cs,
+                              int64_t* ci, double* ts, int64_t* ti, int screen, uint64_t limit_bits) noexcept nogil
     uint32_t fastndcg_screen_count_i32_avx2(const int32_t* y, Py_ssize_t n, uint32_t limit, uint32_t* orv,
                                             int64_t* cnt) noexcept nogil
 
@@ -332,26 +365,43 @@ def simd_level(int level=-2):
     return fastndcg_sel_level
 
 
-cdef inline void _select_top_ndcg(const floating* scores, const int64_t* keys, bint key_desc, bint round_f32,
-                                  Py_ssize_t n, Py_ssize_t m, RankedDoc* out) noexcept nogil:
+cdef inline bint _fast_top_applies(bint is_double, const int64_t* keys, const Config* c, Py_ssize_t n,
+                                   Py_ssize_t m) noexcept nogil:
+    # _select_top_ndcg takes the AVX2 path for this query (m = its top-k size)
+    cdef Py_ssize_t lanes
+    if not is_double or keys != NULL or c.round_f32 or m < 3 or m > SELECT_TOP_MAX or n <= 2 * m or n <= 16:
+        return False
+    if fastndcg_sel_get_level() != 1:
+        return False
+    lanes = fastndcg_sel_lanes(m)
+    return lanes > 0 and n >= lanes
+
+
+cdef inline bint _select_top_ndcg(const floating* scores, const int64_t* keys, const Config* c,
+                                  Py_ssize_t n, Py_ssize_t m, RankedDoc* out, bint screen) noexcept nogil:
     """select_top (_rank.pxd), with the AVX2 path for float64 scores ranked as
-    given and ties in input order (out has room for n + 1 entries)."""
+    given and ties in input order (out has room for n + 1 entries). With
+    ``screen`` (AVX2 path only) the scores are screened in the same pass
+    (_score_screen.pxi's rule, the limit c.score_limit): True when a score is
+    flagged, and then nothing is selected."""
     cdef double ts[SELECT_TOP_MAX]
     cdef int64_t ti[SELECT_TOP_MAX]
-    cdef Py_ssize_t r, lanes
+    cdef Py_ssize_t r
+    cdef uint64_t limit_bits
     if floating is double:
-        if (keys == NULL and not round_f32 and 3 <= m <= SELECT_TOP_MAX and n > 2 * m and n > 16
-                and fastndcg_sel_get_level() == 1):
-            lanes = fastndcg_sel_lanes(m)
-            if lanes > 0 and n >= lanes:
-                # out's 24 (n + 1) bytes hold the candidate scores and positions (16 n)
-                fastndcg_top_f64_avx2(scores, n, m, lanes, <double*>out, (<int64_t*>out) + n, ts, ti)
-                for r in range(m):
-                    out[r].score = ts[r]
-                    out[r].idx = ti[r]
-                    out[r].key = ti[r]
-                return
-    select_top(scores, keys, key_desc, round_f32, n, m, out)
+        if _fast_top_applies(True, keys, c, n, m):
+            memcpy(&limit_bits, &c.score_limit, sizeof(double))
+            # out's 24 (n + 1) bytes hold the candidate scores and positions (16 n)
+            if fastndcg_top_f64_avx2(scores, n, m, fastndcg_sel_lanes(m), <double*>out, (<int64_t*>out) + n,
+                                     ts, ti, screen, limit_bits):
+                return True
+            for r in range(m):
+                out[r].score = ts[r]
+                out[r].idx = ti[r]
+                out[r].key = ti[r]
+            return False
+    select_top(scores, keys, c.key_desc, c.round_f32, n, m, out)
+    return False
 
 
 cdef inline bint _fused_labels_ok(const Config* c, bint fuse_ideal, bint check_labels) noexcept nogil:

@@ -496,15 +496,22 @@ def test_avx2_top_k_and_label_count_give_the_same_bits(rng):
             out[level] = res
         for a, b in zip(out[0], out[1]):
             assert a.tobytes() == b.tobytes()
-        # and a bad int32 label is reported the same way on both paths
+        # and a bad int32 label, a NaN or an infinite score (screened by the
+        # selection's own pass on the AVX2 path) are reported the same way
         y = labels["int32"].copy()
         y[int(off[3]) + 40] = -3
-        msgs = []
-        for level in (0, 1):
-            _ndcg.simd_level(level)
-            with pytest.raises(ValueError) as err:
-                fastndcg.ndcg(s, y, off, 10)
-            msgs.append(str(err.value))
-        assert msgs[0] == msgs[1] and "-3" in msgs[0]
+        bad_s = s.copy()
+        bad_s[int(off[3]) + 7] = np.nan
+        inf_s = s.copy()
+        inf_s[int(off[2]) + 20] = -np.inf
+        for args, what in (((s, y), "-3"), ((bad_s, labels["int32"]), "nan"), ((inf_s, labels["int32"]), "inf"),
+                           ((bad_s, y), "nan")):
+            msgs = []
+            for level in (0, 1):
+                _ndcg.simd_level(level)
+                with pytest.raises(ValueError) as err:
+                    fastndcg.ndcg(args[0], args[1], off, 10)
+                msgs.append(str(err.value))
+            assert msgs[0] == msgs[1] and what in msgs[0]
     finally:
         _ndcg.simd_level(-1)
