@@ -23,6 +23,7 @@ cdef extern from *:
     """
     #include <math.h>
     #include <stdint.h>
+    #include <stdlib.h>
     #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
     #include <immintrin.h>
     #define FASTNDCG_SEL_X86 1
@@ -35,6 +36,10 @@ cdef extern from *:
 
     static int fastndcg_sel_avx2_available(void) {
     #ifdef FASTNDCG_SEL_X86
+        /* FASTNDCG_NO_AVX2 (any value but "0") forces the portable path, as for LambdaMART */
+        const char* no = getenv("FASTNDCG_NO_AVX2");
+        if (no != NULL && !(no[0] == '0' && no[1] == 0))
+            return 0;
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") ? 1 : 0;
     #else
@@ -53,11 +58,9 @@ cdef extern from *:
 
     /* Lanes L for m groups: the smallest multiple of 4 that m divides, up to 32;
        0 when there is none (m = 9, 11, 13, ...: those use the portable path). */
+    static const unsigned char fastndcg_sel_lanes_of[33] = {0, 4, 4, 12, 4, 20, 12, 28, 8, 0, 20, 0, 12, 0, 28, 0, 16, 0, 0, 0, 20, 0, 0, 0, 24, 0, 0, 0, 28, 0, 0, 0, 32};
     static inline Py_ssize_t fastndcg_sel_lanes(Py_ssize_t m) {
-        Py_ssize_t L;
-        for (L = 4; L <= 32; L += 4)
-            if (L % m == 0) return L;
-        return 0;
+        return m >= 1 && m <= 32 ? (Py_ssize_t)fastndcg_sel_lanes_of[m] : 0;
     }
 
     #ifdef FASTNDCG_SEL_X86
@@ -353,8 +356,8 @@ DEF SELECT_TOP_MAX = 32
 
 def simd_level(int level=-2):
     """The top-k path of the NDCG kernel: 1 AVX2, 0 portable (select_top). ``level`` 0 or 1
-    sets it (1 only where the CPU has AVX2; for tests), -1 goes back to the CPU's
-    choice; returns the path in use afterwards."""
+    sets it (1 only where the CPU has AVX2 and FASTNDCG_NO_AVX2 is unset; for
+    tests), -1 goes back to the default choice; returns the path in use afterwards."""
     global fastndcg_sel_level
     if level == -1 or (level == 1 and not fastndcg_sel_avx2_available()):
         fastndcg_sel_level = fastndcg_sel_avx2_available()

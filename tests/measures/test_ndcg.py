@@ -515,3 +515,16 @@ def test_avx2_top_k_and_label_count_give_the_same_bits(rng):
             assert msgs[0] == msgs[1] and what in msgs[0]
     finally:
         _ndcg.simd_level(-1)
+
+
+def test_no_avx2_environment_variable_forces_the_portable_top_k(monkeypatch):
+    # FASTNDCG_NO_AVX2=1 forces the portable path, as it does for LambdaMART's kernels.
+    from fastndcg._core import _ndcg
+    try:
+        monkeypatch.setenv("FASTNDCG_NO_AVX2", "1")
+        assert _ndcg.simd_level(-1) == 0 and _ndcg.simd_level(1) == 0
+        monkeypatch.setenv("FASTNDCG_NO_AVX2", "0")
+        assert _ndcg.simd_level(-1) in (0, 1)
+    finally:
+        monkeypatch.delenv("FASTNDCG_NO_AVX2", raising=False)
+        _ndcg.simd_level(-1)
