@@ -145,11 +145,10 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
     cdef int8_t* flags = b.flags
     cdef int* any_bad = b.any_bad
     cdef int n_threads = b.n_threads
-    cdef Py_ssize_t q, j, n, n_cut = c.n_cut, where = 0, top = -1
+    cdef Py_ssize_t q, n, n_cut = c.n_cut, where = 0, top = -1
     cdef Py_ssize_t chunk = _chunk_queries(n_queries, n_threads)
     cdef int8_t bad
     cdef int code
-    cdef double ideal
     cdef Scratch s
     cdef int failed = 0
     cdef int* failed_flag = &failed
@@ -211,24 +210,35 @@ cdef int _score_queries(const floating* sc, const label_t* lab, const Batch* b) 
                     flags[q] = flags[q] | bad
                     bad_flag[0] = 1
                 else:
-                    if ndcg_out != NULL:
-                        for j in range(n_cut):
-                            ideal = idcg[q * n_cut + j]
-                            if n < c.short_limit[j]:
-                                ndcg_out[q * n_cut + j] = 0.0
-                            elif ideal > 0.0:
-                                ndcg_out[q * n_cut + j] = dcg_out[q * n_cut + j] / ideal
-                            else:
-                                ndcg_out[q * n_cut + j] = c.empty_value
-                    bad = 0
-                    if fuse_ideal and not _row_finite(idcg + q * n_cut, n_cut, False):
-                        bad = FLAG_IDEAL_OVERFLOW
-                    if not _row_finite(dcg_out + q * n_cut, n_cut, False):
-                        bad = bad | FLAG_DCG_OVERFLOW
-                    if ndcg_out != NULL and not _row_finite(ndcg_out + q * n_cut, n_cut, True):
-                        bad = bad | FLAG_NDCG_OVERFLOW
+                    bad = _finish_query(n, c, idcg + q * n_cut if idcg != NULL else NULL, dcg_out + q * n_cut,
+                                        ndcg_out + q * n_cut if ndcg_out != NULL else NULL, fuse_ideal)
                     if bad != 0:
                         flags[q] = flags[q] | bad
                         bad_flag[0] = 1
         _scratch_free(&s)
     return failed
+
+
+cdef inline int8_t _finish_query(Py_ssize_t n, const Config* c, const double* idcg_row, const double* dcg_row,
+                                 double* ndcg_row, bint fuse_ideal) noexcept nogil:
+    # A query's NDCG from its DCG and ideal (ndcg_row NULL: DCG only); the
+    # overflow flags of its rows (0: none).
+    cdef Py_ssize_t j
+    cdef double ideal
+    cdef int8_t bad = 0
+    if ndcg_row != NULL:
+        for j in range(c.n_cut):
+            ideal = idcg_row[j]
+            if n < c.short_limit[j]:
+                ndcg_row[j] = 0.0
+            elif ideal > 0.0:
+                ndcg_row[j] = dcg_row[j] / ideal
+            else:
+                ndcg_row[j] = c.empty_value
+    if fuse_ideal and not _row_finite(idcg_row, c.n_cut, False):
+        bad = FLAG_IDEAL_OVERFLOW
+    if not _row_finite(dcg_row, c.n_cut, False):
+        bad = bad | FLAG_DCG_OVERFLOW
+    if ndcg_row != NULL and not _row_finite(ndcg_row, c.n_cut, True):
+        bad = bad | FLAG_NDCG_OVERFLOW
+    return bad
