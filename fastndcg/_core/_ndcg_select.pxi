@@ -178,8 +178,8 @@ cdef extern from *:
     }
 
     /* The m best of the candidates (cs, ci)[0..c) (in input order), best first,
-       into (ts, ti)[0..m). Requires 1 <= m <= c, m <= 32, and cs readable up to
-       4 ceil(min(c, 64) / 4) entries. */
+       into (ts, ti)[0..m) (which have room for 64). Requires 1 <= m <= c, m <= 32,
+       and cs readable up to 4 ceil(min(c, 64) / 4) entries. */
     FASTNDCG_AVX2_INL void fastndcg_sel_run(const double* cs, const int64_t* ci, Py_ssize_t c, Py_ssize_t m,
                                             double* ts, int64_t* ti) {
         Py_ssize_t i, j, k, r, nv;
@@ -187,8 +187,6 @@ cdef extern from *:
         int64_t x;
         uint32_t gt, eq, keep = m >= 32 ? 0xffffffffU : ((uint32_t)1 << m) - 1;
         uint64_t gt64, eq64, keep64;
-        double rs[64];
-        int64_t ri[64];
         __m256d sv, a[16];
         if (c <= 64) {
             /* every candidate's rank at once (no branch to mispredict): those
@@ -206,12 +204,8 @@ cdef extern from *:
                     eq64 |= (uint64_t)_mm256_movemask_pd(_mm256_cmp_pd(a[k], sv, _CMP_EQ_OQ)) << (4 * k);
                 }
                 r = __builtin_popcountll(gt64 & keep64) + __builtin_popcountll(eq64 & (((uint64_t)1 << i) - 1));
-                rs[r] = cs[i];
-                ri[r] = ci[i];
-            }
-            for (r = 0; r < m; r++) {
-                ts[r] = rs[r];
-                ti[r] = ri[r];
+                ts[r] = cs[i];           /* ts and ti have room for 64: every rank lands */
+                ti[r] = ci[i];
             }
             return;
         }
@@ -251,7 +245,7 @@ cdef extern from *:
         }
     }
 
-    /* The m best of v[0..n), best first, into (ts, ti)[0..m) with AVX2. Requires
+    /* The m best of v[0..n), best first, into (ts, ti)[0..m) (room for 64) with AVX2. Requires
        1 <= m <= 32, L = fastndcg_sel_lanes(m) > 0, n >= L; cs and ci have room for n.
        With screen, first the score screen of _score_screen.pxi against the limit
        whose bits are limit_bits: returns 1 (and selects nothing) when it flags a
@@ -387,8 +381,8 @@ cdef inline bint _select_top_ndcg(const floating* scores, const int64_t* keys, c
     ``screen`` (AVX2 path only) the scores are screened in the same pass
     (_score_screen.pxi's rule, the limit c.score_limit): True when a score is
     flagged, and then nothing is selected."""
-    cdef double ts[SELECT_TOP_MAX]
-    cdef int64_t ti[SELECT_TOP_MAX]
+    cdef double ts[2 * SELECT_TOP_MAX]       # the AVX2 path ranks up to 64 candidates in place
+    cdef int64_t ti[2 * SELECT_TOP_MAX]
     cdef Py_ssize_t r
     cdef uint64_t limit_bits
     if floating is double:
