@@ -366,7 +366,7 @@ cdef inline bint _fast_top_applies(bint is_double, const int64_t* keys, const Co
                                    Py_ssize_t m) noexcept nogil:
     # _select_top_ndcg takes the AVX2 path for this query (m = its top-k size)
     cdef Py_ssize_t lanes
-    if not is_double or keys != NULL or c.round_f32 or m < 3 or m > SELECT_TOP_MAX or n <= 2 * m or n <= 16:
+    if not is_double or keys != NULL or c.round_f32 or m < 1 or m > SELECT_TOP_MAX or n <= 2 * m or n <= 16:
         return False
     if fastndcg_sel_get_level() != 1:
         return False
