@@ -1,7 +1,9 @@
 """NDCG throughput on the 10,000-query MSLR-like workload (~1.2M docs).
 
 Baseline, measured in the same run: a vectorised numpy NDCG (stable lexsort by
-(query, -score), gains x discounts, np.add.reduceat per query). Run:
+(query, -score), gains x discounts, np.add.reduceat per query); and in every
+group the memory-pass floor (bench/roofline.py), which summarize.py divides each
+row by ("x floor"). Run:
 
     pytest bench/bench_ndcg.py --benchmark-only --benchmark-json=bench.json
     python bench/summarize.py bench.json
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 
 import fastndcg
+from roofline import compile_floor, floor_pass
 
 CUTOFFS_1_10 = list(range(1, 11))
 
@@ -104,3 +107,18 @@ def test_fastndcg_full_sort(benchmark, mslr10k, ties):
     conv = fastndcg.Convention(ties=ties)
     benchmark.pedantic(fastndcg.ndcg, args=(d.scores, d.labels, d.offsets), kwargs={"convention": conv, "n_threads": 1},
                        rounds=10, iterations=1, warmup_rounds=1)
+
+
+@pytest.mark.parametrize("group", ["ndcg@10", "ndcg@1..10", "ndcg full list"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_floor(benchmark, mslr10k, group, n_threads):
+    # One read of the scores and labels, one value per query (bench/roofline.py).
+    import numba
+
+    d = mslr10k
+    n_threads = min(n_threads, numba.config.NUMBA_NUM_THREADS)
+    compile_floor(d.scores, d.labels)
+    benchmark.group = group
+    _info(benchmark, d, impl="floor", n_threads=n_threads)
+    benchmark.pedantic(floor_pass, args=(d.scores, d.labels, d.offsets, n_threads), rounds=30, iterations=1,
+                       warmup_rounds=2)

@@ -8,7 +8,11 @@ with :data:`TIES5_FRACTION` of the scores rounded to 0.1, so that 5.0% of the
 documents tie with another document of their query. Rows: the numba baseline
 (bench/numba_baseline.py; with and without its label/score checks) and the
 whole ``fastndcg.ndcg`` call (on ``mslr100k_ties5`` also ``fastndcg.mean_ndcg``),
-each at 1 thread and at all cores, in the same run; and ``machine scaling``, a
+each at 1 thread and at all cores, in the same run; the memory-pass floor
+(bench/roofline.py: one read of each query's scores and labels, one value
+written per query) at the same thread counts, each kernel's time divided by it
+being its "ratio to the floor"; on ``mslr100k_ties5`` also ``fastndcg.ndcg`` at
+k = 1, 3, 5, 20 and 100 (:data:`OTHER_KS`); and ``machine scaling``, a
 compute-bound numba ``prange`` loop that touches no memory, at the same thread
 counts: the 2-thread speed-up the machine itself gives at that moment (an
 upper bound for any kernel). numba compiles (or loads its cache) before any
@@ -22,7 +26,11 @@ pytest-benchmark times one row after the other, so on a shared machine a row
 can land in a busy spell that its neighbour missed. ``python bench/bench_numba.py``
 instead interleaves the calls (numba and fastndcg at 1 and at all threads, and the
 machine loop, one call each per round) on ``mslr100k_ties5`` and prints the
-min / median over the rounds of each time and of each round's ratios.
+min / median over the rounds of each time and of each round's ratios: each
+row's time over the floor's at its thread count, numba's over fastndcg's, and
+the 1 -> all-thread scaling of each row:
+
+    python bench/bench_numba.py [rounds]
 """
 import numba
 import numpy as np
@@ -31,10 +39,13 @@ import pytest
 import fastndcg
 from fastndcg.io import mslr_like
 from numba_baseline import numba_ndcg
+from roofline import bytes_per_doc, compile_floor, floor_pass
 
 from conftest import tie_query_fraction
 
 K = 10
+#: The other cutoffs reported against the floor on ``mslr100k_ties5``.
+OTHER_KS = (1, 3, 5, 20, 100)
 ALL = numba.config.NUMBA_NUM_THREADS
 THREADS = sorted({1, ALL})
 
@@ -71,6 +82,7 @@ def _compile_numba(d):
     for n in THREADS:
         for check in (True, False):
             numba_ndcg(d.scores[:1000], d.labels[:1000], np.array([0, 1000]), K, n, check=check)
+    compile_floor(d.scores, d.labels)
     machine_loop(1000, 1)
 
 
@@ -146,6 +158,39 @@ def test_fastndcg_mean_ndcg10(benchmark, data, n_threads):
 
 
 @pytest.mark.parametrize("n_threads", THREADS)
+def test_floor(benchmark, data, n_threads):
+    # The memory-pass floor (bench/roofline.py) in each dataset's group: summarize.py
+    # prints every row's time over it ("x floor").
+    name, d = data
+    _info(benchmark, name, d, "floor", n_threads)
+    benchmark.extra_info["bytes_per_doc"] = bytes_per_doc(d.scores, d.labels)
+    benchmark.pedantic(floor_pass, args=(d.scores, d.labels, d.offsets, n_threads), rounds=10,
+                       iterations=1, warmup_rounds=1)
+
+
+@pytest.mark.parametrize("n_threads", THREADS)
+@pytest.mark.parametrize("k", OTHER_KS)
+def test_fastndcg_ndcg_other_k(benchmark, mslr100k_ties5, k, n_threads):
+    # k = 1, 3, 5, 20, 100 against the same floor (their own group, with floor rows).
+    d = mslr100k_ties5
+    _compile_numba(d)
+    _info(benchmark, "mslr100k_ties5", d, f"fastndcg.ndcg@{k}", n_threads)
+    benchmark.group = "ndcg@k mslr100k_ties5"
+    benchmark.pedantic(fastndcg.ndcg, args=(d.scores, d.labels, d.offsets, k),
+                       kwargs={"n_threads": n_threads}, rounds=10, iterations=1, warmup_rounds=1)
+
+
+@pytest.mark.parametrize("n_threads", THREADS)
+def test_floor_other_k(benchmark, mslr100k_ties5, n_threads):
+    d = mslr100k_ties5
+    compile_floor(d.scores, d.labels)
+    _info(benchmark, "mslr100k_ties5", d, "floor", n_threads)
+    benchmark.group = "ndcg@k mslr100k_ties5"
+    benchmark.pedantic(floor_pass, args=(d.scores, d.labels, d.offsets, n_threads), rounds=10,
+                       iterations=1, warmup_rounds=1)
+
+
+@pytest.mark.parametrize("n_threads", THREADS)
 def test_machine_scaling(benchmark, n_threads):
     machine_loop(1000, n_threads)
     benchmark.group = "machine scaling"
@@ -182,13 +227,18 @@ def interleaved(rounds: int = 15) -> None:
     d = mslr100k_ties5_data()
     _compile_numba(d)
     print(f"mslr100k_ties5: {d.n_queries} queries, {d.n_docs} documents, "
-          f"{tie_document_fraction(d):.3f} of documents tied; NDCG@{K}; {rounds} rounds")
+          f"{tie_document_fraction(d):.3f} of documents tied; {rounds} rounds; fastndcg from "
+          f"{fastndcg.__file__}")
     calls = {}
     for n in THREADS:
+        calls[f"floor {n}T"] = lambda n=n: floor_pass(d.scores, d.labels, d.offsets, n)
         calls[f"numba {n}T"] = lambda n=n: numba_ndcg(d.scores, d.labels, d.offsets, K, n)
         calls[f"ndcg {n}T"] = lambda n=n: fastndcg.ndcg(d.scores, d.labels, d.offsets, K, n_threads=n)
         calls[f"mean_ndcg {n}T"] = lambda n=n: fastndcg.mean_ndcg(d.scores, d.labels, d.offsets, K,
                                                                   n_threads=n)
+        for k in OTHER_KS:
+            calls[f"ndcg@{k} {n}T"] = lambda n=n, k=k: fastndcg.ndcg(d.scores, d.labels, d.offsets, k,
+                                                                     n_threads=n)
         calls[f"machine {n}T"] = lambda n=n: machine_loop(MACHINE_STEPS, n)
     times = {name: [] for name in calls}
     for _ in range(rounds):
@@ -197,8 +247,12 @@ def interleaved(rounds: int = 15) -> None:
             call()
             times[name].append(time.perf_counter() - start)
     t = {name: np.array(v) for name, v in times.items()}
+    nbytes = d.n_docs * bytes_per_doc(d.scores, d.labels)
     for name, v in t.items():
-        print(f"  {name:<16} min {v.min() * 1e3:7.1f} ms  median {np.median(v) * 1e3:7.1f} ms")
+        line = f"  {name:<16} min {v.min() * 1e3:7.1f} ms  median {np.median(v) * 1e3:7.1f} ms"
+        if not name.startswith("machine"):
+            line += f"  {nbytes / v.min() / 1e9:5.1f} GB/s of scores+labels"
+        print(line)
 
     def show(label, ratios):
         print(f"  {label:<36} min {ratios.min():5.2f}  median {np.median(ratios):5.2f}  "
@@ -206,17 +260,21 @@ def interleaved(rounds: int = 15) -> None:
 
     ratios_of_mins = {}
     rows = []
+
+    def ratio(label, num, den):
+        ratios_of_mins[label] = t[num].min() / t[den].min()
+        rows.append((label, t[num] / t[den]))
+
+    for n in THREADS:
+        for impl in ["ndcg", "mean_ndcg"] + [f"ndcg@{k}" for k in OTHER_KS] + ["numba"]:
+            ratio(f"{impl} / floor, {n}T", f"{impl} {n}T", f"floor {n}T")
     for n in THREADS:
         for impl in ("ndcg", "mean_ndcg"):
-            label = f"numba / {impl}, {n}T"
-            ratios_of_mins[label] = t[f"numba {n}T"].min() / t[f"{impl} {n}T"].min()
-            rows.append((label, t[f"numba {n}T"] / t[f"{impl} {n}T"]))
+            ratio(f"numba / {impl}, {n}T", f"numba {n}T", f"{impl} {n}T")
     if ALL > 1:
-        for impl in ("ndcg", "mean_ndcg", "numba", "machine"):
-            label = f"{impl} 1T / {ALL}T (scaling)"
-            ratios_of_mins[label] = t[f"{impl} 1T"].min() / t[f"{impl} {ALL}T"].min()
-            rows.append((label, t[f"{impl} 1T"] / t[f"{impl} {ALL}T"]))
-    print("ratios per round:")
+        for impl in ["ndcg", "mean_ndcg"] + [f"ndcg@{k}" for k in OTHER_KS] + ["numba", "floor", "machine"]:
+            ratio(f"{impl} 1T / {ALL}T (scaling)", f"{impl} 1T", f"{impl} {ALL}T")
+    print("ratios per round (time over the floor's; numba's time over fastndcg's; scaling):")
     for label, ratios in rows:
         show(label, ratios)
 

@@ -89,6 +89,22 @@ class _PreparedKernel(_OneShotKernel):
 
 
 @pytest.mark.parametrize("n_threads", THREADS)
+def test_floor(benchmark, data, n_threads):
+    # The memory-pass floor (bench/roofline.py) in each "call vs kernel" group:
+    # summarize.py prints every row's time over it ("x floor").
+    import numba
+
+    from roofline import compile_floor, floor_pass
+
+    name, d = data
+    n_threads = min(n_threads, numba.config.NUMBA_NUM_THREADS)
+    compile_floor(d.scores, d.labels)
+    _info(benchmark, f"call vs kernel {name}", "floor", n_threads, d)
+    benchmark.pedantic(floor_pass, args=(d.scores, d.labels, d.offsets, n_threads), rounds=15, iterations=1,
+                       warmup_rounds=2)
+
+
+@pytest.mark.parametrize("n_threads", THREADS)
 def test_ndcg_call(benchmark, data, n_threads):
     name, d = data
     _info(benchmark, f"call vs kernel {name}", "ndcg", n_threads, d, vs="kernel (one-shot)")

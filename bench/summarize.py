@@ -18,6 +18,8 @@ def main(path):
         # Baseline of the group: the numpy row, else the numba one at the same thread count.
         base = next((r for r in rows if r["extra_info"].get("impl") == "numpy"), None)
         numba_rows = {r["extra_info"].get("n_threads"): r for r in rows if r["extra_info"].get("impl") == "numba"}
+        floor_rows = {r["extra_info"].get("n_threads"): r for r in rows
+                      if r["extra_info"].get("impl") == "floor"}
         one_thread = {r["extra_info"].get("impl"): r["stats"]["min"] for r in rows if r["extra_info"].get("n_threads") == 1}
         for r in rows:
             info, t = r["extra_info"], r["stats"]["min"]
@@ -29,6 +31,10 @@ def main(path):
             nb = numba_rows.get(info.get("n_threads"))
             if base is None and nb is not None and r is not nb:
                 line += f"  {nb['stats']['min'] / t:7.2f}x numba"
+            fl = floor_rows.get(info.get("n_threads"))
+            if fl is not None and r is not fl:
+                # time over the memory-pass floor's at the same thread count (bench/roofline.py)
+                line += f"  {t / fl['stats']['min']:5.2f}x floor"
             t1 = one_thread.get(info.get("impl"))
             if isinstance(info.get("n_threads"), int) and info.get("n_threads", 1) > 1 and t1:
                 line += f"  {t1 / t:5.2f}x 1 thread"

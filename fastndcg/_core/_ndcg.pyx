@@ -103,6 +103,7 @@ def discount_table(int kind, Py_ssize_t n):
 # Included here, one file per job (textual includes: one module, the same code).
 include "_score_screen.pxi"
 include "_ndcg_checks.pxi"
+include "_ndcg_select.pxi"
 include "_ndcg_query.pxi"
 include "_ndcg_batches.pxi"
 

@@ -120,6 +120,41 @@ cdef void _ideal_one_query(const label_t* labels, Py_ssize_t n, const Convention
     _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
 
 
+cdef void _ideal_from_counts8(const int64_t* cnt8, Py_ssize_t n, Py_ssize_t top, const ConventionPlan* c,
+                              double* out_row, double* gbuf) noexcept nogil:
+    # The counting ideal of _ideal_one_query from the counts of labels 0..top
+    # (top < 8 and < count_size; n > 0): the same gains in the same order. For
+    # a short ideal, rank p's label without a branch: top minus the number of
+    # levels (from the top) whose running count is <= p.
+    cdef Py_ssize_t p = 0, lv = top, depth, k, i
+    cdef int64_t cnt, run = 0
+    cdef int64_t cum[8]
+    cdef double g
+    depth = n if c.ideal_whole or c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+    if depth <= 32:
+        for k in range(8):
+            if k <= top:
+                run += cnt8[top - k]
+                cum[k] = run
+            else:
+                cum[k] = 9223372036854775807
+        for p in range(depth):
+            i = 0
+            for k in range(8):
+                i += cum[k] <= p
+            gbuf[p] = c.table[top - i]
+    else:
+        while lv >= 0:
+            cnt = cnt8[lv]
+            g = c.table[lv]
+            while cnt > 0 and p < depth:
+                gbuf[p] = g
+                p += 1
+                cnt -= 1
+            lv -= 1
+    _cumulate(gbuf, depth, c.ideal_whole, c.ideal_disc, c.cutoffs, c.n_cut, out_row)
+
+
 cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_t n, Py_ssize_t m,
                         const ConventionPlan* c, RankedDoc* docs, double* gbuf) noexcept nogil:
     # Rewrites gbuf[0..m) for ties="average": each tied group's mean gain at every
@@ -154,23 +189,28 @@ cdef void _average_ties(const floating* scores, const label_t* labels, Py_ssize_
         r = e
 
 
-cdef void _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
+cdef inline Py_ssize_t _top_size(Py_ssize_t n, const ConventionPlan* c) noexcept nogil:
+    # how many documents a query's DCG ranks: its size, or the largest cutoff
+    return n if c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
+
+
+cdef bint _dcg_one_query(const floating* scores, const label_t* labels, const int64_t* keys,
                          Py_ssize_t n, const ConventionPlan* c, double* out_row, RankedDoc* docs,
-                         double* gbuf) noexcept nogil:
+                         double* gbuf, bint screen) noexcept nogil:
+    # True (and nothing written) when ``screen`` is asked and the selection's own
+    # score screen flags a score (_select_top_ndcg; the caller then finds the problem)
     cdef Py_ssize_t r, m
     if n == 0:
         for r in range(c.n_cut):
             out_row[r] = 0.0
-        return
-    m = n if c.cutoffs[c.n_cut - 1] > n else c.cutoffs[c.n_cut - 1]
-    # The labels of the top m are gathered at scattered rows after the
-    # selection; ask for the query's label lines now, so that their cache
-    # misses overlap the selection instead of following it.
-    for r in range(0, n * sizeof(label_t), 64):
-        __builtin_prefetch((<const char*>labels) + r, 0, 3)
-    select_top(scores, keys, c.key_desc, c.round_f32, n, m, docs)
+        return False
+    m = _top_size(n, c)
+    # (the query's label lines were prefetched with the previous query: _score_queries)
+    if _select_top_ndcg(scores, keys, c, n, m, docs, screen):
+        return True
     for r in range(m):
         gbuf[r] = plan_gain(labels[docs[r].idx], c)
     if c.tie_mode == TIES_AVERAGE:
         _average_ties(scores, labels, n, m, c, docs, gbuf)
     _cumulate(gbuf, m, False, c.disc, c.cutoffs, c.n_cut, out_row)
+    return False

@@ -249,9 +249,11 @@ class NDCGScorer:
         return self._shape(self._idcg)
 
     # -- scoring -----------------------------------------------------------------------
-    def _shape(self, unique_cols: np.ndarray) -> np.ndarray:
+    def _shape(self, unique_cols: np.ndarray, fresh: bool = False) -> np.ndarray:
+        # fresh: unique_cols was made for this call and nobody else holds it, so a
+        # single column is returned as a view of it (no copy of n_queries floats)
         if self._single and unique_cols.shape[1] == 1:
-            return unique_cols[:, 0].copy()
+            return unique_cols.reshape(-1) if fresh else unique_cols[:, 0].copy()
         out = unique_cols[:, self._column]
         return out[:, 0].copy() if self._single else out
 
@@ -298,13 +300,13 @@ class NDCGScorer:
              n_threads: Optional[int] = None) -> np.ndarray:
         """Per-query NDCG, shape (n_queries,) or (n_queries, n_cutoffs), float64."""
         sc, key = self._check_scores(scores, tie_key)
-        return self._shape(self._run(sc, key, n_threads)[1])
+        return self._shape(self._run(sc, key, n_threads)[1], fresh=True)
 
     def dcg(self, scores: ArrayLike, *, tie_key: Optional[ArrayLike] = None,
             n_threads: Optional[int] = None) -> np.ndarray:
         """Per-query DCG, same shape as :meth:`ndcg`."""
         sc, key = self._check_scores(scores, tie_key)
-        return self._shape(self._run(sc, key, n_threads, with_ndcg=False)[0])
+        return self._shape(self._run(sc, key, n_threads, with_ndcg=False)[0], fresh=True)
 
     def mean(self, scores: ArrayLike, *, tie_key: Optional[ArrayLike] = None,
              n_threads: Optional[int] = None) -> Union[float, np.ndarray]:
@@ -331,7 +333,7 @@ class NDCGScorer:
         """(per-query NDCG as :meth:`ndcg`, the aggregate as :meth:`mean`) from one kernel pass."""
         sc, key = self._check_scores(scores, tie_key)
         dcg, nd = self._run(sc, key, n_threads)
-        return self._shape(nd), self._aggregate(dcg, nd, n_threads)
+        return self._shape(nd, fresh=True), self._aggregate(dcg, nd, n_threads)
 
     def summands(self, scores: ArrayLike, *, tie_key: Optional[ArrayLike] = None,
                  n_threads: Optional[int] = None) -> "tuple[np.ndarray, np.ndarray, np.ndarray]":

@@ -98,7 +98,7 @@ def ndcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = 
     k, convention = _measured(measurement, k, convention)
     scorer, sc, key = one_shot(scores, labels, offsets, k, convention, tie_key, None, ideal_dcg,
                                ideal_labels, ideal_offsets, n_threads)
-    return scorer._shape(scorer._run(sc, key, n_threads)[1])
+    return scorer._shape(scorer._run(sc, key, n_threads)[1], fresh=True)
 
 
 def dcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
@@ -109,7 +109,7 @@ def dcg(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = N
     ``convention``)."""
     k, convention = _measured(measurement, k, convention, "dcg")
     scorer, sc, key = one_shot(scores, labels, offsets, k, convention, tie_key)
-    return scorer._shape(scorer._run(sc, key, n_threads, with_ndcg=False)[0])
+    return scorer._shape(scorer._run(sc, key, n_threads, with_ndcg=False)[0], fresh=True)
 
 
 def ideal_dcg(labels: ArrayLike, offsets: ArrayLike, k: Cutoffs = None, *,
@@ -154,4 +154,4 @@ def ndcg_and_mean(scores: ArrayLike, labels: ArrayLike, offsets: ArrayLike, k: C
     scorer, sc, key = one_shot(scores, labels, offsets, k, convention, tie_key, weights, ideal_dcg,
                                ideal_labels, ideal_offsets, n_threads)
     dcg_u, ndcg_u = scorer._run(sc, key, n_threads)
-    return scorer._shape(ndcg_u), scorer._aggregate(dcg_u, ndcg_u, n_threads)
+    return scorer._shape(ndcg_u, fresh=True), scorer._aggregate(dcg_u, ndcg_u, n_threads)

@@ -440,3 +440,91 @@ def test_jk_discount_with_base_2_is_letor_bit_for_bit(rng):
         Convention(discount="jk", discount_base=1.0)
     with pytest.raises(ValueError, match="discount_base=10.0 applies to discount='jk' only"):
         Convention(discount="log2", discount_base=10)
+
+
+# ----------------------------------------------------------------------------- the AVX2 path
+
+
+def _simd_batch(rng, n_queries=24):
+    sizes = rng.integers(0, 260, n_queries)
+    sizes[:4] = (0, 17, 21, 65)                  # empty, at the thresholds, past one 64-bit mask
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(off[-1])
+    kinds = rng.integers(0, 5, n_queries)
+    parts = []
+    for q in range(n_queries):
+        m = int(sizes[q])
+        if kinds[q] == 0:
+            parts.append(rng.normal(size=m))
+        elif kinds[q] == 1:
+            parts.append(np.round(rng.normal(size=m), 1))            # many ties
+        elif kinds[q] == 2:
+            parts.append(rng.integers(0, 2, m) * 1.0)                # two levels
+        elif kinds[q] == 3:
+            parts.append(np.where(rng.random(m) < 0.5, 0.0, -0.0))   # signed zeros tie
+        else:
+            parts.append(-np.arange(m, dtype=np.float64))            # already ranked
+    return np.concatenate(parts), off
+
+
+def test_avx2_top_k_and_label_count_give_the_same_bits(rng):
+    # The NDCG kernel's AVX2 path (top-k selection of float64 scores, one-pass
+    # label screen and count of int32 labels) against the portable path, forced
+    # with simd_level(0): same bits at every k, thread count and label range.
+    from fastndcg._core import _ndcg
+    if _ndcg.simd_level(1) != 1:
+        _ndcg.simd_level(-1)
+        pytest.skip("this CPU has no AVX2: only the portable path can run")
+    s, off = _simd_batch(rng)
+    n = s.shape[0]
+    labels = {"int32": rng.integers(0, 5, n).astype(np.int32),
+              "int32 >= 8": rng.integers(0, 12, n).astype(np.int32),
+              "int64": rng.integers(0, 5, n)}
+    convs = [Convention(), Convention(gain="linear"),
+             Convention(gain=(0.0, 1.0, 3.0, 7.0, 15.0), unknown_label="zero")]
+    ks = [1, 2, 3, 5, 9, 10, 12, 20, 32, 33, [1, 3, 5, 10, 20], None]
+    try:
+        out = {}
+        for level in (0, 1):
+            assert _ndcg.simd_level(level) == level
+            res = []
+            for y in labels.values():
+                for conv in convs:
+                    for k in ks:
+                        res.append(fastndcg.ndcg(s, y, off, k, convention=conv, n_threads=1 + level))
+                        res.append(np.asarray(fastndcg.mean_ndcg(s, y, off, k, convention=conv)))
+            out[level] = res
+        for a, b in zip(out[0], out[1]):
+            assert a.tobytes() == b.tobytes()
+        # and a bad int32 label, a NaN or an infinite score (screened by the
+        # selection's own pass on the AVX2 path) are reported the same way
+        y = labels["int32"].copy()
+        y[int(off[3]) + 40] = -3
+        bad_s = s.copy()
+        bad_s[int(off[3]) + 7] = np.nan
+        inf_s = s.copy()
+        inf_s[int(off[2]) + 20] = -np.inf
+        for args, what in (((s, y), "-3"), ((bad_s, labels["int32"]), "nan"), ((inf_s, labels["int32"]), "inf"),
+                           ((bad_s, y), "nan")):
+            msgs = []
+            for level in (0, 1):
+                _ndcg.simd_level(level)
+                with pytest.raises(ValueError) as err:
+                    fastndcg.ndcg(args[0], args[1], off, 10)
+                msgs.append(str(err.value))
+            assert msgs[0] == msgs[1] and what in msgs[0]
+    finally:
+        _ndcg.simd_level(-1)
+
+
+def test_no_avx2_environment_variable_forces_the_portable_top_k(monkeypatch):
+    # FASTNDCG_NO_AVX2=1 forces the portable path, as it does for LambdaMART's kernels.
+    from fastndcg._core import _ndcg
+    try:
+        monkeypatch.setenv("FASTNDCG_NO_AVX2", "1")
+        assert _ndcg.simd_level(-1) == 0 and _ndcg.simd_level(1) == 0
+        monkeypatch.setenv("FASTNDCG_NO_AVX2", "0")
+        assert _ndcg.simd_level(-1) in (0, 1)
+    finally:
+        monkeypatch.delenv("FASTNDCG_NO_AVX2", raising=False)
+        _ndcg.simd_level(-1)
