@@ -75,6 +75,16 @@ cdef extern from *:
         return 0;
     #endif
     }
+    /* v if k, else +0.0: a select done on the bits, so that the compiler neither
+       branches nor moves the computation of v into a branch (a loop with a select
+       of a computed double is not vectorised) */
+    static inline double fastndcg_keep(double v, int k) {
+        uint64_t b;
+        memcpy(&b, &v, 8);
+        b &= -(uint64_t)(k != 0);
+        memcpy(&v, &b, 8);
+        return v;
+    }
     #if defined(__AVX2__)
     #define FASTNDCG_BUILT_AVX2 1
     #else
@@ -82,6 +92,7 @@ cdef extern from *:
     #endif
     """
     void prefetch "FASTNDCG_PREFETCH"(const void* p) noexcept nogil
+    double _keep "fastndcg_keep"(double v, int k) noexcept nogil
     int _cpu_has_avx2 "fastndcg_cpu_has_avx2"() noexcept nogil
     int BUILT_AVX2 "FASTNDCG_BUILT_AVX2"
     ctypedef double* dptr_r "fastndcg_dptr_r"
