@@ -187,6 +187,7 @@ cdef struct Scratch:
     double* tc
     float* tf
     int32_t* ti
+    double* tp                # LightGBM mode: the sigmoid-table value of each rank of a row
     Py_ssize_t stride
     Py_ssize_t n_levels       # 0: too many distinct labels, partners found row by row
     double levels[MAX_LEVELS]

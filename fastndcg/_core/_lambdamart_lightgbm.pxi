@@ -17,6 +17,8 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
     #   bin: ds <= lo -> 0, ds >= hi -> bins - 1, else floor((ds - lo) * factor)
     #        (clamped to bins - 1, where C++ would read past the end).
     # sg = +-1 multiplies exactly, so the products are LightGBM's up to sign.
+    # A rank with rank i's label is no pair: its dZ is made +0 (_keep: the loop
+    # stays vectorised), so that its terms are +-0 (see _pairs_lightgbm).
     # (Two copies of the loop: a test inside it would stop the vectorisation.)
     cdef Py_ssize_t j
     cdef double sg, ds, dz, x
@@ -26,6 +28,7 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
             sg = 1.0 if yi > rl[j] else -1.0
             ds = sg * (si - rs[j])
             dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+            dz = _keep(dz, yi != rl[j])
             dz = dz / (eps + fabs(ds))
             x = (ds - lo) * factor
             x = x if x > 0.0 else 0.0
@@ -39,6 +42,7 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
             sg = 1.0 if yi > rl[j] else -1.0
             ds = sg * (si - rs[j])
             dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+            dz = _keep(dz, yi != rl[j])
             x = (ds - lo) * factor
             x = x if x > 0.0 else 0.0
             x = x if x < last else last
@@ -48,14 +52,33 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
             out_m2[j] = -2.0 * sg
 
 
+cdef void _lgb_terms(Py_ssize_t start, Py_ssize_t n, cdptr_r pl, cdptr_r c1, cdptr_r c2, dptr_r m2_tq,
+                     fptr_r g, fptr_r h, fptr_r out_q32, fptr_r out_h32) noexcept nogil:
+    # For every rank j in [start, n) the pair's terms from its sigmoid value p:
+    # p_lambda = p * c1, its float32, the float32 p_hessian, and S's term
+    # m2 * p_lambda (in place of m2); rank j's own sums take them here.
+    cdef Py_ssize_t j
+    cdef double p, q
+    cdef float q32, h32
+    for j in range(start, n):
+        p = pl[j]
+        q = p * c1[j]
+        q32 = <float>q
+        h32 = <float>((p * (1.0 - p)) * c2[j])
+        out_q32[j] = q32
+        out_h32[j] = h32
+        m2_tq[j] = m2_tq[j] * q
+        g[j] = g[j] - q32
+        h[j] = h[j] + h32
+
+
 cdef inline void _lgb_stage(Py_ssize_t i, Py_ssize_t n, double inv, bint distance,
                             const LMParams* p, Scratch* s) noexcept nogil:
-    # Pass A of row i into slot i % SLOTS, and its partners.
-    cdef Py_ssize_t k = i % SLOTS, off = k * s.stride
+    # Pass A of row i into slot i % SLOTS.
+    cdef Py_ssize_t off = (i % SLOTS) * s.stride
     _lgb_pass_a(i + 1, n, s.rl[i], s.rs[i], s.rg[i], p.disc[i], inv, distance, -p.sigma,
                 p.sigma * p.sigma, s.rs, s.rl, s.rg, p.disc, p.sig_lo, p.sig_factor,
                 <double>(p.sig_bins - 1), s.ta + off, s.tb + off, s.tc + off, s.ti + off)
-    s.slot_list[k] = _partners_of(i, s.rl, n, s, &s.slot_count[k], s.lists + off)
 
 
 cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
@@ -63,64 +86,58 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
     #   ds = s_h - s_l; dZ = (G_h - G_l) * |D_h - D_l| * inv [/ (0.01f + |ds|)]
     #   p = sigmoid_table(ds); ph = p * (1 - p); p *= (-sigma) * dZ; ph *= (sigma * sigma) * dZ
     #   lam[l] -= f32(p); hes[l] += f32(ph); lam[h] += f32(p); hes[h] += f32(ph); S -= 2 p
-    # Row i + 1's pass A, and prefetches of the sigmoid-table entries it will
-    # read (the 8 MiB table is mostly cache misses), run before row i's sums,
-    # so that the reads overlap the sums.
-    cdef Py_ssize_t i, j, r, t, k, count, count_next, m = _pair_rows(n, p.trunc)
-    cdef const int32_t* partners
-    cdef const int32_t* partners_next
+    # Row i visits every rank j > i: one with its label has dZ = +0 (pass A), so
+    # its terms are +-0, and a sum that starts at +0 and adds or subtracts
+    # numbers is never -0 (x + y is -0 only if both are -0, x - y only if x is -0
+    # and y is +0), the one value that x +- 0 would change: the sums are
+    # LightGBM's, term for term and in order, without a branch or a partner list.
+    # Per row: the table reads of row i (prefetched one row earlier, the 8 MiB
+    # table is mostly cache misses) with the prefetches of row i + 1, whose
+    # pass A runs first; then the terms (vectorised, rank j's sums too); then
+    # rank i's own sums and S, in pair order.
+    cdef Py_ssize_t i, j, r, k, off, m = _pair_rows(n, p.trunc)
     cdef float* g = s.fg
     cdef float* h = s.fh
     cdef const double* table = p.sig_table
     cdef bint distance = p.score_norm and s.rs[0] != s.rs[n - 1]
-    cdef double pl, q, total = 0.0, nf
-    cdef float q32, h32, acc_g, acc_h
-    cdef const double* tc1
-    cdef const double* tc2
-    cdef const double* tm2
+    cdef double total = 0.0, nf
+    cdef float acc_g, acc_h
+    cdef double* tp = s.tp
+    cdef float* tq32 = s.tf
+    cdef float* th32 = s.tf + s.stride
     cdef const int32_t* tbin
     cdef const int32_t* nbin
+    cdef double* tq
     for r in range(n):
         g[r] = 0.0
         h[r] = 0.0
     if m == 0:
         return
-    _partners_init(s.rl, n, s)
     _lgb_stage(0, n, inv, distance, p, s)
-    for t in range(s.slot_count[0]):
-        prefetch(table + s.ti[s.slot_list[0][t]])
+    for j in range(1, n):
+        prefetch(table + s.ti[j])
     for i in range(m):
         k = i % SLOTS
-        partners = s.slot_list[k]
-        count = s.slot_count[k]
-        tc1 = s.ta + k * s.stride
-        tc2 = s.tb + k * s.stride
-        tm2 = s.tc + k * s.stride
-        tbin = s.ti + k * s.stride
-        count_next = 0
-        partners_next = partners
-        nbin = tbin
+        off = k * s.stride
+        tbin = s.ti + off
         if i + 1 < m:
             _lgb_stage(i + 1, n, inv, distance, p, s)
-            r = (i + 1) % SLOTS
-            partners_next = s.slot_list[r]
-            count_next = s.slot_count[r]
-            nbin = s.ti + r * s.stride
+            nbin = s.ti + ((i + 1) % SLOTS) * s.stride
+            for j in range(i + 2, n):
+                prefetch(table + nbin[j])
+                tp[j] = table[tbin[j]]
+        else:
+            for j in range(i + 2, n):
+                tp[j] = table[tbin[j]]
+        tp[i + 1] = table[tbin[i + 1]]
+        tq = s.tc + off
+        _lgb_terms(i + 1, n, tp, s.ta + off, s.tb + off, tq, g, h, tq32, th32)
         acc_g = g[i]
         acc_h = h[i]
-        for t in range(count_next):
-            prefetch(table + nbin[partners_next[t]])
-        for t in range(count):
-            j = partners[t]
-            pl = table[tbin[j]]
-            q = pl * tc1[j]
-            q32 = <float>q
-            h32 = <float>((pl * (1.0 - pl)) * tc2[j])
-            acc_g = acc_g + q32
-            g[j] = g[j] - q32
-            acc_h = acc_h + h32
-            h[j] = h[j] + h32
-            total = total + tm2[j] * q
+        for j in range(i + 1, n):
+            acc_g = acc_g + tq32[j]
+            acc_h = acc_h + th32[j]
+            total = total + tq[j]
         g[i] = acc_g
         h[i] = acc_h
     if p.list_norm and total > 0.0:
