@@ -162,7 +162,7 @@ cdef struct QueryIO:
 
 cdef enum:
     BUCKET_MIN = 16           # larger queries are ranked by bucket sort
-    SLOTS = 2                 # LightGBM mode: rows in flight (row i + 1's pass A, row i's sums)
+    SLOTS = 3                 # LightGBM mode: rows in flight (rows i + 1 and i + 2's pass A, row i's sums)
     MAX_LEVELS = 8            # partner lists are kept for up to this many distinct labels
 
 
@@ -180,8 +180,6 @@ cdef struct Scratch:
     float* fh
     int32_t* lists            # MAX_LEVELS lists of stride `stride` (see _partners_init)
     int32_t* level            # by rank: index of the rank's label among `levels`
-    const int32_t* slot_list[SLOTS]   # partners of the rows in flight
-    Py_ssize_t slot_count[SLOTS]
     double* ta                # per-pair temporaries (SLOTS rows of `stride`)
     double* tb
     double* tc

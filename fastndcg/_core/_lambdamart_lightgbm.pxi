@@ -91,11 +91,12 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
     # numbers is never -0 (x + y is -0 only if both are -0, x - y only if x is -0
     # and y is +0), the one value that x +- 0 would change: the sums are
     # LightGBM's, term for term and in order, without a branch or a partner list.
-    # Per row: the table reads of row i (prefetched one row earlier, the 8 MiB
-    # table is mostly cache misses) with the prefetches of row i + 1, whose
-    # pass A runs first; then the terms (vectorised, rank j's sums too); then
-    # rank i's own sums and S, in pair order.
-    cdef Py_ssize_t i, j, r, k, off, m = _pair_rows(n, p.trunc)
+    # Three rows in flight: while rank i's own sums run (three chains of dependent
+    # additions, in pair order), the same loop reads row i + 1's table entries
+    # (the 8 MiB table is mostly cache misses) and prefetches row i + 2's, whose
+    # pass A ran just before; then row i + 1's terms (vectorised; they add the
+    # partners' shares, in row order as LightGBM does).
+    cdef Py_ssize_t i, j, r, m = _pair_rows(n, p.trunc)
     cdef float* g = s.fg
     cdef float* h = s.fh
     cdef const double* table = p.sig_table
@@ -105,9 +106,9 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
     cdef double* tp = s.tp
     cdef float* tq32 = s.tf
     cdef float* th32 = s.tf + s.stride
-    cdef const int32_t* tbin
-    cdef const int32_t* nbin
-    cdef double* tq
+    cdef const int32_t* bin1
+    cdef const int32_t* bin2
+    cdef const double* tq
     for r in range(n):
         g[r] = 0.0
         h[r] = 0.0
@@ -116,30 +117,54 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
     _lgb_stage(0, n, inv, distance, p, s)
     for j in range(1, n):
         prefetch(table + s.ti[j])
+    if m > 1:
+        _lgb_stage(1, n, inv, distance, p, s)
+        bin1 = s.ti + s.stride
+        for j in range(2, n):
+            prefetch(table + bin1[j])
+    for j in range(1, n):
+        tp[j] = table[s.ti[j]]
+    _lgb_terms(1, n, tp, s.ta, s.tb, s.tc, g, h, tq32, th32)
     for i in range(m):
-        k = i % SLOTS
-        off = k * s.stride
-        tbin = s.ti + off
-        if i + 1 < m:
-            _lgb_stage(i + 1, n, inv, distance, p, s)
-            nbin = s.ti + ((i + 1) % SLOTS) * s.stride
-            for j in range(i + 2, n):
-                prefetch(table + nbin[j])
-                tp[j] = table[tbin[j]]
-        else:
-            for j in range(i + 2, n):
-                tp[j] = table[tbin[j]]
-        tp[i + 1] = table[tbin[i + 1]]
-        tq = s.tc + off
-        _lgb_terms(i + 1, n, tp, s.ta + off, s.tb + off, tq, g, h, tq32, th32)
+        # row i's terms are in tq32, th32 and tq; rows i + 1 and i + 2 have had pass A
+        tq = s.tc + (i % SLOTS) * s.stride
+        if i + 2 < m:
+            _lgb_stage(i + 2, n, inv, distance, p, s)
         acc_g = g[i]
         acc_h = h[i]
-        for j in range(i + 1, n):
-            acc_g = acc_g + tq32[j]
-            acc_h = acc_h + th32[j]
-            total = total + tq[j]
+        acc_g = acc_g + tq32[i + 1]                      # j = i + 1 (i + 1 < n: i < m <= n - 1)
+        acc_h = acc_h + th32[i + 1]
+        total = total + tq[i + 1]
+        if i + 1 < m:
+            bin1 = s.ti + ((i + 1) % SLOTS) * s.stride
+            if i + 2 < m:
+                bin2 = s.ti + ((i + 2) % SLOTS) * s.stride
+                tp[i + 2] = table[bin1[i + 2]]           # i + 2 < n: i + 1 < m <= n - 1
+                acc_g = acc_g + tq32[i + 2]
+                acc_h = acc_h + th32[i + 2]
+                total = total + tq[i + 2]
+                for j in range(i + 3, n):
+                    prefetch(table + bin2[j])            # row i + 2
+                    tp[j] = table[bin1[j]]               # row i + 1
+                    acc_g = acc_g + tq32[j]              # row i, in pair order
+                    acc_h = acc_h + th32[j]
+                    total = total + tq[j]
+            else:
+                for j in range(i + 2, n):
+                    tp[j] = table[bin1[j]]
+                    acc_g = acc_g + tq32[j]
+                    acc_h = acc_h + th32[j]
+                    total = total + tq[j]
+        else:
+            for j in range(i + 2, n):
+                acc_g = acc_g + tq32[j]
+                acc_h = acc_h + th32[j]
+                total = total + tq[j]
         g[i] = acc_g
         h[i] = acc_h
+        if i + 1 < m:
+            r = ((i + 1) % SLOTS) * s.stride
+            _lgb_terms(i + 2, n, tp, s.ta + r, s.tb + r, s.tc + r, g, h, tq32, th32)
     if p.list_norm and total > 0.0:
         nf = log2(1.0 + total) / total
         for r in range(n):
