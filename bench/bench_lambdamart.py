@@ -13,6 +13,7 @@ Groups (``--benchmark-group-by=group``):
     the summary;
   - the fastndcg gradient call per mode (lightgbm, xgboost, default), and the
     position-debiased ones (LightGBM's factors, XGBoost's unbiased ratios);
+  - the memory-pass floor (bench/roofline.py), each mode's time over it in the summary;
   - LightGBM's own position-debiased step (Dataset ``position``), same trick;
   - XGBoost's own rank:ndcg step (and with ``lambdarank_unbiased``): a depth-1
     round that cannot split (``min_child_weight`` huge) minus the same round
@@ -105,10 +106,12 @@ def _summary():
         step -= base
         lines.append(f"[{threads}] LightGBM lambdarank gradient step {step * 1e3:.1f} ms "
                      f"(no-split round {(step + base) * 1e3:.1f} - L2 round {base * 1e3:.1f})")
+        floor = _TIMES.get(f"floor-{threads}")
         for mode in ("lightgbm", "xgboost", "default"):
             t = _TIMES.get(f"fastndcg-{mode}-{threads}")
             if t:
-                lines.append(f"    fastndcg mode={mode:<9} {t * 1e3:7.1f} ms   {step / t:5.2f}x faster than LightGBM's step")
+                lines.append(f"    fastndcg mode={mode:<9} {t * 1e3:7.1f} ms   {step / t:5.2f}x faster than LightGBM's step"
+                             + (f", {t / floor:6.1f}x the floor ({floor * 1e3:.2f} ms)" if floor else ""))
         pos_step = _TIMES.get(f"lgb-lambdarank-position-{threads}")
         t = _TIMES.get(f"fastndcg-position-{threads}")
         if pos_step and t:
@@ -226,6 +229,21 @@ def test_fastndcg_gradient_call(benchmark, mslr10k, mode, threads):
                        kwargs=dict(grad_out=grad, hess_out=hess, n_threads=threads),
                        rounds=5, iterations=1, warmup_rounds=1)
     _record(f"fastndcg-{mode}-{_tag(threads)}", benchmark)
+
+
+@pytest.mark.benchmark(group="gradient-step")
+@pytest.mark.parametrize("threads", THREADS)
+def test_floor(benchmark, mslr10k, threads):
+    # The memory-pass floor (bench/roofline.py) next to the gradient rows: one read of the
+    # scores and labels, one value per query; the summary prints each row's time over it.
+    from roofline import compile_floor, floor_pass
+
+    d = mslr10k
+    compile_floor(d.scores, d.labels)
+    _info(benchmark, d.n_docs, impl="floor", n_threads=threads)
+    benchmark.pedantic(floor_pass, args=(d.scores, d.labels, d.offsets, threads), rounds=10, iterations=1,
+                       warmup_rounds=1)
+    _record(f"floor-{_tag(threads)}", benchmark)
 
 
 @pytest.mark.benchmark(group="gradient-step")
