@@ -5,20 +5,16 @@
 
 
 cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, double gi, double di,
-                      double inv, bint distance, double neg_sigma, double sigma2,
-                      cdptr_r rs, cdptr_r rl, cdptr_r rg, cdptr_r disc,
-                      double lo, double factor, double last,
-                      dptr_r out_c1, dptr_r out_c2, dptr_r out_m2, iptr_r out_bin) noexcept nogil:
-    # For every rank j in [start, n), the factors of the pair's lambda and
-    # hessian and the sigmoid-table bin of ds:
-    #   c1 = sg * ((-sigma) * dZ)  (p_lambda = sigmoid * c1, signed for rank i)
-    #   c2 = (sigma * sigma) * dZ  (p_hessian = sigmoid * (1 - sigmoid) * c2)
-    #   m2 = -2 sg                 (S -= 2 p_lambda  is  S += m2 * (sigmoid * c1))
+                      double inv, bint distance, cdptr_r rs, cdptr_r rl, cdptr_r rg, cdptr_r disc,
+                      double lo, double factor, double last, dptr_r out_dz, iptr_r out_bin) noexcept nogil:
+    # For every rank j in [start, n), the pair's dZ and the sigmoid-table bin of ds:
+    #   dZ = (G_h - G_l) * |D_h - D_l| * inv [/ (0.01f + |ds|)], ds = s_h - s_l
     #   bin: ds <= lo -> 0, ds >= hi -> bins - 1, else floor((ds - lo) * factor)
     #        (clamped to bins - 1, where C++ would read past the end).
-    # sg = +-1 multiplies exactly, so the products are LightGBM's up to sign.
-    # A rank with rank i's label is no pair: its dZ is made +0 (_keep: the loop
-    # stays vectorised), so that its terms are +-0 (see _pairs_lightgbm).
+    # With sg = +-1 (+1 when rank i holds the higher label), ds = sg (s_i - s_j) and
+    # G_h - G_l = sg (G_i - G_j) exactly. A rank with rank i's label is no pair: its dZ
+    # is made +0 (_keep: the loop stays vectorised), so that its terms are +-0 (see
+    # _pairs_lightgbm).
     # (Two copies of the loop: a test inside it would stop the vectorisation.)
     cdef Py_ssize_t j
     cdef double sg, ds, dz, x
@@ -34,9 +30,7 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
             x = x if x > 0.0 else 0.0
             x = x if x < last else last
             out_bin[j] = <int32_t>x
-            out_c1[j] = sg * (neg_sigma * dz)
-            out_c2[j] = sigma2 * dz
-            out_m2[j] = -2.0 * sg
+            out_dz[j] = dz
     else:
         for j in range(start, n):
             sg = 1.0 if yi > rl[j] else -1.0
@@ -47,27 +41,29 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
             x = x if x > 0.0 else 0.0
             x = x if x < last else last
             out_bin[j] = <int32_t>x
-            out_c1[j] = sg * (neg_sigma * dz)
-            out_c2[j] = sigma2 * dz
-            out_m2[j] = -2.0 * sg
+            out_dz[j] = dz
 
 
-cdef void _lgb_terms(Py_ssize_t start, Py_ssize_t n, cdptr_r pl, cdptr_r c1, cdptr_r c2, dptr_r m2_tq,
-                     fptr_r g, fptr_r h, fptr_r out_q32, fptr_r out_h32) noexcept nogil:
+cdef void _lgb_terms(Py_ssize_t start, Py_ssize_t n, double yi, double neg_sigma, double sigma2, cdptr_r pl,
+                     cdptr_r dz, cdptr_r rl, dptr_r out_tq, fptr_r g, fptr_r h, fptr_r out_q32,
+                     fptr_r out_h32) noexcept nogil:
     # For every rank j in [start, n) the pair's terms from its sigmoid value p:
-    # p_lambda = p * c1, its float32, the float32 p_hessian, and S's term
-    # m2 * p_lambda (in place of m2); rank j's own sums take them here.
+    # p_lambda = p * (sg * ((-sigma) * dZ)) (signed for rank i), its float32, the float32
+    # p_hessian (p * (1 - p)) * ((sigma * sigma) * dZ), and S's term -2 sg p_lambda
+    # (S -= 2 p_lambda, up to the exact sign); rank j's own sums take them here. sg = +-1
+    # multiplies exactly, so the products are LightGBM's up to sign.
     cdef Py_ssize_t j
-    cdef double p, q
+    cdef double p, q, sg
     cdef float q32, h32
     for j in range(start, n):
+        sg = 1.0 if yi > rl[j] else -1.0
         p = pl[j]
-        q = p * c1[j]
+        q = p * (sg * (neg_sigma * dz[j]))
         q32 = <float>q
-        h32 = <float>((p * (1.0 - p)) * c2[j])
+        h32 = <float>((p * (1.0 - p)) * (sigma2 * dz[j]))
         out_q32[j] = q32
         out_h32[j] = h32
-        m2_tq[j] = m2_tq[j] * q
+        out_tq[j] = (-2.0 * sg) * q
         g[j] = g[j] - q32
         h[j] = h[j] + h32
 
@@ -76,9 +72,8 @@ cdef inline void _lgb_stage(Py_ssize_t i, Py_ssize_t n, double inv, bint distanc
                             const LMParams* p, Scratch* s) noexcept nogil:
     # Pass A of row i into slot i % SLOTS.
     cdef Py_ssize_t off = (i % SLOTS) * s.stride
-    _lgb_pass_a(i + 1, n, s.rl[i], s.rs[i], s.rg[i], p.disc[i], inv, distance, -p.sigma,
-                p.sigma * p.sigma, s.rs, s.rl, s.rg, p.disc, p.sig_lo, p.sig_factor,
-                <double>(p.sig_bins - 1), s.ta + off, s.tb + off, s.tc + off, s.ti + off)
+    _lgb_pass_a(i + 1, n, s.rl[i], s.rs[i], s.rg[i], p.disc[i], inv, distance, s.rs, s.rl, s.rg, p.disc,
+                p.sig_lo, p.sig_factor, <double>(p.sig_bins - 1), s.ta + off, s.ti + off)
 
 
 cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
@@ -124,7 +119,7 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
             prefetch(table + bin1[j])
     for j in range(1, n):
         tp[j] = table[s.ti[j]]
-    _lgb_terms(1, n, tp, s.ta, s.tb, s.tc, g, h, tq32, th32)
+    _lgb_terms(1, n, s.rl[0], -p.sigma, p.sigma * p.sigma, tp, s.ta, s.rl, s.tc, g, h, tq32, th32)
     for i in range(m):
         # row i's terms are in tq32, th32 and tq; rows i + 1 and i + 2 have had pass A
         tq = s.tc + (i % SLOTS) * s.stride
@@ -164,7 +159,8 @@ cdef void _pairs_lightgbm(Py_ssize_t n, double inv, const LMParams* p, Scratch* 
         h[i] = acc_h
         if i + 1 < m:
             r = ((i + 1) % SLOTS) * s.stride
-            _lgb_terms(i + 2, n, tp, s.ta + r, s.tb + r, s.tc + r, g, h, tq32, th32)
+            _lgb_terms(i + 2, n, s.rl[i + 1], -p.sigma, p.sigma * p.sigma, tp, s.ta + r, s.rl, s.tc + r,
+                       g, h, tq32, th32)
     if p.list_norm and total > 0.0:
         nf = log2(1.0 + total) / total
         for r in range(n):
