@@ -13,8 +13,8 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
     #        (clamped to bins - 1, where C++ would read past the end).
     # With sg = +-1 (+1 when rank i holds the higher label), ds = sg (s_i - s_j) and
     # G_h - G_l = sg (G_i - G_j) exactly. A rank with rank i's label is no pair: its dZ
-    # is made +0 (_keep: the loop stays vectorised), so that its terms are +-0 (see
-    # _pairs_lightgbm).
+    # is made +0 (_keep: the loop stays vectorised), so that its terms are +-0 whatever
+    # the table holds (see _pairs_lightgbm), and it reads bin 0: no cache miss.
     # (Two copies of the loop: a test inside it would stop the vectorisation.)
     cdef Py_ssize_t j
     cdef double sg, ds, dz, x
@@ -29,6 +29,7 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
             x = (ds - lo) * factor
             x = x if x > 0.0 else 0.0
             x = x if x < last else last
+            x = _keep(x, yi != rl[j])                  # no pair: bin 0, a line that stays cached
             out_bin[j] = <int32_t>x
             out_dz[j] = dz
     else:
@@ -40,6 +41,7 @@ cdef void _lgb_pass_a(Py_ssize_t start, Py_ssize_t n, double yi, double si, doub
             x = (ds - lo) * factor
             x = x if x > 0.0 else 0.0
             x = x if x < last else last
+            x = _keep(x, yi != rl[j])                  # no pair: bin 0, a line that stays cached
             out_bin[j] = <int32_t>x
             out_dz[j] = dz
 
