@@ -13,6 +13,7 @@ Groups (``--benchmark-group-by=group``):
     the summary;
   - the fastndcg gradient call per mode (lightgbm, xgboost, default), and the
     position-debiased ones (LightGBM's factors, XGBoost's unbiased ratios);
+  - the memory-pass floor (bench/roofline.py), each mode's time over it in the summary;
   - LightGBM's own position-debiased step (Dataset ``position``), same trick;
   - XGBoost's own rank:ndcg step (and with ``lambdarank_unbiased``): a depth-1
     round that cannot split (``min_child_weight`` huge) minus the same round
@@ -30,6 +31,30 @@ A summary with the ratios of this run is printed at the end (run with ``-s``):
 
     pytest bench/bench_lambdamart.py --benchmark-only -s --benchmark-json=lm.json
     python bench/summarize.py lm.json
+
+``python bench/bench_lambdamart.py [rounds]`` instead interleaves the calls
+(issue 36 item 3; one call of each per round, on ``mslr10k``, and prints the
+min / median over the rounds of each time and of each round's ratios):
+
+* LightGBM's own gradient step at one thread, truncation 30 and the whole list
+  (``lambdarank_truncation_level`` above the longest query): the no-split
+  lambdarank round minus the no-split L2 round of the same round number;
+* ``LambdaMART(...).gradients`` (the ideal DCG cached, as LightGBM caches its
+  own) and the one-shot ``fastndcg.lambda_gradients``, ``mode="default"`` and
+  ``mode="lightgbm"``, truncation 30 and None, at one thread and at all cores;
+* the memory-pass floor (bench/roofline.py: one read of the scores and
+  labels, one value per query) at the same thread counts: each gradient row's
+  time over the floor's.
+
+``python bench/bench_lambdamart.py --train [rounds]`` interleaves 100-round
+(FASTNDCG_BENCH_TRAIN_ROUNDS) ``lightgbm.train`` runs on the first
+FASTNDCG_BENCH_TRAIN_QUERIES queries (1.2M documents): the built-in
+lambdarank, the fastndcg objective (``mode="lightgbm"``; the model dumps are
+compared, they must be equal) and a zero-cost objective that returns the same
+precomputed gradient arrays every round (what any custom objective costs at
+the least: LightGBM's tree building and its copy of the arrays), at one thread
+and at all cores. Their ratios to the built-in are printed, and the time the
+fastndcg objective spends in its calls.
 
 Sizes: FASTNDCG_BENCH_TRAIN_QUERIES (default 10000) queries for training,
 FASTNDCG_BENCH_ROUNDS (default 50) rounds, FASTNDCG_BENCH_THREADS (default: all
@@ -81,10 +106,12 @@ def _summary():
         step -= base
         lines.append(f"[{threads}] LightGBM lambdarank gradient step {step * 1e3:.1f} ms "
                      f"(no-split round {(step + base) * 1e3:.1f} - L2 round {base * 1e3:.1f})")
+        floor = _TIMES.get(f"floor-{threads}")
         for mode in ("lightgbm", "xgboost", "default"):
             t = _TIMES.get(f"fastndcg-{mode}-{threads}")
             if t:
-                lines.append(f"    fastndcg mode={mode:<9} {t * 1e3:7.1f} ms   {step / t:5.2f}x faster than LightGBM's step")
+                lines.append(f"    fastndcg mode={mode:<9} {t * 1e3:7.1f} ms   {step / t:5.2f}x faster than LightGBM's step"
+                             + (f", {t / floor:6.1f}x the floor ({floor * 1e3:.2f} ms)" if floor else ""))
         pos_step = _TIMES.get(f"lgb-lambdarank-position-{threads}")
         t = _TIMES.get(f"fastndcg-position-{threads}")
         if pos_step and t:
@@ -206,6 +233,21 @@ def test_fastndcg_gradient_call(benchmark, mslr10k, mode, threads):
 
 @pytest.mark.benchmark(group="gradient-step")
 @pytest.mark.parametrize("threads", THREADS)
+def test_floor(benchmark, mslr10k, threads):
+    # The memory-pass floor (bench/roofline.py) next to the gradient rows: one read of the
+    # scores and labels, one value per query; the summary prints each row's time over it.
+    from roofline import compile_floor, floor_pass
+
+    d = mslr10k
+    compile_floor(d.scores, d.labels)
+    _info(benchmark, d.n_docs, impl="floor", n_threads=threads)
+    benchmark.pedantic(floor_pass, args=(d.scores, d.labels, d.offsets, threads), rounds=10, iterations=1,
+                       warmup_rounds=1)
+    _record(f"floor-{_tag(threads)}", benchmark)
+
+
+@pytest.mark.benchmark(group="gradient-step")
+@pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("kind", ["position", "unbiased", "mean"])
 def test_fastndcg_stateful_gradient_call(benchmark, step_data, kind, threads):
     d, _, positions = step_data
@@ -258,9 +300,12 @@ def test_xgboost_objective_glue(benchmark, step_data):
 
 @pytest.fixture(scope="module")
 def train_set(mslr10k):
+    return train_dataset(mslr10k)
+
+
+def train_dataset(d):
     """A LightGBM Dataset on the first TRAIN_QUERIES queries of the workload:
     noisy features of the label (a few integer-valued, so tree scores tie)."""
-    d = mslr10k
     nq = min(TRAIN_QUERIES, d.n_queries)
     n = int(d.offsets[nq])
     rng = np.random.default_rng(1)
@@ -322,3 +367,168 @@ def test_one_query_of_200000_documents(benchmark, large_query, mode):
     benchmark.pedantic(model.gradients, args=(scores,), kwargs=dict(n_threads=1), rounds=5,
                        iterations=1, warmup_rounds=1)
     _record(f"large-{mode}", benchmark)
+
+
+# ----------------------------------------------------------------------------- interleaved (python bench/...)
+
+
+def _summary_rows(times, rows):
+    """Print min / median of each time and of each (label, numerator, denominator) ratio per round."""
+    t = {name: np.array(v) for name, v in times.items()}
+    for name, v in t.items():
+        print(f"  {name:<34} min {v.min() * 1e3:9.1f} ms  median {np.median(v) * 1e3:9.1f} ms")
+    print("ratios per round:")
+    for label, num, den in rows:
+        r = num(t) / den(t)
+        print(f"  {label:<52} min {r.min():6.2f}  median {np.median(r):6.2f}")
+
+
+def interleaved_gradients(rounds: int = 9) -> None:
+    """Issue 36 item 3: the gradient calls against LightGBM's own step and the memory-pass floor."""
+    import time
+
+    from fastndcg.io import mslr_like
+    from roofline import compile_floor, floor_pass
+
+    d = mslr_like(10_000, seed=0)
+    max_n = int(np.diff(d.offsets).max())
+    print(f"mslr10k: {d.n_queries} queries, {d.n_docs} documents (longest {max_n}); {rounds} rounds; "
+          f"OpenMP {fastndcg.openmp_enabled()}, {ALL} cores")
+    compile_floor(d.scores, d.labels)
+    X = np.zeros((d.n_docs, 2), dtype=np.float32)
+    X[:, 1] = np.arange(d.n_docs) % 7
+
+    def booster(objective, level):
+        ds = lgb.Dataset(X, d.labels.astype(np.float64), group=np.diff(d.offsets), init_score=d.scores,
+                         free_raw_data=False, params={"verbose": -1}).construct()
+        params = dict(objective=objective, num_threads=1, min_data_in_leaf=d.n_docs + 1, min_data_in_bin=1,
+                      verbose=-1, force_row_wise=True, deterministic=True, lambdarank_truncation_level=level)
+        b = lgb.Booster(params, ds)
+        b.update()
+        return b
+
+    levels = {"30": 30, "all": max_n + 1}
+    calls = {"lgb l2 step 1T": booster("regression", 30).update}
+    for tn, level in levels.items():
+        calls[f"lgb lambdarank T={tn} 1T"] = booster("lambdarank", level).update
+    threads = sorted({1, ALL})
+    for n in threads:
+        calls[f"floor {n}T"] = lambda n=n: floor_pass(d.scores, d.labels, d.offsets, n)
+    for tn in levels:
+        trunc = 30 if tn == "30" else None
+        for mode in ("default", "lightgbm"):
+            model = LambdaMART(d.labels, d.offsets, mode=mode, truncation=trunc)
+            dtype = np.float64 if mode == "default" else np.float32
+            g, h = np.empty(d.n_docs, dtype), np.empty(d.n_docs, dtype)
+            for n in threads:
+                calls[f"{mode} T={tn} {n}T"] = (lambda m=model, g=g, h=h, n=n:
+                                                m.gradients(d.scores, grad_out=g, hess_out=h, n_threads=n))
+            calls[f"lambda_gradients {mode} T={tn} 1T"] = (
+                lambda mode=mode, trunc=trunc: fastndcg.lambda_gradients(d.scores, d.labels, d.offsets, mode=mode,
+                                                                         truncation=trunc, n_threads=1))
+    times = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+
+    def step(tn):
+        return lambda t: t[f"lgb lambdarank T={tn} 1T"] - t["lgb l2 step 1T"]
+
+    def row(name):
+        return lambda t: t[name]
+
+    rows = []
+    for tn in levels:
+        for mode in ("default", "lightgbm"):
+            rows.append((f"LightGBM step / {mode} T={tn} 1T", step(tn), row(f"{mode} T={tn} 1T")))
+            rows.append((f"LightGBM step / lambda_gradients {mode} T={tn}", step(tn),
+                         row(f"lambda_gradients {mode} T={tn} 1T")))
+    for tn in levels:
+        rows.append((f"LightGBM step T={tn} / floor 1T", step(tn), row("floor 1T")))
+        for mode in ("default", "lightgbm"):
+            for n in threads:
+                rows.append((f"{mode} T={tn} {n}T / floor {n}T", row(f"{mode} T={tn} {n}T"), row(f"floor {n}T")))
+    if ALL > 1:
+        for tn in levels:
+            for mode in ("default", "lightgbm"):
+                rows.append((f"{mode} T={tn} 1T / {ALL}T (scaling)", row(f"{mode} T={tn} 1T"),
+                             row(f"{mode} T={tn} {ALL}T")))
+    _summary_rows(times, rows)
+
+
+def _trees(model: str) -> str:
+    """The trees of a LightGBM model string (split features, thresholds, leaf values with 17
+    digits): the model without its header's and parameters' ``objective`` lines, which name
+    ``custom`` for a callable objective."""
+    return model[model.index("Tree=0"):model.index("end of trees")]
+
+
+def interleaved_training(rounds: int = 3) -> None:
+    """Issue 36 item 3: 100-round trainings, built-in lambdarank vs the fastndcg objective vs a
+    zero-cost objective, at one thread and at all cores."""
+    import time
+
+    from fastndcg.io import mslr_like
+
+    n_rounds = int(os.environ.get("FASTNDCG_BENCH_TRAIN_ROUNDS", "100"))
+    d = mslr_like(10_000, seed=0)
+    ds, n, nq = train_dataset(d)
+    print(f"training: {nq} queries, {n} documents, {N_FEATURES} features, {n_rounds} boosting rounds, "
+          f"{rounds} interleaved rounds; LightGBM {lgb.__version__}")
+    base = dict(PARAMS)
+    threads = sorted({1, ALL})
+    # the zero-cost objective: the first round's gradients, returned every round
+    g0, h0 = (a.copy() for a in LambdarankObjective(n_threads=1)(np.zeros(n), ds))
+    spent = {}
+
+    def zero_cost(preds, data):
+        return g0, h0
+
+    def ours_timed(obj, key):
+        def call(preds, data):
+            start = time.perf_counter()
+            out = obj(preds, data)
+            spent[key] = spent.get(key, 0.0) + time.perf_counter() - start
+            return out
+        return call
+
+    def train(objective, n_threads):
+        return lgb.train(dict(base, objective=objective, num_threads=n_threads), ds, n_rounds)
+
+    calls = {}
+    for nt in threads:
+        calls[f"built-in {nt}T"] = lambda nt=nt: train("lambdarank", nt)
+        obj = LambdarankObjective(n_threads=nt)
+        calls[f"fastndcg {nt}T"] = lambda nt=nt, obj=obj: train(ours_timed(obj, f"fastndcg {nt}T"), nt)
+        calls[f"zero-cost {nt}T"] = lambda nt=nt: train(zero_cost, nt)
+    times = {name: [] for name in calls}
+    models = {}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            booster = call()
+            times[name].append(time.perf_counter() - start)
+            models.setdefault(name, _trees(booster.model_to_string()))
+    for nt in threads:
+        same = models[f"built-in {nt}T"] == models[f"fastndcg {nt}T"]
+        print(f"  {nt}T: fastndcg trees == built-in trees (model_to_string, every tree): {same}")
+    for key, total in spent.items():
+        print(f"  {key}: {total / rounds / n_rounds * 1e3:.1f} ms per boosting round in the objective call")
+    rows = []
+    for nt in threads:
+        for impl in ("fastndcg", "zero-cost"):
+            rows.append((f"{impl} / built-in, {nt}T", (lambda t, k=f"{impl} {nt}T": t[k]),
+                         (lambda t, k=f"built-in {nt}T": t[k])))
+    _summary_rows(times, rows)
+
+
+if __name__ == "__main__":
+    import sys
+
+    args = sys.argv[1:]
+    if args[:1] == ["--train"]:
+        interleaved_training(int(args[1]) if len(args) > 1 else 3)
+    else:
+        interleaved_gradients(int(args[0]) if args else 9)

@@ -11,21 +11,26 @@
 
 cdef void _default_pass_a(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di, double ui,
                           double inv, bint distance, double sigma, cdptr_r rs, cdptr_r rg,
-                          cdptr_r disc, cdptr_r ru, dptr_r out_sg, dptr_r out_lam,
-                          dptr_r out_hes) noexcept nogil:
-    # For every rank j in [start, n): sg, lambda = -sigma |dNDCG| rho (/ (0.01 + |ds|))
+                          cdptr_r disc, cdptr_r ru, dptr_r g, dptr_r h, dptr_r out_sgl,
+                          dptr_r out_hes, dptr_r out_lam2) noexcept nogil:
+    # For every rank j in [start, n): lambda = -sigma |dNDCG| rho (/ (0.01 + |ds|))
     # and the hessian sigma^2 |dNDCG| rho (1 - rho), with rho = 1 / (1 + e^{sigma (s_h - s_l)})
     # from the exponentials u = e^{sigma (s - s_pivot)}: e^{sigma (s_i - s_j)} = u_i / u_j, so
     # rho = u_l / (u_i + u_j) and 1 - rho = u_h / (u_i + u_j), one division and no exp per pair.
+    # The terms of rank i's sums go out (sg lambda, the hessian, 2 lambda) and rank j's
+    # are added here: g[j] -= sg lambda, h[j] += hessian. A rank j with rank i's gain is
+    # no pair: its |dNDCG| is made +0 (_keep: the loop stays vectorised), so its
+    # terms are +-0, which leave every sum as it was (see _pairs_default).
     # (Two copies of the loop: a test inside it would stop the vectorisation.)
     cdef Py_ssize_t j
-    cdef double sg, ds, dz, uj, q, lo, hi, rho, rho1m
+    cdef double sg, ds, dz, uj, q, lo, hi, rho, rho1m, lam, hes, sgl
     cdef double neg_sigma = -sigma, sigma2 = sigma * sigma
     if distance:
         for j in range(start, n):
             sg = 1.0 if gi > rg[j] else -1.0
             ds = sg * (si - rs[j])
             dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+            dz = _keep(dz, gi != rg[j])
             dz = dz / (0.01 + fabs(ds))
             uj = ru[j]
             q = 1.0 / (ui + uj)
@@ -33,22 +38,33 @@ cdef void _default_pass_a(Py_ssize_t start, Py_ssize_t n, double gi, double si, 
             hi = ui * q
             rho = lo if sg > 0.0 else hi
             rho1m = hi if sg > 0.0 else lo
-            out_sg[j] = sg
-            out_lam[j] = neg_sigma * dz * rho
-            out_hes[j] = sigma2 * dz * (rho * rho1m)
+            lam = neg_sigma * dz * rho
+            hes = sigma2 * dz * (rho * rho1m)
+            sgl = sg * lam
+            out_sgl[j] = sgl
+            out_hes[j] = hes
+            out_lam2[j] = 2.0 * lam
+            g[j] = g[j] - sgl
+            h[j] = h[j] + hes
     else:
         for j in range(start, n):
             sg = 1.0 if gi > rg[j] else -1.0
             dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
+            dz = _keep(dz, gi != rg[j])
             uj = ru[j]
             q = 1.0 / (ui + uj)
             lo = uj * q
             hi = ui * q
             rho = lo if sg > 0.0 else hi
             rho1m = hi if sg > 0.0 else lo
-            out_sg[j] = sg
-            out_lam[j] = neg_sigma * dz * rho
-            out_hes[j] = sigma2 * dz * (rho * rho1m)
+            lam = neg_sigma * dz * rho
+            hes = sigma2 * dz * (rho * rho1m)
+            sgl = sg * lam
+            out_sgl[j] = sgl
+            out_hes[j] = hes
+            out_lam2[j] = 2.0 * lam
+            g[j] = g[j] - sgl
+            h[j] = h[j] + hes
 
 
 # e^-a in the default mode's own arithmetic: vectorisable, so that the
@@ -126,43 +142,40 @@ cdef void _unit_exps(Py_ssize_t pivot, Py_ssize_t n, double sigma, cdptr_r rs, d
 
 cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
     # Exact logistic in double, double accumulation. Pairs: gains differ.
-    cdef Py_ssize_t i, j, t, count, m = _pair_rows(n, p.trunc)
-    cdef const int32_t* partners
+    # Rank i's own sums (its gradient, hessian, and the query's S) are the only
+    # sums in pair order that pass A cannot do: they run over every rank j > i,
+    # a rank that is no pair adding +-0. A sum that starts at +0 and adds or
+    # subtracts numbers is never -0 (x + y is -0 only if both are -0, x - y only
+    # if x is -0 and y is +0), and x +- 0 = x for every other x: the sums are
+    # the pair-by-pair sums, term for term and in order.
+    cdef Py_ssize_t i, j, m = _pair_rows(n, p.trunc)
     cdef double* g = s.dg
     cdef double* h = s.dh
     cdef const double* rs = s.rs
     cdef const double* rg = s.rg
     cdef bint distance = p.score_norm and rs[0] != rs[n - 1]
-    cdef double* tsg = s.ta
-    cdef double* tlam = s.tb
-    cdef double* thes = s.tc
+    cdef double* tsgl = s.ta
+    cdef double* thes = s.tb
+    cdef double* tlam2 = s.tc
     cdef double* ru = s.ta + s.stride
-    cdef double lam, hes, sg, acc_g, acc_h
+    cdef double acc_g, acc_h
     cdef double total = 0.0, nf, sigma = p.sigma
     for i in range(n):
         g[i] = 0.0
         h[i] = 0.0
-    _partners_init(rg, n, s)
     if m > 0:
         _unit_exps(0, n, sigma, rs, ru)
     for i in range(m):
         if ru[i] < PIVOT_MIN:
             _unit_exps(i, n, sigma, rs, ru)
         _default_pass_a(i + 1, n, rg[i], rs[i], p.conv.disc[i], ru[i], inv, distance, sigma, rs, rg, p.conv.disc,
-                        ru, tsg, tlam, thes)
-        partners = _partners_of(i, rg, n, s, &count, s.lists)
+                        ru, g, h, tsgl, thes, tlam2)
         acc_g = g[i]
         acc_h = h[i]
-        for t in range(count):                           # pass C: the sums
-            j = partners[t]
-            sg = tsg[j]
-            lam = tlam[j]                                # added to the high document
-            hes = thes[j]
-            acc_g = acc_g + sg * lam
-            g[j] = g[j] - sg * lam
-            acc_h = acc_h + hes
-            h[j] = h[j] + hes
-            total = total - 2.0 * lam
+        for j in range(i + 1, n):                        # the sums of rank i, in pair order
+            acc_g = acc_g + tsgl[j]
+            acc_h = acc_h + thes[j]
+            total = total - tlam2[j]
         g[i] = acc_g
         h[i] = acc_h
     if p.list_norm and total > 0.0:

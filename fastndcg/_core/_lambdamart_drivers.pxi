@@ -101,6 +101,7 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
     s.tc = <double*>malloc(SLOTS * m * sizeof(double))
     s.tf = <float*>malloc(SLOTS * m * sizeof(float))
     s.ti = <int32_t*>malloc(SLOTS * m * sizeof(int32_t))
+    s.tp = <double*>malloc(m * sizeof(double))
     s.n_levels = 0
     return s
 
@@ -110,7 +111,7 @@ cdef bint _scratch_ok(const Scratch* s) noexcept nogil:
                 or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
                 or s.dh == NULL or s.fg == NULL or s.fh == NULL or s.lists == NULL
                 or s.level == NULL or s.ta == NULL or s.tb == NULL or s.tc == NULL
-                or s.tf == NULL or s.ti == NULL)
+                or s.tf == NULL or s.ti == NULL or s.tp == NULL)
 
 
 cdef void _free_scratch(Scratch* s) noexcept nogil:
@@ -132,6 +133,7 @@ cdef void _free_scratch(Scratch* s) noexcept nogil:
     free(s.tc)
     free(s.tf)
     free(s.ti)
+    free(s.tp)
 
 
 cdef void _params(LMParams* p, int mode, const ConventionPlan* conv, Py_ssize_t trunc, double sigma,

@@ -75,6 +75,16 @@ cdef extern from *:
         return 0;
     #endif
     }
+    /* v if k, else +0.0: a select done on the bits, so that the compiler neither
+       branches nor moves the computation of v into a branch (a loop with a select
+       of a computed double is not vectorised) */
+    static inline double fastndcg_keep(double v, int k) {
+        uint64_t b;
+        memcpy(&b, &v, 8);
+        b &= -(uint64_t)(k != 0);
+        memcpy(&v, &b, 8);
+        return v;
+    }
     #if defined(__AVX2__)
     #define FASTNDCG_BUILT_AVX2 1
     #else
@@ -82,6 +92,7 @@ cdef extern from *:
     #endif
     """
     void prefetch "FASTNDCG_PREFETCH"(const void* p) noexcept nogil
+    double _keep "fastndcg_keep"(double v, int k) noexcept nogil
     int _cpu_has_avx2 "fastndcg_cpu_has_avx2"() noexcept nogil
     int BUILT_AVX2 "FASTNDCG_BUILT_AVX2"
     ctypedef double* dptr_r "fastndcg_dptr_r"
@@ -145,7 +156,7 @@ cdef struct QueryIO:
 
 cdef enum:
     BUCKET_MIN = 16           # larger queries are ranked by bucket sort
-    SLOTS = 2                 # LightGBM mode: rows in flight (row i + 1's pass A, row i's sums)
+    SLOTS = 3                 # LightGBM mode: rows in flight (rows i + 1 and i + 2's pass A, row i's sums)
     MAX_LEVELS = 8            # partner lists are kept for up to this many distinct labels
 
 
@@ -163,13 +174,12 @@ cdef struct Scratch:
     float* fh
     int32_t* lists            # MAX_LEVELS lists of stride `stride` (see _partners_init)
     int32_t* level            # by rank: index of the rank's label among `levels`
-    const int32_t* slot_list[SLOTS]   # partners of the rows in flight
-    Py_ssize_t slot_count[SLOTS]
     double* ta                # per-pair temporaries (SLOTS rows of `stride`)
     double* tb
     double* tc
     float* tf
     int32_t* ti
+    double* tp                # LightGBM mode: the sigmoid-table value of each rank of a row
     Py_ssize_t stride
     Py_ssize_t n_levels       # 0: too many distinct labels, partners found row by row
     double levels[MAX_LEVELS]

@@ -114,6 +114,55 @@ def test_lightgbm_mode_custom_label_gain_and_linear_gain(rng):
         assert_bitwise(h, rh)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_every_pair_row_count_and_truncation_equals_reference(rng, mode):
+    # The kernels visit every rank after a pair row and keep rows in flight (LightGBM
+    # mode: three): queries of 1 to 9 documents at truncations 1 to 4 and the whole
+    # list cover a pipeline of 0, 1, 2, 3 and more rows, tied and distinct scores.
+    sizes = np.tile(np.arange(1, 10), 4)
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    y = rng.integers(0, 4, size=int(off[-1]))
+    for s in (rng.normal(size=int(off[-1])), np.round(rng.normal(size=int(off[-1])))):
+        s = s.astype(np.float32) if mode == "xgboost" else s
+        for truncation in (1, 2, 3, 4, None):
+            g, h = lambda_gradients(s, y, off, mode=mode, truncation=truncation)
+            rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode=mode, truncation=truncation)
+            if mode == "default":
+                np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
+                np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
+            else:
+                assert_bitwise(g, rg)
+                assert_bitwise(h, rh)
+
+
+def test_lightgbm_mode_equal_gains_of_different_labels(rng):
+    # Different labels with the same gain are a pair with dZ = 0 (LightGBM pairs by label):
+    # its terms are +-0, like the terms of a same-label rank the kernel visits and skips
+    # by value; the sums come out as LightGBM's, and no output is -0.
+    conv = Convention(gain=(0.0, 1.0, 1.0, 3.0, 3.0))
+    for normalize in (True, False):
+        s, y, off = batch(rng, n_queries=40)
+        g, h = lambda_gradients(s, y, off, mode="lightgbm", convention=conv, normalize=normalize)
+        rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode="lightgbm", convention=conv,
+                                                     normalize=normalize)
+        assert_bitwise(g, rg)
+        assert_bitwise(h, rh)
+        assert not np.any(np.signbit(h)) and not np.any((g == 0) & np.signbit(g))
+
+
+@pytest.mark.parametrize("mode", ["default", "lightgbm"])
+def test_a_subnormal_ideal_over_equal_labels_gives_zero(mode):
+    # 1 / IDCG overflows to inf: a rank with the row's own label has dZ = 0 * inf = NaN
+    # before the kernel drops it, so it must be dropped by selection, not by a product.
+    gain = (0.0, 1e-310, 3e-310)
+    off = np.array([0, 4, 8], dtype=np.int64)
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+    s = np.array([0.3, -1.0, 2.0, 0.5, 1.0, 2.0, 3.0, 4.0])
+    g, h = lambda_gradients(s, y, off, mode=mode, convention=Convention(gain=gain))
+    assert_bitwise(g, np.zeros(8, dtype=g.dtype))
+    assert_bitwise(h, np.zeros(8, dtype=h.dtype))
+
+
 def test_lightgbm_ideal_is_by_label_order(rng):
     s, y, off = batch(rng, n_queries=30)
     # Monotone table: the engine's cached ideal (NDCGScorer) is LightGBM's to the bit.
