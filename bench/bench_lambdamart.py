@@ -385,10 +385,8 @@ def _summary_rows(times, rows):
 
 def interleaved_gradients(rounds: int = 9) -> None:
     """Issue 36 item 3: the gradient calls against LightGBM's own step and the memory-pass floor."""
-    import time
-
     from fastndcg.io import mslr_like
-    from roofline import compile_floor, floor_pass
+    from roofline import compile_floor, floor_pass, time_interleaved
 
     d = mslr_like(10_000, seed=0)
     max_n = int(np.diff(d.offsets).max())
@@ -426,12 +424,7 @@ def interleaved_gradients(rounds: int = 9) -> None:
             calls[f"lambda_gradients {mode} T={tn} 1T"] = (
                 lambda mode=mode, trunc=trunc: fastndcg.lambda_gradients(d.scores, d.labels, d.offsets, mode=mode,
                                                                          truncation=trunc, n_threads=1))
-    times = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            call()
-            times[name].append(time.perf_counter() - start)
+    times, _ = time_interleaved(calls, rounds)
 
     def step(tn):
         return lambda t: t[f"lgb lambdarank T={tn} 1T"] - t["lgb l2 step 1T"]
@@ -471,6 +464,7 @@ def interleaved_training(rounds: int = 3) -> None:
     import time
 
     from fastndcg.io import mslr_like
+    from roofline import time_interleaved
 
     n_rounds = int(os.environ.get("FASTNDCG_BENCH_TRAIN_ROUNDS", "100"))
     d = mslr_like(10_000, seed=0)
@@ -503,14 +497,8 @@ def interleaved_training(rounds: int = 3) -> None:
         obj = LambdarankObjective(n_threads=nt)
         calls[f"fastndcg {nt}T"] = lambda nt=nt, obj=obj: train(ours_timed(obj, f"fastndcg {nt}T"), nt)
         calls[f"zero-cost {nt}T"] = lambda nt=nt: train(zero_cost, nt)
-    times = {name: [] for name in calls}
-    models = {}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            booster = call()
-            times[name].append(time.perf_counter() - start)
-            models.setdefault(name, _trees(booster.model_to_string()))
+    times, boosters = time_interleaved(calls, rounds)
+    models = {name: _trees(booster.model_to_string()) for name, booster in boosters.items()}
     for nt in threads:
         same = models[f"built-in {nt}T"] == models[f"fastndcg {nt}T"]
         print(f"  {nt}T: fastndcg trees == built-in trees (model_to_string, every tree): {same}")

@@ -39,7 +39,7 @@ import pytest
 import fastndcg
 from fastndcg.io import mslr_like
 from numba_baseline import numba_ndcg
-from roofline import bytes_per_doc, compile_floor, floor_pass
+from roofline import bytes_per_doc, compile_floor, floor_pass, time_interleaved
 
 from conftest import tie_query_fraction
 
@@ -222,7 +222,6 @@ def test_numba_baseline_matches_fastndcg_on_ties():
 
 def interleaved(rounds: int = 15) -> None:
     """Time the rows of ``mslr100k_ties5`` interleaved (see the module docstring) and print them."""
-    import time
 
     d = mslr100k_ties5_data()
     _compile_numba(d)
@@ -240,12 +239,7 @@ def interleaved(rounds: int = 15) -> None:
             calls[f"ndcg@{k} {n}T"] = lambda n=n, k=k: fastndcg.ndcg(d.scores, d.labels, d.offsets, k,
                                                                      n_threads=n)
         calls[f"machine {n}T"] = lambda n=n: machine_loop(MACHINE_STEPS, n)
-    times = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            call()
-            times[name].append(time.perf_counter() - start)
+    times, _ = time_interleaved(calls, rounds)
     t = {name: np.array(v) for name, v in times.items()}
     nbytes = d.n_docs * bytes_per_doc(d.scores, d.labels)
     for name, v in t.items():

@@ -20,6 +20,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from roofline import set_numba_threads
+
 N_LEVELS = 32        # labels 0..31: 2**31 - 1 is exact in float64
 BLOCK = 64           # queries per prange iteration (buffers allocated once per block)
 
@@ -126,11 +128,7 @@ def numba_ndcg(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray, k: i
         raise ValueError(f"offsets must run from 0 to n_docs ({scores.shape[0]}); got {offsets[:1]}..{offsets[-1:]}")
     if int(k) != k or k < 1:
         raise ValueError(f"k must be an integer >= 1; got {k!r}")
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    n_threads = max_threads if n_threads is None else int(n_threads)
-    if not 1 <= n_threads <= max_threads:
-        raise ValueError(f"n_threads must be in 1..{max_threads}; got {n_threads}")
-    numba.set_num_threads(n_threads)
+    set_numba_threads(n_threads)
     k = int(min(k, max(scores.shape[0], 1)))
     gain = np.exp2(np.arange(N_LEVELS, dtype=np.float64)) - 1.0
     disc = 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))

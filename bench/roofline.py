@@ -20,7 +20,8 @@ Needs the ``bench`` extra (numba).
 """
 from __future__ import annotations
 
-from typing import Optional
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numba
 import numpy as np
@@ -68,11 +69,7 @@ def floor_pass(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
         raise ValueError("scores and labels must be C-contiguous (the floor does not copy)")
     if labels.shape != scores.shape:
         raise ValueError(f"labels must have the shape of scores {scores.shape}; got {labels.shape}")
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    n = max_threads if n_threads is None else int(n_threads)
-    if not 1 <= n <= max_threads:
-        raise ValueError(f"n_threads must be in 1..{max_threads}; got {n_threads}")
-    numba.set_num_threads(n)
+    set_numba_threads(n_threads)
     out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
     _floor(_bits(scores), labels, offsets, out)
     return out
@@ -88,3 +85,27 @@ def compile_floor(scores: np.ndarray, labels: np.ndarray) -> None:
 def bytes_per_doc(scores: np.ndarray, labels: np.ndarray) -> int:
     """Bytes of per-document input the floor reads: one score and one label."""
     return scores.dtype.itemsize + labels.dtype.itemsize
+
+
+def set_numba_threads(n_threads: Optional[int]) -> int:
+    """Set numba's threads for the next ``prange`` call (None: all it has); the count set."""
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    n = max_threads if n_threads is None else int(n_threads)
+    if not 1 <= n <= max_threads:
+        raise ValueError(f"n_threads must be in 1..{max_threads}; got {n_threads}")
+    numba.set_num_threads(n)
+    return n
+
+
+def time_interleaved(calls: Dict[str, Callable[[], Any]], rounds: int) -> Tuple[Dict[str, List[float]], Dict[str, Any]]:
+    """Wall times of every call, one call of each per round in turn (so that a busy spell of a
+    shared machine falls on every row alike), and what each call returned in the first round."""
+    times: Dict[str, List[float]] = {name: [] for name in calls}
+    first: Dict[str, Any] = {}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            out = call()
+            times[name].append(time.perf_counter() - start)
+            first.setdefault(name, out)
+    return times, first

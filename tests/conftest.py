@@ -210,6 +210,16 @@ def assert_bitwise(a, b):
     assert diff.size == 0, f"{diff.size} entries differ, first at {diff[:5]}: {a[diff[:5]]} vs {b[diff[:5]]}"
 
 
+def assert_gradients_match(mode, got, want):
+    """LambdaMART (grad, hess) against the reference's: bit for bit in the exact modes, to
+    rounding (1e-12 relative) in the default mode, whose double sums may associate otherwise."""
+    for a, b in zip(got, want):
+        if mode == "default":
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+        else:
+            assert_bitwise(a, b)
+
+
 def click_batch(rng, n_queries=25, max_docs=40):
     """Ties, empty and one-document queries, binary clicks at displayed positions
     (scores in display order, clicks, offsets, positions)."""

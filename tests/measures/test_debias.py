@@ -8,7 +8,7 @@ from fastndcg.io import cascade_clicks
 from fastndcg.measures import PositionBiasedLambdaMART, position_ids
 from fastndcg.integrations._xgboost_ranking import XGBoostRankNDCG
 from fastndcg import LambdaMART, lambda_gradients
-from conftest import make_batch, bits, assert_bitwise, click_batch
+from conftest import make_batch, bits, assert_bitwise, assert_gradients_match, click_batch
 import fastndcg.reference
 
 MODES = ["default", "lightgbm", "xgboost"]
@@ -40,12 +40,7 @@ def test_position_bias_rounds_equal_reference(rng, mode, weighted):
         g, h = model.gradients(scores)
         rg, rh = fastndcg.reference.lambda_gradients(scores, y, off, mode=mode, position_ids=ids, position_factors=factors,
                                       sample_weights=sw)
-        if mode == "default":
-            np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
-            np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
-        else:
-            assert_bitwise(g, rg)
-            assert_bitwise(h, rh)
+        assert_gradients_match(mode, (g, h), (rg, rh))
         factors = ref_debias.lightgbm_position_bias_update(g, h, ids, factors, 0.4, 0.3)
         assert_bitwise(model.position_factors, factors)
     assert model.rounds == 4 and np.count_nonzero(factors) > 0
@@ -160,12 +155,7 @@ def test_large_query_equals_reference(rng, mode):
     y = rng.integers(0, 4, size=n)
     g, h = lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
     rg, rh = fastndcg.reference.lambda_gradients(s, y, [0, n], mode=mode, truncation=3)
-    if mode == "default":
-        np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
-    else:
-        assert_bitwise(g, rg)
-        assert_bitwise(h, rh)
+    assert_gradients_match(mode, (g, h), (rg, rh))
 
 
 @pytest.mark.parametrize("scores", ["signed-zeros", "all-equal", "huge-range", "clustered"])

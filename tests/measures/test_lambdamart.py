@@ -8,7 +8,7 @@ import fastndcg
 from fastndcg import Convention
 from fastndcg.reference import _lambdamart_query as ref_query
 from fastndcg import LambdaMART, delta_ndcg_matrix, delta_ndcg_pairs, lambda_gradients
-from conftest import make_batch, bits, assert_bitwise
+from conftest import make_batch, bits, assert_bitwise, assert_gradients_match
 import fastndcg.reference
 
 MODES = ["default", "lightgbm", "xgboost"]
@@ -96,12 +96,7 @@ def test_weights_equal_reference(rng, mode):
     sw = None if mode == "xgboost" else rng.uniform(0.2, 3.0, size=len(s))
     g, h = lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
     rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode=mode, query_weights=qw, sample_weights=sw)
-    if mode == "default":
-        np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
-    else:
-        assert_bitwise(g, rg)
-        assert_bitwise(h, rh)
+    assert_gradients_match(mode, (g, h), (rg, rh))
 
 
 def test_lightgbm_mode_custom_label_gain_and_linear_gain(rng):
@@ -127,12 +122,7 @@ def test_every_pair_row_count_and_truncation_equals_reference(rng, mode):
         for truncation in (1, 2, 3, 4, None):
             g, h = lambda_gradients(s, y, off, mode=mode, truncation=truncation)
             rg, rh = fastndcg.reference.lambda_gradients(s, y, off, mode=mode, truncation=truncation)
-            if mode == "default":
-                np.testing.assert_allclose(g, rg, rtol=1e-12, atol=1e-15)
-                np.testing.assert_allclose(h, rh, rtol=1e-12, atol=1e-15)
-            else:
-                assert_bitwise(g, rg)
-                assert_bitwise(h, rh)
+            assert_gradients_match(mode, (g, h), (rg, rh))
 
 
 def test_lightgbm_mode_equal_gains_of_different_labels(rng):
