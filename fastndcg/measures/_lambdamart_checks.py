@@ -4,7 +4,6 @@ table, and the result type of the pair API."""
 from __future__ import annotations
 
 import numbers
-import os
 import threading
 from collections import OrderedDict
 from typing import Any, NamedTuple, Optional, Tuple, Union
@@ -12,6 +11,7 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 import numpy as np
 
 from fastndcg._core import _lambdamart as _baseline
+from fastndcg._core import _ndcg
 from fastndcg.conventions._convention import Convention, described_fields
 from fastndcg.conventions._fields import ANY
 from fastndcg._core.query_checks import one_dimensional, check_same_length, finite_nonnegative
@@ -43,10 +43,10 @@ _SIGMOID_LOCK = threading.Lock()
 
 
 def _kernels():
-    """The LambdaMART kernel module: the AVX2 build when the CPU runs it (same
-    bits, wider vectors), else the baseline one. FASTNDCG_NO_AVX2=1 forces the
-    baseline."""
-    if os.environ.get("FASTNDCG_NO_AVX2", "0") == "0" and _baseline.cpu_has_avx2():
+    """The LambdaMART kernel module: the AVX2 build when the NDCG kernel takes its AVX2 path
+    (the one rule: the CPU runs AVX2 and FASTNDCG_NO_AVX2 does not force the portable code;
+    same bits, wider vectors), else the baseline one."""
+    if _ndcg.simd_level() == 1:
         try:
             from fastndcg._core import _lambdamart_avx2 as wide
         except ImportError:  # pragma: no cover - built without it
