@@ -9,62 +9,145 @@
 # side become "x + sg p" / "x - sg p" (multiplying by +-1 is exact).
 
 
-cdef void _default_pass_a(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di, double ui,
-                          double inv, bint distance, double sigma, cdptr_r rs, cdptr_r rg,
-                          cdptr_r disc, cdptr_r ru, dptr_r g, dptr_r h, dptr_r out_sgl,
-                          dptr_r out_hes, dptr_r out_lam2) noexcept nogil:
-    # For every rank j in [start, n): lambda = -sigma |dNDCG| rho (/ (0.01 + |ds|))
-    # and the hessian sigma^2 |dNDCG| rho (1 - rho), with rho = 1 / (1 + e^{sigma (s_h - s_l)})
-    # from the exponentials u = e^{sigma (s - s_pivot)}: e^{sigma (s_i - s_j)} = u_i / u_j, so
-    # rho = u_l / (u_i + u_j) and 1 - rho = u_h / (u_i + u_j), one division and no exp per pair.
-    # The terms of rank i's sums go out (sg lambda, the hessian, 2 lambda) and rank j's
-    # are added here: g[j] -= sg lambda, h[j] += hessian. A rank j with rank i's gain is
-    # no pair: its |dNDCG| is made +0 (_keep: the loop stays vectorised), so its
-    # terms are +-0, which leave every sum as it was (see _pairs_default).
-    # (Two copies of the loop: a test inside it would stop the vectorisation.)
-    cdef Py_ssize_t j
-    cdef double sg, ds, dz, uj, q, lo, hi, rho, rho1m, lam, hes, sgl
-    cdef double neg_sigma = -sigma, sigma2 = sigma * sigma
-    if distance:
-        for j in range(start, n):
-            sg = 1.0 if gi > rg[j] else -1.0
-            ds = sg * (si - rs[j])
-            dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
-            dz = _keep(dz, gi != rg[j])
-            dz = dz / (0.01 + fabs(ds))
-            uj = ru[j]
-            q = 1.0 / (ui + uj)
-            lo = uj * q                                  # rho when rank i is the high one
-            hi = ui * q
-            rho = lo if sg > 0.0 else hi
-            rho1m = hi if sg > 0.0 else lo
-            lam = neg_sigma * dz * rho
-            hes = sigma2 * dz * (rho * rho1m)
-            sgl = sg * lam
-            out_sgl[j] = sgl
-            out_hes[j] = hes
-            out_lam2[j] = 2.0 * lam
-            g[j] = g[j] - sgl
-            h[j] = h[j] + hes
-    else:
-        for j in range(start, n):
-            sg = 1.0 if gi > rg[j] else -1.0
-            dz = (sg * (gi - rg[j])) * fabs(di - disc[j]) * inv
-            dz = _keep(dz, gi != rg[j])
-            uj = ru[j]
-            q = 1.0 / (ui + uj)
-            lo = uj * q
-            hi = ui * q
-            rho = lo if sg > 0.0 else hi
-            rho1m = hi if sg > 0.0 else lo
-            lam = neg_sigma * dz * rho
-            hes = sigma2 * dz * (rho * rho1m)
-            sgl = sg * lam
-            out_sgl[j] = sgl
-            out_hes[j] = hes
-            out_lam2[j] = 2.0 * lam
-            g[j] = g[j] - sgl
-            h[j] = h[j] + hes
+# One row of pairs, rank i against every rank j in [start, n), in one pass:
+#   lambda = -sigma |dNDCG| rho [/ (0.01 + |ds|)], hessian = sigma^2 |dNDCG| rho (1 - rho)
+# with |dNDCG| = |G_i - G_j| |D_i - D_j| inv and rho = 1 / (1 + e^{sigma (s_h - s_l)}) from
+# the exponentials u = e^{sigma (s - s_pivot)}: e^{sigma (s_i - s_j)} = u_i / u_j, so with
+# t = u_i + u_j, rho = u_l / t and 1 - rho = u_h / t. One division per pair, the distance
+# weight's included: q = 1 / (t^2 (0.01 + |ds|)), lambda = -sigma |dNDCG| (u_l t) q and
+# hessian = sigma^2 |dNDCG| (u_l u_h) q (the divider is the pass's narrowest unit).
+# Rank j's share goes straight to its sums (g[j] -= sg lambda, h[j] += hessian, in row
+# order); rank i's sums (sg lambda, the hessian, lambda) are kept in four lanes, lane k
+# taking j = start + k (mod 4) in order, and returned as (l0 + l1) + (l2 + l3): a fixed
+# order, so the same bits on every build and thread count, without one dependent chain
+# per sum. A rank j with rank i's gain is no pair: its two terms are selected to +0 (a
+# product could give 0 * inf = NaN when 1 / IDCG or sigma^2 overflows), and +-0 changes
+# no sum (a sum that starts at +0 and adds numbers is never -0, and
+# x + -0 = x for every other x). The four lanes are GCC's vector type (elementwise IEEE
+# arithmetic: one AVX2 operation or two SSE2 ones); the leftover ranks, and compilers
+# without the type, run the same operations one lane at a time, so every path gives
+# the same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs exactly.
+cdef extern from *:
+    """
+    static inline void fastndcg_default_pair(double gi, double si, double di, double ui, double inv,
+            int distance, double neg_sigma, double sigma2, double rsj, double rgj, double dj,
+            double uj, double* gj, double* hj, double* sgl, double* hes, double* lam) {
+        int high = gi > rgj;
+        double ds = high ? si - rsj : -(si - rsj);
+        double dz = (fabs(gi - rgj) * fabs(di - dj)) * inv;
+        double t = ui + uj, q, l, w;
+        double ul = high ? uj : ui, uh = high ? ui : uj;
+        if (distance) {
+            q = 1.0 / ((t * t) * (0.01 + fabs(ds)));
+            l = ((neg_sigma * dz) * (ul * t)) * q;
+            w = ((sigma2 * dz) * (ul * uh)) * q;
+        } else {
+            q = 1.0 / t;
+            l = (neg_sigma * dz) * (ul * q);
+            w = (sigma2 * dz) * ((ul * q) * (uh * q));
+        }
+        l = fastndcg_keep(l, gi != rgj);                        /* no pair: both terms +0 */
+        w = fastndcg_keep(w, gi != rgj);
+        *lam = l;
+        *sgl = high ? l : -l;
+        *hes = w;
+        *gj = *gj - *sgl;
+        *hj = *hj + w;
+    }
+
+    #if defined(__GNUC__) || defined(__clang__)
+    /* W lanes per vector: one AVX2 register holds four, an SSE2 register two (and
+       four lanes are then two vectors side by side: the lanes, and so the bits, are
+       the same). */
+    #if defined(__AVX__)
+    #define FASTNDCG_W 4
+    #else
+    #define FASTNDCG_W 2
+    #endif
+    typedef double fastndcg_vd __attribute__((vector_size(8 * FASTNDCG_W)));
+    typedef long long fastndcg_vi __attribute__((vector_size(8 * FASTNDCG_W)));
+
+    static inline void fastndcg_default_pairs_v(Py_ssize_t j, double gi, double si, double di, double ui,
+            double inv, int distance, double neg_sigma, double sigma2, const double* rs, const double* rg,
+            const double* disc, const double* ru, double* g, double* h, fastndcg_vd* acc) {
+        const fastndcg_vi zero_i = {0}, sign = zero_i + (long long)0x8000000000000000ULL;
+        const fastndcg_vd zero = {0.0};
+        fastndcg_vd x, rgj, dz, t, q, ul, uh, l, w, sl, gj, hj, ds, vui = zero + ui;
+        fastndcg_vi high, flip, pair;
+        memcpy(&rgj, rg + j, sizeof(x));
+        high = (fastndcg_vi)((zero + gi) > rgj);                /* -1 where rank i is the high one */
+        flip = ~high & sign;
+        memcpy(&x, disc + j, sizeof(x));
+        dz = (fastndcg_vd)((fastndcg_vi)((zero + gi) - rgj) & ~sign);
+        dz = (dz * (fastndcg_vd)((fastndcg_vi)((zero + di) - x) & ~sign)) * inv;
+        memcpy(&x, ru + j, sizeof(x));
+        t = vui + x;
+        ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)vui & ~high));
+        uh = (fastndcg_vd)(((fastndcg_vi)vui & high) | ((fastndcg_vi)x & ~high));
+        if (distance) {
+            memcpy(&x, rs + j, sizeof(x));
+            ds = (fastndcg_vd)((fastndcg_vi)((zero + si) - x) ^ flip);
+            q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (fastndcg_vd)((fastndcg_vi)ds & ~sign)));
+            l = ((neg_sigma * dz) * (ul * t)) * q;
+            w = ((sigma2 * dz) * (ul * uh)) * q;
+        } else {
+            q = (zero + 1.0) / t;
+            l = (neg_sigma * dz) * (ul * q);
+            w = (sigma2 * dz) * ((ul * q) * (uh * q));
+        }
+        pair = (fastndcg_vi)((zero + gi) != rgj);                /* no pair: both terms +0 */
+        l = (fastndcg_vd)((fastndcg_vi)l & pair);
+        w = (fastndcg_vd)((fastndcg_vi)w & pair);
+        sl = (fastndcg_vd)((fastndcg_vi)l ^ flip);
+        acc[0] += sl;
+        acc[1] += w;
+        acc[2] += l;
+        memcpy(&gj, g + j, sizeof(x));
+        memcpy(&hj, h + j, sizeof(x));
+        gj = gj - sl;
+        hj = hj + w;
+        memcpy(g + j, &gj, sizeof(x));
+        memcpy(h + j, &hj, sizeof(x));
+    }
+    #endif
+
+    static void fastndcg_default_row(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di,
+            double ui, double inv, int distance, double sigma, const double* rs, const double* rg,
+            const double* disc, const double* ru, double* g, double* h, double* out) {
+        double la[4] = {0.0, 0.0, 0.0, 0.0}, lb[4] = {0.0, 0.0, 0.0, 0.0}, lc[4] = {0.0, 0.0, 0.0, 0.0};
+        double neg_sigma = -sigma, sigma2 = sigma * sigma, sgl, hes, lam;
+        Py_ssize_t j = start, k, c;
+    #if defined(__GNUC__) || defined(__clang__)
+        fastndcg_vd acc[4 / FASTNDCG_W][3];
+        memset(acc, 0, sizeof(acc));
+        for (; j + 4 <= n; j += 4) {
+            for (c = 0; c < 4 / FASTNDCG_W; c++) {
+                fastndcg_default_pairs_v(j + c * FASTNDCG_W, gi, si, di, ui, inv, distance, neg_sigma, sigma2,
+                                         rs, rg, disc, ru, g, h, acc[c]);
+            }
+        }
+        for (c = 0; c < 4 / FASTNDCG_W; c++) {
+            memcpy(la + c * FASTNDCG_W, &acc[c][0], sizeof(acc[c][0]));
+            memcpy(lb + c * FASTNDCG_W, &acc[c][1], sizeof(acc[c][0]));
+            memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));
+        }
+    #endif
+        for (k = 0; j < n; j++, k++) {
+            fastndcg_default_pair(gi, si, di, ui, inv, distance, neg_sigma, sigma2, rs[j], rg[j],
+                                  disc[j], ru[j], g + j, h + j, &sgl, &hes, &lam);
+            la[k] += sgl;
+            lb[k] += hes;
+            lc[k] += lam;
+        }
+        out[0] = (la[0] + la[1]) + (la[2] + la[3]);
+        out[1] = (lb[0] + lb[1]) + (lb[2] + lb[3]);
+        out[2] = (lc[0] + lc[1]) + (lc[2] + lc[3]);
+    }
+    """
+    void _default_row "fastndcg_default_row"(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di,
+                                             double ui, double inv, int distance, double sigma, const double* rs,
+                                             const double* rg, const double* disc, const double* ru, double* g,
+                                             double* h, double* out) noexcept nogil
 
 
 # e^-a in the default mode's own arithmetic: vectorisable, so that the
@@ -142,24 +225,18 @@ cdef void _unit_exps(Py_ssize_t pivot, Py_ssize_t n, double sigma, cdptr_r rs, d
 
 cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
     # Exact logistic in double, double accumulation. Pairs: gains differ.
-    # Rank i's own sums (its gradient, hessian, and the query's S) are the only
-    # sums in pair order that pass A cannot do: they run over every rank j > i,
-    # a rank that is no pair adding +-0. A sum that starts at +0 and adds or
-    # subtracts numbers is never -0 (x + y is -0 only if both are -0, x - y only
-    # if x is -0 and y is +0), and x +- 0 = x for every other x: the sums are
-    # the pair-by-pair sums, term for term and in order.
-    cdef Py_ssize_t i, j, m = _pair_rows(n, p.trunc)
+    # Row by row (_default_row): rank i's own sums come back from the row's
+    # lanes; the query's S = sum of 2 |lambda| = -2 (sum of lambda), since scaling
+    # by 2 is exact.
+    cdef Py_ssize_t i, r, m = _pair_rows(n, p.trunc)
     cdef double* g = s.dg
     cdef double* h = s.dh
     cdef const double* rs = s.rs
     cdef const double* rg = s.rg
     cdef bint distance = p.score_norm and rs[0] != rs[n - 1]
-    cdef double* tsgl = s.ta
-    cdef double* thes = s.tb
-    cdef double* tlam2 = s.tc
     cdef double* ru = s.ta + s.stride
-    cdef double acc_g, acc_h
-    cdef double total = 0.0, nf, sigma = p.sigma
+    cdef double sums[3]
+    cdef double lam_sum = 0.0, total, nf, sigma = p.sigma
     for i in range(n):
         g[i] = 0.0
         h[i] = 0.0
@@ -168,18 +245,14 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
     for i in range(m):
         if ru[i] < PIVOT_MIN:
             _unit_exps(i, n, sigma, rs, ru)
-        _default_pass_a(i + 1, n, rg[i], rs[i], p.conv.disc[i], ru[i], inv, distance, sigma, rs, rg, p.conv.disc,
-                        ru, g, h, tsgl, thes, tlam2)
-        acc_g = g[i]
-        acc_h = h[i]
-        for j in range(i + 1, n):                        # the sums of rank i, in pair order
-            acc_g = acc_g + tsgl[j]
-            acc_h = acc_h + thes[j]
-            total = total - tlam2[j]
-        g[i] = acc_g
-        h[i] = acc_h
+        _default_row(i + 1, n, rg[i], rs[i], p.conv.disc[i], ru[i], inv, distance, sigma, rs, rg, p.conv.disc,
+                     ru, g, h, sums)
+        g[i] = g[i] + sums[0]
+        h[i] = h[i] + sums[1]
+        lam_sum = lam_sum + sums[2]
+    total = -2.0 * lam_sum
     if p.list_norm and total > 0.0:
         nf = log2(1.0 + total) / total
-        for i in range(n):
-            g[i] = g[i] * nf
-            h[i] = h[i] * nf
+        for r in range(n):
+            g[r] = g[r] * nf
+            h[r] = h[r] * nf

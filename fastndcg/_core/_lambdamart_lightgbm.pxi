@@ -62,7 +62,8 @@ cdef void _lgb_terms(Py_ssize_t start, Py_ssize_t n, double yi, double neg_sigma
         p = pl[j]
         q = p * (sg * (neg_sigma * dz[j]))
         q32 = <float>q
-        h32 = <float>((p * (1.0 - p)) * (sigma2 * dz[j]))
+        # no pair: +0 (its dZ is +0, but sigma^2 may overflow: inf * 0 = NaN)
+        h32 = <float>_keep((p * (1.0 - p)) * (sigma2 * dz[j]), yi != rl[j])
         out_q32[j] = q32
         out_h32[j] = h32
         out_tq[j] = (-2.0 * sg) * q

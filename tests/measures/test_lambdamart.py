@@ -153,6 +153,19 @@ def test_a_subnormal_ideal_over_equal_labels_gives_zero(mode):
     assert_bitwise(h, np.zeros(8, dtype=h.dtype))
 
 
+@pytest.mark.parametrize("mode", ["default", "lightgbm"])
+def test_an_overflowing_sigma_squared_over_equal_labels_gives_zero(mode):
+    # sigma^2 = inf: a rank with the row's own label has a hessian term inf * 0 = NaN
+    # unless the kernel drops it by selection (the reference, like the libraries,
+    # never forms a pair of equal labels). Found by the fuzz tier.
+    off = np.array([0, 2, 5], dtype=np.int64)
+    y = np.array([1, 1, 2, 2, 2])
+    s = np.array([0.0, 0.0, 0.5, -1.0, 3.0])
+    g, h = lambda_gradients(s, y, off, mode=mode, sigma=1e300, normalize=False, score_normalization=False)
+    assert_bitwise(g, np.zeros(5, dtype=g.dtype))
+    assert_bitwise(h, np.zeros(5, dtype=h.dtype))
+
+
 def test_lightgbm_ideal_is_by_label_order(rng):
     s, y, off = batch(rng, n_queries=30)
     # Monotone table: the engine's cached ideal (NDCGScorer) is LightGBM's to the bit.
