@@ -13,38 +13,40 @@
 #   lambda = -sigma |dNDCG| rho [/ (0.01 + |ds|)], hessian = sigma^2 |dNDCG| rho (1 - rho)
 # with |dNDCG| = |G_i - G_j| |D_i - D_j| inv and rho = 1 / (1 + e^{sigma (s_h - s_l)}) from
 # the exponentials u = e^{sigma (s - s_pivot)}: e^{sigma (s_i - s_j)} = u_i / u_j, so with
-# t = u_i + u_j, rho = u_l / t and 1 - rho = u_h / t. One division per pair, the distance
-# weight's included: q = 1 / (t^2 (0.01 + |ds|)), lambda = -sigma |dNDCG| (u_l t) q and
-# hessian = sigma^2 |dNDCG| (u_l u_h) q (the divider is the pass's narrowest unit).
+# t = u_i + u_j, rho = u_l / t and rho (1 - rho) = u_i u_j / t^2. One division per pair,
+# the distance weight's included: q = 1 / (t^2 (0.01 + |ds|)), lambda = c1 dG (u_l t) q and
+# hessian = c2 dG (u_i u_j) q, with c1 = -sigma inv and c2 = sigma^2 inv per row and
+# dG = |G_i - G_j| |D_i - D_j| (the pass is bound by its arithmetic and the divider: every
+# operation saved counts).
 # Rank j's share goes straight to its sums (g[j] -= sg lambda, h[j] += hessian, in row
 # order); rank i's sums (sg lambda, the hessian, lambda) are kept in four lanes, lane k
 # taking j = start + k (mod 4) in order, and returned as (l0 + l1) + (l2 + l3): a fixed
 # order, so the same bits on every build and thread count, without one dependent chain
-# per sum. A rank j with rank i's gain is no pair: its two terms are selected to +0 (a
-# product could give 0 * inf = NaN when 1 / IDCG or sigma^2 overflows), and +-0 changes
-# no sum (a sum that starts at +0 and adds numbers is never -0, and
-# x + -0 = x for every other x). The four lanes are GCC's vector type (elementwise IEEE
-# arithmetic: one AVX2 operation or two SSE2 ones); the leftover ranks, and compilers
-# without the type, run the same operations one lane at a time, so every path gives
-# the same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs exactly.
+# per sum. A rank j with rank i's gain is no pair: dG = +0, so its terms are +-0 while
+# c1 and c2 are finite, and +-0 changes no sum (a sum that starts at +0 and adds numbers
+# is never -0, and x + -0 = x for every other x). When c1 or c2 overflows (1 / IDCG or
+# sigma^2 beyond double) 0 * inf would be NaN: the row then runs one rank at a time,
+# with the no-pair terms selected to +0. The four lanes are GCC's vector type
+# (elementwise IEEE arithmetic: one AVX2 operation or two SSE2 ones); the leftover ranks,
+# and compilers without the type, run the same operations one lane at a time, so every
+# path gives the same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs
+# exactly.
 cdef extern from *:
     """
-    static inline void fastndcg_default_pair(double gi, double si, double di, double ui, double inv,
-            int distance, double neg_sigma, double sigma2, double rsj, double rgj, double dj,
-            double uj, double* gj, double* hj, double* sgl, double* hes, double* lam) {
+    static inline void fastndcg_default_pair(double gi, double si, double di, double ui, double c1,
+            double c2, int distance, double rsj, double rgj, double dj, double uj, double* gj,
+            double* hj, double* sgl, double* hes, double* lam) {
         int high = gi > rgj;
-        double ds = high ? si - rsj : -(si - rsj);
-        double dz = (fabs(gi - rgj) * fabs(di - dj)) * inv;
-        double t = ui + uj, q, l, w;
-        double ul = high ? uj : ui, uh = high ? ui : uj;
+        double dz = fabs(gi - rgj) * fabs(di - dj);
+        double t = ui + uj, q, l, w, ul = high ? uj : ui;
         if (distance) {
-            q = 1.0 / ((t * t) * (0.01 + fabs(ds)));
-            l = ((neg_sigma * dz) * (ul * t)) * q;
-            w = ((sigma2 * dz) * (ul * uh)) * q;
+            q = 1.0 / ((t * t) * (0.01 + fabs(si - rsj)));
+            l = ((c1 * dz) * (ul * t)) * q;
+            w = ((c2 * dz) * (ui * uj)) * q;
         } else {
             q = 1.0 / t;
-            l = (neg_sigma * dz) * (ul * q);
-            w = (sigma2 * dz) * ((ul * q) * (uh * q));
+            l = (c1 * dz) * (ul * q);
+            w = (c2 * dz) * ((ui * q) * (uj * q));
         }
         l = fastndcg_keep(l, gi != rgj);                        /* no pair: both terms +0 */
         w = fastndcg_keep(w, gi != rgj);
@@ -67,38 +69,37 @@ cdef extern from *:
     typedef double fastndcg_vd __attribute__((vector_size(8 * FASTNDCG_W)));
     typedef long long fastndcg_vi __attribute__((vector_size(8 * FASTNDCG_W)));
 
+    /* W ranks from j on, c1 and c2 finite (no-pair terms come out +-0 by themselves). */
     static inline void fastndcg_default_pairs_v(Py_ssize_t j, double gi, double si, double di, double ui,
-            double inv, int distance, double neg_sigma, double sigma2, const double* rs, const double* rg,
-            const double* disc, const double* ru, double* g, double* h, fastndcg_vd* acc) {
+            double c1, double c2, int distance, const double* rs, const double* rg, const double* disc,
+            const double* ru, double* g, double* h, fastndcg_vd* acc) {
         const fastndcg_vi zero_i = {0}, sign = zero_i + (long long)0x8000000000000000ULL;
         const fastndcg_vd zero = {0.0};
-        fastndcg_vd x, rgj, dz, t, q, ul, uh, l, w, sl, gj, hj, ds, vui = zero + ui;
-        fastndcg_vi high, flip, pair;
+        fastndcg_vd x, rgj, dz, t, q, ul, l, w, sl, gj, hj, vui = zero + ui;
+        fastndcg_vi high;
         memcpy(&rgj, rg + j, sizeof(x));
         high = (fastndcg_vi)((zero + gi) > rgj);                /* -1 where rank i is the high one */
-        flip = ~high & sign;
         memcpy(&x, disc + j, sizeof(x));
         dz = (fastndcg_vd)((fastndcg_vi)((zero + gi) - rgj) & ~sign);
-        dz = (dz * (fastndcg_vd)((fastndcg_vi)((zero + di) - x) & ~sign)) * inv;
+        dz = dz * (fastndcg_vd)((fastndcg_vi)((zero + di) - x) & ~sign);
         memcpy(&x, ru + j, sizeof(x));
         t = vui + x;
-        ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)vui & ~high));
-        uh = (fastndcg_vd)(((fastndcg_vi)vui & high) | ((fastndcg_vi)x & ~high));
         if (distance) {
+            ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)vui & ~high));
+            w = vui * x;
             memcpy(&x, rs + j, sizeof(x));
-            ds = (fastndcg_vd)((fastndcg_vi)((zero + si) - x) ^ flip);
-            q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (fastndcg_vd)((fastndcg_vi)ds & ~sign)));
-            l = ((neg_sigma * dz) * (ul * t)) * q;
-            w = ((sigma2 * dz) * (ul * uh)) * q;
+            q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (fastndcg_vd)((fastndcg_vi)((zero + si) - x) & ~sign)));
+            l = ((c1 * dz) * (ul * t)) * q;
+            w = ((c2 * dz) * w) * q;
         } else {
             q = (zero + 1.0) / t;
-            l = (neg_sigma * dz) * (ul * q);
-            w = (sigma2 * dz) * ((ul * q) * (uh * q));
+            x = x * q;                                          /* u_j q */
+            t = vui * q;                                        /* u_i q */
+            ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)t & ~high));
+            l = (c1 * dz) * ul;
+            w = (c2 * dz) * (t * x);
         }
-        pair = (fastndcg_vi)((zero + gi) != rgj);                /* no pair: both terms +0 */
-        l = (fastndcg_vd)((fastndcg_vi)l & pair);
-        w = (fastndcg_vd)((fastndcg_vi)w & pair);
-        sl = (fastndcg_vd)((fastndcg_vi)l ^ flip);
+        sl = (fastndcg_vd)((fastndcg_vi)l ^ (~high & sign));
         acc[0] += sl;
         acc[1] += w;
         acc[2] += l;
@@ -115,15 +116,17 @@ cdef extern from *:
             double ui, double inv, int distance, double sigma, const double* rs, const double* rg,
             const double* disc, const double* ru, double* g, double* h, double* out) {
         double la[4] = {0.0, 0.0, 0.0, 0.0}, lb[4] = {0.0, 0.0, 0.0, 0.0}, lc[4] = {0.0, 0.0, 0.0, 0.0};
-        double neg_sigma = -sigma, sigma2 = sigma * sigma, sgl, hes, lam;
+        double c1 = -sigma * inv, c2 = (sigma * sigma) * inv, sgl, hes, lam;
         Py_ssize_t j = start, k, c;
     #if defined(__GNUC__) || defined(__clang__)
         fastndcg_vd acc[4 / FASTNDCG_W][3];
         memset(acc, 0, sizeof(acc));
-        for (; j + 4 <= n; j += 4) {
-            for (c = 0; c < 4 / FASTNDCG_W; c++) {
-                fastndcg_default_pairs_v(j + c * FASTNDCG_W, gi, si, di, ui, inv, distance, neg_sigma, sigma2,
-                                         rs, rg, disc, ru, g, h, acc[c]);
+        if (fabs(c1) <= DBL_MAX && fabs(c2) <= DBL_MAX) {
+            for (; j + 4 <= n; j += 4) {
+                for (c = 0; c < 4 / FASTNDCG_W; c++) {
+                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, gi, si, di, ui, c1, c2, distance, rs, rg,
+                                             disc, ru, g, h, acc[c]);
+                }
             }
         }
         for (c = 0; c < 4 / FASTNDCG_W; c++) {
@@ -132,9 +135,9 @@ cdef extern from *:
             memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));
         }
     #endif
-        for (k = 0; j < n; j++, k++) {
-            fastndcg_default_pair(gi, si, di, ui, inv, distance, neg_sigma, sigma2, rs[j], rg[j],
-                                  disc[j], ru[j], g + j, h + j, &sgl, &hes, &lam);
+        for (k = 0; j < n; j++, k = (k + 1) & 3) {
+            fastndcg_default_pair(gi, si, di, ui, c1, c2, distance, rs[j], rg[j], disc[j], ru[j],
+                                  g + j, h + j, &sgl, &hes, &lam);
             la[k] += sgl;
             lb[k] += hes;
             lc[k] += lam;
