@@ -84,7 +84,8 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
     cdef size_t m = <size_t>(max_n + 1)
     s.docs = <RankedDoc*>malloc(m * sizeof(RankedDoc))
     s.src = <RankedDoc*>malloc(m * sizeof(RankedDoc))
-    s.counts = <Py_ssize_t*>malloc((m + 1) * sizeof(Py_ssize_t))
+    s.counts = <Py_ssize_t*>malloc((2 * m + 1) * sizeof(Py_ssize_t))
+    s.bucket = <int32_t*>malloc(m * sizeof(int32_t))
     s.rs = <double*>malloc(m * sizeof(double))
     s.rsf = <float*>malloc(m * sizeof(float))
     s.rl = <double*>malloc(m * sizeof(double))
@@ -107,7 +108,7 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
 
 
 cdef bint _scratch_ok(const Scratch* s) noexcept nogil:
-    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.rs == NULL
+    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.bucket == NULL or s.rs == NULL
                 or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
                 or s.dh == NULL or s.fg == NULL or s.fh == NULL or s.lists == NULL
                 or s.level == NULL or s.ta == NULL or s.tb == NULL or s.tc == NULL
@@ -118,6 +119,7 @@ cdef void _free_scratch(Scratch* s) noexcept nogil:
     free(s.docs)
     free(s.src)
     free(s.counts)
+    free(s.bucket)
     free(s.rs)
     free(s.rsf)
     free(s.rl)

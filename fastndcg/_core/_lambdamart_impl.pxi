@@ -164,6 +164,7 @@ cdef struct Scratch:
     RankedDoc* docs
     RankedDoc* src            # documents in input order (bucket ranking; mean-pair label order)
     Py_ssize_t* counts        # bucket bounds
+    int32_t* bucket           # each document's bucket
     double* rs                # score by rank
     float* rsf                # float32 score by rank (xgboost mode)
     double* rl                # label by rank
@@ -220,7 +221,7 @@ cdef inline void _rank_query(const floating* sc, const label_t* lab, const Query
     if n > BUCKET_MIN:
         for i in range(n):
             make_doc(&s.src[i], _query_score(sc, q, p, i), q.keys, p.conv.key_desc, i)
-        done = bucket_sort_docs(s.src, s.docs, s.counts, n)
+        done = bucket_sort_docs(s.src, s.docs, s.counts, s.bucket, n)
     if not done:
         for i in range(n):
             make_doc(&s.docs[i], _query_score(sc, q, p, i), q.keys, p.conv.key_desc, i)
