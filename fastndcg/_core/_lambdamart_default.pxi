@@ -69,35 +69,37 @@ cdef extern from *:
     typedef double fastndcg_vd __attribute__((vector_size(8 * FASTNDCG_W)));
     typedef long long fastndcg_vi __attribute__((vector_size(8 * FASTNDCG_W)));
 
-    /* W ranks from j on, c1 and c2 finite (no-pair terms come out +-0 by themselves). */
-    static inline void fastndcg_default_pairs_v(Py_ssize_t j, double gi, double si, double di, double ui,
-            double c1, double c2, int distance, const double* rs, const double* rg, const double* disc,
-            const double* ru, double* g, double* h, fastndcg_vd* acc) {
+    /* W ranks from j on, c1 and c2 finite (no-pair terms come out +-0 by themselves).
+       Rank i's values come broadcast (vgi, vsi, vdi, vui, vc1, vc2), made once per row. */
+    static inline void fastndcg_default_pairs_v(Py_ssize_t j, fastndcg_vd vgi, fastndcg_vd vsi,
+            fastndcg_vd vdi, fastndcg_vd vui, fastndcg_vd vc1, fastndcg_vd vc2, int distance,
+            const double* rs, const double* rg, const double* disc, const double* ru, double* g,
+            double* h, fastndcg_vd* acc) {
         const fastndcg_vi zero_i = {0}, sign = zero_i + (long long)0x8000000000000000ULL;
         const fastndcg_vd zero = {0.0};
-        fastndcg_vd x, rgj, dz, t, q, ul, l, w, sl, gj, hj, vui = zero + ui;
+        fastndcg_vd x, rgj, dz, t, q, ul, l, w, sl, gj, hj;
         fastndcg_vi high;
         memcpy(&rgj, rg + j, sizeof(x));
-        high = (fastndcg_vi)((zero + gi) > rgj);                /* -1 where rank i is the high one */
+        high = (fastndcg_vi)(vgi > rgj);                        /* -1 where rank i is the high one */
         memcpy(&x, disc + j, sizeof(x));
-        dz = (fastndcg_vd)((fastndcg_vi)((zero + gi) - rgj) & ~sign);
-        dz = dz * (fastndcg_vd)((fastndcg_vi)((zero + di) - x) & ~sign);
+        dz = (fastndcg_vd)((fastndcg_vi)(vgi - rgj) & ~sign);
+        dz = dz * (fastndcg_vd)((fastndcg_vi)(vdi - x) & ~sign);
         memcpy(&x, ru + j, sizeof(x));
         t = vui + x;
         if (distance) {
             ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)vui & ~high));
             w = vui * x;
             memcpy(&x, rs + j, sizeof(x));
-            q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (fastndcg_vd)((fastndcg_vi)((zero + si) - x) & ~sign)));
-            l = ((c1 * dz) * (ul * t)) * q;
-            w = ((c2 * dz) * w) * q;
+            q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (fastndcg_vd)((fastndcg_vi)(vsi - x) & ~sign)));
+            l = ((vc1 * dz) * (ul * t)) * q;
+            w = ((vc2 * dz) * w) * q;
         } else {
             q = (zero + 1.0) / t;
             x = x * q;                                          /* u_j q */
             t = vui * q;                                        /* u_i q */
             ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)t & ~high));
-            l = (c1 * dz) * ul;
-            w = (c2 * dz) * (t * x);
+            l = (vc1 * dz) * ul;
+            w = (vc2 * dz) * (t * x);
         }
         sl = (fastndcg_vd)((fastndcg_vi)l ^ (~high & sign));
         acc[0] += sl;
@@ -120,11 +122,14 @@ cdef extern from *:
         Py_ssize_t j = start, k, c;
     #if defined(__GNUC__) || defined(__clang__)
         fastndcg_vd acc[4 / FASTNDCG_W][3];
+        const fastndcg_vd zero = {0.0};
+        const fastndcg_vd vgi = zero + gi, vsi = zero + si, vdi = zero + di, vui = zero + ui;
+        const fastndcg_vd vc1 = zero + c1, vc2 = zero + c2;
         memset(acc, 0, sizeof(acc));
         if (fabs(c1) <= DBL_MAX && fabs(c2) <= DBL_MAX) {
             for (; j + 4 <= n; j += 4) {
                 for (c = 0; c < 4 / FASTNDCG_W; c++) {
-                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, gi, si, di, ui, c1, c2, distance, rs, rg,
+                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, distance, rs, rg,
                                              disc, ru, g, h, acc[c]);
                 }
             }
