@@ -67,14 +67,6 @@ cdef extern from *:
     #else
     #define FASTNDCG_PREFETCH(p) ((void)0)
     #endif
-    static int fastndcg_cpu_has_avx2(void) {
-    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") != 0;
-    #else
-        return 0;
-    #endif
-    }
     /* v if k, else +0.0: a select done on the bits, so that the compiler neither
        branches nor moves the computation of v into a branch (a loop with a select
        of a computed double is not vectorised) */
@@ -93,7 +85,6 @@ cdef extern from *:
     """
     void prefetch "FASTNDCG_PREFETCH"(const void* p) noexcept nogil
     double _keep "fastndcg_keep"(double v, int k) noexcept nogil
-    int _cpu_has_avx2 "fastndcg_cpu_has_avx2"() noexcept nogil
     int BUILT_AVX2 "FASTNDCG_BUILT_AVX2"
     ctypedef double* dptr_r "fastndcg_dptr_r"
     ctypedef const double* cdptr_r "fastndcg_cdptr_r"
@@ -186,11 +177,6 @@ cdef struct Scratch:
     double levels[MAX_LEVELS]
     Py_ssize_t lens[MAX_LEVELS]
     Py_ssize_t cur[MAX_LEVELS]
-
-
-def cpu_has_avx2():
-    """True if this CPU (and OS) can run AVX2 code."""
-    return bool(_cpu_has_avx2())
 
 
 def built_for_avx2():
