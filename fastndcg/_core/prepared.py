@@ -140,10 +140,7 @@ class NDCGScorer:
                 self.weights = self.weights.astype(np.float32).astype(np.float64)
         plan = kernel_plan(conv, max_n, [None if c == FULL_LIST else int(c) for c in self._cutoffs])
         self._plan = plan
-        self._res = plan.res
         nc = self._cutoffs.shape[0]
-        self._disc = plan.disc
-        self._short_limit = plan.short_limit
         self._idcg = np.zeros((self.n_queries, nc), dtype=np.float64)
         self._labels_checked = False
         self._ideal_ready = False
@@ -187,7 +184,7 @@ class NDCGScorer:
             ideal_disc = self._plan.ideal_discount(max_n)
         except ValueError as exc:
             self._ideal_disc_error = exc
-            ideal_disc = self._disc
+            ideal_disc = self._plan.disc
         return NDCGKernel(lab, off, self._idcg, self._plan.compiled(ideal_disc), max_n)
 
     # -- ideal -------------------------------------------------------------------------
@@ -233,7 +230,7 @@ class NDCGScorer:
         if self.convention.empty != "error":
             return
         sizes = np.diff(self.offsets)
-        not_short = sizes[:, None] >= self._short_limit[None, :]
+        not_short = sizes[:, None] >= self._plan.short_limit[None, :]
         hit = np.argwhere((self._idcg <= 0) & not_short)
         if hit.size:
             q = int(hit[0, 0])
@@ -282,11 +279,11 @@ class NDCGScorer:
                               threads_for(self.n_docs, n_threads)):
             if (flags & FLAG_SCORES).any():
                 why = float32_reason(self.convention) if sc.dtype == np.float64 else None
-                raise_score_problem(sc, self.offsets, flags, self._res.score_limit, "scores", why,
-                                    self._res.overflow_inf)
+                raise_score_problem(sc, self.offsets, flags, self._plan.res.score_limit, "scores", why,
+                                    self._plan.res.overflow_inf)
             self._raise_labels(self._kernel, self.labels, self.offsets, flags, "labels",
                               {FLAG_IDEAL_OVERFLOW: self._idcg, FLAG_DCG_OVERFLOW: dcg, FLAG_NDCG_OVERFLOW: nd})
-        if self._res.overflow_inf:
+        if self._plan.res.overflow_inf:
             warn_scores_to_inf(sc, self.offsets, flags, "scores")
         if check_labels:
             warn_unknown_labels(self.labels, self.convention, "labels")
@@ -366,13 +363,13 @@ class NDCGScorer:
         num = np.empty_like(dcg)
         den = np.empty_like(dcg)
         conv = self.convention
-        _aggregate.terms(nd, dcg, self._idcg, self.offsets, self._short_limit, self.weights,
+        _aggregate.terms(nd, dcg, self._idcg, self.offsets, self._plan.short_limit, self.weights,
                          conv.aggregation == "ratio", conv.empty_weight == "unweighted", num, den)
         return num, den
 
     def _aggregate(self, dcg: np.ndarray, nd: np.ndarray, n_threads: Optional[int] = None):
         conv = self.convention
-        num, den = _aggregate.sums(nd, dcg, self._idcg, self.offsets, self._short_limit, self.weights,
+        num, den = _aggregate.sums(nd, dcg, self._idcg, self.offsets, self._plan.short_limit, self.weights,
                                    conv.aggregation == "ratio", conv.empty_weight == "unweighted",
                                    threads_for(self.n_queries * 64, n_threads))
         if self._single:
