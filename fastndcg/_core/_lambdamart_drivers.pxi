@@ -21,10 +21,14 @@ cdef void _grad_one_query(const floating* sc, const label_t* lab, const QueryIO*
             hess[i] = 0.0
         return
     _rank_query(sc, lab, q, p, s)
+    # The outputs go out in input order (rank_of: each document's rank, in cache):
+    # sequential stores into the output arrays, whose lines are usually not cached yet.
+    for r in range(n):
+        s.rank_of[s.docs[r].idx] = <int32_t>r
     if p.mode == MODE_DEFAULT:
         _pairs_default(n, q.inv, p, s)
-        for r in range(n):
-            i = s.docs[r].idx
+        for i in range(n):
+            r = s.rank_of[i]
             gd = s.dg[r]
             hd = s.dh[r]
             if q.has_qw:
@@ -42,8 +46,8 @@ cdef void _grad_one_query(const floating* sc, const label_t* lab, const QueryIO*
         _pairs_xgboost_mean(n, q.inv, q, p, s)
     else:
         _pairs_xgboost(n, q.inv, q, p, s)
-    for r in range(n):
-        i = s.docs[r].idx
+    for i in range(n):
+        r = s.rank_of[i]
         gf = s.fg[r]
         hf = s.fh[r]
         if p.mode == MODE_XGBOOST:
@@ -86,6 +90,7 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
     s.src = <RankedDoc*>malloc(m * sizeof(RankedDoc))
     s.counts = <Py_ssize_t*>malloc((2 * m + 1) * sizeof(Py_ssize_t))
     s.bucket = <int32_t*>malloc(m * sizeof(int32_t))
+    s.rank_of = <int32_t*>malloc(m * sizeof(int32_t))
     s.rs = <double*>malloc(m * sizeof(double))
     s.rsf = <float*>malloc(m * sizeof(float))
     s.rl = <double*>malloc(m * sizeof(double))
@@ -108,7 +113,7 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
 
 
 cdef bint _scratch_ok(const Scratch* s) noexcept nogil:
-    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.bucket == NULL or s.rs == NULL
+    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.bucket == NULL or s.rank_of == NULL or s.rs == NULL
                 or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
                 or s.dh == NULL or s.fg == NULL or s.fh == NULL or s.lists == NULL
                 or s.level == NULL or s.ta == NULL or s.tb == NULL or s.tc == NULL
@@ -120,6 +125,7 @@ cdef void _free_scratch(Scratch* s) noexcept nogil:
     free(s.src)
     free(s.counts)
     free(s.bucket)
+    free(s.rank_of)
     free(s.rs)
     free(s.rsf)
     free(s.rl)

@@ -156,6 +156,7 @@ cdef struct Scratch:
     RankedDoc* src            # documents in input order (bucket ranking; mean-pair label order)
     Py_ssize_t* counts        # bucket bounds
     int32_t* bucket           # each document's bucket
+    int32_t* rank_of          # each document's rank (input position -> rank)
     double* rs                # score by rank
     float* rsf                # float32 score by rank (xgboost mode)
     double* rl                # label by rank
