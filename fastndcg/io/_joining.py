@@ -102,10 +102,10 @@ def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], ru
     first_topic = np.zeros(len(pieces) + 1, dtype=np.int64)     # each piece's topics in qidx/dest
     np.cumsum([pc.qidx.shape[0] for pc in pieces], out=first_topic[1:])
     order = range(len(pieces) - 1, -1, -1) if consume else range(len(pieces))
-    # fresh pages (a mapping of their own) are faulted in as they are written: on one thread, since
-    # two threads faulting into one process contend for its page tables (5M results under load:
-    # 0.06 s on one thread, 0.17-0.22 s on two); heap arrays (reused pages) on all threads
-    fresh = allocate is page_array
+    # on the call's threads, the output's fresh pages too: on two free cores, two threads fault
+    # them in faster than one (5M results: 49-55 ms against 61-67 ms on a quiet box); two
+    # threads on a loaded box contended for the page tables (0.17-0.22 s against 0.06 s), which
+    # the default thread count avoids by leaving out the cores other work holds
     for i in order:
         pc = pieces.pop() if consume else pieces[i]
         k = pc.qidx.shape[0]
@@ -121,7 +121,7 @@ def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], ru
                             np.ascontiguousarray(pc.tie_key, dtype=np.int32), relevance,
                             _parse.TopicBlocks(src, dest[t0:t0 + k], np.ascontiguousarray(pc.sizes, dtype=np.int64)),
                             placed.scores, placed.tie_key, placed.labels, placed.status,
-                            1 if fresh else threads_for(int(pc.scores.shape[0]), n_threads))
+                            threads_for(int(pc.scores.shape[0]), n_threads))
         del pc
     return finish_alignment(qrels, placed, in_run, missing_qids, ignored, run_name, run_path, missing, max_docs,
                             float32_scores, n_threads)

@@ -20,7 +20,6 @@ and what is wrong. Nothing here computes; :mod:`fastndcg.measures._trec_measures
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 import warnings
 from dataclasses import dataclass
@@ -314,11 +313,18 @@ def _not_ndcg(text: str) -> MeasureError:
                         "measured here: use trec_eval or ir_measures for them")
 
 
+def _close_matches(word: str, options: List[str], n: int = 3, cutoff: float = 0.6) -> List[str]:
+    """difflib's suggestions, imported only for a name that is not known (not on every run)."""
+    import difflib
+
+    return difflib.get_close_matches(word, options, n=n, cutoff=cutoff)
+
+
 def _unknown(text: str, name: str):
     if _is_other_measure(name):
         raise _not_ndcg(text)
     known = list(TREC_MEASURES) + list(_IRM_NAMES)
-    guess = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.6)
+    guess = _close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.6)
     hint = ""
     if guess:
         g = next(k for k in known if k.lower() == guess[0])
@@ -368,7 +374,7 @@ def _parse_irm(text: str) -> Measure:
     if tree.id not in _IRM_NAMES:
         if _is_other_measure(tree.id):
             raise _not_ndcg(text)
-        guess = difflib.get_close_matches(tree.id, list(_IRM_NAMES) + ["ndcg", "ndcg_cut"], n=1, cutoff=0.5)
+        guess = _close_matches(tree.id, list(_IRM_NAMES) + ["ndcg", "ndcg_cut"], n=1, cutoff=0.5)
         if tree.id in ("ndcg", "ndcg_cut", "Ndcg", "NDcg"):
             guess = ["nDCG"]
         hint = f"; did you mean {guess[0]!r}?" if guess else ""
@@ -388,7 +394,7 @@ def _parse_irm(text: str) -> Measure:
 def _irm_from_params(params: dict, text: str) -> Measure:
     unknown = [p for p in params if p not in _IRM_PARAMS]
     if unknown:
-        guess = difflib.get_close_matches(unknown[0], list(_IRM_PARAMS), n=1)
+        guess = _close_matches(unknown[0], list(_IRM_PARAMS), n=1)
         hint = f" (did you mean {guess[0]!r}?)" if guess else ""
         raise _irm_error(text, f"nDCG has no parameter {unknown[0]!r}{hint}; it takes "
                                + ", ".join(f"{k} ({v})" for k, v in _IRM_PARAMS.items()))

@@ -6,12 +6,10 @@ do not import the command line.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import stat
 import sys
-import tempfile
 import warnings
 from typing import Any, List, Optional, Union
 
@@ -38,6 +36,8 @@ def write_output(text: Union[str, bytes], path: Optional[str]) -> None:
             sys.stdout.write(text)
         sys.stdout.flush()
         return
+    import tempfile     # here: `fastndcg eval` to stdout does without it and its imports (shutil, random, ...)
+
     folder = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".fastndcg-", dir=folder)
@@ -120,6 +120,8 @@ def json_text(doc: Any, indent: Optional[int] = 2, allow_nan: bool = False) -> s
     written by :func:`_utf8_text` (``"1\\\\xff"``, the text ``1\\xff``), with one
     :class:`NotUtf8Warning`. The other formats (table, CSV, trec) write the bytes as they are.
     """
+    import json         # here: the other formats do without it
+
     text = json.dumps(doc, indent=indent, allow_nan=allow_nan)
     if "\\ud" not in text:         # no surrogate escaped (the usual case): no second pass
         return text

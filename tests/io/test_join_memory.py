@@ -139,3 +139,27 @@ def test_the_joiners_parser_keeps_its_rows_in_pages_of_their_own(tmp_path):
     joined = joiner.join(r)
     assert mapped(joiner._parser.values.a) and mapped(joiner._parser.dstart.a)
     assert mapped(joined.pieces[0].scores) and joined.n_results == 50_000
+
+
+def test_a_large_runs_rows_are_placed_on_the_calls_threads_with_the_same_arrays(tmp_path, monkeypatch):
+    """The placement into fresh pages (a run of PAGED_RESULTS results or more) runs on the
+    call's threads, as the heap arrays of smaller runs do (two threads on two free cores
+    fault the pages in faster than one); the arrays are those of one thread, bit for bit."""
+    q = tmp_path / "q.txt"
+    q.write_text("".join(f"{t} 0 d{i} {i % 3}\n" for t in range(8) for i in range(0, 5000, 7)))
+    r = tmp_path / "r.txt"
+    r.write_text("".join(f"{t} Q0 d{i} 1 {(i * 7919) % 1000 / 10} t\n" for t in range(8) for i in range(5000)))
+    qrels = readers.read_qrels(q)
+    monkeypatch.setattr(align, "PAGED_RESULTS", 1)            # page arrays for this small run
+    seen = []
+    place = align._parse.place_topics
+
+    def recorded(*args):
+        seen.append((mapped(args[5]), args[-1]))     # (the output in pages of its own, threads)
+        return place(*args)
+
+    monkeypatch.setattr(align._parse, "place_topics", recorded)
+    one = align.join_run_file(r, qrels, n_threads=1).aligned(missing="zero", n_threads=1, consume=True)
+    two = align.join_run_file(r, qrels, n_threads=2).aligned(missing="zero", n_threads=2, consume=True)
+    assert all(paged for paged, _ in seen) and seen[0][1] == 1 and max(t for _, t in seen[1:]) == 2
+    _same(one, two)
