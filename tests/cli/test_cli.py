@@ -313,6 +313,26 @@ def test_python_dash_m_eval_skips_the_interpreter_teardown(shared_data, tmp_path
     assert proc.returncode == 0 and "teardown" in proc.stderr
 
 
+def test_the_console_script_takes_the_python_dash_m_path(shared_data, tmp_path):
+    """The ``fastndcg`` console script is ``fastndcg.__main__:run``, the function ``python -m
+    fastndcg`` runs: `fastndcg eval` starts and ends as the measured `python -m` does."""
+    import tomllib
+
+    root = os.path.dirname(os.path.dirname(fastndcg.__file__))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+        target = tomllib.load(f)["project"]["scripts"]["fastndcg"]
+    assert target == "fastndcg.__main__:run"
+    module, func = target.split(":")
+    base = shared_data / "trec_eval-test"
+    proc = _python("import atexit, importlib, sys\n"
+                   "atexit.register(lambda: print('teardown', file=sys.stderr))\n"
+                   f"sys.argv = ['fastndcg', 'eval', '-m', 'ndcg_cut.10', '--format', 'trec', "
+                   f"{str(base / 'qrels.test')!r}, {str(base / 'results.test')!r}]\n"
+                   f"getattr(importlib.import_module({module!r}), {func!r})()\n", tmp_path)
+    assert proc.returncode == 0 and "teardown" not in proc.stderr, proc.stderr
+    assert proc.stdout.splitlines() == ["ndcg_cut_10           \tall\t0.3016"]
+
+
 def test_eval_to_stdout_imports_no_module_it_does_not_use(shared_data, tmp_path):
     """`fastndcg eval` to stdout: tempfile (an output file), json (--format json) and difflib (a
     suggestion for an unknown name) are imported where they are used, not on every run."""
