@@ -318,7 +318,7 @@ def test_the_console_script_takes_the_python_dash_m_path(shared_data, tmp_path):
     fastndcg`` runs: `fastndcg eval` starts and ends as the measured `python -m` does."""
     import tomllib
 
-    root = os.path.dirname(os.path.dirname(fastndcg.__file__))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the checkout
     with open(os.path.join(root, "pyproject.toml"), "rb") as f:
         target = tomllib.load(f)["project"]["scripts"]["fastndcg"]
     assert target == "fastndcg.__main__:run"
