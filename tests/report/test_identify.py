@@ -124,6 +124,7 @@ def per_query_file(path, result):
     return path
 
 
+@pytest.mark.slow      # each case searches the whole grid of variants (about 0.5 s)
 @pytest.mark.parametrize("target", [
     "nDCG@3|gain:exp|disc:letor|ties:worst|empty:one|short:zero|ideal:full,run|prec:f32,inf|agg:mean|missing:skip",
     "nDCG@3|gain:lin|disc:log2|ties:key|empty:skip|short:clamp|ideal:cut,qrels|agg:mean|missing:zero",
