@@ -113,8 +113,8 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
 
 
 cdef bint _scratch_ok(const Scratch* s) noexcept nogil:
-    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.bucket == NULL or s.rank_of == NULL or s.rs == NULL
-                or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
+    return not (s.docs == NULL or s.src == NULL or s.counts == NULL or s.bucket == NULL
+                or s.rank_of == NULL or s.rs == NULL or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
                 or s.dh == NULL or s.fg == NULL or s.fh == NULL or s.lists == NULL
                 or s.level == NULL or s.ta == NULL or s.tb == NULL or s.tc == NULL
                 or s.tf == NULL or s.ti == NULL or s.tp == NULL)

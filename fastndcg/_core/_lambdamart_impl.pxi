@@ -243,8 +243,9 @@ cdef inline Py_ssize_t _pair_rows(Py_ssize_t n, Py_ssize_t trunc) noexcept nogil
 
 # ----------------------------------------------------------------------------- partners
 #
-# The pairs of row i are the ranks j > i whose label (gain, in default mode)
-# differs from rank i's. Testing that inside the pair loop is a branch the CPU
+# XGBoost mode: the pairs of row i are the ranks j > i whose label differs
+# from rank i's (the default and LightGBM modes visit every rank j > i, a
+# non-pair's terms being +-0). Testing that inside the pair loop is a branch the CPU
 # cannot predict (labels are in score order), so the partners come from lists
 # instead: for each distinct label v of the query (at most MAX_LEVELS of them),
 # the ranks whose label is not v, ascending, built when the first row of that
