@@ -269,6 +269,20 @@ def missing_topics(qrels: Qrels, in_run: np.ndarray, missing: str, run_path: str
     return missing_qids
 
 
+@dataclass(frozen=True)
+class TopRows:
+    """Only each topic's ``depth`` best rows are placed (a longer topic keeps those, in file
+    order), ranked by the one comparator of the kernels: the score (rounded to float32 with
+    ``round_f32``) descending, then the tie key (``key_order`` 1 ascending, -1 descending, 0
+    unused), then the position. For measures that read no more of a ranking by that order
+    than its top ``depth`` (``fastndcg.measures._trec_measures.top_rows_read``): the same
+    values, without placing the rest."""
+
+    depth: int
+    key_order: int
+    round_f32: bool
+
+
 @dataclass
 class PlacedRows:
     """A run's joined rows placed in the qrels' topic order (file order within a topic):

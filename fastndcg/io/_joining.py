@@ -17,7 +17,7 @@ import numpy as np
 from fastndcg.io import _parse
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg._core.threads import effective_n_threads, helper_pool, threads_for
-from fastndcg.io._alignment import (INT32_MAX, AlignedRun, JoinedPiece, PlacedRows, beyond_float32,
+from fastndcg.io._alignment import (INT32_MAX, AlignedRun, JoinedPiece, PlacedRows, TopRows, beyond_float32,
                                     check_align_options, finish_alignment, level_dtype, missing_topics,
                                     read_qrels_for, table_piece)
 from fastndcg.io._files import PathLike, Progress, line_error, iter_line_blocks, rereadable
@@ -74,7 +74,8 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
 
 def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], run_name: str, run_path: str,
                  missing: str, max_docs: Optional[int], float32_scores: bool,
-                 n_threads: Optional[int] = None, consume: bool = False) -> AlignedRun:
+                 n_threads: Optional[int] = None, consume: bool = False,
+                 top: Optional[TopRows] = None) -> AlignedRun:
     """The :class:`AlignedRun` of the judged topics a run retrieved, from
     pieces with disjoint topics: rows placed in the qrels' topic order (file
     order within a topic) with their judgments and trec_eval's levels in one
@@ -83,10 +84,15 @@ def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], ru
     out of ``pieces`` and freed one by one as they are placed, so the peak is
     the output (25 bytes a result) plus one piece, not the pieces (16) plus the
     output (:mod:`fastndcg.io._pages`: the output's pages become resident as
-    they are written)."""
+    they are written). ``top``: only each topic's best rows (:class:`TopRows`; not
+    with ``max_docs``, nor when a score is beyond float32, whose rows are named)."""
     nq = qrels.n_topics
     qidx = np.concatenate([pc.qidx for pc in pieces]).astype(np.int64, copy=False)
-    sizes = np.concatenate([pc.sizes for pc in pieces]).astype(np.int64, copy=False)
+    read_sizes = np.concatenate([pc.sizes for pc in pieces]).astype(np.int64, copy=False)
+    if top is not None and (max_docs is not None or any(pc.big_rows is not None and pc.big_rows.size
+                                                         for pc in pieces)):
+        top = None
+    sizes = read_sizes if top is None else np.minimum(read_sizes, top.depth)
     in_run = np.zeros(nq, dtype=bool)
     in_run[qidx] = True
     missing_qids = missing_topics(qrels, in_run, missing, run_path)
@@ -102,6 +108,7 @@ def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], ru
     first_topic = np.zeros(len(pieces) + 1, dtype=np.int64)     # each piece's topics in qidx/dest
     np.cumsum([pc.qidx.shape[0] for pc in pieces], out=first_topic[1:])
     order = range(len(pieces) - 1, -1, -1) if consume else range(len(pieces))
+    cut = () if top is None else (top.depth, top.key_order, top.round_f32)
     # on the call's threads, the output's fresh pages too: on two free cores, two threads fault
     # them in faster than one (5M results: 49-55 ms against 61-67 ms on a quiet box); two
     # threads on a loaded box contended for the page tables (0.17-0.22 s against 0.06 s), which
@@ -119,7 +126,8 @@ def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], ru
         _parse.place_topics(np.ascontiguousarray(pc.scores, dtype=np.float64),
                             np.ascontiguousarray(pc.match, dtype=np.int32),
                             np.ascontiguousarray(pc.tie_key, dtype=np.int32), relevance,
-                            _parse.TopicBlocks(src, dest[t0:t0 + k], np.ascontiguousarray(pc.sizes, dtype=np.int64)),
+                            _parse.TopicBlocks(src, dest[t0:t0 + k], np.ascontiguousarray(pc.sizes, dtype=np.int64),
+                                               *cut),
                             placed.scores, placed.tie_key, placed.labels, placed.status,
                             threads_for(int(pc.scores.shape[0]), n_threads))
         del pc
@@ -165,21 +173,22 @@ class JoinedRun:
 
     def aligned(self, *, missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None, float32_scores: bool = False,
                 relevance: Optional[np.ndarray] = None, n_threads: Optional[int] = None,
-                consume: bool = False) -> AlignedRun:
+                consume: bool = False, top: Optional[TopRows] = None) -> AlignedRun:
         """The :class:`AlignedRun` (``missing``, ``max_docs``, ``float32_scores``
         as :func:`align_run`); ``relevance``: other judgments for the qrels'
         rows (ir_measures' ``gains={...}`` mapping).
 
         ``consume``: free the joined results as they are placed, for the
         lowest peak (25 bytes a result instead of 41); this JoinedRun cannot
-        be aligned again (a ValueError says so)."""
+        be aligned again (a ValueError says so). ``top``: only each topic's
+        best rows (:class:`fastndcg.io._alignment.TopRows`)."""
         check_align_options(missing, max_docs)
         if self.consumed:
             raise ValueError(f"run: this JoinedRun of {self.run_path or 'a run'} was consumed by "
                              "aligned(consume=True); join the run again")
         qrels = self.qrels if relevance is None else dataclasses.replace(self.qrels, relevance=relevance)
         aligned = align_pieces(qrels, self.pieces, self.ignored_qids, self.run_name, self.run_path, missing,
-                                    max_docs, float32_scores, n_threads, consume)
+                               max_docs, float32_scores, n_threads, consume, top)
         if consume:
             self.consumed = True
         return aligned

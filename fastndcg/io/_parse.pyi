@@ -52,7 +52,8 @@ class DocnoIndex:
              n_threads: int) -> None: ...
 
 class TopicBlocks:
-    def __init__(self, src_start: I64, dst_start: I64, length: I64) -> None: ...
+    def __init__(self, src_start: I64, dst_start: I64, length: I64, top: int = 0, key_order: int = 0,
+                 round_f32: bool = False) -> None: ...
 
 def place_topics(scores: F64, match: I32, tie_key: I32, relevance: I64, blocks: TopicBlocks,
                  out_scores: F64, out_tie_key: I64, out_labels: npt.NDArray[np.int32] | I64,

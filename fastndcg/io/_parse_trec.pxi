@@ -488,14 +488,41 @@ ctypedef fused level_t:      # a gain level: int32 unless a judgment needs 64 bi
 
 cdef class TopicBlocks:
     """Where :func:`place_topics` copies each topic's block of rows: from
-    ``src_start`` to ``dst_start``, ``length`` rows (one entry per topic)."""
+    ``src_start`` to ``dst_start``, ``length`` rows (one entry per topic).
+
+    ``top`` > 0: only each topic's ``top`` best rows are copied (a longer topic's
+    room at ``dst_start`` holds ``top``), still in file order, ranked by the one
+    comparator of the kernels (``select_top``): the score (rounded to float32 with
+    ``round_f32``) descending, then the tie key (``key_order`` 1: ascending, -1:
+    descending, 0: not used), then the position. The measures that read only the
+    top ``top`` of a ranking by that order give the same value on them."""
 
     cdef const int64_t[::1] src_start
     cdef const int64_t[::1] dst_start
     cdef const int64_t[::1] length
+    cdef int64_t top
+    cdef int key_order
+    cdef bint round_f32
 
-    def __init__(self, const int64_t[::1] src_start, const int64_t[::1] dst_start, const int64_t[::1] length):
+    def __init__(self, const int64_t[::1] src_start, const int64_t[::1] dst_start, const int64_t[::1] length,
+                 int64_t top=0, int key_order=0, bint round_f32=False):
         self.src_start, self.dst_start, self.length = src_start, dst_start, length
+        self.top, self.key_order, self.round_f32 = top, key_order, round_f32
+
+
+cdef inline void _place_row(int64_t s, int64_t d, const double* scores, const int32_t* match,
+                            const int32_t* tie_key, const int64_t* relevance, double* out_scores,
+                            int64_t* out_tie_key, level_t* out_labels, int8_t* out_status) noexcept nogil:
+    cdef int64_t r
+    out_scores[d] = scores[s]
+    out_tie_key[d] = tie_key[s]
+    if match[s] < 0:
+        out_labels[d] = 0
+        out_status[d] = -1
+    else:
+        r = relevance[match[s]]
+        out_labels[d] = <level_t>(r if r >= 0 else 0)
+        out_status[d] = 0 if r >= 0 else -2
 
 
 def place_topics(const double[::1] scores, const int32_t[::1] match, const int32_t[::1] tie_key,
@@ -507,21 +534,63 @@ def place_topics(const double[::1] scores, const int32_t[::1] match, const int32
                  int n_threads):
     """Copy each topic's block of rows to its place (topics in qrels order)
     with its gain levels and trec_eval status, in one pass (``out_labels``
-    int32 only when every judgment fits in it)."""
+    int32 only when every judgment fits in it); with ``blocks.top``, only each
+    topic's best rows (:class:`TopicBlocks`)."""
     cdef const int64_t[::1] src_start = blocks.src_start, dst_start = blocks.dst_start, length = blocks.length
     cdef Py_ssize_t t, nt = length.shape[0]
-    cdef int64_t i, s, d, r
-    with nogil:
-        for t in prange(nt, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
-            s = src_start[t]
-            d = dst_start[t]
-            for i in range(length[t]):
-                out_scores[d + i] = scores[s + i]
-                out_tie_key[d + i] = tie_key[s + i]
-                if match[s + i] < 0:
-                    out_labels[d + i] = 0
-                    out_status[d + i] = -1
+    cdef int64_t i, s, d, n, top = blocks.top, widest = 0
+    cdef int slots = n_threads if n_threads > 1 else 1
+    cdef char* scratch = NULL
+    cdef RankedDoc* docs
+    cdef int64_t* keys
+    cdef uint8_t* kept
+    cdef size_t room
+    cdef int key_order = blocks.key_order
+    cdef bint round_f32 = blocks.round_f32
+    cdef const double* sc
+    cdef const int32_t* mt
+    cdef const int32_t* tk
+    cdef const int64_t* rel
+    cdef double* o_sc
+    cdef int64_t* o_tk
+    cdef level_t* o_lab
+    cdef int8_t* o_st
+    if nt == 0 or scores.shape[0] == 0 or out_scores.shape[0] == 0:
+        return
+    sc, mt, tk, rel = &scores[0], &match[0], &tie_key[0], &relevance[0] if relevance.shape[0] else NULL
+    o_sc, o_tk, o_lab, o_st = &out_scores[0], &out_tie_key[0], &out_labels[0], &out_status[0]
+    if top > 0:
+        for t in range(nt):
+            if length[t] > top and length[t] > widest:
+                widest = length[t]
+    room = <size_t>widest * (sizeof(RankedDoc) + sizeof(int64_t) + 1)
+    if widest > 0:
+        scratch = <char*>malloc(slots * room)
+        if scratch == NULL:
+            raise MemoryError()
+    try:
+        with nogil:
+            for t in prange(nt, schedule="dynamic", num_threads=slots, use_threads_if=slots > 1):
+                s = src_start[t]
+                d = dst_start[t]
+                n = length[t]
+                if top > 0 and n > top:
+                    # the top rows, marked, then copied in file order
+                    docs = <RankedDoc*>(scratch + threadid() * room)
+                    keys = <int64_t*>(docs + widest)
+                    kept = <uint8_t*>(keys + widest)
+                    for i in range(n):
+                        keys[i] = tie_key[s + i]
+                        kept[i] = 0
+                    select_top(sc + s, keys if key_order != 0 else NULL, key_order < 0, round_f32, n, top, docs)
+                    for i in range(top):
+                        kept[docs[i].idx] = 1
+                    for i in range(n):
+                        if kept[i]:
+                            _place_row(s + i, d, sc, mt, tk, rel, o_sc, o_tk, o_lab, o_st)
+                            d = d + 1
                 else:
-                    r = relevance[match[s + i]]
-                    out_labels[d + i] = <level_t>(r if r >= 0 else 0)
-                    out_status[d + i] = 0 if r >= 0 else -2
+                    for i in range(n):
+                        _place_row(s + i, d + i, sc, mt, tk, rel, o_sc, o_tk, o_lab, o_st)
+    finally:
+        free(scratch)

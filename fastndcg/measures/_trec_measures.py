@@ -257,6 +257,7 @@ def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, t
         return m.relabel, m.convention.score_precision == "float32" and m.max_docs is not None, m.max_docs
 
     last_akey = list(dict.fromkeys(align_key(ms[idx[0]]) for idx in groups.values()))[-1]
+    top = top_rows_read(ms)
     first = None
     for (relabel, _, jo, m_docs, level), idx in groups.items():
         conv = ms[idx[0]].convention
@@ -267,7 +268,7 @@ def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, t
             if joined is not None:      # the last alignment may free the joined run
                 aligned[akey] = joined.aligned(missing=topic_rule, max_docs=m_docs, float32_scores=f32,
                                                relevance=q.relevance, n_threads=n_threads,
-                                               consume=consume_run and akey == last_akey)
+                                               consume=consume_run and akey == last_akey, top=top)
             else:
                 aligned[akey] = align_run(run, q, missing=topic_rule, max_docs=m_docs, float32_scores=f32,
                                                   n_threads=n_threads)
@@ -290,6 +291,38 @@ def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, t
             columns[j] = col
     assert first is not None      # at least one run was aligned
     return columns, first
+
+
+#: Tie rules under which a ranking is the kernels' strict order (score, then the tie key's
+#: direction, then the position), as TopRows.key_order.
+_KEY_ORDER = {"stable": 0, "key": 1, "key_desc": -1}
+
+
+def top_rows_read(ms: List[Measurement]) -> Optional[Any]:
+    """The top of each topic's ranking that is all these measurements read of a run
+    (:class:`fastndcg.io._alignment.TopRows`), or None when one reads more.
+
+    NDCG@k without custom gains or ``-J``/``-M``, its ideal from the qrels, ranked
+    by a strict order (tie rules ``stable``, ``key``, ``key_desc``): its value is a
+    function of the top k rows by that order (DCG@k), the qrels (the ideal, so also
+    ``empty``) and whether the topic has fewer than k rows (``short``), which the top
+    ``max(k)`` rows keep. Every measurement must rank alike (tie rule, float32
+    scores); the rest of a topic then need not be placed."""
+    from fastndcg.io._alignment import TopRows
+
+    orders = set()
+    depth = 0
+    for m in ms:
+        c = m.convention
+        if (m.family != "ndcg" or m.gains is not None or m.cutoff is None or m.judged_only or m.max_docs is not None
+                or c.ideal_source != "qrels" or c.ties not in _KEY_ORDER or (c.gain_is_table and c.unknown_label == "error")):
+            return None
+        orders.add((_KEY_ORDER[c.ties], c.score_precision == "float32"))
+        depth = max(depth, m.cutoff)
+    if len(orders) != 1:
+        return None
+    key_order, round_f32 = orders.pop()
+    return TopRows(depth, key_order, round_f32)
 
 
 def _relabel(qrels: Any, relabel: Tuple[Tuple[int, int], ...]) -> Any:

@@ -77,3 +77,59 @@ def test_max_docs_has_no_comparator_of_its_own():
     import inspect
 
     assert "lexsort" not in inspect.getsource(_alignment) and "argsort(-" not in inspect.getsource(_alignment)
+
+
+def _kept_by_rank(whole, depth, key_order, round_f32):
+    """Each topic's ``depth`` best rows of a whole aligned run, by a sort of their own (score
+    descending, then the tie key ascending / descending / not at all, then the position)."""
+    sizes = np.diff(whole.offsets)
+    qtopic = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    ranked = whole.scores.astype(np.float32).astype(np.float64) if round_f32 else whole.scores
+    keys = (key_order * whole.tie_key, -ranked, qtopic) if key_order else (-ranked, qtopic)
+    by_rank = np.lexsort(keys)
+    pos = np.empty_like(by_rank)
+    pos[by_rank] = np.arange(by_rank.size)
+    return (pos - whole.offsets[qtopic]) < depth
+
+
+@pytest.mark.parametrize("key_order", [1, -1, 0])
+@pytest.mark.parametrize("round_f32", [False, True])
+def test_top_rows_are_placed_in_file_order(tmp_path, key_order, round_f32, force_threads):
+    # a run heavy with ties (scores equal as doubles, equal only in float32, +-0), topics of 1 to
+    # 60 results: placing only each topic's best rows keeps the rows a sort of the whole run ranks
+    # first, in file order, on one thread or two
+    from fastndcg.io._alignment import TopRows
+    from fastndcg.io._joining import join_run_file
+
+    rng = np.random.default_rng(36 + key_order + 3 * round_f32)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{t} 0 d{d} {d % 4 - 1}\n" for t in range(1, 31) for d in range(0, 60, 3)))
+    values = ["1", "0.5", "-0", "0", "2.0000000001", "2", "3.4e38"]
+    run.write_text("".join(f"{t} Q0 d{d} 0 {values[rng.integers(len(values))]} r\n"
+                           for t in range(1, 31) for d in rng.permutation(60)[:rng.integers(1, 61)]))
+    q = fastndcg.io.read_qrels(str(qrels))
+    joined = join_run_file(str(run), q)
+    whole = joined.aligned(missing="zero")
+    for depth in (1, 2, 5, 10, 59, 60, 1000):
+        want = _kept_by_rank(whole, depth, key_order, round_f32)
+        for n_threads in (1, 2):
+            got = joined.aligned(missing="zero", top=TopRows(depth, key_order, round_f32), n_threads=n_threads)
+            np.testing.assert_array_equal(np.diff(got.offsets), np.minimum(np.diff(whole.offsets), depth))
+            for column in ("scores", "tie_key", "labels", "status"):
+                np.testing.assert_array_equal(getattr(got, column), getattr(whole, column)[want],
+                                              err_msg=f"{column} depth={depth} threads={n_threads}")
+            assert list(got.qids) == list(whole.qids) and list(got.missing_qids) == list(whole.missing_qids)
+
+
+def test_top_rows_place_every_row_when_a_score_is_beyond_float32(tmp_path):
+    # such a score's row is named by its file line (warned about or refused): every row stays
+    from fastndcg.io._alignment import TopRows
+    from fastndcg.io._joining import join_run_file
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 2\n")
+    run.write_text("1 Q0 d1 0 2 r\n1 Q0 d2 0 1 r\n1 Q0 d3 0 -1e39 r\n")
+    joined = join_run_file(str(run), fastndcg.io.read_qrels(str(qrels)))
+    got = joined.aligned(missing="zero", top=TopRows(1, -1, True))
+    np.testing.assert_array_equal(got.scores, [2.0, 1.0, -1e39])
+    assert got.score_line(2) == 3
