@@ -269,7 +269,7 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
     num_q-only output of ``-m`` (no measurement carries it then); ``missing``: the rule for
     judged topics missing from a run (:func:`signature_missing_rule`; None: :func:`missing_rule`)."""
     from fastndcg.io._joining import join_runs, run_threads
-    from fastndcg.measures._trec_measures import evaluate_trec
+    from fastndcg.measures._trec_measures import evaluate_trec, top_rows_read
 
     missing = missing_rule(args) if missing is None else missing
     run_paths = args.inputs[1:]
@@ -278,7 +278,10 @@ def evaluate_runs(args, qrels: Any, measurements: List[Any], progress: Progress,
     # each run joined with the qrels while it is read (the qrels are read and indexed once for all
     # runs; small runs side by side, one thread each), then evaluated here, in order
     threads = run_threads(run_paths, args.threads)[1]
-    joined = join_runs(run_paths, qrels, n_threads=args.threads, progress=progress.start if progress.enabled else None)
+    # each topic's top rows only, when the measurements read no more
+    top = top_rows_read(measurements) if measurements else None
+    joined = join_runs(run_paths, qrels, n_threads=args.threads, progress=progress.start if progress.enabled else None,
+                       top=top)
     for name, path, run in zip(names, run_paths, joined):
         progress.done()
         if measurements:

@@ -25,7 +25,7 @@ _EVALUATE_RUN = "fastndcg.stream.evaluate_stream(run, k, qrels=...) (a run large
 
 #: names that left the face, documented before: (private module, name there, what to use instead)
 _DEPRECATED = {
-    "JoinedRun": ("fastndcg.io._joining", "JoinedRun", "fastndcg.io.align_run, whose AlignedRun holds the arrays"),
+    "JoinedRun": ("fastndcg.io._joined_runs", "JoinedRun", "fastndcg.io.align_run, whose AlignedRun holds the arrays"),
     "join_run_file": ("fastndcg.io._joining", "join_run_file",
                       "fastndcg.io.align_run(path, qrels) (a run path is joined while it is read)"),
     "join_runs": ("fastndcg.io._joining", "join_runs", "fastndcg.io.align_run on each run"),

@@ -1,15 +1,14 @@
 """The join of run files with qrels while they are read: the threaded pipeline (a piece of whole
 topics is parsed, grouped and joined, a large run's next piece parsed while one is joined;
-several small runs side by side, :func:`join_runs`), its result :class:`JoinedRun` (the joined
-rows, kept as read), and :func:`fastndcg.io.align_run`, the door that joins a run (a file, or a
-:class:`Run` table) and applies the alignment rules of :mod:`fastndcg.io._alignment`."""
+several small runs side by side, :func:`join_runs`), whose result is a
+:class:`fastndcg.io._joined_runs.JoinedRun` (the joined rows, kept as read), and
+:func:`fastndcg.io.align_run`, the door that joins a run (a file, or a :class:`Run` table) and
+applies the alignment rules of :mod:`fastndcg.io._alignment`."""
 from __future__ import annotations
-import dataclasses
 import os
 import queue
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -17,11 +16,11 @@ import numpy as np
 from fastndcg.io import _parse
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg._core.threads import effective_n_threads, helper_pool, threads_for
-from fastndcg.io._alignment import (INT32_MAX, AlignedRun, JoinedPiece, PlacedRows, TopRows, beyond_float32,
-                                    check_align_options, finish_alignment, level_dtype, missing_topics,
-                                    read_qrels_for, table_piece)
+from fastndcg.io._alignment import (INT32_MAX, AlignedRun, JoinedPiece, TopRows, beyond_float32,
+                                    check_align_options, read_qrels_for, table_piece)
 from fastndcg.io._files import PathLike, Progress, line_error, iter_line_blocks, rereadable
-from fastndcg.io._pages import PAGED_RESULTS, heap_array, page_array
+from fastndcg.io._pages import heap_array, page_array
+from fastndcg.io._joined_runs import JoinedRun, align_pieces, concat_pieces
 from fastndcg.io._trec import (CONTIGUOUS_TOPICS, ParsedRows, Qrels, Run, TrecParser, check_topics_contiguous,
                                no_rows_error)
 
@@ -72,126 +71,9 @@ def align_run(run: Union[Run, PathLike], qrels: Union[Qrels, PathLike], *, missi
                           consume=True)
 
 
-def align_pieces(qrels: Qrels, pieces: List[JoinedPiece], ignored: List[str], run_name: str, run_path: str,
-                 missing: str, max_docs: Optional[int], float32_scores: bool,
-                 n_threads: Optional[int] = None, consume: bool = False,
-                 top: Optional[TopRows] = None) -> AlignedRun:
-    """The :class:`AlignedRun` of the judged topics a run retrieved, from
-    pieces with disjoint topics: rows placed in the qrels' topic order (file
-    order within a topic) with their judgments and trec_eval's levels in one
-    pass (compiled); then the rules (``missing``, ``max_docs``:
-    :func:`fastndcg.io._alignment.finish_alignment`). ``consume``: the pieces are taken
-    out of ``pieces`` and freed one by one as they are placed, so the peak is
-    the output (25 bytes a result) plus one piece, not the pieces (16) plus the
-    output (:mod:`fastndcg.io._pages`: the output's pages become resident as
-    they are written). ``top``: only each topic's best rows (:class:`TopRows`; not
-    with ``max_docs``, nor when a score is beyond float32, whose rows are named)."""
-    nq = qrels.n_topics
-    qidx = np.concatenate([pc.qidx for pc in pieces]).astype(np.int64, copy=False)
-    read_sizes = np.concatenate([pc.sizes for pc in pieces]).astype(np.int64, copy=False)
-    if top is not None and (max_docs is not None or any(pc.big_rows is not None and pc.big_rows.size
-                                                         for pc in pieces)):
-        top = None
-    sizes = read_sizes if top is None else np.minimum(read_sizes, top.depth)
-    in_run = np.zeros(nq, dtype=bool)
-    in_run[qidx] = True
-    missing_qids = missing_topics(qrels, in_run, missing, run_path)
-    by_topic = np.argsort(qidx, kind="stable")
-    dest = np.zeros(qidx.shape[0], dtype=np.int64)
-    dest[by_topic] = np.concatenate([[0], np.cumsum(sizes[by_topic])[:-1]]).astype(np.int64)
-    n = int(sizes.sum())
-    allocate = page_array if n >= PAGED_RESULTS else heap_array
-    relevance = np.ascontiguousarray(qrels.relevance, dtype=np.int64)
-    # gain levels (the judgment if >= 0, else 0) and trec_eval's status (-1 not in the qrels, -2 judged below 0)
-    placed = PlacedRows(qidx[by_topic], sizes[by_topic], allocate(n, np.float64), allocate(n, np.int64),
-                        allocate(n, level_dtype(relevance)), allocate(n, np.int8))
-    first_topic = np.zeros(len(pieces) + 1, dtype=np.int64)     # each piece's topics in qidx/dest
-    np.cumsum([pc.qidx.shape[0] for pc in pieces], out=first_topic[1:])
-    order = range(len(pieces) - 1, -1, -1) if consume else range(len(pieces))
-    cut = () if top is None else (top.depth, top.key_order, top.round_f32)
-    # on the call's threads, the output's fresh pages too: on two free cores, two threads fault
-    # them in faster than one (5M results: 49-55 ms against 61-67 ms on a quiet box); two
-    # threads on a loaded box contended for the page tables (0.17-0.22 s against 0.06 s), which
-    # the default thread count avoids by leaving out the cores other work holds
-    for i in order:
-        pc = pieces.pop() if consume else pieces[i]
-        k = pc.qidx.shape[0]
-        src = np.zeros(k, dtype=np.int64)
-        np.cumsum(pc.sizes[:-1], out=src[1:])
-        t0 = int(first_topic[i])
-        if pc.big_rows is not None and pc.big_rows.size:        # rows of scores beyond float32, file lines
-            at = np.searchsorted(src, pc.big_rows, side="right") - 1     # each row's topic in the piece
-            placed.big_rows.append(dest[t0:t0 + k][at] + pc.big_rows - src[at])
-            placed.big_lines.append(np.asarray(pc.big_lines, dtype=np.int64))
-        _parse.place_topics(np.ascontiguousarray(pc.scores, dtype=np.float64),
-                            np.ascontiguousarray(pc.match, dtype=np.int32),
-                            np.ascontiguousarray(pc.tie_key, dtype=np.int32), relevance,
-                            _parse.TopicBlocks(src, dest[t0:t0 + k], np.ascontiguousarray(pc.sizes, dtype=np.int64),
-                                               *cut),
-                            placed.scores, placed.tie_key, placed.labels, placed.status,
-                            threads_for(int(pc.scores.shape[0]), n_threads))
-        del pc
-    return finish_alignment(qrels, placed, in_run, missing_qids, ignored, run_name, run_path, missing, max_docs,
-                            float32_scores, n_threads)
-
-
-@dataclass
-class JoinedRun:
-    """A TREC run joined with qrels (:func:`join_run_file`): the results of
-    the judged topics it retrieved, kept as the pieces they were read in (no
-    copy into one array). :meth:`aligned` places them in the qrels' (bytewise)
-    topic order, file order within a topic, applies trec_eval's options and
-    gives the :class:`AlignedRun`.
-
-    Attributes
-    ----------
-    qrels : Qrels
-    qidx : int64 (n_topics,)
-        The qrels index of each retrieved judged topic, increasing.
-    sizes : int64 (n_topics,)
-        Results of each of these topics.
-    ignored_qids : list of str
-        Run topics without judgments, bytewise order.
-    run_name, run_path : str
-        The run's tag (of its last line) and file.
-    consumed : bool
-        True once ``aligned(consume=True)`` has freed the results.
-    """
-
-    qrels: Qrels
-    qidx: np.ndarray
-    sizes: np.ndarray
-    pieces: List[JoinedPiece] = field(repr=False)
-    ignored_qids: List[str]
-    run_name: str = ""
-    run_path: str = ""
-    consumed: bool = field(default=False, repr=False)
-
-    @property
-    def n_results(self) -> int:
-        return int(self.sizes.sum())
-
-    def aligned(self, *, missing: str = DEFAULT_MISSING, max_docs: Optional[int] = None, float32_scores: bool = False,
-                relevance: Optional[np.ndarray] = None, n_threads: Optional[int] = None,
-                consume: bool = False, top: Optional[TopRows] = None) -> AlignedRun:
-        """The :class:`AlignedRun` (``missing``, ``max_docs``, ``float32_scores``
-        as :func:`align_run`); ``relevance``: other judgments for the qrels'
-        rows (ir_measures' ``gains={...}`` mapping).
-
-        ``consume``: free the joined results as they are placed, for the
-        lowest peak (25 bytes a result instead of 41); this JoinedRun cannot
-        be aligned again (a ValueError says so). ``top``: only each topic's
-        best rows (:class:`fastndcg.io._alignment.TopRows`)."""
-        check_align_options(missing, max_docs)
-        if self.consumed:
-            raise ValueError(f"run: this JoinedRun of {self.run_path or 'a run'} was consumed by "
-                             "aligned(consume=True); join the run again")
-        qrels = self.qrels if relevance is None else dataclasses.replace(self.qrels, relevance=relevance)
-        aligned = align_pieces(qrels, self.pieces, self.ignored_qids, self.run_name, self.run_path, missing,
-                               max_docs, float32_scores, n_threads, consume, top)
-        if consume:
-            self.consumed = True
-        return aligned
+class _BeyondFloat32(Exception):
+    """A score beyond float32 in a run joined with ``top=``: such a row is named by its file
+    line wherever it ranks, so the run is joined again with every row."""
 
 
 class _TopicAgain(Exception):
@@ -199,13 +81,17 @@ class _TopicAgain(Exception):
 
 
 def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optional[int],
-                scratch: List[np.ndarray], allocate: Callable[[int, Any], np.ndarray] = page_array):
+                scratch: List[np.ndarray], allocate: Callable[[int, Any], np.ndarray] = page_array,
+                top: Optional[TopRows] = None):
     """Group parsed rows by topic and join them with the qrels (compiled,
     parallel over topics: each docno looked up in the qrels'
     :func:`docno_index`); ``allocate``: where the piece's arrays come from
     (:mod:`fastndcg.io._pages`). Returns (names of the piece's topics (bytewise),
     offsets of their rows, order (row ids grouped), qidx, sizes, scores, match,
-    tie_key of the judged topics, then the rows of scores beyond float32 and their file lines)."""
+    tie_key of the judged topics, then the rows of scores beyond float32 and their file lines).
+    ``top``: each topic keeps only its best rows (:class:`TopRows`; the whole topic is joined in
+    ``scratch``, reused from piece to piece, and the kept rows copied out); a score beyond
+    float32 raises :class:`_BeyondFloat32`."""
     index = docno_index(qrels)
     n_rows, pool_end = rows.n_rows, rows.pool_end
     uniq, seg_code = np.unique(rows.seg_topics, return_inverse=True)
@@ -224,12 +110,18 @@ def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optiona
     dst = np.cumsum(kept) - kept
     n_out = int(kept.sum())
     # what the piece keeps, 16 bytes a result (a large run's in pages of their own, freed as placed)
-    scores = allocate(n_out, np.float64)
-    tie_key = allocate(n_out, np.int32)
-    match = allocate(n_out, np.int32)
-    dup = np.empty(2 * len(names), dtype=np.int64)
     if scratch[0].shape[0] < 7 * n_rows:       # reused by the next pieces (no new pages to fault in)
         scratch[0] = np.empty(7 * n_rows, dtype=np.int64)
+    if top is None:
+        scores = allocate(n_out, np.float64)
+        tie_key = allocate(n_out, np.int32)
+        match = allocate(n_out, np.int32)
+    else:                                       # the whole topics in reused arrays, cut below
+        if len(scratch) < 2 or scratch[1].shape[0] < n_out:
+            scratch[1:] = [np.empty(n_out, dtype=np.float64), np.empty(n_out, dtype=np.int32),
+                           np.empty(n_out, dtype=np.int32)]
+        scores, tie_key, match = scratch[1][:n_out], scratch[2][:n_out], scratch[3][:n_out]
+    dup = np.empty(2 * len(names), dtype=np.int64)
     index.join(_parse.RunRows(rows.pool[:pool_end], rows.dstart[:n_rows], pool_end, rows.values[:n_rows]),
                order, offsets, qgroup, dst, _parse.JoinedRows(scores, match, tie_key, dup), scratch[0],
                threads_for(8 * n_rows, n_threads))
@@ -238,9 +130,30 @@ def _join_piece(rows: ParsedRows, qrels: Qrels, qindex: dict, n_threads: Optiona
         raise _duplicate_error(rows, names, order, offsets, int(again[0]))
     # the few results beyond float32 keep their file line (for a float32 preset's messages)
     big = beyond_float32(scores)
+    if top is not None:
+        if big.size:
+            raise _BeyondFloat32()
+        return (names, offsets, order, qgroup[judged]) + _cut_piece(sizes[judged], dst[judged], scores, match,
+                                                                    tie_key, top, allocate, n_threads) + (big, big)
     at = np.searchsorted(dst + kept, big, side="right")           # each one's topic (group)
     big_lines = rows.lines[order[offsets[at] + big - dst[at]]]
     return names, offsets, order, qgroup[judged], sizes[judged], scores, match, tie_key, big, big_lines
+
+
+def _cut_piece(sizes: np.ndarray, src: np.ndarray, scores: np.ndarray, match: np.ndarray, tie_key: np.ndarray,
+               top: TopRows, allocate: Callable[[int, Any], np.ndarray],
+               n_threads: Optional[int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(sizes, scores, match, tie_key) of a joined piece's topics cut to their ``top`` best rows
+    (compiled, the one comparator), in arrays of their own."""
+    kept = np.minimum(sizes, top.depth)
+    n = int(kept.sum())
+    out = allocate(n, np.float64), allocate(n, np.int32), allocate(n, np.int32)
+    _parse.cut_topics(scores, match, tie_key,
+                      _parse.TopicBlocks(np.ascontiguousarray(src, dtype=np.int64), np.cumsum(kept) - kept,
+                                         np.ascontiguousarray(sizes, dtype=np.int64), top.depth, top.key_order,
+                                         top.round_f32),
+                      *out, threads_for(int(scores.shape[0]), n_threads))
+    return (kept,) + out
 
 
 def _duplicate_error(rows: ParsedRows, names: List[str], order: np.ndarray, offsets: np.ndarray,
@@ -277,13 +190,15 @@ class RunJoiner:
     """
 
     def __init__(self, qrels: Qrels, *, chunk_rows: Optional[int] = 1 << 18,
-                 block_size: int = JOIN_BLOCK_SIZE, n_threads: Optional[int] = None):
+                 block_size: int = JOIN_BLOCK_SIZE, n_threads: Optional[int] = None,
+                 top: Optional[TopRows] = None):
         if chunk_rows is not None and chunk_rows < 1:
             raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
         self.qrels = qrels
         self.chunk_rows = chunk_rows
         self.block_size = block_size
         self.n_threads = n_threads
+        self.top = top
         self._buffers: List[bytearray] = []
         self._parser: Optional[TrecParser] = None
         self._scratch = [np.empty(0, dtype=np.int64)]
@@ -292,27 +207,41 @@ class RunJoiner:
         """Drop the buffers (the joiner stays usable; the next run allocates them again)."""
         self._buffers.clear()
         self._parser = None
-        self._scratch[0] = np.empty(0, dtype=np.int64)
+        self._scratch[:] = [np.empty(0, dtype=np.int64)]
 
     def join(self, path: PathLike, progress: Progress = None) -> JoinedRun:
         """The run file joined with the qrels (:func:`join_run_file`)."""
         if not rereadable(path):
             # a pipe, a FIFO or standard input is read once: as one piece from the start, since a
-            # topic that comes back after others could not be read again (about 75 bytes a result)
-            return _concat_pieces(self.qrels, list(self.pieces(path, progress=progress, stream=False, whole=True)))
+            # topic that comes back after others could not be read again (about 75 bytes a result);
+            # every row kept (a score beyond float32 could not be read again either)
+            return concat_pieces(self.qrels, list(self.pieces(path, progress=progress, stream=False, whole=True,
+                                                               top=None)))
+        top = self.top
         try:
-            pieces = list(self.pieces(path, progress=progress, stream=False))
+            try:
+                pieces = list(self.pieces(path, progress=progress, stream=False, top=top))
+            except _TopicAgain:
+                pieces = list(self.pieces(path, progress=progress, stream=False, whole=True, top=top))
+        except _BeyondFloat32:
+            return self._uncut(path, progress)
+        return concat_pieces(self.qrels, pieces)
+
+    def _uncut(self, path: PathLike, progress: Progress) -> JoinedRun:
+        """The run joined again with every row (a score beyond float32 is named by its line)."""
+        try:
+            pieces = list(self.pieces(path, progress=progress, stream=False, top=None))
         except _TopicAgain:
-            pieces = list(self.pieces(path, progress=progress, stream=False, whole=True))
-        return _concat_pieces(self.qrels, pieces)
+            pieces = list(self.pieces(path, progress=progress, stream=False, whole=True, top=None))
+        return concat_pieces(self.qrels, pieces)
 
     # over 100 lines: one generator owns the parser, the buffers and the piece joined on a helper thread
     def pieces(self, path: PathLike, progress: Progress = None, stream: bool = True,
-               whole: bool = False) -> Iterator[JoinedRun]:
+               whole: bool = False, top: Optional[TopRows] = None) -> Iterator[JoinedRun]:
         """The run file in pieces of whole topics, each joined (:func:`iter_joined`;
-        ``whole``: one piece). Read whole (``stream=False``) on several threads, a
-        piece is joined on a helper thread while the next one is read
-        (:meth:`_overlap_threads`)."""
+        ``whole``: one piece; ``top``: each topic's best rows only, see :func:`_join_piece`).
+        Read whole (``stream=False``) on several threads, a piece is joined on a helper
+        thread while the next one is read (:meth:`_overlap_threads`)."""
         chunk_rows = None if whole else self.chunk_rows
         qrels, scratch = self.qrels, self._scratch
         large = self._large(path)
@@ -346,11 +275,11 @@ class RunJoiner:
             seen.update(names)
             ignored = [t for t in names if t not in qindex]
             return JoinedRun(qrels, qidx, sizes, [JoinedPiece(qidx, sizes, scores, match, tie_key, big, big_lines)], ignored,
-                             rows.tag.decode("utf-8", "replace"), rows.path)
+                             rows.tag.decode("utf-8", "replace"), rows.path, top=top)
 
         def piece(n_rows: int, n_threads: Optional[int]) -> JoinedRun:
             rows = p.front(n_rows)
-            joined = checked(rows, _join_piece(rows, qrels, qindex, n_threads, scratch, allocate))
+            joined = checked(rows, _join_piece(rows, qrels, qindex, n_threads, scratch, allocate, top))
             p.drop_front(n_rows)
             return joined
 
@@ -395,7 +324,7 @@ class RunJoiner:
                     rows = p.split_front(cut, spare)
                     spare = None
                     pending = (rows, helper_pool().submit(_join_piece, rows, qrels, qindex, join_threads, scratch,
-                                                          allocate))
+                                                          allocate, top))
                 if joined is not None:
                     yield joined
             last = finish_pending()
@@ -480,7 +409,7 @@ def docno_index(qrels: Qrels) -> "_parse.DocnoIndex":
 
 def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
                   block_size: int = JOIN_BLOCK_SIZE, n_threads: Optional[int] = None,
-                  progress: Progress = None) -> JoinedRun:
+                  progress: Progress = None, top: Optional[TopRows] = None) -> JoinedRun:
     """Read a TREC run and join it with qrels as it is read: the rows of
     :func:`align_run` without building a :class:`Run` table.
 
@@ -496,9 +425,14 @@ def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,
     (about 80 bytes per result of ``chunk_rows`` results, at least a block's)
     plus a block. A run whose topics are not each one stretch of lines
     (legal, rare) is read again as one piece: about 75 bytes per result.
+    ``top`` (:class:`fastndcg.io._alignment.TopRows`): each topic keeps only its best rows,
+    for measures that read no more; then 16 bytes per kept result, the whole topics of a
+    piece in buffers reused from piece to piece. A score beyond float32 (named by its line
+    wherever it ranks) makes a file be joined again with every row; so does a pipe.
     Errors as :func:`fastndcg.io.read_run`.
     """
-    return RunJoiner(qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads).join(path, progress)
+    return RunJoiner(qrels, chunk_rows=chunk_rows, block_size=block_size, n_threads=n_threads,
+                     top=top).join(path, progress)
 
 
 #: Run files up to this size (bytes on disk) are read side by side when several runs are
@@ -528,17 +462,17 @@ def run_threads(paths: Sequence[PathLike], n_threads: Optional[int] = None) -> T
 
 
 def join_runs(paths: Sequence[PathLike], qrels: Qrels, *, n_threads: Optional[int] = None,
-              progress: Optional[Callable[[str], Progress]] = None) -> Iterator[JoinedRun]:
+              progress: Optional[Callable[[str], Progress]] = None, top: Optional[TopRows] = None) -> Iterator[JoinedRun]:
     """Many runs, one qrels: each run file joined with the qrels (:meth:`RunJoiner.join`),
     in the order of ``paths``. The qrels' index is built once; each reading thread keeps
     one :class:`RunJoiner` (its buffers) for all its runs. :func:`run_threads` says how
     many runs are read at once: at most that many plus one joined runs are held ahead of
     the caller. The first failing run (in order) raises its error; the runs after it are
     not waited for. ``progress(path)``: a progress callback per file (then one run at a
-    time, so that one bar is drawn at a time)."""
+    time, so that one bar is drawn at a time). ``top``: as :func:`join_run_file`."""
     at_once, per_run = run_threads(paths, n_threads)
     if progress is not None or at_once == 1:
-        joiner = RunJoiner(qrels, n_threads=per_run)
+        joiner = RunJoiner(qrels, n_threads=per_run, top=top)
         for i, path in enumerate(paths):
             joined = joiner.join(path, progress=progress(os.fspath(path)) if progress is not None else None)
             if i == len(paths) - 1:
@@ -549,7 +483,7 @@ def join_runs(paths: Sequence[PathLike], qrels: Qrels, *, n_threads: Optional[in
     _topic_index(qrels)
     free: "queue.SimpleQueue[RunJoiner]" = queue.SimpleQueue()
     for _ in range(at_once):
-        free.put(RunJoiner(qrels, n_threads=per_run))
+        free.put(RunJoiner(qrels, n_threads=per_run, top=top))
 
     def join(path: PathLike) -> JoinedRun:
         joiner = free.get()
@@ -579,18 +513,3 @@ def join_runs(paths: Sequence[PathLike], qrels: Qrels, *, n_threads: Optional[in
         for f in pending:
             f.cancel()
         pool.shutdown(wait=True)
-
-
-def _bytewise(topic: str) -> bytes:
-    """Sort key of a topic as the readers order them (its file bytes)."""
-    return topic.encode("utf-8", "surrogateescape")
-
-
-def _concat_pieces(qrels: Qrels, pieces: List[JoinedRun]) -> JoinedRun:
-    """One :class:`JoinedRun` of pieces with disjoint topics (their rows stay where they are)."""
-    qidx = np.concatenate([pc.qidx for pc in pieces])
-    sizes = np.concatenate([pc.sizes for pc in pieces])
-    by_topic = np.argsort(qidx, kind="stable")
-    return JoinedRun(qrels, qidx[by_topic], sizes[by_topic], [p for pc in pieces for p in pc.pieces],
-                     sorted((t for pc in pieces for t in pc.ignored_qids), key=_bytewise), pieces[-1].run_name,
-                     pieces[0].run_path)

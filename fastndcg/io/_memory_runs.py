@@ -12,7 +12,8 @@ import numpy as np
 from fastndcg._core.threads import threads_for
 from fastndcg.io import _parse
 from fastndcg.io._alignment import JoinedPiece, beyond_float32
-from fastndcg.io._joining import JoinedRun, docno_index
+from fastndcg.io._joined_runs import JoinedRun
+from fastndcg.io._joining import docno_index
 from fastndcg.io._trec import Qrels
 
 

@@ -261,6 +261,7 @@ include "_parse_svmlight.pxi"
 include "_parse_numbers.pxi"
 include "_parse_trec.pxi"
 include "_parse_join.pxi"
+include "_parse_place.pxi"
 include "_parse_dicts.pxi"
 
 

@@ -46,7 +46,7 @@ def aligned_arrays(aligned: Any, convention: Any = "trec_eval", ideal: str = "au
 
 def aligned_ndcg(aligned: Any, k: Any = None, *, convention: Any = "trec_eval", ideal: str = "auto",
                  gains: Any = None, n_threads: Optional[int] = None) -> np.ndarray:
-    """Per-topic NDCG of an aligned run (:func:`fastndcg.io.align_run`, :meth:`fastndcg.io._joining.JoinedRun.aligned`).
+    """Per-topic NDCG of an aligned run (:func:`fastndcg.io.align_run`, :meth:`fastndcg.io._joined_runs.JoinedRun.aligned`).
 
     For topic q, DCG@k = sum_{r <= k} G(l_r) / log2(r + 1) over its ranking (score descending,
     ties as the convention says: trec_eval's by docno descending), NDCG@k = DCG@k / IDCG@k with

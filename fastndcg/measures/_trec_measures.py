@@ -144,7 +144,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
     run, qrels : :class:`fastndcg.io.Run` / :class:`~fastndcg.io.Qrels` or paths
         A run path is joined with the qrels while it is read
         (:func:`fastndcg.io._joining.join_run_file`); a
-        :class:`fastndcg.io._joining.JoinedRun` (joined with these ``qrels``) is
+        :class:`fastndcg.io._joined_runs.JoinedRun` (joined with these ``qrels``) is
         used as it is.
     measures : str, Measure or a list of them
         trec_eval or ir_measures syntax (:func:`fastndcg.measures.parse_measures`).
@@ -172,7 +172,7 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
         retrieved one.
     n_threads : int, optional
     consume_run : bool
-        A :class:`fastndcg.io._joining.JoinedRun` given as ``run`` is freed as
+        A :class:`fastndcg.io._joined_runs.JoinedRun` given as ``run`` is freed as
         it is evaluated (``JoinedRun.aligned(consume=True)``: a peak of about
         25 bytes a result instead of 41); it cannot be evaluated again. A run
         given as a path is always joined, and freed, here.
@@ -187,8 +187,9 @@ def evaluate_trec(run: Any, qrels: Any, measures: Any, *, convention: Any = "tre
         :mod:`fastndcg.reference._trec_ndcg` defines them.
     """
     ms, topic_rule = _measurements(measures, convention, missing, max_docs, judged_only, relevance_level)
-    qrels, joined, consume_run = _qrels_and_joined_run(run, qrels, n_threads, consume_run)
-    columns, first = _evaluate_groups(ms, run, qrels, joined, topic_rule, consume_run, n_threads)
+    top = top_rows_read(ms)
+    qrels, joined, consume_run = _qrels_and_joined_run(run, qrels, n_threads, consume_run, top)
+    columns, first = _evaluate_groups(ms, run, qrels, joined, topic_rule, consume_run, n_threads, top)
     nq = first.n_queries
     values = np.empty((nq, len(ms)), dtype=np.float64)
     means = np.empty(len(ms), dtype=np.float64)
@@ -218,12 +219,15 @@ def _measurements(measures: Any, convention: Any, missing: Optional[str], max_do
     return ms, ms[0].missing
 
 
-def _qrels_and_joined_run(run: Any, qrels: Any, n_threads: Optional[int], consume_run: bool) -> Tuple[Any, Any, bool]:
+def _qrels_and_joined_run(run: Any, qrels: Any, n_threads: Optional[int], consume_run: bool,
+                          top: Any) -> Tuple[Any, Any, bool]:
     """The qrels (read if a path), the run joined with them (None for a :class:`Run` in
-    memory; a path is joined while it is read, and then always freed) and whether to free it."""
+    memory; a path is joined while it is read, keeping each topic's ``top`` rows when the
+    measures read no more (:func:`top_rows_read`), and then always freed) and whether to free it."""
     from fastndcg.io._trec import Qrels, Run
     from fastndcg.io._alignment import read_qrels_for
-    from fastndcg.io._joining import JoinedRun, join_run_file
+    from fastndcg.io._joined_runs import JoinedRun
+    from fastndcg.io._joining import join_run_file
 
     if not isinstance(qrels, Qrels):
         qrels = read_qrels_for(run, qrels, n_threads)
@@ -233,13 +237,13 @@ def _qrels_and_joined_run(run: Any, qrels: Any, n_threads: Optional[int], consum
             raise ValueError("run: a JoinedRun is evaluated against the qrels it was joined with (run.qrels)")
         joined = run
     elif not isinstance(run, Run):
-        joined = join_run_file(run, qrels, n_threads=n_threads)   # a path: joined while it is read
+        joined = join_run_file(run, qrels, n_threads=n_threads, top=top)   # a path: joined while it is read
         consume_run = True
     return qrels, joined, consume_run
 
 
 def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, topic_rule: str, consume_run: bool,
-                     n_threads: Optional[int]) -> Tuple[Dict[int, Tuple[np.ndarray, float]], Any]:
+                     n_threads: Optional[int], top: Any) -> Tuple[Dict[int, Tuple[np.ndarray, float]], Any]:
     """Each measurement's (per-topic values, mean), by index, computed a group at a time (one
     group: the measurements that share their relabelling, convention, -J, -M and -l) on
     the run aligned once per alignment they need; and the first alignment (its topics are
@@ -257,7 +261,6 @@ def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, t
         return m.relabel, m.convention.score_precision == "float32" and m.max_docs is not None, m.max_docs
 
     last_akey = list(dict.fromkeys(align_key(ms[idx[0]]) for idx in groups.values()))[-1]
-    top = top_rows_read(ms)
     first = None
     for (relabel, _, jo, m_docs, level), idx in groups.items():
         conv = ms[idx[0]].convention

@@ -19,7 +19,7 @@ from fastndcg._core.query_checks import gathered_label_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastndcg.io._alignment import AlignedRun
-    from fastndcg.io._joining import JoinedRun
+    from fastndcg.io._joined_runs import JoinedRun
     from fastndcg.io._trec import Qrels, Run
 
 
@@ -102,7 +102,7 @@ def align_chunk(run: Union["Run", "JoinedRun", PathLike], qrels: Union["Qrels", 
     and pytrec_eval), then :func:`aligned_chunk` (``gains``: trec_eval's
     custom gains, see there). A run path is joined with the qrels while it
     is read (:func:`fastndcg.io._joining.join_run_file`; ``progress``: its
-    callback, bytes of the run file); a :class:`fastndcg.io._joining.JoinedRun`
+    callback, bytes of the run file); a :class:`fastndcg.io._joined_runs.JoinedRun`
     (joined with these qrels, e.g. by :func:`fastndcg.io._joining.join_runs`) is
     used as it is.
 
@@ -124,7 +124,8 @@ def _align_chunk(run, qrels, convention, ideal, missing, max_docs, gains, n_thre
     """:func:`align_chunk`; ``owned``: a JoinedRun ``run`` is the caller's to free
     (``aligned(consume=True)``), as one joined here from a path is."""
     from fastndcg.io._alignment import read_qrels_for
-    from fastndcg.io._joining import JoinedRun, align_run, join_run_file
+    from fastndcg.io._joined_runs import JoinedRun
+    from fastndcg.io._joining import align_run, join_run_file
     from fastndcg.io._trec import Qrels
 
     conv = as_convention(convention)

@@ -121,6 +121,50 @@ def test_top_rows_are_placed_in_file_order(tmp_path, key_order, round_f32, force
             assert list(got.qids) == list(whole.qids) and list(got.missing_qids) == list(whole.missing_qids)
 
 
+@pytest.mark.parametrize("block_size", [1 << 22, 256])
+def test_a_run_joined_with_top_rows_keeps_what_placing_would_keep(tmp_path, block_size, force_threads):
+    # joined with top=: each topic cut as the join goes (in pieces of a few topics, and with
+    # block_size 256 read in many blocks, joined on a helper while the next are read); the same
+    # aligned run as joining every row and cutting while placing
+    from fastndcg.io._alignment import TopRows
+    from fastndcg.io._joining import join_run_file
+
+    rng = np.random.default_rng(361)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{t} 0 d{d} {d % 4 - 1}\n" for t in range(1, 41) for d in range(0, 60, 3)))
+    values = ["1", "0.5", "-0", "0", "2.0000000001", "2", "3.4e38"]
+    run.write_text("".join(f"{t} Q0 d{d} 0 {values[rng.integers(len(values))]} r\n"
+                           for t in list(range(1, 41)) + [77] for d in rng.permutation(60)[:rng.integers(1, 61)]))
+    q = fastndcg.io.read_qrels(str(qrels))
+    for top in (TopRows(1, -1, True), TopRows(7, 1, False), TopRows(20, 0, True), TopRows(100, -1, False)):
+        for n_threads in (1, 2):
+            want = join_run_file(str(run), q, chunk_rows=64).aligned(missing="zero", top=top, n_threads=n_threads)
+            joined = join_run_file(str(run), q, chunk_rows=64, block_size=block_size, n_threads=n_threads, top=top)
+            assert joined.top == top and (len(joined.pieces) > 3 or block_size > run.stat().st_size)
+            assert int(joined.sizes.max()) <= top.depth
+            got = joined.aligned(missing="zero", top=top, n_threads=n_threads)
+            for column in ("scores", "tie_key", "labels", "status", "offsets"):
+                np.testing.assert_array_equal(getattr(got, column), getattr(want, column), err_msg=f"{column} {top}")
+            assert list(got.qids) == list(want.qids) and got.ignored_qids == want.ignored_qids == ["77"]
+            with pytest.raises(ValueError, match="top 1? ?.*results only"):
+                joined.aligned(missing="zero")
+
+
+def test_a_run_joined_with_top_rows_keeps_every_row_past_float32(tmp_path):
+    # a score beyond float32 is named by its line wherever it ranks: the run is joined again whole
+    from fastndcg.io._alignment import TopRows
+    from fastndcg.io._joining import join_run_file
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 2\n2 0 d1 1\n")
+    run.write_text("1 Q0 d1 0 2 r\n1 Q0 d2 0 1 r\n2 Q0 d1 0 3 r\n2 Q0 d2 0 1 r\n2 Q0 d3 0 -1e39 r\n")
+    joined = join_run_file(str(run), fastndcg.io.read_qrels(str(qrels)), top=TopRows(1, -1, True))
+    assert joined.top is None
+    got = joined.aligned(missing="zero", top=TopRows(1, -1, True))
+    np.testing.assert_array_equal(got.scores, [2.0, 1.0, 3.0, 1.0, -1e39])
+    assert got.score_line(4) == 5
+
+
 def test_top_rows_place_every_row_when_a_score_is_beyond_float32(tmp_path):
     # such a score's row is named by its file line (warned about or refused): every row stays
     from fastndcg.io._alignment import TopRows

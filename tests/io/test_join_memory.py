@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import fastndcg.io as readers
+from fastndcg.io import _joined_runs
 from fastndcg.io import _joining as align
 from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES, page_array
 from fastndcg.measures._trec_measures import evaluate_trec
@@ -150,7 +151,7 @@ def test_a_large_runs_rows_are_placed_on_the_calls_threads_with_the_same_arrays(
     r = tmp_path / "r.txt"
     r.write_text("".join(f"{t} Q0 d{i} 1 {(i * 7919) % 1000 / 10} t\n" for t in range(8) for i in range(5000)))
     qrels = readers.read_qrels(q)
-    monkeypatch.setattr(align, "PAGED_RESULTS", 1)            # page arrays for this small run
+    monkeypatch.setattr(_joined_runs, "PAGED_RESULTS", 1)     # page arrays for this small run
     seen = []
     place = align._parse.place_topics
 

@@ -14,7 +14,7 @@ import pytest
 
 import fastndcg
 import fastndcg.io as readers
-from fastndcg.io import _files, _joining, _trec
+from fastndcg.io import _files, _joined_runs, _joining, _trec
 from conftest import require
 import fastndcg.io
 from fastndcg.conventions import _presets
@@ -505,7 +505,7 @@ def test_join_run_file_equals_the_run_table(shared_data, tmp_path, shuffle):
             except align._TopicAgain:
                 assert shuffle and chunk_rows is not None
                 continue
-            joined = align._concat_pieces(qrels, pieces)
+            joined = _joined_runs.concat_pieces(qrels, pieces)
             got = joined.aligned(n_threads=threads, **kw)
             _assert_same_alignment(ref, got, f"{kw} chunk_rows={chunk_rows} block_size={block_size}")
         # small pieces: a shuffled run's topics come back, and the file is read again as one piece
