@@ -452,6 +452,85 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
         raw.close()
 
 
+
+def split_point(path: PathLike, window: int = 1 << 20) -> Optional[int]:
+    """Where a plain file of TREC lines can be cut into two halves of whole topics: the start
+    of the first line after the middle whose topic (first field) differs from the line's before
+    it (blank and ``#`` lines skipped). None for a compressed file, one that starts with a
+    byte-order mark, or no such line within ``window`` bytes past the middle. The lines are
+    not checked here (the readers of each half check them)."""
+    try:
+        with open(path, "rb", buffering=0) as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(6)
+            if _compression(head) is not None or head[:len(BOM)] == BOM or size < 2:
+                return None
+            f.seek(size // 2)
+            data = f.read(window)
+    except OSError:
+        return None
+    at = data.find(b"\n") + 1          # the first whole line after the middle
+    if at <= 0:
+        return None
+    topic = None
+    while True:
+        end = data.find(b"\n", at)
+        if end < 0:
+            return None
+        fields = data[at:end].split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            if topic is not None and fields[0] != topic:
+                return size // 2 + at
+            topic = fields[0]
+        at = end + 1
+
+
+def iter_range_blocks(path: PathLike, start: int, stop: Optional[int], block_size: int = DEFAULT_BLOCK_SIZE,
+                      buffers: Optional[List[bytearray]] = None) -> Iterator[memoryview]:
+    """The lines of a plain file from byte ``start`` to ``stop`` (None: its end), both line
+    starts (:func:`split_point`), in blocks of whole lines as :func:`iter_line_blocks` hands
+    them out (a view valid until the next block; a missing final newline added; ``buffers``
+    reused). Nothing is decompressed and no byte-order mark looked for."""
+    if block_size < 1:
+        raise ValueError(f"block_size must be >= 1; got {block_size}")
+    try:
+        with open(path, "rb", buffering=0) as f:
+            end = os.fstat(f.fileno()).st_size if stop is None else stop
+            f.seek(start)
+            pos, filled = start, 0
+            buf = buffers[0] if buffers and len(buffers[0]) >= block_size else bytearray(block_size)
+            if buffers is not None:
+                buffers[:1] = [buf]
+            while pos < end:
+                if filled == len(buf):       # a line longer than the buffer: grow
+                    bigger = bytearray(2 * len(buf))
+                    bigger[:filled] = buf[:filled]
+                    buf = bigger
+                    if buffers is not None:
+                        buffers[:1] = [buf]
+                with memoryview(buf) as view:
+                    got = f.readinto(view[filled:filled + min(len(buf) - filled, end - pos)])
+                if not got:
+                    break
+                pos += got
+                cut = buf.rfind(b"\n", filled, filled + got)
+                filled += got
+                if cut < 0:
+                    continue
+                block = memoryview(buf).toreadonly()[: cut + 1]
+                yield block
+                block.release()
+                rest = filled - cut - 1
+                if rest:
+                    buf[:rest] = buf[cut + 1: filled]
+                filled = rest
+            if filled:
+                yield memoryview(bytes(buf[:filled]) + b"\n")
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise ValueError(f"{input_name(path)}: cannot read: {exc}") from exc
+
 class Growable:
     """A 1-D numpy array grown by 1.5x (a copy of the rows in use) and
     trimmed in place at the end. ``allocate(n, dtype)``: where a larger array

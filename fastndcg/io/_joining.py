@@ -7,6 +7,7 @@ applies the alignment rules of :mod:`fastndcg.io._alignment`."""
 from __future__ import annotations
 import os
 import queue
+import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
@@ -18,7 +19,8 @@ from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg._core.threads import effective_n_threads, helper_pool, threads_for
 from fastndcg.io._alignment import (INT32_MAX, AlignedRun, JoinedPiece, TopRows, beyond_float32,
                                     check_align_options, read_qrels_for, table_piece)
-from fastndcg.io._files import PathLike, Progress, line_error, iter_line_blocks, rereadable
+from fastndcg.io._files import (PathLike, Progress, line_error, iter_line_blocks, iter_range_blocks, rereadable,
+                                split_point)
 from fastndcg.io._pages import heap_array, page_array
 from fastndcg.io._joined_runs import JoinedRun, align_pieces, concat_pieces
 from fastndcg.io._trec import (CONTIGUOUS_TOPICS, ParsedRows, Qrels, Run, TrecParser, check_topics_contiguous,
@@ -199,6 +201,7 @@ class RunJoiner:
         self.block_size = block_size
         self.n_threads = n_threads
         self.top = top
+        self._second: Optional[RunJoiner] = None     # the joiner of a run's second half (_join_halves)
         self._buffers: List[bytearray] = []
         self._parser: Optional[TrecParser] = None
         self._scratch = [np.empty(0, dtype=np.int64)]
@@ -208,6 +211,7 @@ class RunJoiner:
         self._buffers.clear()
         self._parser = None
         self._scratch[:] = [np.empty(0, dtype=np.int64)]
+        self._second = None
 
     def join(self, path: PathLike, progress: Progress = None) -> JoinedRun:
         """The run file joined with the qrels (:func:`join_run_file`)."""
@@ -220,12 +224,54 @@ class RunJoiner:
         top = self.top
         try:
             try:
+                halves = self._join_halves(path, top) if progress is None else None
+                if halves is not None:
+                    return halves
                 pieces = list(self.pieces(path, progress=progress, stream=False, top=top))
             except _TopicAgain:
                 pieces = list(self.pieces(path, progress=progress, stream=False, whole=True, top=top))
         except _BeyondFloat32:
             return self._uncut(path, progress)
         return concat_pieces(self.qrels, pieces)
+
+    def _join_halves(self, path: PathLike, top: Optional[TopRows]) -> Optional[JoinedRun]:
+        """A large plain run on several threads, read as two halves of whole topics side by side
+        (:func:`fastndcg.io._files.split_point`): this thread parses and joins the first half,
+        a helper the second, each a piece at a time. (One thread parsing while another joins left
+        the joining thread idle most of the time: the parse is the longer step.) None when the
+        file has no such halves, or when a half raises ValueError (its line numbers count from
+        the half's start) or shares a topic with the other: the caller then reads the file as
+        one, which reports what read_run reports."""
+        if effective_n_threads(self.n_threads) < 2 or not self._large(path):
+            return None
+        split = split_point(path)
+        if split is None:
+            return None
+        second = self._second
+        if second is None:
+            second = self._second = RunJoiner(self.qrels, chunk_rows=self.chunk_rows, block_size=self.block_size,
+                                              n_threads=1, top=top)
+        second.top = top
+        later = helper_pool().submit(lambda: list(second.pieces(path, stream=False, top=top,
+                                                                byte_range=(split, None))))
+        try:
+            docno_index(self.qrels)     # built here while the helper parses (it waits for it to join)
+            first = list(self.pieces(path, stream=False, top=top, byte_range=(0, split)))
+            lines_before = self._parser.line if self._parser is not None else 0
+            rest = later.result()
+        except (ValueError, _TopicAgain):
+            return None
+        finally:
+            wait([later])
+        judged = [np.concatenate([pc.qidx for pc in part]) for part in (first, rest)]
+        ignored = [{t for pc in part for t in pc.ignored_qids} for part in (first, rest)]
+        if np.intersect1d(judged[0], judged[1]).size or ignored[0] & ignored[1]:
+            return None
+        for pc in rest:                 # the second half's lines count from the file's start
+            for piece in pc.pieces:
+                if piece.big_lines is not None and len(piece.big_lines):
+                    piece.big_lines = np.asarray(piece.big_lines, dtype=np.int64) + lines_before
+        return concat_pieces(self.qrels, first + rest)
 
     def _uncut(self, path: PathLike, progress: Progress) -> JoinedRun:
         """The run joined again with every row (a score beyond float32 is named by its line)."""
@@ -237,17 +283,21 @@ class RunJoiner:
 
     # over 100 lines: one generator owns the parser, the buffers and the piece joined on a helper thread
     def pieces(self, path: PathLike, progress: Progress = None, stream: bool = True,
-               whole: bool = False, top: Optional[TopRows] = None) -> Iterator[JoinedRun]:
+               whole: bool = False, top: Optional[TopRows] = None,
+               byte_range: Optional[Tuple[int, Optional[int]]] = None) -> Iterator[JoinedRun]:
         """The run file in pieces of whole topics, each joined (:func:`iter_joined`;
         ``whole``: one piece; ``top``: each topic's best rows only, see :func:`_join_piece`).
         Read whole (``stream=False``) on several threads, a piece is joined on a helper
-        thread while the next one is read (:meth:`_overlap_threads`)."""
+        thread while the next one is read (:meth:`_overlap_threads`). ``byte_range``: the
+        lines of a plain file from one line start to another (None: the end), on this
+        thread alone, line numbers counted from the range's start (:meth:`_join_halves`)."""
         chunk_rows = None if whole else self.chunk_rows
         qrels, scratch = self.qrels, self._scratch
         large = self._large(path)
         allocate = page_array if large else heap_array
-        overlap = None if stream or chunk_rows is None or not large else self._overlap_threads()
-        parse_threads, join_threads = overlap if overlap is not None else (self.n_threads, self.n_threads)
+        overlap = None if stream or chunk_rows is None or not large or byte_range else self._overlap_threads()
+        threads = 1 if byte_range else self.n_threads
+        parse_threads, join_threads = overlap if overlap is not None else (threads, threads)
         p = self._parser
         if p is None:
             # arrays in pages of their own: freed with the joiner, they go back to the system
@@ -291,7 +341,8 @@ class RunJoiner:
                     p.drop_front(p.values.n)
 
         n_out = 0
-        blocks = iter_line_blocks(path, self.block_size, progress, self._buffers)
+        blocks = iter_line_blocks(path, self.block_size, progress, self._buffers) if byte_range is None else \
+            iter_range_blocks(path, byte_range[0], byte_range[1], self.block_size, self._buffers)
         pending: Optional[Tuple[ParsedRows, Future]] = None     # the piece being joined on a helper
         spare: Optional[ParsedRows] = None
 
@@ -316,7 +367,7 @@ class RunJoiner:
                     continue
                 n_out += cut
                 try:
-                    joined = piece(cut, self.n_threads) if overlap is None else finish_pending()
+                    joined = piece(cut, threads) if overlap is None else finish_pending()
                 except ValueError:
                     rest_then_raise(blocks)
                     raise
@@ -331,7 +382,7 @@ class RunJoiner:
             if last is not None:
                 yield last
             if p.values.n:
-                yield piece(p.values.n, self.n_threads)
+                yield piece(p.values.n, threads)
             elif n_out == 0:
                 raise no_rows_error(path, True, p.line)
         finally:
@@ -394,17 +445,24 @@ def _topic_index(qrels: Qrels) -> dict:
 def docno_index(qrels: Qrels) -> "_parse.DocnoIndex":
     """The qrels' docnos in a hash table per topic (:class:`fastndcg.io._parse.DocnoIndex`),
     which every run joined with these qrels looks its docnos up in. Built once per
-    :class:`Qrels` (compiled, one pass over the judgments) and kept on it: built whole,
-    then stored in one step, so threads that race here build equal indexes and any
-    may win; the index is read-only afterwards."""
+    :class:`Qrels` (compiled, one pass over the judgments) and kept on it: one thread
+    builds it (under a lock), threads that come meanwhile wait for it; the index is
+    read-only afterwards."""
     index = qrels.__dict__.get("_docno_index")
     if index is None:
-        if qrels.doc_start.shape[0] > INT32_MAX:      # a result keeps its judgment's row in 32 bits
-            raise ValueError(f"{qrels.path}: {qrels.doc_start.shape[0]} judgments; a run is joined with up to "
-                             f"{INT32_MAX}")
-        index = _parse.DocnoIndex(qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets)
-        qrels.__dict__["_docno_index"] = index
+        with _INDEX_LOCK:
+            index = qrels.__dict__.get("_docno_index")
+            if index is None:
+                if qrels.doc_start.shape[0] > INT32_MAX:      # a result keeps its judgment's row in 32 bits
+                    raise ValueError(f"{qrels.path}: {qrels.doc_start.shape[0]} judgments; a run is joined with "
+                                     f"up to {INT32_MAX}")
+                index = _parse.DocnoIndex(qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets)
+                qrels.__dict__["_docno_index"] = index
     return index
+
+
+#: One docno index built at a time (:func:`docno_index`): a thread that needs one being built waits.
+_INDEX_LOCK = threading.Lock()
 
 
 def join_run_file(path: PathLike, qrels: Qrels, *, chunk_rows: int = 1 << 18,

@@ -3,7 +3,8 @@ several threads has each piece joined on a helper thread while the blocks after 
 parsed (``RunJoiner._overlap_threads``; the parser hands the piece's arrays over,
 ``TrecParser.split_front``). The joined arrays, the values and every error are those of
 the one-thread path, which joins each piece in turn; a reader stopped early leaves the
-joiner usable."""
+joiner usable. (A run that splits into two halves of whole topics is read as such on two
+threads, tests/io/test_join_halves.py; here no run splits, so join() takes this pipeline.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -16,6 +17,12 @@ from fastndcg.io._pages import PAGE_ARRAY_MIN_BYTES
 from fastndcg.measures._trec_measures import evaluate_trec
 
 from join_cases import DOCS, SCORES, mapped
+
+
+@pytest.fixture(autouse=True)
+def no_halves(monkeypatch):
+    """No run splits into halves (RunJoiner._join_halves): join() takes the pipeline tested here."""
+    monkeypatch.setattr(align, "split_point", lambda path: None)
 
 
 def _run_text(rng, n_topics=40, contiguous=True, duplicate_at=None, malformed_at=None):
