@@ -252,10 +252,10 @@ class RunJoiner:
             second = self._second = RunJoiner(self.qrels, chunk_rows=self.chunk_rows, block_size=self.block_size,
                                               n_threads=1, top=top)
         second.top = top
+        docno_index(self.qrels, self.n_threads)     # on both threads, before either half starts
         later = helper_pool().submit(lambda: list(second.pieces(path, stream=False, top=top,
                                                                 byte_range=(split, None))))
         try:
-            docno_index(self.qrels)     # built here while the helper parses (it waits for it to join)
             first = list(self.pieces(path, stream=False, top=top, byte_range=(0, split)))
             lines_before = self._parser.line if self._parser is not None else 0
             rest = later.result()
@@ -442,12 +442,14 @@ def _topic_index(qrels: Qrels) -> dict:
     return index
 
 
-def docno_index(qrels: Qrels) -> "_parse.DocnoIndex":
+def docno_index(qrels: Qrels, n_threads: Optional[int] = 1) -> "_parse.DocnoIndex":
     """The qrels' docnos in a hash table per topic (:class:`fastndcg.io._parse.DocnoIndex`),
     which every run joined with these qrels looks its docnos up in. Built once per
     :class:`Qrels` (compiled, one pass over the judgments) and kept on it: one thread
     builds it (under a lock), threads that come meanwhile wait for it; the index is
-    read-only afterwards."""
+    read-only afterwards. ``n_threads``: the threads that build it (one by default: it is
+    usually built beside other work; :func:`join_runs` and :meth:`RunJoiner._join_halves`
+    build it on all of the call's threads before their readers start)."""
     index = qrels.__dict__.get("_docno_index")
     if index is None:
         with _INDEX_LOCK:
@@ -456,7 +458,8 @@ def docno_index(qrels: Qrels) -> "_parse.DocnoIndex":
                 if qrels.doc_start.shape[0] > INT32_MAX:      # a result keeps its judgment's row in 32 bits
                     raise ValueError(f"{qrels.path}: {qrels.doc_start.shape[0]} judgments; a run is joined with "
                                      f"up to {INT32_MAX}")
-                index = _parse.DocnoIndex(qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets)
+                index = _parse.DocnoIndex(qrels.pool, qrels.doc_start, qrels.doc_len, qrels.offsets,
+                                          threads_for(int(qrels.doc_start.shape[0]), n_threads))
                 qrels.__dict__["_docno_index"] = index
     return index
 
@@ -537,7 +540,7 @@ def join_runs(paths: Sequence[PathLike], qrels: Qrels, *, n_threads: Optional[in
                 joiner.release()        # the buffers are not held while the last run is evaluated
             yield joined
         return
-    docno_index(qrels)          # built once here, not raced for by the readers
+    docno_index(qrels, n_threads)   # built once here, on the call's threads, before the readers start
     _topic_index(qrels)
     free: "queue.SimpleQueue[RunJoiner]" = queue.SimpleQueue()
     for _ in range(at_once):

@@ -245,8 +245,10 @@ cdef class DocnoIndex:
     cdef const int64_t* _toff
     cdef const uint64_t* _table
 
-    def __init__(self, pool, start, length, offsets):
-        """``pool``, ``start``, ``length``: the qrels' docnos; ``offsets``: each topic's rows."""
+    def __init__(self, pool, start, length, offsets, int n_threads=1):
+        """``pool``, ``start``, ``length``: the qrels' docnos; ``offsets``: each topic's rows.
+        The topics' tables are built in parallel (``n_threads``; each topic's own slots, so
+        any thread count builds the same table)."""
         cdef const uint8_t[::1] qp = np.ascontiguousarray(pool, dtype=np.uint8)
         cdef const int64_t[::1] qs = np.ascontiguousarray(start, dtype=np.int64)
         cdef const int64_t[::1] ql = np.ascontiguousarray(length, dtype=np.int64)
@@ -264,7 +266,7 @@ cdef class DocnoIndex:
         table_a = np.zeros(total, dtype=np.uint64)
         cdef uint64_t[::1] table = table_a
         with nogil:
-            for t in range(nt):
+            for t in prange(nt, schedule="dynamic", num_threads=n_threads, use_threads_if=n_threads > 1):
                 base = toff[t]
                 size = toff[t + 1] - base
                 for j in range(qoff[t], qoff[t + 1]):

@@ -167,6 +167,37 @@ def test_the_index_is_built_once_per_qrels(tmp_path, monkeypatch):
     assert all(np.array_equal(v, values[0]) for v in values)
 
 
+def test_the_index_is_the_same_on_any_thread_count_and_built_once_under_a_race(tmp_path, monkeypatch):
+    # each topic's table is its own: two threads build the table one does; threads that ask
+    # for an index being built wait for it rather than build another
+    rng = np.random.default_rng(21)
+    path = tmp_path / "q.txt"
+    path.write_bytes(b"".join(f"{t} 0 ".encode() + DOCS[int(i)] + f" {int(rng.integers(0, 3))}\n".encode()
+                              for t in range(300)
+                              for i in rng.choice(len(DOCS), int(rng.integers(1, len(DOCS))), replace=False)))
+    q = readers.read_qrels(path)
+    one = align._parse.DocnoIndex(q.pool, q.doc_start, q.doc_len, q.offsets, 1)
+    two = align._parse.DocnoIndex(q.pool, q.doc_start, q.doc_len, q.offsets, 2)
+    np.testing.assert_array_equal(one.table, two.table)
+    np.testing.assert_array_equal(one.table_start, two.table_start)
+    built = []
+    real = align._parse.DocnoIndex
+
+    def slow(*args):
+        built.append(1)
+        threading.Event().wait(0.05)        # a build long enough for the others to arrive
+        return real(*args)
+    monkeypatch.setattr(align._parse, "DocnoIndex", slow)
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(align.docno_index(q, 2))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(built) == 1 and len(got) == 4 and all(g is got[0] for g in got)
+    np.testing.assert_array_equal(got[0].table, one.table)
+
+
 def test_a_joiner_reuses_its_buffers_and_gives_each_run_its_own_arrays(tmp_path):
     q = readers.read_qrels(_write(tmp_path, "q.txt", "1 0 a 1\n2 0 b 2\n"))
     big = _write(tmp_path, "big.txt", "".join(f"{t} Q0 {d} 1 {s} t\n" for t in (1, 2) for d, s in
