@@ -309,8 +309,9 @@ def top_rows_read(ms: List[Measurement]) -> Optional[Any]:
     by a strict order (tie rules ``stable``, ``key``, ``key_desc``): its value is a
     function of the top k rows by that order (DCG@k), the qrels (the ideal, so also
     ``empty``) and whether the topic has fewer than k rows (``short``), which the top
-    ``max(k)`` rows keep. Every measurement must rank alike (tie rule, float32
-    scores); the rest of a topic then need not be placed."""
+    ``max(k)`` rows keep. A gain table that refuses labels outside it reads every
+    row's label, so it places every row. Every measurement must rank alike (tie rule,
+    float32 scores); the rest of a topic then need not be placed."""
     from fastndcg.io._alignment import TopRows
 
     orders = set()
