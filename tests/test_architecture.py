@@ -4,11 +4,19 @@ function: a lazy import is still a dependency."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 from typing import Dict, List, Optional, Set
 
 import pytest
+
+
+@functools.lru_cache(maxsize=None)
+def _tree(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once for every test here (they only read it)."""
+    return ast.parse(path.read_text())
+
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fastndcg"
 ROOMS = ("_core", "conventions", "reference", "measures", "io", "stream", "report", "cli", "integrations")
@@ -272,7 +280,7 @@ def _only_reexports(path: Path) -> bool:
     a stub may also declare a dunder's type, as the top level's ``__version__: str``)."""
     if path.suffix not in (".py", ".pyi") or path.name == "__main__.py":
         return False
-    body = ast.parse(path.read_text()).body
+    body = _tree(path).body
     if not body:
         return False
     for node in body:
@@ -307,7 +315,7 @@ def test_only_the_public_faces_reexport():
     for face in lazy:
         stub = PACKAGE.parent / face.replace(".", "/") / "__init__.pyi"
         assert _only_reexports(stub), stub
-        tree = ast.parse(stub.read_text())
+        tree = _tree(stub)
         imported = [a.asname or a.name for node in tree.body if isinstance(node, ast.ImportFrom)
                     for a in node.names]
         modules = {node.module for node in tree.body if isinstance(node, ast.ImportFrom)}
@@ -336,7 +344,7 @@ def test_the_package_never_imports_a_public_face():
 def _defined_names(path: Path) -> Set[str]:
     """Names a Python module defines at its top level (not those it imports)."""
     out: Set[str] = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in _tree(path).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.add(node.name)
         elif isinstance(node, ast.Assign):
@@ -354,7 +362,7 @@ def _imports_through_another_module() -> List[str]:
     for mod, path in SOURCES.items():
         if path.suffix != ".py":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom) and node.module in defined:
                 bad += [f"{mod}: from {node.module} import {a.name}" for a in node.names
                         if a.name not in defined[node.module] and f"{node.module}.{a.name}" not in _MODULES]
@@ -475,7 +483,7 @@ def test_kernel_codes_are_defined_once():
     assert codes == python
     # and no Python module keeps its own table of kernel codes
     tables = sorted(f"{name}: {t.id}" for name, path in SOURCES.items() if path.suffix == ".py"
-                    for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Assign)
+                    for node in ast.walk(_tree(path)) if isinstance(node, ast.Assign)
                     for t in node.targets if isinstance(t, ast.Name) and t.id.endswith("_CODES"))
     assert tables == [f"fastndcg._core.resolve: {n}" for n in ("DISCOUNT_CODES", "MODE_CODES", "TIE_CODES")]
 
@@ -495,7 +503,7 @@ def _private_names_across_modules() -> Set[str]:
     for path in SOURCES.values():
         if path.suffix != ".py":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fastndcg"):
                 for a in node.names:
                     if a.name.startswith("_") and not a.name.startswith("__") \
@@ -553,7 +561,7 @@ def _public_paths() -> Dict[str, str]:
     for face in sorted(FACES):
         folder = ROOT / face.replace(".", "/")
         path = folder / "__init__.pyi" if (folder / "__init__.pyi").exists() else folder / "__init__.py"
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         listed = {n for node in tree.body if isinstance(node, ast.Assign)
                   and [getattr(t, "id", None) for t in node.targets] == ["__all__"]
                   for n in ast.literal_eval(node.value)}

@@ -62,6 +62,7 @@ def test_missing_topic_rule_is_identified_from_trec_eval_c(shared_data):
     assert sigs and all("|missing:zero|" in s for s in sigs)
 
 
+@pytest.mark.slow      # a real run of Robust 2003 (10,000 results), aligned and searched: about 0.7 s
 def test_robust03_eval_numbers_are_found_as_trec_eval(shared_data):
     base = shared_data / "trectools-robust03"
     qrels = readers.read_qrels(base / "robust03_qrels.txt")
