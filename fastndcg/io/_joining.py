@@ -221,17 +221,20 @@ class RunJoiner:
             # every row kept (a score beyond float32 could not be read again either)
             return concat_pieces(self.qrels, list(self.pieces(path, progress=progress, stream=False, whole=True,
                                                                top=None)))
-        top = self.top
         try:
-            try:
-                halves = self._join_halves(path, top) if progress is None else None
-                if halves is not None:
-                    return halves
-                pieces = list(self.pieces(path, progress=progress, stream=False, top=top))
-            except _TopicAgain:
-                pieces = list(self.pieces(path, progress=progress, stream=False, whole=True, top=top))
+            halves = self._join_halves(path, self.top) if progress is None else None
+            return halves if halves is not None else self._join_whole(path, progress, self.top)
         except _BeyondFloat32:
-            return self._uncut(path, progress)
+            # a score beyond float32 is named by its line wherever it ranks: every row
+            return self._join_whole(path, progress, None)
+
+    def _join_whole(self, path: PathLike, progress: Progress, top: Optional[TopRows]) -> JoinedRun:
+        """The file read from its start on this joiner's threads; read again as one piece when
+        a topic comes back after others."""
+        try:
+            pieces = list(self.pieces(path, progress=progress, stream=False, top=top))
+        except _TopicAgain:
+            pieces = list(self.pieces(path, progress=progress, stream=False, whole=True, top=top))
         return concat_pieces(self.qrels, pieces)
 
     def _join_halves(self, path: PathLike, top: Optional[TopRows]) -> Optional[JoinedRun]:
@@ -250,8 +253,7 @@ class RunJoiner:
         second = self._second
         if second is None:
             second = self._second = RunJoiner(self.qrels, chunk_rows=self.chunk_rows, block_size=self.block_size,
-                                              n_threads=1, top=top)
-        second.top = top
+                                              n_threads=1)
         docno_index(self.qrels, self.n_threads)     # on both threads, before either half starts
         later = helper_pool().submit(lambda: list(second.pieces(path, stream=False, top=top,
                                                                 byte_range=(split, None))))
@@ -272,14 +274,6 @@ class RunJoiner:
                 if piece.big_lines is not None and len(piece.big_lines):
                     piece.big_lines = np.asarray(piece.big_lines, dtype=np.int64) + lines_before
         return concat_pieces(self.qrels, first + rest)
-
-    def _uncut(self, path: PathLike, progress: Progress) -> JoinedRun:
-        """The run joined again with every row (a score beyond float32 is named by its line)."""
-        try:
-            pieces = list(self.pieces(path, progress=progress, stream=False, top=None))
-        except _TopicAgain:
-            pieces = list(self.pieces(path, progress=progress, stream=False, whole=True, top=None))
-        return concat_pieces(self.qrels, pieces)
 
     # over 100 lines: one generator owns the parser, the buffers and the piece joined on a helper thread
     def pieces(self, path: PathLike, progress: Progress = None, stream: bool = True,

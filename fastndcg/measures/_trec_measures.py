@@ -45,6 +45,7 @@ from fastndcg._core import _trec_ndcg
 from fastndcg.conventions._topics import DEFAULT_MISSING
 from fastndcg.conventions._convention import Convention
 from fastndcg._core.plan import kernel_plan
+from fastndcg._core.resolve import TIE_CODES, resolve
 from fastndcg._core.prepared import NDCGScorer, aggregate
 from fastndcg._core.query_checks import max_query_size
 from fastndcg.measures._trec_gain_levels import gain_entries, ndcg_p_gains
@@ -296,11 +297,6 @@ def _evaluate_groups(ms: List[Measurement], run: Any, qrels: Any, joined: Any, t
     return columns, first
 
 
-#: Tie rules under which a ranking is the kernels' strict order (score, then the tie key's
-#: direction, then the position), as TopRows.key_order.
-_KEY_ORDER = {"stable": 0, "key": 1, "key_desc": -1}
-
-
 def top_rows_read(ms: List[Measurement]) -> Optional[Any]:
     """The top of each topic's ranking that is all these measurements read of a run
     (:class:`fastndcg.io._alignment.TopRows`), or None when one reads more.
@@ -318,10 +314,13 @@ def top_rows_read(ms: List[Measurement]) -> Optional[Any]:
     depth = 0
     for m in ms:
         c = m.convention
+        res = resolve(c)        # the kernels' comparator: tie rule, key direction, float32 scores
         if (m.family != "ndcg" or m.gains is not None or m.cutoff is None or m.judged_only or m.max_docs is not None
-                or c.ideal_source != "qrels" or c.ties not in _KEY_ORDER or (c.gain_is_table and c.unknown_label == "error")):
+                or c.ideal_source != "qrels" or res.tie_code != TIE_CODES["stable"] or res.tie_by_gain
+                or (c.gain_is_table and c.unknown_label == "error")):
             return None
-        orders.add((_KEY_ORDER[c.ties], c.score_precision == "float32"))
+        key_order = (-1 if res.key_desc else 1) if c.uses_tie_key else 0
+        orders.add((key_order, res.round_f32))
         depth = max(depth, m.cutoff)
     if len(orders) != 1:
         return None
