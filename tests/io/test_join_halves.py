@@ -145,3 +145,25 @@ def test_an_error_in_either_half_is_reported_as_one_thread_reports_it(tmp_path, 
         messages.append(str(info.value))
     assert split_point(r) is not None and calls == [False, False]
     assert messages[0] == messages[1] and f":{int(n * where) + 1}:" in messages[0]
+
+
+def test_eight_threads_join_halves_at_once(tmp_path, monkeypatch):
+    # eight callers, each its own joiner, share the helper pool for their second halves and the
+    # qrels' docno index: each gets the run of one thread
+    import threading
+
+    calls = _spy_halves(monkeypatch)
+    rng = np.random.default_rng(8)
+    qrels = _qrels(tmp_path, rng)
+    r = tmp_path / "r.txt"
+    r.write_bytes(_run_text(rng))
+    one = _join(qrels, r, 1)
+    got = [None] * 8
+    threads = [threading.Thread(target=lambda i=i: got.__setitem__(i, _join(qrels, r, 2))) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls.count(True) == 8
+    for two in got:
+        _same_alignment(one, two)
