@@ -9,38 +9,40 @@
 # side become "x + sg p" / "x - sg p" (multiplying by +-1 is exact).
 
 
-# One row of pairs, rank i against every rank j in [start, n), in one pass:
+# The rows of a query, rank i against every rank j > i, each in one pass:
 #   lambda = -sigma |dNDCG| rho [/ (0.01 + |ds|)], hessian = sigma^2 |dNDCG| rho (1 - rho)
 # with |dNDCG| = |G_i - G_j| |D_i - D_j| inv and rho = 1 / (1 + e^{sigma (s_h - s_l)}) from
 # the exponentials u = e^{sigma (s - s_pivot)}: e^{sigma (s_i - s_j)} = u_i / u_j, so with
 # t = u_i + u_j, rho = u_l / t and rho (1 - rho) = u_i u_j / t^2. One division per pair,
-# the distance weight's included: q = 1 / (t^2 (0.01 + |ds|)), lambda = c1 dG (u_l t) q and
-# hessian = c2 dG (u_i u_j) q, with c1 = -sigma inv and c2 = sigma^2 inv per row and
-# dG = |G_i - G_j| |D_i - D_j| (the pass is bound by its arithmetic and the divider: every
-# operation saved counts).
-# Rank j's share goes straight to its sums (g[j] -= sg lambda, h[j] += hessian, in row
-# order); rank i's sums (sg lambda, the hessian, lambda) are kept in four lanes, lane k
+# the distance weight's included (ds = s_i - s_j >= 0: ranks descend by score):
+# e = dG / (t^2 (0.01 + ds)), lambda' = e (u_l t), hessian' = e (u_i u_j), with
+# dG = |G_i - G_j| |D_i - D_j|; the query's constants c1 = -sigma inv and c2 = sigma^2 inv
+# multiply the finished sums once (_pairs_default), not every pair (the pass is bound by
+# its arithmetic: every operation saved counts).
+# Rank j's share goes straight to its sums (g[j] -= sg lambda', h[j] += hessian', in row
+# order); rank i's sums (sg lambda', hessian', lambda') are kept in four lanes, lane k
 # taking j = start + k (mod 4) in order, and returned as (l0 + l1) + (l2 + l3): a fixed
 # order, so the same bits on every build and thread count, without one dependent chain
-# per sum. A rank j with rank i's gain is no pair: dG = +0, so its terms are +-0 while
-# c1 and c2 are finite, and +-0 changes no sum (a sum that starts at +0 and adds numbers
-# is never -0, and x + -0 = x for every other x). When c1 or c2 overflows (1 / IDCG or
-# sigma^2 beyond double) 0 * inf would be NaN: the row then runs one rank at a time,
-# with the no-pair terms selected to +0. The four lanes are GCC's vector type
-# (elementwise IEEE arithmetic: one AVX2 operation or two SSE2 ones); the leftover ranks,
-# and compilers without the type, run the same operations one lane at a time, so every
-# path gives the same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs
-# exactly.
+# per sum. A rank j with rank i's gain is no pair: dG = +0 and its terms are +0 (every
+# factor is finite and positive), which change no sum. The last one to three ranks of a
+# row run as one more four-lane step whose extra lanes have dG masked to +0 (the arrays
+# carry three finite pad entries past rank n - 1, see _pad_ranks), in the lanes they would
+# have taken one at a time. The four lanes are GCC's vector type (elementwise IEEE
+# arithmetic: one AVX2 operation or two SSE2 ones; the AVX2 build adds an AVX-512 twin
+# that takes eight ranks a step and still keeps four lanes: lane k takes ranks j + k and
+# then j + 4 + k, the order of two four-lane steps); compilers without the type run the
+# same operations one lane at a time, so every path gives the same bits. sg = +-1 (+1
+# when rank i holds the higher gain) flips signs exactly.
 cdef extern from *:
     """
     static inline void fastndcg_default_pair(double gi, double si, double di, double ui, double c1,
-            double c2, int distance, double rsj, double rgj, double dj, double uj, double* gj,
-            double* hj, double* sgl, double* hes, double* lam) {
+            double c2, int distance, double rsj, double rgj, double dj, double uj, double* gj, double* hj,
+            double* sgl, double* hes, double* lam) {
         int high = gi > rgj;
         double dz = fabs(gi - rgj) * fabs(di - dj);
         double t = ui + uj, q, l, w, ul = high ? uj : ui;
         if (distance) {
-            q = 1.0 / ((t * t) * (0.01 + fabs(si - rsj)));
+            q = 1.0 / ((t * t) * (0.01 + (si - rsj)));
             l = ((c1 * dz) * (ul * t)) * q;
             w = ((c2 * dz) * (ui * uj)) * q;
         } else {
@@ -57,6 +59,32 @@ cdef extern from *:
         *hj = *hj + w;
     }
 
+    #define FASTNDCG_DEFAULT_ARGS Py_ssize_t m, Py_ssize_t n, double c1, double c2, int distance, const double* rs, \
+            const double* rg, const double* disc, const double* ru, double* g, double* h, double* lam_sum, \
+            double pivot_min
+
+    /* The same operations one rank at a time, lane k taking j = i + 1 + k (mod 4): for
+       compilers without GCC's vector type, and where c1 or c2 overflows (a no-pair rank's
+       terms, 0 * inf, are then selected to +0 in fastndcg_default_pair). */
+    static Py_ssize_t fastndcg_default_rows_scalar(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
+        double la[4], lb[4], lc[4], sgl, hes, lam;
+        Py_ssize_t j, k;
+        for (; i < m && ru[i] >= pivot_min; i++) {
+            memset(la, 0, sizeof(la)); memset(lb, 0, sizeof(lb)); memset(lc, 0, sizeof(lc));
+            for (j = i + 1, k = 0; j < n; j++, k = (k + 1) & 3) {
+                fastndcg_default_pair(rg[i], rs[i], disc[i], ru[i], c1, c2, distance, rs[j], rg[j], disc[j], ru[j],
+                                      g + j, h + j, &sgl, &hes, &lam);
+                la[k] += sgl;
+                lb[k] += hes;
+                lc[k] += lam;
+            }
+            g[i] = g[i] + ((la[0] + la[1]) + (la[2] + la[3]));
+            h[i] = h[i] + ((lb[0] + lb[1]) + (lb[2] + lb[3]));
+            *lam_sum = *lam_sum + ((lc[0] + lc[1]) + (lc[2] + lc[3]));
+        }
+        return i;
+    }
+
     #if defined(__GNUC__) || defined(__clang__)
     /* W lanes per vector: one AVX2 register holds four, an SSE2 register two (and
        four lanes are then two vectors side by side: the lanes, and so the bits, are
@@ -69,93 +97,192 @@ cdef extern from *:
     typedef double fastndcg_vd __attribute__((vector_size(8 * FASTNDCG_W)));
     typedef long long fastndcg_vi __attribute__((vector_size(8 * FASTNDCG_W)));
 
-    /* W ranks from j on, c1 and c2 finite (no-pair terms come out +-0 by themselves).
-       Rank i's values come broadcast (vgi, vsi, vdi, vui, vc1, vc2), made once per row. */
-    static inline void fastndcg_default_pairs_v(Py_ssize_t j, fastndcg_vd vgi, fastndcg_vd vsi,
-            fastndcg_vd vdi, fastndcg_vd vui, fastndcg_vd vc1, fastndcg_vd vc2, int distance,
-            const double* rs, const double* rg, const double* disc, const double* ru, double* g,
-            double* h, fastndcg_vd* acc) {
-        const fastndcg_vi zero_i = {0}, sign = zero_i + (long long)0x8000000000000000ULL;
-        const fastndcg_vd zero = {0.0};
-        fastndcg_vd x, rgj, dz, t, q, ul, l, w, sl, gj, hj;
-        fastndcg_vi high;
-        memcpy(&rgj, rg + j, sizeof(x));
-        high = (fastndcg_vi)(vgi > rgj);                        /* -1 where rank i is the high one */
-        memcpy(&x, disc + j, sizeof(x));
-        dz = (fastndcg_vd)((fastndcg_vi)(vgi - rgj) & ~sign);
-        dz = dz * (fastndcg_vd)((fastndcg_vi)(vdi - x) & ~sign);
-        memcpy(&x, ru + j, sizeof(x));
-        t = vui + x;
-        if (distance) {
-            ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)vui & ~high));
-            w = vui * x;
-            memcpy(&x, rs + j, sizeof(x));
-            q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (fastndcg_vd)((fastndcg_vi)(vsi - x) & ~sign)));
-            l = ((vc1 * dz) * (ul * t)) * q;
-            w = ((vc2 * dz) * w) * q;
-        } else {
-            q = (zero + 1.0) / t;
-            x = x * q;                                          /* u_j q */
-            t = vui * q;                                        /* u_i q */
-            ul = (fastndcg_vd)(((fastndcg_vi)x & high) | ((fastndcg_vi)t & ~high));
-            l = (vc1 * dz) * ul;
-            w = (vc2 * dz) * (t * x);
-        }
-        sl = (fastndcg_vd)((fastndcg_vi)l ^ (~high & sign));
+    /* lanes kept in a row's last step of 1-3 ranks: fastndcg_tail_mask[r - 1], r ranks */
+    static const long long fastndcg_tail_mask[3][4] __attribute__((aligned(32))) = {
+        {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
+
+    /* The pairs of rank i (broadcast in vgi, vsi, vdi, vui) with the ranks from j on, one
+       vector: the body for every width (VD/VI the double and integer vectors); MASK is
+       ANDed into dG (all ones but in a row's last step). The terms come out in sl, w, l. */
+    #define FASTNDCG_DEFAULT_PAIRS_BODY(VD, VI, MASK)                                              \
+        const VI zero_i = {0}, sign = zero_i + (long long)0x8000000000000000ULL;              \
+        const VD zero = {0.0};                                                                 \
+        VD x, rgj, dz, t, q, ul, gj, hj;                                                       \
+        VI high;                                                                               \
+        memcpy(&rgj, rg + j, sizeof(x));                                                       \
+        high = (VI)(vgi > rgj);                        /* -1 where rank i is the high one */   \
+        memcpy(&x, disc + j, sizeof(x));                                                       \
+        dz = (VD)((VI)(vgi - rgj) & ~sign);                                                    \
+        dz = dz * (VD)((VI)(vdi - x) & ~sign);                                                 \
+        dz = (VD)((VI)dz & (MASK));                                                            \
+        memcpy(&x, ru + j, sizeof(x));                                                         \
+        t = vui + x;                                                                           \
+        if (distance) {                                                                        \
+            ul = (VD)(((VI)x & high) | ((VI)vui & ~high));                                     \
+            w = vui * x;                                                                       \
+            memcpy(&x, rs + j, sizeof(x));                                                     \
+            q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (vsi - x)));                        \
+            l = ((vc1 * dz) * (ul * t)) * q;                                                   \
+            w = ((vc2 * dz) * w) * q;                                                          \
+        } else {                                                                               \
+            q = (zero + 1.0) / t;                                                              \
+            x = x * q;                                                 /* u_j q */             \
+            t = vui * q;                                               /* u_i q */             \
+            ul = (VD)(((VI)x & high) | ((VI)t & ~high));                                       \
+            l = (vc1 * dz) * ul;                                                               \
+            w = (vc2 * dz) * (t * x);                                                          \
+        }                                                                                      \
+        sl = (VD)((VI)l ^ (~high & sign));                                                     \
+        memcpy(&gj, g + j, sizeof(x));                                                         \
+        memcpy(&hj, h + j, sizeof(x));                                                         \
+        gj = gj - sl;                                                                          \
+        hj = hj + w;                                                                           \
+        memcpy(g + j, &gj, sizeof(x));                                                         \
+        memcpy(h + j, &hj, sizeof(x));
+
+    static inline __attribute__((always_inline)) void fastndcg_default_pairs_v(Py_ssize_t j,
+            fastndcg_vd vgi, fastndcg_vd vsi, fastndcg_vd vdi, fastndcg_vd vui, fastndcg_vd vc1,
+            fastndcg_vd vc2, fastndcg_vi mask,
+            int distance, const double* rs, const double* rg, const double* disc, const double* ru,
+            double* g, double* h, fastndcg_vd* acc) {
+        fastndcg_vd sl, w, l;
+        FASTNDCG_DEFAULT_PAIRS_BODY(fastndcg_vd, fastndcg_vi, mask)
         acc[0] += sl;
         acc[1] += w;
         acc[2] += l;
-        memcpy(&gj, g + j, sizeof(x));
-        memcpy(&hj, h + j, sizeof(x));
-        gj = gj - sl;
-        hj = hj + w;
-        memcpy(g + j, &gj, sizeof(x));
-        memcpy(h + j, &hj, sizeof(x));
     }
+
+    /* Rank i against ranks [i + 1, n): WIDE adds the AVX-512 steps. Rank i's sums go
+       to g[i], h[i] and *lam_sum. */
+    #define FASTNDCG_DEFAULT_ROW(WIDE)                                                             \
+        {                                                                                      \
+            double la[4], lb[4], lc[4];                                                        \
+            Py_ssize_t j = i + 1, c;                                                           \
+            fastndcg_vd acc[4 / FASTNDCG_W][3];                                                \
+            const fastndcg_vd zero = {0.0};                                                    \
+            const fastndcg_vi ones = {0};                                                      \
+            const fastndcg_vd vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];    \
+            const fastndcg_vd vui = zero + ru[i], vc1 = zero + c1, vc2 = zero + c2;             \
+            memset(acc, 0, sizeof(acc));                                                       \
+            WIDE                                                                               \
+            for (; j + 4 <= n; j += 4) {                                                       \
+                for (c = 0; c < 4 / FASTNDCG_W; c++) {                                         \
+                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, \
+                                             ~ones, distance, rs, rg, disc, ru, g, h, acc[c]); \
+                }                                                                              \
+            }                                                                                  \
+            if (j < n) {                                                                       \
+                for (c = 0; c < 4 / FASTNDCG_W; c++) {                                         \
+                    fastndcg_vi mask;                                                          \
+                    memcpy(&mask, fastndcg_tail_mask[n - j - 1] + c * FASTNDCG_W, sizeof(mask)); \
+                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, \
+                                             mask, distance, rs, rg, disc, ru, g, h, acc[c]);  \
+                }                                                                              \
+            }                                                                                  \
+            for (c = 0; c < 4 / FASTNDCG_W; c++) {                                             \
+                memcpy(la + c * FASTNDCG_W, &acc[c][0], sizeof(acc[c][0]));                    \
+                memcpy(lb + c * FASTNDCG_W, &acc[c][1], sizeof(acc[c][0]));                    \
+                memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));                    \
+            }                                                                                  \
+            g[i] = g[i] + ((la[0] + la[1]) + (la[2] + la[3]));                                 \
+            h[i] = h[i] + ((lb[0] + lb[1]) + (lb[2] + lb[3]));                                 \
+            *lam_sum = *lam_sum + ((lc[0] + lc[1]) + (lc[2] + lc[3]));                         \
+        }
+
+    static Py_ssize_t fastndcg_default_rows_narrow(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
+        for (; i < m && ru[i] >= pivot_min; i++)
+            FASTNDCG_DEFAULT_ROW()
+        return i;
+    }
+
+    #if !defined(__has_builtin)
+    #define __has_builtin(x) 0
+    #endif
+    #if defined(__AVX2__) && (defined(__x86_64__) || defined(_M_X64)) && __has_builtin(__builtin_shufflevector)
+    /* The AVX2 build's AVX-512 twin, chosen per call when the CPU has AVX-512F and DQ. */
+    #define FASTNDCG_HAVE_512 1
+    #define FASTNDCG_512 __attribute__((target("avx2,avx512f,avx512dq")))
+    typedef double fastndcg_v8d __attribute__((vector_size(64)));
+    typedef long long fastndcg_v8i __attribute__((vector_size(64)));
+
+    FASTNDCG_512 static inline __attribute__((always_inline)) void fastndcg_default_pairs_v8(Py_ssize_t j,
+            fastndcg_v8d vgi, fastndcg_v8d vsi, fastndcg_v8d vdi, fastndcg_v8d vui, fastndcg_v8d vc1,
+            fastndcg_v8d vc2, int distance,
+            const double* rs, const double* rg, const double* disc, const double* ru, double* g, double* h,
+            fastndcg_vd* acc) {
+        const fastndcg_v8i ones8 = {0};
+        fastndcg_v8d sl, w, l;
+        FASTNDCG_DEFAULT_PAIRS_BODY(fastndcg_v8d, fastndcg_v8i, ~ones8)
+        /* halves by shuffles (a memcpy to four-lane vectors goes through the stack) */
+        acc[0] += __builtin_shufflevector(sl, sl, 0, 1, 2, 3);
+        acc[0] += __builtin_shufflevector(sl, sl, 4, 5, 6, 7);
+        acc[1] += __builtin_shufflevector(w, w, 0, 1, 2, 3);
+        acc[1] += __builtin_shufflevector(w, w, 4, 5, 6, 7);
+        acc[2] += __builtin_shufflevector(l, l, 0, 1, 2, 3);
+        acc[2] += __builtin_shufflevector(l, l, 4, 5, 6, 7);
+    }
+
+    FASTNDCG_512 static Py_ssize_t fastndcg_default_rows_512(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
+        const fastndcg_v8d zero8 = {0.0};
+        for (; i < m && ru[i] >= pivot_min; i++) {
+            const fastndcg_v8d wgi = zero8 + rg[i], wsi = zero8 + rs[i], wdi = zero8 + disc[i];
+            const fastndcg_v8d wui = zero8 + ru[i], wc1 = zero8 + c1, wc2 = zero8 + c2;
+            FASTNDCG_DEFAULT_ROW(
+                for (; j + 8 <= n; j += 8)
+                    fastndcg_default_pairs_v8(j, wgi, wsi, wdi, wui, wc1, wc2, distance, rs, rg, disc, ru, g, h,
+                                              acc[0]);)
+        }
+        return i;
+    }
+
+    /* 1 where the CPU has AVX-512F and DQ and FASTNDCG_NO_AVX512 is unset (or "0"), else 0;
+       -1 until first asked (a benign race: every thread stores the same value). Tests set
+       it through wide_level(). */
+    static int fastndcg_lm_512 = -1;
+
+    static int fastndcg_lm_512_available(void) {
+        const char* no = getenv("FASTNDCG_NO_AVX512");
+        if (no != NULL && !(no[0] == '0' && no[1] == 0))
+            return 0;
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    }
+    #endif
+    #endif
+    #ifndef FASTNDCG_HAVE_512
+    static int fastndcg_lm_512 = 0;
+    static int fastndcg_lm_512_available(void) { return 0; }
     #endif
 
-    static void fastndcg_default_row(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di,
-            double ui, double inv, int distance, double sigma, const double* rs, const double* rg,
-            const double* disc, const double* ru, double* g, double* h, double* out) {
-        double la[4] = {0.0, 0.0, 0.0, 0.0}, lb[4] = {0.0, 0.0, 0.0, 0.0}, lc[4] = {0.0, 0.0, 0.0, 0.0};
-        double c1 = -sigma * inv, c2 = (sigma * sigma) * inv, sgl, hes, lam;
-        Py_ssize_t j = start, k, c;
+    /* Rows [i, m) of a query while u_i >= pivot_min (rank i close enough to the pivot);
+       returns the first row not done. */
+    static Py_ssize_t fastndcg_default_rows(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
     #if defined(__GNUC__) || defined(__clang__)
-        fastndcg_vd acc[4 / FASTNDCG_W][3];
-        const fastndcg_vd zero = {0.0};
-        const fastndcg_vd vgi = zero + gi, vsi = zero + si, vdi = zero + di, vui = zero + ui;
-        const fastndcg_vd vc1 = zero + c1, vc2 = zero + c2;
-        memset(acc, 0, sizeof(acc));
-        if (fabs(c1) <= DBL_MAX && fabs(c2) <= DBL_MAX) {
-            for (; j + 4 <= n; j += 4) {
-                for (c = 0; c < 4 / FASTNDCG_W; c++) {
-                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, distance, rs, rg,
-                                             disc, ru, g, h, acc[c]);
-                }
-            }
-        }
-        for (c = 0; c < 4 / FASTNDCG_W; c++) {
-            memcpy(la + c * FASTNDCG_W, &acc[c][0], sizeof(acc[c][0]));
-            memcpy(lb + c * FASTNDCG_W, &acc[c][1], sizeof(acc[c][0]));
-            memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));
-        }
+        if (!(fabs(c1) <= DBL_MAX && fabs(c2) <= DBL_MAX))
     #endif
-        for (k = 0; j < n; j++, k = (k + 1) & 3) {
-            fastndcg_default_pair(gi, si, di, ui, c1, c2, distance, rs[j], rg[j], disc[j], ru[j],
-                                  g + j, h + j, &sgl, &hes, &lam);
-            la[k] += sgl;
-            lb[k] += hes;
-            lc[k] += lam;
+            return fastndcg_default_rows_scalar(i, m, n, c1, c2, distance, rs, rg, disc, ru, g, h, lam_sum,
+                                                pivot_min);
+    #ifdef FASTNDCG_HAVE_512
+        int wide = fastndcg_lm_512;
+        if (wide < 0) {
+            wide = fastndcg_lm_512_available();
+            fastndcg_lm_512 = wide;
         }
-        out[0] = (la[0] + la[1]) + (la[2] + la[3]);
-        out[1] = (lb[0] + lb[1]) + (lb[2] + lb[3]);
-        out[2] = (lc[0] + lc[1]) + (lc[2] + lc[3]);
+        if (wide)
+            return fastndcg_default_rows_512(i, m, n, c1, c2, distance, rs, rg, disc, ru, g, h, lam_sum, pivot_min);
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
+        return fastndcg_default_rows_narrow(i, m, n, c1, c2, distance, rs, rg, disc, ru, g, h, lam_sum, pivot_min);
+    #endif
     }
     """
-    void _default_row "fastndcg_default_row"(Py_ssize_t start, Py_ssize_t n, double gi, double si, double di,
-                                             double ui, double inv, int distance, double sigma, const double* rs,
-                                             const double* rg, const double* disc, const double* ru, double* g,
-                                             double* h, double* out) noexcept nogil
+    Py_ssize_t _default_rows "fastndcg_default_rows"(Py_ssize_t i, Py_ssize_t m, Py_ssize_t n, double c1,
+                                                     double c2, int distance,
+                                                     const double* rs, const double* rg, const double* disc,
+                                                     const double* ru, double* g, double* h, double* lam_sum,
+                                                     double pivot_min) noexcept nogil
+    int lm_512 "fastndcg_lm_512"
+    int lm_512_available "fastndcg_lm_512_available"() noexcept nogil
 
 
 # e^-a in the default mode's own arithmetic: vectorisable, so that the
@@ -221,46 +348,80 @@ def exp_neg(const double[::1] a, double[::1] out):
 # from it on are recomputed), so every u_i + u_j stays a normal number and the
 # error of a logistic is a few ulp plus 2^-52 sigma (s_pivot - s_j) relative.
 cdef double PIVOT_MIN = 5.421010862427522e-20       # 2^-64
+# Pad entries past a query's last rank (the last four-lane step of a row).
+DEF RANK_PAD = 3
 
 
 cdef void _unit_exps(Py_ssize_t pivot, Py_ssize_t n, double sigma, cdptr_r rs, dptr_r ru) noexcept nogil:
-    # u_r = e^{-sigma (s_pivot - s_r)} in (0, 1] for ranks r >= pivot (scores descend with r).
+    # u_r = e^{-sigma (s_pivot - s_r)} in (0, 1] for ranks r >= pivot (scores descend with r),
+    # and 1 in the three pad entries past rank n - 1 (see _pad_ranks).
     cdef Py_ssize_t r
     cdef double top = rs[pivot]
     for r in range(pivot, n):
         ru[r] = _exp_neg(sigma * (top - rs[r]))
+    for r in range(n, n + RANK_PAD):
+        ru[r] = 1.0
+
+
+cdef inline void _pad_ranks(Py_ssize_t n, const double* disc, Scratch* s) noexcept nogil:
+    # The last step of a row reads RANK_PAD ranks past n - 1 (its extra lanes masked to
+    # no pair): finite entries there (rank n - 1's), and the discounts copied beside
+    # them into s.tb (the convention's table ends at the longest query). The sums of
+    # ranks past n - 1 start at +0 and are never read.
+    cdef Py_ssize_t r
+    cdef double* d = s.tb
+    for r in range(n):
+        d[r] = disc[r]
+    for r in range(n, n + RANK_PAD):
+        d[r] = disc[n - 1]
+        s.rs[r] = s.rs[n - 1]
+        s.rg[r] = s.rg[n - 1]
+        s.dg[r] = 0.0
+        s.dh[r] = 0.0
 
 
 cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s) noexcept nogil:
     # Exact logistic in double, double accumulation. Pairs: gains differ.
-    # Row by row (_default_row): rank i's own sums come back from the row's
-    # lanes; the query's S = sum of 2 |lambda| = -2 (sum of lambda), since scaling
-    # by 2 is exact.
+    # The rows (_default_rows) add rank i's sums to g[i], h[i] and lam_sum; the
+    # query's S = sum of 2 |lambda| = -2 (sum of lambda), since scaling by 2 is exact.
     cdef Py_ssize_t i, r, m = _pair_rows(n, p.trunc)
     cdef double* g = s.dg
     cdef double* h = s.dh
     cdef const double* rs = s.rs
-    cdef const double* rg = s.rg
     cdef bint distance = p.score_norm and rs[0] != rs[n - 1]
     cdef double* ru = s.ta + s.stride
-    cdef double sums[3]
     cdef double lam_sum = 0.0, total, nf, sigma = p.sigma
     for i in range(n):
         g[i] = 0.0
         h[i] = 0.0
-    if m > 0:
-        _unit_exps(0, n, sigma, rs, ru)
-    for i in range(m):
+    if m == 0:
+        return
+    _pad_ranks(n, p.conv.disc, s)
+    _unit_exps(0, n, sigma, rs, ru)
+    i = 0
+    while i < m:
         if ru[i] < PIVOT_MIN:
             _unit_exps(i, n, sigma, rs, ru)
-        _default_row(i + 1, n, rg[i], rs[i], p.conv.disc[i], ru[i], inv, distance, sigma, rs, rg, p.conv.disc,
-                     ru, g, h, sums)
-        g[i] = g[i] + sums[0]
-        h[i] = h[i] + sums[1]
-        lam_sum = lam_sum + sums[2]
+        i = _default_rows(i, m, n, -sigma * inv, (sigma * sigma) * inv, distance, rs, s.rg, s.tb, ru, g, h,
+                          &lam_sum, PIVOT_MIN)
     total = -2.0 * lam_sum
     if p.list_norm and total > 0.0:
         nf = log2(1.0 + total) / total
         for r in range(n):
             g[r] = g[r] * nf
             h[r] = h[r] * nf
+
+
+def wide_level(int level=-2):
+    """The default mode's row path: 1 the AVX-512 steps (the AVX2 build on a CPU with
+    AVX-512F and DQ, FASTNDCG_NO_AVX512 unset), 0 without them. ``level`` 0 or 1 sets
+    it (1 only where available; for tests), -1 goes back to the default choice; returns
+    the path in use afterwards. The same bits either way."""
+    global lm_512
+    if level == -1 or (level == 1 and not lm_512_available()):
+        lm_512 = lm_512_available()
+    elif level in (0, 1):
+        lm_512 = level
+    elif lm_512 < 0:
+        lm_512 = lm_512_available()
+    return lm_512

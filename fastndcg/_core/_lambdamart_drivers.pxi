@@ -85,7 +85,8 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
     # Returned by value so that the assignment in a parallel block makes the
     # struct thread-private.
     cdef Scratch s
-    cdef size_t m = <size_t>(max_n + 1)
+    # room for RANK_PAD pad entries past the longest query (default mode: _pad_ranks)
+    cdef size_t m = <size_t>(max_n + 1 + RANK_PAD)
     s.docs = <RankedDoc*>malloc(m * sizeof(RankedDoc))
     s.src = <RankedDoc*>malloc(m * sizeof(RankedDoc))
     s.counts = <Py_ssize_t*>malloc((2 * m + 1) * sizeof(Py_ssize_t))

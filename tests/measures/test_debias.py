@@ -282,8 +282,15 @@ def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
     s, y, off, pos = click_batch(rng, n_queries=120, max_docs=90)
     runs = {}
     import fastndcg.measures._lambdamart_model as lm_model      # where LambdaMART looks its kernels up
-    for name, module in (("baseline", baseline), ("avx2", wide)):
+    builds = [("baseline", baseline, None), ("avx2", wide, 0)]
+    # the default mode's AVX-512 rows: on wherever the CPU has AVX-512F and DQ
+    if wide.wide_level(1) == 1:
+        builds.append(("avx512", wide, 1))
+    wide.wide_level(-1)
+    for name, module, level in builds:
         monkeypatch.setattr(lm_model, "_lambdamart", module)
+        if level is not None:
+            assert wide.wide_level(level) == level
         out = []
         for mode in MODES:
             for options in (dict(), dict(truncation=None, sigma=1.7), dict(score_normalization=False)):
@@ -296,8 +303,10 @@ def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
             xb = XGBoostRankNDCG(y, off, pair_method=method, unbiased=True)
             out.extend([xb.gradients(s.astype(np.float32))[1].copy(), xb.t_plus, xb.t_minus])
         runs[name] = out
-    for a, b in zip(runs["baseline"], runs["avx2"]):
-        assert_bitwise(a, b)
+    wide.wide_level(-1)
+    for name, _, _ in builds[1:]:
+        for a, b in zip(runs["baseline"], runs[name]):
+            assert_bitwise(a, b)
 
 
 def test_default_mode_exp_is_accurate():
