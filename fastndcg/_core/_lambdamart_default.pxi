@@ -26,7 +26,7 @@
 # per sum. A rank j with rank i's gain is no pair: dG = +0 and its terms are +0 (every
 # factor is finite and positive), which change no sum. The last one to three ranks of a
 # row run as one more four-lane step whose extra lanes have dG masked to +0 (the arrays
-# carry three finite pad entries past rank n - 1, see _pad_ranks), in the lanes they would
+# carry seven finite pad entries past rank n - 1, see _pad_ranks), in the lanes they would
 # have taken one at a time. The four lanes are GCC's vector type (elementwise IEEE
 # arithmetic: one AVX2 operation or two SSE2 ones; the AVX2 build adds an AVX-512 twin
 # that takes eight ranks a step and still keeps four lanes: lane k takes ranks j + k and
@@ -97,9 +97,14 @@ cdef extern from *:
     typedef double fastndcg_vd __attribute__((vector_size(8 * FASTNDCG_W)));
     typedef long long fastndcg_vi __attribute__((vector_size(8 * FASTNDCG_W)));
 
-    /* lanes kept in a row's last step of 1-3 ranks: fastndcg_tail_mask[r - 1], r ranks */
+    /* lanes kept in a row's last step of 1-3 ranks: fastndcg_tail_mask[r - 1], r ranks
+       (and of 1-7 ranks in the AVX-512 steps: fastndcg_tail_mask8) */
     static const long long fastndcg_tail_mask[3][4] __attribute__((aligned(32))) = {
         {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
+    static const long long fastndcg_tail_mask8[7][8] __attribute__((aligned(64))) = {
+        {-1, 0, 0, 0, 0, 0, 0, 0}, {-1, -1, 0, 0, 0, 0, 0, 0}, {-1, -1, -1, 0, 0, 0, 0, 0},
+        {-1, -1, -1, -1, 0, 0, 0, 0}, {-1, -1, -1, -1, -1, 0, 0, 0}, {-1, -1, -1, -1, -1, -1, 0, 0},
+        {-1, -1, -1, -1, -1, -1, -1, 0}};
 
     /* The pairs of rank i (broadcast in vgi, vsi, vdi, vui) with the ranks from j on, one
        vector: the body for every width (VD/VI the double and integer vectors); MASK is
@@ -207,12 +212,10 @@ cdef extern from *:
 
     FASTNDCG_512 static inline __attribute__((always_inline)) void fastndcg_default_pairs_v8(Py_ssize_t j,
             fastndcg_v8d vgi, fastndcg_v8d vsi, fastndcg_v8d vdi, fastndcg_v8d vui, fastndcg_v8d vc1,
-            fastndcg_v8d vc2, int distance,
-            const double* rs, const double* rg, const double* disc, const double* ru, double* g, double* h,
+            fastndcg_v8d vc2, fastndcg_v8i mask, int distance, const double* rs, const double* rg, const double* disc, const double* ru, double* g, double* h,
             fastndcg_vd* acc) {
-        const fastndcg_v8i ones8 = {0};
         fastndcg_v8d sl, w, l;
-        FASTNDCG_DEFAULT_PAIRS_BODY(fastndcg_v8d, fastndcg_v8i, ~ones8)
+        FASTNDCG_DEFAULT_PAIRS_BODY(fastndcg_v8d, fastndcg_v8i, mask)
         /* halves by shuffles (a memcpy to four-lane vectors goes through the stack) */
         acc[0] += __builtin_shufflevector(sl, sl, 0, 1, 2, 3);
         acc[0] += __builtin_shufflevector(sl, sl, 4, 5, 6, 7);
@@ -224,13 +227,23 @@ cdef extern from *:
 
     FASTNDCG_512 static Py_ssize_t fastndcg_default_rows_512(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
         const fastndcg_v8d zero8 = {0.0};
+        const fastndcg_v8i none8 = {0};
         for (; i < m && ru[i] >= pivot_min; i++) {
             const fastndcg_v8d wgi = zero8 + rg[i], wsi = zero8 + rs[i], wdi = zero8 + disc[i];
             const fastndcg_v8d wui = zero8 + ru[i], wc1 = zero8 + c1, wc2 = zero8 + c2;
+            /* eight ranks a step, the last 1-7 as one masked step (the same sums as a four-
+               rank step and a masked one: the masked lanes add +0) */
             FASTNDCG_DEFAULT_ROW(
                 for (; j + 8 <= n; j += 8)
-                    fastndcg_default_pairs_v8(j, wgi, wsi, wdi, wui, wc1, wc2, distance, rs, rg, disc, ru, g, h,
-                                              acc[0]);)
+                    fastndcg_default_pairs_v8(j, wgi, wsi, wdi, wui, wc1, wc2, ~none8, distance, rs, rg, disc,
+                                              ru, g, h, acc[0]);
+                if (j < n) {
+                    fastndcg_v8i mask;
+                    memcpy(&mask, fastndcg_tail_mask8[n - j - 1], sizeof(mask));
+                    fastndcg_default_pairs_v8(j, wgi, wsi, wdi, wui, wc1, wc2, mask, distance, rs, rg, disc, ru,
+                                              g, h, acc[0]);
+                    j = n;
+                })
         }
         return i;
     }
@@ -294,46 +307,79 @@ cdef extern from *:
 # compare it with the C library's exp: within 3e-16 relative); the default
 # mode does not reproduce a library, so its logistic need only be exact in
 # double.
-cdef double EXP_MAGIC = 6755399441055744.0          # 1.5 * 2^52: adding it rounds to an integer
-cdef double LOG2E = 1.4426950408889634
-cdef double LN2_HI = 0.6931471803691238             # ln 2 with its low 21 bits zero
-cdef double LN2_LO = 1.9082149292705877e-10
-cdef uint64_t MAGIC_BITS = 0x4338000000000000ULL    # the bits of EXP_MAGIC
+cdef extern from *:
+    """
+    #define FASTNDCG_EXP_MAGIC 6755399441055744.0      /* 1.5 * 2^52: adding it rounds to an integer */
+    #define FASTNDCG_LOG2E 1.4426950408889634
+    #define FASTNDCG_LN2_HI 0.6931471803691238         /* ln 2 with its low 21 bits zero */
+    #define FASTNDCG_LN2_LO 1.9082149292705877e-10
+    #define FASTNDCG_MAGIC_BITS 0x4338000000000000ULL  /* the bits of FASTNDCG_EXP_MAGIC */
 
+    /* 2^k for an integer-valued k in [-1022, 1023], built from its bits */
+    static inline double fastndcg_pow2(double k) {
+        double t = k + FASTNDCG_EXP_MAGIC, out;
+        uint64_t b;
+        memcpy(&b, &t, 8);
+        b = (b - FASTNDCG_MAGIC_BITS + 1023) << 52;
+        memcpy(&out, &b, 8);
+        return out;
+    }
 
-cdef inline double _pow2(double k) noexcept nogil:
-    # 2^k for an integer-valued k in [-1022, 1023], built from its bits.
-    cdef double t = k + EXP_MAGIC
-    cdef uint64_t b
-    cdef double out
-    memcpy(&b, &t, 8)
-    b = (b - MAGIC_BITS + 1023) << 52
-    memcpy(&out, &b, 8)
-    return out
+    /* e^-a for 0 <= a (0 beyond a = 745.2, where e^-a rounds to 0) */
+    static inline double fastndcg_exp_neg(double a) {
+        double x = a < 745.2 ? -a : -745.2, k, r, q, ka;
+        k = (x * FASTNDCG_LOG2E + FASTNDCG_EXP_MAGIC) - FASTNDCG_EXP_MAGIC;   /* nearest integer to x / ln 2 */
+        r = (x - k * FASTNDCG_LN2_HI) - k * FASTNDCG_LN2_LO;
+        q = 1.0 / 6227020800.0;
+        q = q * r + 1.0 / 479001600.0;
+        q = q * r + 1.0 / 39916800.0;
+        q = q * r + 1.0 / 3628800.0;
+        q = q * r + 1.0 / 362880.0;
+        q = q * r + 1.0 / 40320.0;
+        q = q * r + 1.0 / 5040.0;
+        q = q * r + 1.0 / 720.0;
+        q = q * r + 1.0 / 120.0;
+        q = q * r + 1.0 / 24.0;
+        q = q * r + 1.0 / 6.0;
+        q = q * r + 0.5;
+        q = q * r + 1.0;
+        q = q * r + 1.0;
+        ka = (k * 0.5 + FASTNDCG_EXP_MAGIC) - FASTNDCG_EXP_MAGIC;           /* k = ka + (k - ka), both >= -538 */
+        return (q * fastndcg_pow2(ka)) * fastndcg_pow2(k - ka);
+    }
 
-
-cdef inline double _exp_neg(double a) noexcept nogil:
-    """e^-a for 0 <= a (0 beyond a = 745.2, where e^-a rounds to 0)."""
-    cdef double x, k, r, q, ka
-    x = -a if a < 745.2 else -745.2
-    k = (x * LOG2E + EXP_MAGIC) - EXP_MAGIC           # nearest integer to x / ln 2
-    r = (x - k * LN2_HI) - k * LN2_LO
-    q = 1.0 / 6227020800.0
-    q = q * r + 1.0 / 479001600.0
-    q = q * r + 1.0 / 39916800.0
-    q = q * r + 1.0 / 3628800.0
-    q = q * r + 1.0 / 362880.0
-    q = q * r + 1.0 / 40320.0
-    q = q * r + 1.0 / 5040.0
-    q = q * r + 1.0 / 720.0
-    q = q * r + 1.0 / 120.0
-    q = q * r + 1.0 / 24.0
-    q = q * r + 1.0 / 6.0
-    q = q * r + 0.5
-    q = q * r + 1.0
-    q = q * r + 1.0
-    ka = (k * 0.5 + EXP_MAGIC) - EXP_MAGIC            # k = ka + (k - ka), both >= -538
-    return (q * _pow2(ka)) * _pow2(k - ka)
+    /* u_r = e^{-sigma (s_pivot - s_r)} for ranks r in [pivot, n): a loop the compiler
+       vectorises (elementwise: the same bits at every width), eight wide where the
+       default mode's AVX-512 rows run */
+    #define FASTNDCG_UNIT_EXPS_BODY                                                            \
+        double top = rs[pivot];                                                                \
+        Py_ssize_t r;                                                                          \
+        for (r = pivot; r < n; r++)                                                            \
+            ru[r] = fastndcg_exp_neg(sigma * (top - rs[r]));
+    static void fastndcg_unit_exps_narrow(Py_ssize_t pivot, Py_ssize_t n, double sigma,
+                                          const double* __restrict__ rs, double* __restrict__ ru) {
+        FASTNDCG_UNIT_EXPS_BODY
+    }
+    #ifdef FASTNDCG_HAVE_512
+    __attribute__((target("avx2,avx512f,avx512dq,prefer-vector-width=512")))
+    static void fastndcg_unit_exps_512(Py_ssize_t pivot, Py_ssize_t n, double sigma,
+                                       const double* __restrict__ rs, double* __restrict__ ru) {
+        FASTNDCG_UNIT_EXPS_BODY
+    }
+    #endif
+    static void fastndcg_unit_exps(Py_ssize_t pivot, Py_ssize_t n, double sigma, const double* rs, double* ru) {
+    #ifdef FASTNDCG_HAVE_512
+        if (fastndcg_lm_512 > 0) {
+            fastndcg_unit_exps_512(pivot, n, sigma, rs, ru);
+            return;
+        }
+    #endif
+        fastndcg_unit_exps_narrow(pivot, n, sigma, rs, ru);
+    }
+    """
+    double _exp_neg "fastndcg_exp_neg"(double a) noexcept nogil
+    void _unit_exps_c "fastndcg_unit_exps"(Py_ssize_t pivot, Py_ssize_t n, double sigma, const double* rs,
+                                           double* ru) noexcept nogil
 
 
 def exp_neg(const double[::1] a, double[::1] out):
@@ -349,16 +395,14 @@ def exp_neg(const double[::1] a, double[::1] out):
 # error of a logistic is a few ulp plus 2^-52 sigma (s_pivot - s_j) relative.
 cdef double PIVOT_MIN = 5.421010862427522e-20       # 2^-64
 # Pad entries past a query's last rank (the last four-lane step of a row).
-DEF RANK_PAD = 3
+DEF RANK_PAD = 7
 
 
 cdef void _unit_exps(Py_ssize_t pivot, Py_ssize_t n, double sigma, cdptr_r rs, dptr_r ru) noexcept nogil:
     # u_r = e^{-sigma (s_pivot - s_r)} in (0, 1] for ranks r >= pivot (scores descend with r),
-    # and 1 in the three pad entries past rank n - 1 (see _pad_ranks).
+    # and 1 in the RANK_PAD pad entries past rank n - 1 (see _pad_ranks).
     cdef Py_ssize_t r
-    cdef double top = rs[pivot]
-    for r in range(pivot, n):
-        ru[r] = _exp_neg(sigma * (top - rs[r]))
+    _unit_exps_c(pivot, n, sigma, rs, ru)
     for r in range(n, n + RANK_PAD):
         ru[r] = 1.0
 
