@@ -15,24 +15,25 @@
 # the exponentials u = e^{sigma (s - s_pivot)}: e^{sigma (s_i - s_j)} = u_i / u_j, so with
 # t = u_i + u_j, rho = u_l / t and rho (1 - rho) = u_i u_j / t^2. One division per pair,
 # the distance weight's included (ds = s_i - s_j >= 0: ranks descend by score):
-# e = dG / (t^2 (0.01 + ds)), lambda' = e (u_l t), hessian' = e (u_i u_j), with
-# dG = |G_i - G_j| |D_i - D_j|; the query's constants c1 = -sigma inv and c2 = sigma^2 inv
-# multiply the finished sums once (_pairs_default), not every pair (the pass is bound by
-# its arithmetic: every operation saved counts).
-# Rank j's share goes straight to its sums (g[j] -= sg lambda', h[j] += hessian', in row
-# order); rank i's sums (sg lambda', hessian', lambda') are kept in four lanes, lane k
-# taking j = start + k (mod 4) in order, and returned as (l0 + l1) + (l2 + l3): a fixed
-# order, so the same bits on every build and thread count, without one dependent chain
-# per sum. A rank j with rank i's gain is no pair: dG = +0 and its terms are +0 (every
-# factor is finite and positive), which change no sum. The last one to three ranks of a
-# row run as one more four-lane step whose extra lanes have dG masked to +0 (the arrays
-# carry seven finite pad entries past rank n - 1, see _pad_ranks), in the lanes they would
-# have taken one at a time. The four lanes are GCC's vector type (elementwise IEEE
-# arithmetic: one AVX2 operation or two SSE2 ones; the AVX2 build adds an AVX-512 twin
-# that takes eight ranks a step and still keeps four lanes: lane k takes ranks j + k and
-# then j + 4 + k, the order of two four-lane steps); compilers without the type run the
-# same operations one lane at a time, so every path gives the same bits. sg = +-1 (+1
-# when rank i holds the higher gain) flips signs exactly.
+# q = 1 / (t^2 (0.01 + ds)), lambda = c1 dG (u_l t) q and hessian = c2 dG (u_i u_j) q, with
+# c1 = -sigma inv and c2 = sigma^2 inv per query and dG = |G_i - G_j| |D_i - D_j| (c1 and
+# c2 first: dG alone may be huge, and q too; the pass is bound by its arithmetic, so
+# every operation saved counts).
+# Rank j's share goes straight to its sums (g[j] -= sg lambda, h[j] += hessian, in row
+# order); rank i's sums (sg lambda, the hessian, lambda) are kept in eight lanes, lane k
+# taking j = i + 1 + k (mod 8) in order, and returned as ((l0 + l1) + (l2 + l3)) +
+# ((l4 + l5) + (l6 + l7)): a fixed order, so the same bits on every build and thread
+# count, without one dependent chain per sum. A rank j with rank i's gain is no pair:
+# dG = +0, so its terms are +-0 while c1 and c2 are finite, and +-0 changes no sum (a sum
+# that starts at +0 and adds numbers is never -0, and x + -0 = x for every other x). The
+# last one to seven ranks of a row run as one more eight-lane step whose extra lanes
+# have dG masked to +0 (the arrays carry RANK_PAD = 7 finite pad entries past rank n - 1,
+# see _pad_ranks). The lanes are GCC's vector type (elementwise IEEE arithmetic: a step
+# is two AVX2 operations or four SSE2 ones; the AVX2 build adds an AVX-512 twin, one
+# operation a step, chosen at run time by CPU); when c1 or c2 overflows (1 / IDCG or
+# sigma^2 beyond double) 0 * inf would be NaN, and compilers without the type: the rows
+# run one rank at a time, with the no-pair terms selected to +0. Every path gives the
+# same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs exactly.
 cdef extern from *:
     """
     static inline void fastndcg_default_pair(double gi, double si, double di, double ui, double c1,
@@ -63,24 +64,29 @@ cdef extern from *:
             const double* rg, const double* disc, const double* ru, double* g, double* h, double* lam_sum, \
             double pivot_min
 
-    /* The same operations one rank at a time, lane k taking j = i + 1 + k (mod 4): for
+    /* Rank i's sums from its eight lanes: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) */
+    #define FASTNDCG_LANES_SUM(L) (((L[0] + L[1]) + (L[2] + L[3])) + ((L[4] + L[5]) + (L[6] + L[7])))
+    #define FASTNDCG_ROW_SUMS                                                                      \
+        g[i] = g[i] + FASTNDCG_LANES_SUM(la);                                                  \
+        h[i] = h[i] + FASTNDCG_LANES_SUM(lb);                                                  \
+        *lam_sum = *lam_sum + FASTNDCG_LANES_SUM(lc);
+
+    /* The same operations one rank at a time, lane k taking j = i + 1 + k (mod 8): for
        compilers without GCC's vector type, and where c1 or c2 overflows (a no-pair rank's
        terms, 0 * inf, are then selected to +0 in fastndcg_default_pair). */
     static Py_ssize_t fastndcg_default_rows_scalar(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
-        double la[4], lb[4], lc[4], sgl, hes, lam;
+        double la[8], lb[8], lc[8], sgl, hes, lam;
         Py_ssize_t j, k;
         for (; i < m && ru[i] >= pivot_min; i++) {
             memset(la, 0, sizeof(la)); memset(lb, 0, sizeof(lb)); memset(lc, 0, sizeof(lc));
-            for (j = i + 1, k = 0; j < n; j++, k = (k + 1) & 3) {
+            for (j = i + 1, k = 0; j < n; j++, k = (k + 1) & 7) {
                 fastndcg_default_pair(rg[i], rs[i], disc[i], ru[i], c1, c2, distance, rs[j], rg[j], disc[j], ru[j],
                                       g + j, h + j, &sgl, &hes, &lam);
                 la[k] += sgl;
                 lb[k] += hes;
                 lc[k] += lam;
             }
-            g[i] = g[i] + ((la[0] + la[1]) + (la[2] + la[3]));
-            h[i] = h[i] + ((lb[0] + lb[1]) + (lb[2] + lb[3]));
-            *lam_sum = *lam_sum + ((lc[0] + lc[1]) + (lc[2] + lc[3]));
+            FASTNDCG_ROW_SUMS
         }
         return i;
     }
@@ -97,10 +103,7 @@ cdef extern from *:
     typedef double fastndcg_vd __attribute__((vector_size(8 * FASTNDCG_W)));
     typedef long long fastndcg_vi __attribute__((vector_size(8 * FASTNDCG_W)));
 
-    /* lanes kept in a row's last step of 1-3 ranks: fastndcg_tail_mask[r - 1], r ranks
-       (and of 1-7 ranks in the AVX-512 steps: fastndcg_tail_mask8) */
-    static const long long fastndcg_tail_mask[3][4] __attribute__((aligned(32))) = {
-        {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
+    /* lanes kept in a row's last step of 1-7 ranks: fastndcg_tail_mask8[r - 1], r ranks */
     static const long long fastndcg_tail_mask8[7][8] __attribute__((aligned(64))) = {
         {-1, 0, 0, 0, 0, 0, 0, 0}, {-1, -1, 0, 0, 0, 0, 0, 0}, {-1, -1, -1, 0, 0, 0, 0, 0},
         {-1, -1, -1, -1, 0, 0, 0, 0}, {-1, -1, -1, -1, -1, 0, 0, 0}, {-1, -1, -1, -1, -1, -1, 0, 0},
@@ -157,46 +160,40 @@ cdef extern from *:
         acc[2] += l;
     }
 
-    /* Rank i against ranks [i + 1, n): WIDE adds the AVX-512 steps. Rank i's sums go
-       to g[i], h[i] and *lam_sum. */
-    #define FASTNDCG_DEFAULT_ROW(WIDE)                                                             \
-        {                                                                                      \
-            double la[4], lb[4], lc[4];                                                        \
-            Py_ssize_t j = i + 1, c;                                                           \
-            fastndcg_vd acc[4 / FASTNDCG_W][3];                                                \
-            const fastndcg_vd zero = {0.0};                                                    \
-            const fastndcg_vi ones = {0};                                                      \
-            const fastndcg_vd vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];    \
-            const fastndcg_vd vui = zero + ru[i], vc1 = zero + c1, vc2 = zero + c2;             \
-            memset(acc, 0, sizeof(acc));                                                       \
-            WIDE                                                                               \
-            for (; j + 4 <= n; j += 4) {                                                       \
-                for (c = 0; c < 4 / FASTNDCG_W; c++) {                                         \
-                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, \
-                                             ~ones, distance, rs, rg, disc, ru, g, h, acc[c]); \
-                }                                                                              \
-            }                                                                                  \
-            if (j < n) {                                                                       \
-                for (c = 0; c < 4 / FASTNDCG_W; c++) {                                         \
-                    fastndcg_vi mask;                                                          \
-                    memcpy(&mask, fastndcg_tail_mask[n - j - 1] + c * FASTNDCG_W, sizeof(mask)); \
-                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, \
-                                             mask, distance, rs, rg, disc, ru, g, h, acc[c]);  \
-                }                                                                              \
-            }                                                                                  \
-            for (c = 0; c < 4 / FASTNDCG_W; c++) {                                             \
-                memcpy(la + c * FASTNDCG_W, &acc[c][0], sizeof(acc[c][0]));                    \
-                memcpy(lb + c * FASTNDCG_W, &acc[c][1], sizeof(acc[c][0]));                    \
-                memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));                    \
-            }                                                                                  \
-            g[i] = g[i] + ((la[0] + la[1]) + (la[2] + la[3]));                                 \
-            h[i] = h[i] + ((lb[0] + lb[1]) + (lb[2] + lb[3]));                                 \
-            *lam_sum = *lam_sum + ((lc[0] + lc[1]) + (lc[2] + lc[3]));                         \
-        }
-
+    /* Rank i against ranks [i + 1, n), eight ranks a step (8 / W vectors), the last 1-7 as
+       one masked step. */
     static Py_ssize_t fastndcg_default_rows_narrow(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
-        for (; i < m && ru[i] >= pivot_min; i++)
-            FASTNDCG_DEFAULT_ROW()
+        const fastndcg_vd zero = {0.0};
+        const fastndcg_vi ones = {0};
+        const fastndcg_vd vc1 = zero + c1, vc2 = zero + c2;
+        for (; i < m && ru[i] >= pivot_min; i++) {
+            double la[8], lb[8], lc[8];
+            Py_ssize_t j = i + 1, c;
+            fastndcg_vd acc[8 / FASTNDCG_W][3];
+            const fastndcg_vd vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];
+            const fastndcg_vd vui = zero + ru[i];
+            memset(acc, 0, sizeof(acc));
+            for (; j + 8 <= n; j += 8) {
+                for (c = 0; c < 8 / FASTNDCG_W; c++) {
+                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, ~ones, distance,
+                                             rs, rg, disc, ru, g, h, acc[c]);
+                }
+            }
+            if (j < n) {
+                for (c = 0; c < 8 / FASTNDCG_W; c++) {
+                    fastndcg_vi mask;
+                    memcpy(&mask, fastndcg_tail_mask8[n - j - 1] + c * FASTNDCG_W, sizeof(mask));
+                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, mask, distance,
+                                             rs, rg, disc, ru, g, h, acc[c]);
+                }
+            }
+            for (c = 0; c < 8 / FASTNDCG_W; c++) {
+                memcpy(la + c * FASTNDCG_W, &acc[c][0], sizeof(acc[c][0]));
+                memcpy(lb + c * FASTNDCG_W, &acc[c][1], sizeof(acc[c][0]));
+                memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));
+            }
+            FASTNDCG_ROW_SUMS
+        }
         return i;
     }
 
@@ -212,38 +209,38 @@ cdef extern from *:
 
     FASTNDCG_512 static inline __attribute__((always_inline)) void fastndcg_default_pairs_v8(Py_ssize_t j,
             fastndcg_v8d vgi, fastndcg_v8d vsi, fastndcg_v8d vdi, fastndcg_v8d vui, fastndcg_v8d vc1,
-            fastndcg_v8d vc2, fastndcg_v8i mask, int distance, const double* rs, const double* rg, const double* disc, const double* ru, double* g, double* h,
-            fastndcg_vd* acc) {
+            fastndcg_v8d vc2, fastndcg_v8i mask, int distance, const double* rs, const double* rg,
+            const double* disc, const double* ru, double* g, double* h, fastndcg_v8d* acc) {
         fastndcg_v8d sl, w, l;
         FASTNDCG_DEFAULT_PAIRS_BODY(fastndcg_v8d, fastndcg_v8i, mask)
-        /* halves by shuffles (a memcpy to four-lane vectors goes through the stack) */
-        acc[0] += __builtin_shufflevector(sl, sl, 0, 1, 2, 3);
-        acc[0] += __builtin_shufflevector(sl, sl, 4, 5, 6, 7);
-        acc[1] += __builtin_shufflevector(w, w, 0, 1, 2, 3);
-        acc[1] += __builtin_shufflevector(w, w, 4, 5, 6, 7);
-        acc[2] += __builtin_shufflevector(l, l, 0, 1, 2, 3);
-        acc[2] += __builtin_shufflevector(l, l, 4, 5, 6, 7);
+        acc[0] += sl;
+        acc[1] += w;
+        acc[2] += l;
     }
 
     FASTNDCG_512 static Py_ssize_t fastndcg_default_rows_512(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
-        const fastndcg_v8d zero8 = {0.0};
-        const fastndcg_v8i none8 = {0};
+        const fastndcg_v8d zero = {0.0};
+        const fastndcg_v8i ones = {0};
+        const fastndcg_v8d vc1 = zero + c1, vc2 = zero + c2;
         for (; i < m && ru[i] >= pivot_min; i++) {
-            const fastndcg_v8d wgi = zero8 + rg[i], wsi = zero8 + rs[i], wdi = zero8 + disc[i];
-            const fastndcg_v8d wui = zero8 + ru[i], wc1 = zero8 + c1, wc2 = zero8 + c2;
-            /* eight ranks a step, the last 1-7 as one masked step (the same sums as a four-
-               rank step and a masked one: the masked lanes add +0) */
-            FASTNDCG_DEFAULT_ROW(
-                for (; j + 8 <= n; j += 8)
-                    fastndcg_default_pairs_v8(j, wgi, wsi, wdi, wui, wc1, wc2, ~none8, distance, rs, rg, disc,
-                                              ru, g, h, acc[0]);
-                if (j < n) {
-                    fastndcg_v8i mask;
-                    memcpy(&mask, fastndcg_tail_mask8[n - j - 1], sizeof(mask));
-                    fastndcg_default_pairs_v8(j, wgi, wsi, wdi, wui, wc1, wc2, mask, distance, rs, rg, disc, ru,
-                                              g, h, acc[0]);
-                    j = n;
-                })
+            double la[8], lb[8], lc[8];
+            Py_ssize_t j = i + 1;
+            fastndcg_v8d acc[3] = {zero, zero, zero};
+            const fastndcg_v8d vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];
+            const fastndcg_v8d vui = zero + ru[i];
+            for (; j + 8 <= n; j += 8)
+                fastndcg_default_pairs_v8(j, vgi, vsi, vdi, vui, vc1, vc2, ~ones, distance, rs, rg, disc, ru, g, h,
+                                          acc);
+            if (j < n) {
+                fastndcg_v8i mask;
+                memcpy(&mask, fastndcg_tail_mask8[n - j - 1], sizeof(mask));
+                fastndcg_default_pairs_v8(j, vgi, vsi, vdi, vui, vc1, vc2, mask, distance, rs, rg, disc, ru, g, h,
+                                          acc);
+            }
+            memcpy(la, &acc[0], sizeof(la));
+            memcpy(lb, &acc[1], sizeof(lb));
+            memcpy(lc, &acc[2], sizeof(lc));
+            FASTNDCG_ROW_SUMS
         }
         return i;
     }
