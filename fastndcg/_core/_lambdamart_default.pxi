@@ -111,7 +111,7 @@ cdef extern from *:
 
     /* The pairs of rank i (broadcast in vgi, vsi, vdi, vui) with the ranks from j on, one
        vector: the body for every width (VD/VI the double and integer vectors); MASK is
-       ANDed into dG (all ones but in a row's last step). The terms come out in sl, w, l. */
+       ANDed into dG (all ones but in a row's last step). The terms come out in sl (sg lambda), w and l (|lambda|). */
     #define FASTNDCG_DEFAULT_PAIRS_BODY(VD, VI, MASK)                                              \
         const VI zero_i = {0}, sign = zero_i + (long long)0x8000000000000000ULL;              \
         const VD zero = {0.0};                                                                 \
@@ -120,8 +120,7 @@ cdef extern from *:
         memcpy(&rgj, rg + j, sizeof(x));                                                       \
         high = (VI)(vgi > rgj);                        /* -1 where rank i is the high one */   \
         memcpy(&x, disc + j, sizeof(x));                                                       \
-        dz = (VD)((VI)(vgi - rgj) & ~sign);                                                    \
-        dz = dz * (VD)((VI)(vdi - x) & ~sign);                                                 \
+        dz = (vgi - rgj) * (VD)((VI)(vdi - x) & ~sign);  /* sg dG: the sign of G_i - G_j */    \
         dz = (VD)((VI)dz & (MASK));                                                            \
         memcpy(&x, ru + j, sizeof(x));                                                         \
         t = vui + x;                                                                           \
@@ -130,17 +129,17 @@ cdef extern from *:
             w = vui * x;                                                                       \
             memcpy(&x, rs + j, sizeof(x));                                                     \
             q = (zero + 1.0) / ((t * t) * ((zero + 0.01) + (vsi - x)));                        \
-            l = ((vc1 * dz) * (ul * t)) * q;                                                   \
-            w = ((vc2 * dz) * w) * q;                                                          \
+            sl = ((vc1 * dz) * (ul * t)) * q;                                                  \
+            w = (VD)((VI)(((vc2 * dz) * w) * q) & ~sign);                                      \
         } else {                                                                               \
             q = (zero + 1.0) / t;                                                              \
             x = x * q;                                                 /* u_j q */             \
             t = vui * q;                                               /* u_i q */             \
             ul = (VD)(((VI)x & high) | ((VI)t & ~high));                                       \
-            l = (vc1 * dz) * ul;                                                               \
-            w = (vc2 * dz) * (t * x);                                                          \
+            sl = (vc1 * dz) * ul;                                                              \
+            w = (VD)((VI)((vc2 * dz) * (t * x)) & ~sign);                                      \
         }                                                                                      \
-        sl = (VD)((VI)l ^ (~high & sign));                                                     \
+        l = (VD)((VI)sl & ~sign);                                      /* |lambda| */          \
         memcpy(&gj, g + j, sizeof(x));                                                         \
         memcpy(&hj, h + j, sizeof(x));                                                         \
         gj = gj - sl;                                                                          \
@@ -157,7 +156,7 @@ cdef extern from *:
         FASTNDCG_DEFAULT_PAIRS_BODY(fastndcg_vd, fastndcg_vi, mask)
         acc[0] += sl;
         acc[1] += w;
-        acc[2] += l;
+        acc[2] -= l;
     }
 
     /* Rank i against ranks [i + 1, n), eight ranks a step (8 / W vectors), the last 1-7 as
@@ -215,7 +214,7 @@ cdef extern from *:
         FASTNDCG_DEFAULT_PAIRS_BODY(fastndcg_v8d, fastndcg_v8i, mask)
         acc[0] += sl;
         acc[1] += w;
-        acc[2] += l;
+        acc[2] -= l;
     }
 
     FASTNDCG_512 static Py_ssize_t fastndcg_default_rows_512(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
