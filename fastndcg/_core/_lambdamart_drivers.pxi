@@ -109,6 +109,8 @@ cdef Scratch _alloc_scratch(Py_ssize_t max_n) noexcept nogil:
     s.tf = <float*>malloc(SLOTS * m * sizeof(float))
     s.ti = <int32_t*>malloc(SLOTS * m * sizeof(int32_t))
     s.tp = <double*>malloc(m * sizeof(double))
+    s.zs = <double*>malloc(6 * m * sizeof(double))
+    s.zrank = <int32_t*>malloc(m * sizeof(int32_t))
     s.n_levels = 0
     return s
 
@@ -118,7 +120,7 @@ cdef bint _scratch_ok(const Scratch* s) noexcept nogil:
                 or s.rank_of == NULL or s.rs == NULL or s.rsf == NULL or s.rl == NULL or s.rg == NULL or s.dg == NULL
                 or s.dh == NULL or s.fg == NULL or s.fh == NULL or s.lists == NULL
                 or s.level == NULL or s.ta == NULL or s.tb == NULL or s.tc == NULL
-                or s.tf == NULL or s.ti == NULL or s.tp == NULL)
+                or s.tf == NULL or s.ti == NULL or s.tp == NULL or s.zs == NULL or s.zrank == NULL)
 
 
 cdef void _free_scratch(Scratch* s) noexcept nogil:
@@ -143,6 +145,8 @@ cdef void _free_scratch(Scratch* s) noexcept nogil:
     free(s.tf)
     free(s.ti)
     free(s.tp)
+    free(s.zs)
+    free(s.zrank)
 
 
 cdef void _params(LMParams* p, int mode, const ConventionPlan* conv, Py_ssize_t trunc, double sigma,

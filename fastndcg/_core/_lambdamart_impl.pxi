@@ -173,6 +173,8 @@ cdef struct Scratch:
     float* tf
     int32_t* ti
     double* tp                # LightGBM mode: the sigmoid-table value of each rank of a row
+    double* zs                # default mode: the ranks of the other gains (six arrays of `stride`)
+    int32_t* zrank            # default mode: their ranks
     Py_ssize_t stride
     Py_ssize_t n_levels       # 0: too many distinct labels, partners found row by row
     double levels[MAX_LEVELS]

@@ -297,6 +297,13 @@ def test_avx2_build_gives_the_same_bits(rng, monkeypatch):
                 if mode == "xgboost":
                     options.pop("sigma", None)
                 out.extend(lambda_gradients(s, y, off, mode=mode, **options))
+        # the default mode's rows split by gain (forced): the same bits on every path too
+        module.split_threshold(0)
+        try:
+            out.extend(lambda_gradients(s, y, off, truncation=None))
+            out.extend(lambda_gradients(s * 40.0, y, off, truncation=3))
+        finally:
+            module.split_threshold(-2)
         pb = PositionBiasedLambdaMART(y, off, pos, regularization=0.3)
         out.extend([pb.gradients(s)[0].copy(), pb.gradients(s)[0].copy(), pb.position_factors])
         for method in ("topk", "mean"):

@@ -125,6 +125,48 @@ def test_every_pair_row_count_and_truncation_equals_reference(rng, mode):
             assert_gradients_match(mode, (g, h), (rg, rh))
 
 
+@pytest.fixture
+def split_every_query():
+    """The default mode's rows split every query by gain (rows of the lowest gain visit
+    the other gains' ranks only), whatever it saves; the default threshold afterwards."""
+    import fastndcg.measures._lambdamart_checks as lm
+    lm._lambdamart.split_threshold(0)
+    yield lm._lambdamart
+    lm._lambdamart.split_threshold(-2)
+
+
+def test_default_mode_split_by_gain_equals_reference(rng, split_every_query):
+    # Ties, one-document queries, custom and linear gains (the lowest gain need not be 0),
+    # scores spread far enough that rows move the exponentials' pivot (their copies in
+    # the split arrays follow), truncations 1-4 and the whole list.
+    sizes = np.concatenate([np.tile(np.arange(1, 12), 3), [40, 75, 130]])
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(off[-1])
+    for conv in (Convention(), Convention(gain="linear"), Convention(gain=(2.0, 3.0, 7.0, 2.0))):
+        y = rng.integers(0, 4, size=n)
+        for s in (rng.normal(size=n), np.round(rng.normal(size=n)), rng.normal(size=n) * 30.0):
+            for truncation in (1, 2, 4, None):
+                for sigma in (1.0, 2.5):
+                    g, h = lambda_gradients(s, y, off, truncation=truncation, sigma=sigma, convention=conv)
+                    rg, rh = fastndcg.reference.lambda_gradients(s, y, off, truncation=truncation, sigma=sigma,
+                                                                 convention=conv)
+                    assert_gradients_match("default", (g, h), (rg, rh))
+
+
+def test_default_mode_split_is_taken_and_changes_only_rounding(rng, split_every_query):
+    # The forced split takes every query (another association of the sums: not the
+    # same bits as without it, the same values to rounding), so the test above runs it.
+    s, y, off = make_batch(rng, n_queries=30, max_docs=60)
+    forced = lambda_gradients(s, y, off, truncation=None)
+    split_every_query.split_threshold(-2)
+    split_every_query.split_threshold(10**9)     # never split
+    plain = lambda_gradients(s, y, off, truncation=None)
+    split_every_query.split_threshold(0)
+    assert any(not np.array_equal(a, b) for a, b in zip(forced, plain))
+    for a, b in zip(forced, plain):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
 def test_lightgbm_mode_equal_gains_of_different_labels(rng):
     # Different labels with the same gain are a pair with dZ = 0 (LightGBM pairs by label):
     # its terms are +-0, like the terms of a same-label rank the kernel visits and skips
