@@ -84,11 +84,23 @@ cdef extern from *:
        row against every rank after it. */
     #define FASTNDCG_ROWS_LOOP(ROW)                                                                \
         Py_ssize_t k_other = 0;                                                                \
+        if (other == NULL) {                      /* its own loop: the common case */          \
+            for (; i < m && ru[i] >= pivot_min; i++)                                           \
+                ROW(i + 1, n, rs, rg, disc, ru, g, h)                                          \
+            return i;                                                                          \
+        }                                                                                      \
+        const fastndcg_other_ranks o = *other;                                                 \
+        const double* o_rs = o.rs;                /* locals: the stores to g and h could */   \
+        const double* o_rg = o.rg;                /* alias the struct for the compiler */     \
+        const double* o_disc = o.disc;                                                         \
+        const double* o_ru = o.ru;                                                             \
+        double* o_g = o.g;                                                                     \
+        double* o_h = o.h;                                                                     \
         for (; i < m && ru[i] >= pivot_min; i++) {                                             \
-            if (other != NULL && rg[i] == other->low) {                                        \
-                while (k_other < other->n && other->rank[k_other] <= i)                        \
+            if (rg[i] == o.low) {                                                              \
+                while (k_other < o.n && o.rank[k_other] <= i)                                  \
                     k_other++;                                                                 \
-                ROW(k_other, other->n, other->rs, other->rg, other->disc, other->ru, other->g, other->h) \
+                ROW(k_other, o.n, o_rs, o_rg, o_disc, o_ru, o_g, o_h)                          \
             } else {                                                                           \
                 ROW(i + 1, n, rs, rg, disc, ru, g, h)                                          \
             }                                                                                  \
@@ -482,16 +494,30 @@ cdef bint _other_gains(Py_ssize_t n, Py_ssize_t m, const double* disc, const dou
     # as much as that many skipped pairs; on the MSLR-like set of bench_lambdamart the
     # split takes 9 % off the whole list and costs 1 % at truncation 30, where few
     # queries split). False (o unused) otherwise.
-    cdef Py_ssize_t r, k = 0, after = 0, skipped = 0
+    cdef Py_ssize_t r, k = 0, rows = 0, skipped = 0, is_low
     cdef const double* rg = s.rg
-    cdef double low = rg[0]
+    cdef double low = rg[0], low1 = rg[0], low2 = rg[0], low3 = rg[0]
     cdef double* z = s.zs
     cdef Py_ssize_t st = s.stride
-    for r in range(1, n):
+    # four running minima (one chain of dependent minima would take 4 cycles a rank)
+    r = 1
+    while r + 4 <= n:
         low = rg[r] if rg[r] < low else low
-    for r in range(n - 1, -1, -1):
-        skipped += after if (r < m and rg[r] == low) else 0
-        after += rg[r] == low
+        low1 = rg[r + 1] if rg[r + 1] < low1 else low1
+        low2 = rg[r + 2] if rg[r + 2] < low2 else low2
+        low3 = rg[r + 3] if rg[r + 3] < low3 else low3
+        r += 4
+    while r < n:
+        low = rg[r] if rg[r] < low else low
+        r += 1
+    low = low1 if low1 < low else low
+    low = low2 if low2 < low else low
+    low = low3 if low3 < low else low
+    # each rank of the lowest gain is skipped by the rows of that gain before it
+    for r in range(n):
+        is_low = rg[r] == low
+        skipped += is_low * rows
+        rows += is_low & (r < m)
     if skipped < _SPLIT_K * n or skipped == 0:
         return False
     # every rank written at entry k, which only another gain's rank moves on (no branch
@@ -546,7 +572,8 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
         return
     _pad_ranks(n, p.conv.disc, s)
     _unit_exps(0, n, sigma, rs, ru)
-    split = _other_gains(n, m, s.tb, ru, &other, s)
+    # (a truncation below half the list leaves too few rows for the split to pay: no count)
+    split = (2 * m >= n or _SPLIT_K == 0) and _other_gains(n, m, s.tb, ru, &other, s)
     i = 0
     while i < m:
         if ru[i] < PIVOT_MIN:
