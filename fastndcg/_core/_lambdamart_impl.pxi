@@ -316,6 +316,7 @@ cdef inline const int32_t* _partners_of(Py_ssize_t i, const double* key, Py_ssiz
 # The rest of the kernels, one file per job (textual includes: one module, the same code).
 include "_score_screen.pxi"
 include "_lambdamart_default.pxi"
+include "_lambdamart_exp.pxi"
 include "_lambdamart_lightgbm.pxi"
 include "_lambdamart_xgboost.pxi"
 include "_lambdamart_drivers.pxi"
