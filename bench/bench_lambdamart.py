@@ -45,6 +45,10 @@ min / median over the rounds of each time and of each round's ratios):
 * the memory-pass floor (bench/roofline.py: one read of the scores and
   labels, one value per query) at the same thread counts: each gradient row's
   time over the floor's.
+* LightGBM mode's floor (bench/roofline.py ``table_reads``): the entries of
+  LightGBM's 8 MiB sigmoid table that its pairs read, in its loop order, and
+  nothing else: LightGBM's step over it is the most a bit-exact LightGBM mode
+  could reach.
 
 ``python bench/bench_lambdamart.py --train [rounds]`` interleaves 100-round
 (FASTNDCG_BENCH_TRAIN_ROUNDS) ``lightgbm.train`` runs on the first
@@ -386,7 +390,8 @@ def _summary_rows(times, rows):
 def interleaved_gradients(rounds: int = 9) -> None:
     """Issue 36 item 3: the gradient calls against LightGBM's own step and the memory-pass floor."""
     from fastndcg.io import mslr_like
-    from roofline import compile_floor, floor_pass, time_interleaved
+    from roofline import compile_floor, floor_pass, lightgbm_table_bins, table_reads, time_interleaved
+    from fastndcg.measures._lambdamart_checks import sigmoid_table
 
     d = mslr_like(10_000, seed=0)
     max_n = int(np.diff(d.offsets).max())
@@ -412,6 +417,12 @@ def interleaved_gradients(rounds: int = 9) -> None:
     threads = sorted({1, ALL})
     for n in threads:
         calls[f"floor {n}T"] = lambda n=n: floor_pass(d.scores, d.labels, d.offsets, n)
+    # LightGBM mode's floor: the sigmoid-table entries its pairs read, nothing else
+    table = sigmoid_table(1.0)[0]
+    for tn, level in levels.items():
+        bins = lightgbm_table_bins(d.scores, d.labels, d.offsets, level)
+        table_reads(table, bins[:16])                 # compiled before the rounds
+        calls[f"table reads T={tn} 1T"] = lambda bins=bins: table_reads(table, bins)
     for tn in levels:
         trunc = 30 if tn == "30" else None
         for mode in ("default", "lightgbm"):
@@ -440,6 +451,9 @@ def interleaved_gradients(rounds: int = 9) -> None:
                          row(f"lambda_gradients {mode} T={tn} 1T")))
     for tn in levels:
         rows.append((f"LightGBM step T={tn} / floor 1T", step(tn), row("floor 1T")))
+        rows.append((f"LightGBM step T={tn} / its table reads", step(tn), row(f"table reads T={tn} 1T")))
+        rows.append((f"lightgbm T={tn} 1T / its table reads", row(f"lightgbm T={tn} 1T"),
+                     row(f"table reads T={tn} 1T")))
         for mode in ("default", "lightgbm"):
             for n in threads:
                 rows.append((f"{mode} T={tn} {n}T / floor {n}T", row(f"{mode} T={tn} {n}T"), row(f"floor {n}T")))
