@@ -33,7 +33,10 @@
 # operation a step, chosen at run time by CPU); when c1 or c2 overflows (1 / IDCG or
 # sigma^2 beyond double) 0 * inf would be NaN, and compilers without the type: the rows
 # run one rank at a time, with the no-pair terms selected to +0. Every path gives the
-# same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs exactly.
+# same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs exactly; the
+# vector steps take it from G_i - G_j itself (sg dG = (G_i - G_j) |D_i - D_j|: the same
+# magnitudes, IEEE rounding being sign-symmetric). A query may be split by gain first
+# (_other_gains): the rows of its lowest gain then visit the other gains' ranks only.
 cdef extern from *:
     """
     static inline void fastndcg_default_pair(double gi, double si, double di, double ui, double c1,
