@@ -98,13 +98,8 @@ def set_numba_threads(n_threads: Optional[int]) -> int:
 
 
 @njit(cache=True)
-def _sigmoid_bins(scores, labels, offsets, truncation, lo, factor, last):
-    n_pairs = 0
-    for q in range(offsets.shape[0] - 1):
-        n = offsets[q + 1] - offsets[q]
-        rows = min(n - 1, truncation)
-        n_pairs += max(rows, 0) * n
-    out = np.empty(n_pairs, dtype=np.int32)
+def _sigmoid_bins(scores, labels, offsets, truncation, lo, factor, last, out):
+    # the pairs' bins into out (None: count them only); returns how many
     k = 0
     for q in range(offsets.shape[0] - 1):
         a = offsets[q]
@@ -119,12 +114,13 @@ def _sigmoid_bins(scores, labels, offsets, truncation, lo, factor, last):
                 yj = y[order[j]]
                 if yi == yj:
                     continue
-                ds = si - s[order[j]] if yi > yj else s[order[j]] - si
-                x = (ds - lo) * factor
-                x = min(max(x, 0.0), last)
-                out[k] = np.int32(x)
+                if out is not None:
+                    ds = si - s[order[j]] if yi > yj else s[order[j]] - si
+                    x = (ds - lo) * factor
+                    x = min(max(x, 0.0), last)
+                    out[k] = np.int32(x)
                 k += 1
-    return out[:k]
+    return k
 
 
 def lightgbm_table_bins(scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
@@ -135,7 +131,11 @@ def lightgbm_table_bins(scores: np.ndarray, labels: np.ndarray, offsets: np.ndar
     bins = 1 << 20
     lo = -50.0 / sigma / 2.0
     factor = bins / (2.0 * -lo)
-    return _sigmoid_bins(scores, labels, offsets, truncation, lo, factor, float(bins - 1))
+    # counted first: an array sized by the candidates would be n^2 / 2 per query
+    n_pairs = _sigmoid_bins(scores, labels, offsets, truncation, lo, factor, float(bins - 1), None)
+    out = np.empty(n_pairs, dtype=np.int32)
+    _sigmoid_bins(scores, labels, offsets, truncation, lo, factor, float(bins - 1), out)
+    return out
 
 
 @njit(cache=True)

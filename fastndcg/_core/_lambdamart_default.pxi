@@ -206,41 +206,55 @@ cdef extern from *:
         acc[2] -= l;
     }
 
-    /* Rank i against entries [J0, N), eight a step (8 / W vectors), the last 1-7 as one
-       masked step. */
-    #define FASTNDCG_ROW_NARROW(J0, N, RS, RG, DISC, RU, G, H)                                     \
+    /* Rank i against entries [J0, N) of the arrays given, eight a step, the last 1-7 as one
+       masked step; the vector path P gives P##_ACC (its accumulators, zero), P##_STEP(J,
+       MASK) (eight entries from J, MASK: eight lane masks) and P##_LANES (the accumulators
+       into la, lb, lc). */
+    static const long long fastndcg_all_lanes[8] __attribute__((aligned(64))) = {-1, -1, -1, -1, -1, -1, -1, -1};
+    #define FASTNDCG_ROW_VECTOR(P, J0, N, RS, RG, DISC, RU, G, H)                                  \
         {                                                                                      \
             double la[8], lb[8], lc[8];                                                        \
-            Py_ssize_t j = (J0), c, n_ = (N);                                                  \
-            fastndcg_vd acc[8 / FASTNDCG_W][3];                                                \
-            const fastndcg_vd vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];    \
-            const fastndcg_vd vui = zero + ru[i];                                              \
-            memset(acc, 0, sizeof(acc));                                                       \
-            for (; j + 8 <= n_; j += 8) {                                                      \
-                for (c = 0; c < 8 / FASTNDCG_W; c++) {                                         \
-                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, ~ones, \
-                                             distance, RS, RG, DISC, RU, G, H, acc[c]);        \
-                }                                                                              \
-            }                                                                                  \
-            if (j < n_) {                                                                      \
-                for (c = 0; c < 8 / FASTNDCG_W; c++) {                                         \
-                    fastndcg_vi mask;                                                          \
-                    memcpy(&mask, fastndcg_tail_mask8[n_ - j - 1] + c * FASTNDCG_W, sizeof(mask)); \
-                    fastndcg_default_pairs_v(j + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, mask, \
-                                             distance, RS, RG, DISC, RU, G, H, acc[c]);        \
-                }                                                                              \
-            }                                                                                  \
-            for (c = 0; c < 8 / FASTNDCG_W; c++) {                                             \
-                memcpy(la + c * FASTNDCG_W, &acc[c][0], sizeof(acc[c][0]));                    \
-                memcpy(lb + c * FASTNDCG_W, &acc[c][1], sizeof(acc[c][0]));                    \
-                memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));                    \
-            }                                                                                  \
+            Py_ssize_t j = (J0), n_ = (N);                                                     \
+            const double* rs_ = (RS);                                                          \
+            const double* rg_ = (RG);                                                          \
+            const double* disc_ = (DISC);                                                      \
+            const double* ru_ = (RU);                                                          \
+            double* g_ = (G);                                                                  \
+            double* h_ = (H);                                                                  \
+            P##_ACC                                                                            \
+            for (; j + 8 <= n_; j += 8)                                                        \
+                P##_STEP(j, fastndcg_all_lanes)                                                \
+            if (j < n_)                                                                        \
+                P##_STEP(j, fastndcg_tail_mask8[n_ - j - 1])                                   \
+            P##_LANES                                                                          \
             FASTNDCG_ROW_SUMS                                                                  \
         }
 
+    /* the narrow path: 8 / W vectors a step */
+    #define FASTNDCG_NARROW_ACC                                                                    \
+        fastndcg_vd acc[8 / FASTNDCG_W][3];                                                    \
+        const fastndcg_vd vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];        \
+        const fastndcg_vd vui = zero + ru[i];                                                  \
+        Py_ssize_t c;                                                                          \
+        memset(acc, 0, sizeof(acc));
+    #define FASTNDCG_NARROW_STEP(J, MASK)                                                          \
+        for (c = 0; c < 8 / FASTNDCG_W; c++) {                                                 \
+            fastndcg_vi mask;                                                                  \
+            memcpy(&mask, (MASK) + c * FASTNDCG_W, sizeof(mask));                              \
+            fastndcg_default_pairs_v((J) + c * FASTNDCG_W, vgi, vsi, vdi, vui, vc1, vc2, mask, distance, \
+                                     rs_, rg_, disc_, ru_, g_, h_, acc[c]);                    \
+        }
+    #define FASTNDCG_NARROW_LANES                                                                  \
+        for (c = 0; c < 8 / FASTNDCG_W; c++) {                                                 \
+            memcpy(la + c * FASTNDCG_W, &acc[c][0], sizeof(acc[c][0]));                        \
+            memcpy(lb + c * FASTNDCG_W, &acc[c][1], sizeof(acc[c][0]));                        \
+            memcpy(lc + c * FASTNDCG_W, &acc[c][2], sizeof(acc[c][0]));                        \
+        }
+    #define FASTNDCG_ROW_NARROW(J0, N, RS, RG, DISC, RU, G, H)                                     \
+        FASTNDCG_ROW_VECTOR(FASTNDCG_NARROW, J0, N, RS, RG, DISC, RU, G, H)
+
     static Py_ssize_t fastndcg_default_rows_narrow(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
         const fastndcg_vd zero = {0.0};
-        const fastndcg_vi ones = {0};
         const fastndcg_vd vc1 = zero + c1, vc2 = zero + c2;
         FASTNDCG_ROWS_LOOP(FASTNDCG_ROW_NARROW)
     }
@@ -266,31 +280,27 @@ cdef extern from *:
         acc[2] -= l;
     }
 
-    #define FASTNDCG_ROW_512(J0, N, RS, RG, DISC, RU, G, H)                                        \
+    /* the AVX-512 path: one vector a step */
+    #define FASTNDCG_WIDE_ACC                                                                      \
+        fastndcg_v8d acc[3] = {zero, zero, zero};                                              \
+        const fastndcg_v8d vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];       \
+        const fastndcg_v8d vui = zero + ru[i];
+    #define FASTNDCG_WIDE_STEP(J, MASK)                                                            \
         {                                                                                      \
-            double la[8], lb[8], lc[8];                                                        \
-            Py_ssize_t j = (J0), n_ = (N);                                                     \
-            fastndcg_v8d acc[3] = {zero, zero, zero};                                          \
-            const fastndcg_v8d vgi = zero + rg[i], vsi = zero + rs[i], vdi = zero + disc[i];   \
-            const fastndcg_v8d vui = zero + ru[i];                                             \
-            for (; j + 8 <= n_; j += 8)                                                        \
-                fastndcg_default_pairs_v8(j, vgi, vsi, vdi, vui, vc1, vc2, ~ones, distance, RS, RG, DISC, \
-                                          RU, G, H, acc);                                      \
-            if (j < n_) {                                                                      \
-                fastndcg_v8i mask;                                                             \
-                memcpy(&mask, fastndcg_tail_mask8[n_ - j - 1], sizeof(mask));                  \
-                fastndcg_default_pairs_v8(j, vgi, vsi, vdi, vui, vc1, vc2, mask, distance, RS, RG, DISC, \
-                                          RU, G, H, acc);                                      \
-            }                                                                                  \
-            memcpy(la, &acc[0], sizeof(la));                                                   \
-            memcpy(lb, &acc[1], sizeof(lb));                                                   \
-            memcpy(lc, &acc[2], sizeof(lc));                                                   \
-            FASTNDCG_ROW_SUMS                                                                  \
+            fastndcg_v8i mask;                                                                 \
+            memcpy(&mask, (MASK), sizeof(mask));                                               \
+            fastndcg_default_pairs_v8((J), vgi, vsi, vdi, vui, vc1, vc2, mask, distance, rs_, rg_, disc_, \
+                                      ru_, g_, h_, acc);                                       \
         }
+    #define FASTNDCG_WIDE_LANES                                                                    \
+        memcpy(la, &acc[0], sizeof(la));                                                       \
+        memcpy(lb, &acc[1], sizeof(lb));                                                       \
+        memcpy(lc, &acc[2], sizeof(lc));
+    #define FASTNDCG_ROW_512(J0, N, RS, RG, DISC, RU, G, H)                                        \
+        FASTNDCG_ROW_VECTOR(FASTNDCG_WIDE, J0, N, RS, RG, DISC, RU, G, H)
 
     FASTNDCG_512 static Py_ssize_t fastndcg_default_rows_512(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
         const fastndcg_v8d zero = {0.0};
-        const fastndcg_v8i ones = {0};
         const fastndcg_v8d vc1 = zero + c1, vc2 = zero + c2;
         FASTNDCG_ROWS_LOOP(FASTNDCG_ROW_512)
     }
@@ -358,6 +368,10 @@ cdef extern from *:
     int lm_512_available "fastndcg_lm_512_available"() noexcept nogil
 
 
+# Rows at most this far below the pivot (u_i >= 2^-64, i.e. sigma (s_pivot - s_i) <= 44.4)
+# use its exponentials; a row further down becomes the pivot (the u of the ranks
+# from it on are recomputed), so every u_i + u_j stays a normal number and the
+# error of a logistic is a few ulp plus 2^-52 sigma (s_pivot - s_j) relative.
 cdef double PIVOT_MIN = 5.421010862427522e-20       # 2^-64
 # Pad entries past a query's last rank (the last four-lane step of a row).
 DEF RANK_PAD = 7
@@ -367,21 +381,29 @@ DEF SPLIT_MIN_SKIPPED = 7
 cdef Py_ssize_t _SPLIT_K = SPLIT_MIN_SKIPPED
 
 
-cdef inline void _pad_ranks(Py_ssize_t n, const double* disc, Scratch* s) noexcept nogil:
-    # The last step of a row reads RANK_PAD ranks past n - 1 (its extra lanes masked to
-    # no pair): finite entries there (rank n - 1's), and the discounts copied beside
-    # them into s.tb (the convention's table ends at the longest query). The sums of
-    # ranks past n - 1 start at +0 and are never read.
+cdef inline void _pad_entries(Py_ssize_t n, double* rs, double* rg, double* disc, double* ru, double* g,
+                              double* h) noexcept nogil:
+    # The last step of a row reads RANK_PAD entries past entry n - 1 (its extra lanes
+    # masked to no pair): finite values there (entry n - 1's, u = 1), and sums that start
+    # at +0 and are never read.
     cdef Py_ssize_t r
-    cdef double* d = s.tb
-    for r in range(n):
-        d[r] = disc[r]
     for r in range(n, n + RANK_PAD):
-        d[r] = disc[n - 1]
-        s.rs[r] = s.rs[n - 1]
-        s.rg[r] = s.rg[n - 1]
-        s.dg[r] = 0.0
-        s.dh[r] = 0.0
+        rs[r] = rs[n - 1]
+        rg[r] = rg[n - 1]
+        disc[r] = disc[n - 1]
+        ru[r] = 1.0
+        g[r] = 0.0
+        h[r] = 0.0
+
+
+cdef inline void _pad_ranks(Py_ssize_t n, const double* disc, double* ru, Scratch* s) noexcept nogil:
+    # The rank arrays' pad entries (_pad_entries; _unit_exps writes ranks below n only),
+    # with the discounts copied into s.tb first (the convention's table ends at the
+    # longest query).
+    cdef Py_ssize_t r
+    for r in range(n):
+        s.tb[r] = disc[r]
+    _pad_entries(n, s.rs, s.rg, s.tb, ru, s.dg, s.dh)
 
 
 cdef bint _other_gains(Py_ssize_t n, Py_ssize_t m, const double* disc, const double* ru, OtherRanks* o,
@@ -430,13 +452,7 @@ cdef bint _other_gains(Py_ssize_t n, Py_ssize_t m, const double* disc, const dou
         z[4 * st + k] = 0.0
         z[5 * st + k] = 0.0
         k += rg[r] != low
-    for r in range(k, k + RANK_PAD):
-        z[r] = z[k - 1]
-        z[st + r] = z[st + k - 1]
-        z[2 * st + r] = z[2 * st + k - 1]
-        z[3 * st + r] = 1.0
-        z[4 * st + r] = 0.0
-        z[5 * st + r] = 0.0
+    _pad_entries(k, z, z + st, z + 2 * st, z + 3 * st, z + 4 * st, z + 5 * st)
     o.rs = z
     o.rg = z + st
     o.disc = z + 2 * st
@@ -469,7 +485,7 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
         h[i] = 0.0
     if m == 0:
         return
-    _pad_ranks(n, p.conv.disc, s)
+    _pad_ranks(n, p.conv.disc, ru, s)
     _unit_exps(0, n, sigma, rs, ru)
     # (a truncation below half the list leaves too few rows for the split to pay: no count)
     split = (2 * m >= n or _SPLIT_K == 0) and _other_gains(n, m, s.tb, ru, &other, s)

@@ -83,8 +83,10 @@ cdef extern from *:
     }
     """
     double _exp_neg "fastndcg_exp_neg"(double a) noexcept nogil
-    void _unit_exps_c "fastndcg_unit_exps"(Py_ssize_t pivot, Py_ssize_t n, double sigma, const double* rs,
-                                           double* ru) noexcept nogil
+    # u_r = e^{-sigma (s_pivot - s_r)} in (0, 1] for ranks r in [pivot, n) (scores descend
+    # with r; the pad entries past n - 1 are _pad_ranks's)
+    void _unit_exps "fastndcg_unit_exps"(Py_ssize_t pivot, Py_ssize_t n, double sigma, const double* rs,
+                                         double* ru) noexcept nogil
 
 
 def exp_neg(const double[::1] a, double[::1] out):
@@ -92,18 +94,3 @@ def exp_neg(const double[::1] a, double[::1] out):
     cdef Py_ssize_t i
     for i in range(a.shape[0]):
         out[i] = _exp_neg(a[i])
-
-
-# Rows at most this far below the pivot (u_i >= 2^-64, i.e. sigma (s_pivot - s_i) <= 44.4)
-# use its exponentials; a row further down becomes the pivot (the u of the ranks
-# from it on are recomputed), so every u_i + u_j stays a normal number and the
-# error of a logistic is a few ulp plus 2^-52 sigma (s_pivot - s_j) relative.
-
-
-cdef void _unit_exps(Py_ssize_t pivot, Py_ssize_t n, double sigma, cdptr_r rs, dptr_r ru) noexcept nogil:
-    # u_r = e^{-sigma (s_pivot - s_r)} in (0, 1] for ranks r >= pivot (scores descend with r),
-    # and 1 in the RANK_PAD pad entries past rank n - 1 (see _pad_ranks).
-    cdef Py_ssize_t r
-    _unit_exps_c(pivot, n, sigma, rs, ru)
-    for r in range(n, n + RANK_PAD):
-        ru[r] = 1.0
