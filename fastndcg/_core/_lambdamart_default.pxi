@@ -30,20 +30,21 @@
 # have dG masked to +0 (the arrays carry RANK_PAD = 7 finite pad entries past rank n - 1,
 # see _pad_ranks). The lanes are GCC's vector type (elementwise IEEE arithmetic: a step
 # is two AVX2 operations or four SSE2 ones; the AVX2 build adds an AVX-512 twin, one
-# operation a step, chosen at run time by CPU); when c1 or c2 overflows (1 / IDCG or
-# sigma^2 beyond double) 0 * inf would be NaN, and compilers without the type: the rows
-# run one rank at a time, with the no-pair terms selected to +0. Every path gives the
-# same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs exactly; the
+# operation a step, chosen at run time by CPU); when c1 or c2 is not a normal double
+# (1 / IDCG or sigma^2 beyond double, where 0 * inf would be NaN, or a subnormal of few
+# bits), and for compilers without the type: the rows run one rank at a time, with the
+# no-pair terms selected to +0 (and, for such constants, 1 / IDCG taken with dG first).
+# Every path gives the same bits. sg = +-1 (+1 when rank i holds the higher gain) flips signs exactly; the
 # vector steps take it from G_i - G_j itself (sg dG = (G_i - G_j) |D_i - D_j|: the same
 # magnitudes, IEEE rounding being sign-symmetric). A query may be split by gain first
 # (_other_gains): the rows of its lowest gain then visit the other gains' ranks only.
 cdef extern from *:
     """
     static inline void fastndcg_default_pair(double gi, double si, double di, double ui, double c1,
-            double c2, int distance, double rsj, double rgj, double dj, double uj, double* gj, double* hj,
-            double* sgl, double* hes, double* lam) {
+            double c2, double dz_scale, int distance, double rsj, double rgj, double dj, double uj, double* gj,
+            double* hj, double* sgl, double* hes, double* lam) {
         int high = gi > rgj;
-        double dz = fabs(gi - rgj) * fabs(di - dj);
+        double dz = (fabs(gi - rgj) * fabs(di - dj)) * dz_scale;          /* dz_scale: see the rows */
         double t = ui + uj, q, l, w, ul = high ? uj : ui;
         if (distance) {
             q = 1.0 / ((t * t) * (0.01 + (si - rsj)));
@@ -77,7 +78,8 @@ cdef extern from *:
         double low;
     } fastndcg_other_ranks;
 
-    #define FASTNDCG_DEFAULT_ARGS Py_ssize_t m, Py_ssize_t n, double c1, double c2, int distance, const double* rs, \
+    #define FASTNDCG_DEFAULT_ARGS Py_ssize_t m, Py_ssize_t n, double c1, double c2, double dz_scale, int distance, \
+            const double* rs, \
             const double* rg, const double* disc, const double* ru, double* g, double* h,                     \
             const fastndcg_other_ranks* other, double* lam_sum, double pivot_min
 
@@ -118,14 +120,15 @@ cdef extern from *:
         *lam_sum = *lam_sum + FASTNDCG_LANES_SUM(lc);
 
     /* The same operations one rank at a time, lane k taking j = i + 1 + k (mod 8): for
-       compilers without GCC's vector type, and where c1 or c2 overflows (a no-pair rank's
-       terms, 0 * inf, are then selected to +0 in fastndcg_default_pair). */
+       compilers without GCC's vector type, and where c1 or c2 is not a normal double (a
+       no-pair rank's terms, 0 * inf, are then selected to +0 in fastndcg_default_pair;
+       dz_scale, 1 elsewhere, carries 1 / IDCG then: see _pairs_default). */
     #define FASTNDCG_ROW_SCALAR(J0, N, RS, RG, DISC, RU, G, H)                                     \
         {                                                                                      \
             double la[8] = {0.0}, lb[8] = {0.0}, lc[8] = {0.0}, sgl, hes, lam;                 \
             Py_ssize_t j, k;                                                                   \
             for (j = (J0), k = 0; j < (N); j++, k = (k + 1) & 7) {                             \
-                fastndcg_default_pair(rg[i], rs[i], disc[i], ru[i], c1, c2, distance, (RS)[j], (RG)[j], \
+                fastndcg_default_pair(rg[i], rs[i], disc[i], ru[i], c1, c2, dz_scale, distance, (RS)[j], (RG)[j], \
                                       (DISC)[j], (RU)[j], (G) + j, (H) + j, &sgl, &hes, &lam); \
                 la[k] += sgl;                                                                  \
                 lb[k] += hes;                                                                  \
@@ -328,9 +331,9 @@ cdef extern from *:
        returns the first row not done. */
     static Py_ssize_t fastndcg_default_rows(Py_ssize_t i, FASTNDCG_DEFAULT_ARGS) {
     #if defined(__GNUC__) || defined(__clang__)
-        if (!(fabs(c1) <= DBL_MAX && fabs(c2) <= DBL_MAX))
+        if (!(fabs(c1) <= DBL_MAX && fabs(c2) <= DBL_MAX) || dz_scale != 1.0)
     #endif
-            return fastndcg_default_rows_scalar(i, m, n, c1, c2, distance, rs, rg, disc, ru, g, h, other,
+            return fastndcg_default_rows_scalar(i, m, n, c1, c2, dz_scale, distance, rs, rg, disc, ru, g, h, other,
                                                 lam_sum, pivot_min);
     #ifdef FASTNDCG_HAVE_512
         int wide = fastndcg_lm_512;
@@ -339,11 +342,11 @@ cdef extern from *:
             fastndcg_lm_512 = wide;
         }
         if (wide)
-            return fastndcg_default_rows_512(i, m, n, c1, c2, distance, rs, rg, disc, ru, g, h, other, lam_sum,
+            return fastndcg_default_rows_512(i, m, n, c1, c2, dz_scale, distance, rs, rg, disc, ru, g, h, other, lam_sum,
                                              pivot_min);
     #endif
     #if defined(__GNUC__) || defined(__clang__)
-        return fastndcg_default_rows_narrow(i, m, n, c1, c2, distance, rs, rg, disc, ru, g, h, other, lam_sum,
+        return fastndcg_default_rows_narrow(i, m, n, c1, c2, dz_scale, distance, rs, rg, disc, ru, g, h, other, lam_sum,
                                            pivot_min);
     #endif
     }
@@ -359,7 +362,7 @@ cdef extern from *:
         const int32_t* rank
         double low
     Py_ssize_t _default_rows "fastndcg_default_rows"(Py_ssize_t i, Py_ssize_t m, Py_ssize_t n, double c1,
-                                                     double c2, int distance,
+                                                     double c2, double dz_scale, int distance,
                                                      const double* rs, const double* rg, const double* disc,
                                                      const double* ru, double* g, double* h,
                                                      const OtherRanks* other, double* lam_sum,
@@ -478,6 +481,7 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
     cdef bint distance = p.score_norm and rs[0] != rs[n - 1]
     cdef double* ru = s.ta + s.stride
     cdef double lam_sum = 0.0, total, nf, sigma = p.sigma
+    cdef double c1 = -sigma * inv, c2 = (sigma * sigma) * inv, dz_scale = 1.0
     cdef OtherRanks other
     cdef bint split
     for i in range(n):
@@ -485,6 +489,12 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
         h[i] = 0.0
     if m == 0:
         return
+    if not (DBL_MIN <= fabs(c1) <= DBL_MAX and DBL_MIN <= fabs(c2) <= DBL_MAX):
+        # The query's constants beyond double or below its normal numbers (huge gains:
+        # 1 / IDCG near 1e-308, times sigma^2 a subnormal of few bits, 1e-11 off the
+        # reference; found by the fuzz tier): 1 / IDCG multiplies |dG| first, as the
+        # reference's |dZ| = dG |dD| / IDCG, on the rows' scalar path.
+        c1, c2, dz_scale = -sigma, sigma * sigma, inv
     _pad_ranks(n, p.conv.disc, ru, s)
     _unit_exps(0, n, sigma, rs, ru)
     # (a truncation below half the list leaves too few rows for the split to pay: no count)
@@ -497,7 +507,7 @@ cdef void _pairs_default(Py_ssize_t n, double inv, const LMParams* p, Scratch* s
                 for k in range(other.n):
                     if other.rank[k] >= i:
                         (<double*>other.ru)[k] = ru[other.rank[k]]
-        i = _default_rows(i, m, n, -sigma * inv, (sigma * sigma) * inv, distance, rs, s.rg, s.tb, ru, g, h,
+        i = _default_rows(i, m, n, c1, c2, dz_scale, distance, rs, s.rg, s.tb, ru, g, h,
                           &other if split else NULL, &lam_sum, PIVOT_MIN)
     if split:
         for k in range(other.n):

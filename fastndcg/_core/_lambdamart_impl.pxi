@@ -44,7 +44,7 @@
 # moved.
 from cython cimport floating
 from cython.parallel cimport parallel, prange
-from libc.float cimport DBL_MAX
+from libc.float cimport DBL_MAX, DBL_MIN
 from libc.math cimport INFINITY, exp, expf, fabs, fabsf, log, log2, pow
 from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc

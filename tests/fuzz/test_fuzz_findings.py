@@ -183,6 +183,24 @@ def test_lambdamart_overflow_is_an_error():
     assert np.isfinite(g).all() and np.isfinite(h).all()
 
 
+def test_lambdamart_default_mode_with_a_subnormal_constant_equals_reference():
+    # A gain of 1e308 makes 1 / IDCG about 1e-308, and sigma^2 / IDCG (sigma = 0.001) a
+    # subnormal of about 31 bits: the pairs' terms were 4e-11 off the reference until
+    # 1 / IDCG went with |dG| first for such queries (found by the differential tier).
+    import fastndcg.reference as ref_lm
+    from fastndcg import Convention, lambda_gradients
+
+    s, y, off = np.zeros(14), np.zeros(14), np.array([0, 0, 14])
+    y[13] = 1e308
+    options = dict(convention=Convention(gain="linear"), normalize=False, score_normalization=False,
+                   sigma=0.001)
+    for weights in (None, np.array([1.0, 1e300])):
+        got = lambda_gradients(s, y, off, query_weights=weights, **options)
+        want = ref_lm.lambda_gradients(s, y, off, query_weights=weights, **options)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
 def test_soft_ndcg_overflow_is_an_error():
     # An ideal DCG beyond DBL_MAX (before: NaN value, zero gradient) and a
     # gradient beyond float32 for float32 scores (tiny sigma: psi ~ 1/sigma;
