@@ -338,6 +338,16 @@ def _background(chunks: Iterator[Tuple[Any, int]], depth: int = 4) -> Generator[
 
 
 # over 100 lines: one generator owns the buffer, its fill level and the line count of a broken stream
+def _grown(buf: bytearray, filled: int, buffers: Optional[List[bytearray]]) -> bytearray:
+    """A buffer twice as large holding buf's first ``filled`` bytes (a line longer than the
+    buffer), kept in ``buffers`` for the next file when given."""
+    bigger = bytearray(2 * len(buf))
+    bigger[:filled] = buf[:filled]
+    if buffers is not None:
+        buffers[:1] = [bigger]
+    return bigger
+
+
 def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
                      progress: Progress = None, buffers: Optional[List[bytearray]] = None) -> Iterator[memoryview]:
     """Yield the file's content in blocks of whole lines, each ending in b"\\n".
@@ -385,11 +395,7 @@ def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
         pending = b""          # decompressed bytes that did not fit in the buffer yet
         while True:
             if filled == len(buf):       # a line longer than the buffer: grow (a new buffer)
-                bigger = bytearray(2 * len(buf))
-                bigger[:filled] = buf[:filled]
-                buf = bigger
-                if buffers is not None:
-                    buffers[:1] = [buf]
+                buf = _grown(buf, filled, buffers)
             if pieces is None:
                 with memoryview(buf) as view:
                     got = raw.readinto(view[filled:])
@@ -503,11 +509,7 @@ def iter_range_blocks(path: PathLike, start: int, stop: Optional[int], block_siz
                 buffers[:1] = [buf]
             while pos < end:
                 if filled == len(buf):       # a line longer than the buffer: grow
-                    bigger = bytearray(2 * len(buf))
-                    bigger[:filled] = buf[:filled]
-                    buf = bigger
-                    if buffers is not None:
-                        buffers[:1] = [buf]
+                    buf = _grown(buf, filled, buffers)
                 with memoryview(buf) as view:
                     got = f.readinto(view[filled:filled + min(len(buf) - filled, end - pos)])
                 if not got:

@@ -214,3 +214,26 @@ def test_byte_order_mark_warning_points_at_the_caller(tmp_path):
     with pytest.warns(ByteOrderMarkWarning) as rec:
         readers.read_qrels(tmp_path / "q")
     assert rec[0].filename == __file__
+
+
+def test_range_blocks_keep_long_lines_whole_and_grow_the_buffer(tmp_path):
+    # Lines longer than the block: the buffer grows (and is kept in `buffers`), each block
+    # ends a line, and the blocks of a range are its bytes (a missing final newline added).
+    lines = [b"q1 0 d%d %d 1.0 r" % (i, i) + b"x" * (i * 7) for i in range(12)]
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "run.txt"
+    path.write_bytes(data)
+    start = len(lines[0]) + 1
+    stop = start + sum(len(x) + 1 for x in lines[1:8])
+    buffers = [bytearray(4)]
+    got = []
+    for block in _files.iter_range_blocks(path, start, stop, block_size=4, buffers=buffers):
+        assert bytes(block).endswith(b"\n")
+        got.append(bytes(block))
+    assert b"".join(got) == data[start:stop]
+    assert len(buffers[0]) > max(len(x) for x in lines[1:8])
+    tail = b"".join(bytes(b) for b in _files.iter_range_blocks(path, stop, None, block_size=4))
+    assert tail == data[stop:]
+    path.write_bytes(data[:-1])                          # no final newline
+    tail = b"".join(bytes(b) for b in _files.iter_range_blocks(path, stop, None, block_size=4))
+    assert tail == data[stop:]
