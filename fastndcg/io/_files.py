@@ -337,7 +337,6 @@ def _background(chunks: Iterator[Tuple[Any, int]], depth: int = 4) -> Generator[
         t.join()
 
 
-# over 100 lines: one generator owns the buffer, its fill level and the line count of a broken stream
 def _grown(buf: bytearray, filled: int, buffers: Optional[List[bytearray]]) -> bytearray:
     """A buffer twice as large holding buf's first ``filled`` bytes (a line longer than the
     buffer), kept in ``buffers`` for the next file when given."""
@@ -348,6 +347,7 @@ def _grown(buf: bytearray, filled: int, buffers: Optional[List[bytearray]]) -> b
     return bigger
 
 
+# over 100 lines: one generator owns the buffer, its fill level and the line count of a broken stream
 def iter_line_blocks(path: PathLike, block_size: int = DEFAULT_BLOCK_SIZE,
                      progress: Progress = None, buffers: Optional[List[bytearray]] = None) -> Iterator[memoryview]:
     """Yield the file's content in blocks of whole lines, each ending in b"\\n".
